@@ -1,0 +1,17 @@
+import type { Db } from '../db/knex';
+import type { Logger } from '../lib/logger';
+import { createSystemActivities } from './system';
+
+export interface ActivityDeps {
+  db: Db;
+  logger: Logger;
+}
+
+/** Every activity the worker registers, bound to its dependencies (no globals, so tests can build their own). */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createSystemActivities(deps.db),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,56 @@
+import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { loadConfig, requireRuntime } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { createDb } from '../db/knex';
+import { createActivities } from './index';
+
+/**
+ * The worker process: runs every workflow and activity of the platform on one task queue. Stateless; run as many as
+ * needed against the same Temporal namespace and database.
+ */
+export async function createWorker(options: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  databaseUrl: string;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}) {
+  const logger = createLogger('worker');
+  const db = createDb(options.databaseUrl);
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({ db, logger }),
+  });
+  const close = async () => {
+    await connection.close();
+    await db.destroy();
+  };
+  return { worker, close, logger };
+}
+
+async function main(): Promise<void> {
+  const config = requireRuntime(loadConfig());
+  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
+  const { worker, close, logger } = await createWorker({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    databaseUrl: config.databaseUrl,
+  });
+  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
+  await worker.run();
+  await close();
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,47 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { ApiError } from '../lib/errors';
+import type { AppDeps } from './context';
+import { errorHandler } from './middleware/error-handler';
+import { jsonBody } from './middleware/json-body';
+import { requestContext } from './middleware/request-context';
+import { buildOpenApiDocument } from './openapi/document';
+import { allRoutes } from './routes';
+import { toKoaPath, type RouteDefinition } from './routing';
+
+/**
+ * Builds the Koa application from its dependencies. No globals: tests build as many apps as they need, each against
+ * the real database and Temporal server of the run.
+ */
+export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes): Koa {
+  const app = new Koa();
+  app.proxy = process.env.TRUST_PROXY === 'true';
+  app.silent = true; // errors are logged by the error handler, with the request id
+  deps.openApiDocument = buildOpenApiDocument(routes, deps.config);
+  Object.assign(app.context, { deps });
+
+  const router = new Router();
+  for (const route of routes) {
+    router.register(toKoaPath(route.spec.path), [route.spec.method.toUpperCase()], route.chain as any, {
+      name: route.spec.operationId,
+    });
+  }
+
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  for (const mount of deps.mounts ?? []) app.use(mount);
+  for (const middleware of jsonBody()) app.use(middleware);
+  app.use(router.routes());
+  app.use(async function unmatchedRoute(ctx, next) {
+    await next();
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const allowed = new Set<string>();
+    for (const layer of router.match(ctx.path, ctx.method).path) for (const m of layer.methods) allowed.add(m);
+    if (allowed.size > 0) {
+      if (allowed.has('GET')) allowed.add('HEAD');
+      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, { headers: { Allow: [...allowed].join(', ') } });
+    }
+    throw new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type Koa from 'koa';
+import mount from 'koa-mount';
+import type { JWK } from 'jose';
+import type { Db } from '../../db/knex';
+import { verifyClientSecret } from '../../db/auth/clients';
+import { ALL_SCOPES } from '../middleware/authenticate';
+import { createOidcAdapter } from './oidc-adapter';
+import { tokenRequestDefaults } from './token-request';
+
+export const ACCESS_TOKEN_TTL_SECONDS = Number(process.env.AUTH_ACCESS_TOKEN_TTL || 3600);
+
+// oidc-provider 8 is an ES module; Node 20.19+ loads it with require(). Kept behind a function so tests and processes
+// that never issue tokens do not load it.
+function loadProvider(): { Provider: any; errors: any } {
+  const mod = require('oidc-provider');
+  return { Provider: mod.default ?? mod, errors: mod.errors };
+}
+
+/**
+ * The embedded OAuth 2.0 authorization server (oidc-provider, OpenID certified), mounted under /api/auth:
+ * discovery, JWKS and the token endpoint with the client_credentials grant. Access tokens are RS256 JWTs
+ * (RFC 9068 `at+jwt`) for one resource, the API itself (`audience`).
+ */
+export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[] }): Koa.Middleware[] {
+  const { Provider, errors } = loadProvider();
+  const provider = new Provider(options.issuerUrl, {
+    adapter: createOidcAdapter(options.db),
+    jwks: { keys: options.signingKeys },
+    scopes: [...ALL_SCOPES],
+    claims: {},
+    routes: { token: '/oauth/token', jwks: '/jwks', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    ttl: { ClientCredentials: ACCESS_TOKEN_TTL_SECONDS },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => options.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, resource: string) => {
+          if (resource !== options.audience) throw new errors.InvalidTarget(`unknown resource; use ${options.audience}`);
+          return {
+            scope: ALL_SCOPES.join(' '),
+            audience: options.audience,
+            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+  });
+  provider.proxy = process.env.TRUST_PROXY === 'true';
+  // Secrets are stored as hashes, so the provider's plain comparison is replaced by ours (constant time, hashed).
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
+    return verifyClientSecret(options.db, this.clientId, actual);
+  };
+  const mounted = mount('/api/auth', provider.app);
+  // Only the provider's own endpoints go to it; the rest of /api/auth (the clients API) is ours. The provider's
+  // actions end with `await next()`, so they get an empty continuation instead of our body parser and router.
+  const providerPaths = /^\/api\/auth\/(\.well-known\/|jwks$|oauth\/)/;
+  const endOfChain = async () => undefined;
+  const onlyProviderPaths: Koa.Middleware = (ctx, next) => (providerPaths.test(ctx.path) ? mounted(ctx, endOfChain) : next());
+  return [tokenRequestDefaults(options.db), onlyProviderPaths];
+}

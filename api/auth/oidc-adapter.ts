@@ -1,0 +1,82 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/knex';
+
+/** The client authentication method the current token request used (basic or post); see token-request.ts. */
+export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post' }>();
+
+// oidc-provider insists that a confidential client has a `client_secret`. Ours are verified against hashes instead
+// (issuer.ts overrides compareClientSecret), so this random value is never compared with anything a caller sends.
+const UNUSED_SECRET = randomBytes(48).toString('base64url');
+
+interface StoredPayload {
+  [key: string]: unknown;
+  grantId?: string;
+  uid?: string;
+}
+
+/**
+ * oidc-provider's storage adapter on PostgreSQL. `Client` is read from our own `auth_clients` table, turned into the
+ * provider's client metadata; every other model (grants, sessions…) is a row of `auth_oidc_payloads`.
+ */
+export function createOidcAdapter(db: Db) {
+  return class PostgresOidcAdapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void> {
+      const row = {
+        model: this.model,
+        id,
+        payload: JSON.stringify(payload),
+        grant_id: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+      };
+      await db('auth_oidc_payloads').insert(row).onConflict(['model', 'id']).merge();
+    }
+
+    async find(id: string): Promise<StoredPayload | undefined> {
+      if (this.model === 'Client') return findClient(db, id);
+      const row = await db('auth_oidc_payloads').where({ model: this.model, id }).first();
+      if (!row || (row.expires_at && new Date(row.expires_at) < new Date())) return undefined;
+      return { ...row.payload, ...(row.consumed_at ? { consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) } : {}) };
+    }
+
+    async findByUid(uid: string): Promise<StoredPayload | undefined> {
+      const row = await db('auth_oidc_payloads').where({ model: this.model, uid }).first();
+      return row?.payload;
+    }
+
+    async findByUserCode(): Promise<undefined> {
+      return undefined; // the device flow is not enabled
+    }
+
+    async consume(id: string): Promise<void> {
+      await db('auth_oidc_payloads').where({ model: this.model, id }).update({ consumed_at: new Date() });
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db('auth_oidc_payloads').where({ model: this.model, id }).delete();
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db('auth_oidc_payloads').where({ grant_id: grantId }).delete();
+    }
+  };
+}
+
+async function findClient(db: Db, id: string): Promise<StoredPayload | undefined> {
+  const row = await db('auth_clients').where({ id }).first();
+  if (!row || row.public) return undefined; // only confidential clients may use client_credentials
+  const authMethod = tokenRequestContext.getStore()?.authMethod ?? 'client_secret_basic';
+  return {
+    client_id: row.id,
+    client_secret: UNUSED_SECRET,
+    client_name: row.name || row.id,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: authMethod,
+    scope: (row.scopes as string[]).join(' '),
+  };
+}

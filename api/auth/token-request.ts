@@ -1,0 +1,38 @@
+import type Koa from 'koa';
+import getRawBody from 'raw-body';
+import type { Db } from '../../db/knex';
+import { tokenRequestContext } from './oidc-adapter';
+
+const TOKEN_PATH = '/api/auth/oauth/token';
+
+function basicClientId(authorization: string): string | undefined {
+  const match = /^Basic\s+(.+)$/i.exec(authorization);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? decodeURIComponent(decoded.slice(0, colon)) : undefined;
+}
+
+/**
+ * Runs before oidc-provider on the token endpoint, for two conventions it does not have:
+ * - a client may authenticate with client_secret_basic or client_secret_post, whichever it sends (the provider wants
+ *   one registered method per client);
+ * - a client_credentials request without `scope` is granted all of the client's scopes (the provider grants none).
+ * It hands the (possibly completed) form body to the provider through `req.body`, which the provider reads.
+ */
+export function tokenRequestDefaults(db: Db): Koa.Middleware {
+  return async function tokenRequestDefaultsMiddleware(ctx, next) {
+    if (ctx.path !== TOKEN_PATH || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
+    const raw = await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: '56kb', encoding: 'utf8' });
+    const form = new URLSearchParams(raw);
+    const basicId = basicClientId(ctx.get('Authorization'));
+    const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
+    const clientId = basicId ?? form.get('client_id');
+    if (form.get('grant_type') === 'client_credentials' && !form.get('scope') && clientId) {
+      const client = await db('auth_clients').where({ id: clientId }).first();
+      if (client && client.scopes.length > 0) form.set('scope', client.scopes.join(' '));
+    }
+    (ctx.req as unknown as { body: string }).body = form.toString();
+    return tokenRequestContext.run({ authMethod }, next);
+  };
+}

@@ -1,0 +1,52 @@
+import type Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { ApiError, validationError } from '../../lib/errors';
+import { parseJson, stringifyJson } from '../../lib/json';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * Reads JSON request bodies (koa-body enforces the 1 MiB limit and hands over the raw text) and parses them without
+ * losing digits of big integers. A body of any other media type is a 415; an empty body means "no body".
+ * Response bodies that are objects are serialized the same way, so a BigInt amount leaves as a plain JSON number.
+ */
+export function jsonBody(): Koa.Middleware[] {
+  const readText = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: JSON_TYPES,
+    textLimit: MAX_BODY_BYTES,
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+  } as Parameters<typeof koaBody>[0]);
+
+  async function parseBody(ctx: Koa.Context, next: Koa.Next) {
+    const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+      if (!ctx.is(JSON_TYPES)) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
+      }
+      const text = ctx.request.body;
+      if (typeof text === 'string' && text.trim() !== '') {
+        try {
+          ctx.request.body = parseJson(text) as typeof ctx.request.body;
+        } catch (error) {
+          throw validationError(`body: malformed JSON (${(error as Error).message})`);
+        }
+      } else {
+        ctx.request.body = undefined;
+      }
+    } else {
+      ctx.request.body = undefined;
+    }
+    await next();
+    if (ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') {
+      ctx.type = 'application/json';
+      ctx.body = stringifyJson(ctx.body);
+    }
+  }
+
+  return [readText, parseBody];
+}

@@ -1,0 +1,69 @@
+import { ApiError, validationError } from '../../lib/errors';
+import type { AppContext, ValidInput } from '../context';
+import { DEFAULT_PAGE_SIZE, decodeCursor, type ListRequest } from '../pagination';
+import type { ChainMiddleware, JsonSchema } from '../routing';
+import { compileBody, compileParams, describeErrors } from '../validation';
+
+interface RequestSchemas {
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** A body is required unless set to false (e.g. an optional body on a run endpoint). */
+  bodyRequired?: boolean;
+}
+
+declare module '../context' {
+  interface ValidInput {
+    /** Set on paginated lists: filters, page size and position, from the query or from the cursor. */
+    list?: ListRequest<any>;
+  }
+}
+
+/**
+ * Validates path, query and body against the route's schemas (compiled once, here) and stores the result in
+ * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so sending it with
+ * any other parameter is ambiguous and refused.
+ */
+export function validate(schemas: RequestSchemas): ChainMiddleware {
+  const params = schemas.params ? compileParams(schemas.params) : undefined;
+  const query = schemas.query ? compileParams(schemas.query) : undefined;
+  const body = schemas.body ? compileBody(schemas.body) : undefined;
+  const paginated = schemas.query?.['x-paginated'] === true;
+  const bodyRequired = schemas.bodyRequired ?? true;
+
+  const middleware: ChainMiddleware = async function validateRequest(ctx: AppContext, next) {
+    const input: ValidInput = { params: { ...ctx.params }, query: { ...ctx.query } as Record<string, any>, body: ctx.request.body as unknown };
+    if (params && !params(input.params)) throw validationError(describeErrors('path', params.errors));
+
+    if (paginated && input.query.cursor !== undefined) {
+      if (Object.keys(input.query).length > 1) {
+        throw validationError('query: `cursor` must be sent alone; it already carries the page size and filters of its list');
+      }
+      if (Array.isArray(input.query.cursor)) throw validationError('query.cursor: must be a single value');
+      const state = decodeCursor(input.query.cursor);
+      input.query = { ...state.f, pageSize: state.p };
+      if (query && !query(input.query)) throw validationError('invalid cursor: its filters are not valid for this list');
+      input.list = { filters: state.f, pageSize: state.p, position: { key: state.k, dir: state.d } };
+    } else if (query) {
+      if (!query(input.query)) throw validationError(describeErrors('query', query.errors));
+      if (paginated) {
+        const { pageSize, cursor: _cursor, ...filters } = input.query;
+        input.list = { filters, pageSize: pageSize ?? DEFAULT_PAGE_SIZE };
+      }
+    }
+
+    if (body) {
+      if (input.body === undefined) {
+        if (bodyRequired) throw validationError('body: a JSON body is required');
+      } else if (!body(input.body)) {
+        throw validationError(describeErrors('body', body.errors));
+      }
+    } else if (input.body !== undefined && !(typeof input.body === 'object' && input.body && Object.keys(input.body).length === 0)) {
+      throw new ApiError('VALIDATION', 'body: this operation takes no body');
+    }
+    ctx.state.input = input;
+    await next();
+  };
+  middleware.chain = { schemas };
+  return middleware;
+}

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { openRoute } from '../../middleware/authenticate';
+import type { AppContext } from '../../context';
+import { defineRoute } from '../../routing';
+import { ApiError } from '../../../lib/errors';
+
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+const assetDir = getAbsoluteFSPath();
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Financial Platform API</title>
+<link rel="stylesheet" href="/api/docs/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/api/docs/swagger-ui-bundle.js"></script>
+<script src="/api/docs/init.js"></script>
+</body></html>`;
+
+// A separate script rather than inline code keeps the page compatible with a strict Content-Security-Policy.
+const INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: true });`;
+
+const docsSpec = { tags: ['system'], responses: { 200: { description: 'The page or asset' } } };
+
+/** Interactive API docs (Swagger UI), served from the installed swagger-ui-dist package: no CDN. */
+export const docsPageRoute = defineRoute(
+  { ...docsSpec, method: 'get', path: '/api/docs', operationId: 'docsPage', summary: 'Interactive API documentation' },
+  openRoute(),
+  async function docsPage(ctx: AppContext) {
+    ctx.type = 'text/html';
+    ctx.body = PAGE;
+  },
+);
+
+export const docsAssetRoute = defineRoute(
+  { ...docsSpec, method: 'get', path: '/api/docs/{asset}', operationId: 'docsAsset', summary: 'Asset of the documentation page' },
+  openRoute(),
+  async function docsAsset(ctx: AppContext) {
+    const asset = ctx.params.asset;
+    if (asset === 'init.js') {
+      ctx.type = 'application/javascript';
+      ctx.body = INIT;
+      return;
+    }
+    if (!ASSETS.has(asset)) throw new ApiError('NOT_FOUND', `no documentation asset "${asset}"`);
+    ctx.type = path.extname(asset);
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = fs.createReadStream(path.join(assetDir, asset));
+  },
+);

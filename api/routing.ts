@@ -1,0 +1,58 @@
+import type { AppMiddleware } from './context';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type JsonSchema = Record<string, unknown>;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+export interface OperationSpec {
+  method: HttpMethod;
+  /** OpenAPI template, e.g. `/api/ledger/{ledger}/transactions/{txid}`; Koa's `:param` form is derived from it. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  description?: string;
+  responses: Record<number, ResponseSpec>;
+  /** Request headers the operation reads, for the document (e.g. Idempotency-Key). */
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+/** Data a middleware carries so the OpenAPI document and the route-table tests can read a route's chain. */
+export interface ChainMetadata {
+  scope?: string | null;
+  schemas?: { params?: JsonSchema; query?: JsonSchema; body?: JsonSchema; bodyRequired?: boolean };
+}
+
+export type ChainMiddleware = AppMiddleware & { chain?: ChainMetadata };
+
+export interface RouteDefinition {
+  spec: OperationSpec;
+  chain: ChainMiddleware[];
+  /** The scope the route requires, or null for the few open routes (health, docs, OAuth). */
+  scope: string | null;
+  schemas: NonNullable<ChainMetadata['schemas']>;
+}
+
+/**
+ * Declares one operation: its OpenAPI description and its middleware chain, usually
+ * `authenticate(scope), validate(schemas), handler`. The same definition feeds the router, the OpenAPI document
+ * and the request validators, so the three cannot drift apart.
+ */
+export function defineRoute(spec: OperationSpec, ...chain: ChainMiddleware[]): RouteDefinition {
+  let scope: string | null = null;
+  let schemas: RouteDefinition['schemas'] = {};
+  for (const middleware of chain) {
+    if (middleware.chain?.scope !== undefined) scope = middleware.chain.scope;
+    if (middleware.chain?.schemas) schemas = middleware.chain.schemas;
+  }
+  return { spec, chain, scope, schemas };
+}
+
+export function toKoaPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
+}

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import { loadConfig, requireRuntime, type Config } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { createTemporalClient } from '../lib/temporal';
+import { createDb } from '../db/knex';
+import { createApp } from './app';
+import { setupAuth } from './auth';
+
+/** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
+export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
+  const logger = createLogger('api', config.logLevel);
+  const db = createDb(config.databaseUrl);
+  const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
+  const auth = await setupAuth(config, db, logger);
+  const app = createApp({
+    config,
+    db,
+    logger,
+    temporal: { ...temporal, taskQueue: config.taskQueue },
+    verifier: auth.verifier,
+    mounts: auth.mounts,
+  });
+  const server = http.createServer(app.callback());
+  // Bounded header size and timeouts: slow or oversized clients cannot hold connections forever.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  logger.info({ url: config.publicUrl, issuer: auth.issuer }, 'api listening');
+  const close = async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await temporal.connection.close();
+    await db.destroy();
+  };
+  return { server, close, logger };
+}
+
+async function main(): Promise<void> {
+  const config = requireRuntime(loadConfig());
+  const { close, logger } = await startApi(config);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'api stopping');
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

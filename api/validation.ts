@@ -1,0 +1,65 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { JsonSchema } from './routing';
+
+/**
+ * Two ajv instances, each compiling a schema once at start-up: bodies are validated strictly (no coercion), path and
+ * query parameters arrive as strings and are coerced to the declared types.
+ */
+function buildAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false });
+  addFormats(ajv);
+  // Amounts of any size: integers from the JSON parser are numbers when safe and BigInt beyond.
+  ajv.addKeyword({
+    keyword: 'bigInteger',
+    errors: true,
+    validate: function bigInteger(this: unknown, minimum: number, data: unknown): boolean {
+      const ok = (typeof data === 'bigint' || (typeof data === 'number' && Number.isInteger(data))) && data >= minimum;
+      if (!ok) {
+        (bigInteger as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword: 'bigInteger', message: `must be an integer >= ${minimum}`, params: {} },
+        ];
+      }
+      return ok;
+    },
+  });
+  return ajv;
+}
+
+const bodyAjv = buildAjv(false);
+const paramAjv = buildAjv(true);
+
+/** Rewrites `{type: integer, format: bigint}` nodes into the `bigInteger` keyword; the document keeps the original. */
+function forAjv(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forAjv);
+  if (!schema || typeof schema !== 'object') return schema;
+  const node = schema as Record<string, unknown>;
+  if (node.format === 'bigint') {
+    const { type: _type, format: _format, minimum, ...rest } = node;
+    return { ...rest, bigInteger: typeof minimum === 'number' ? minimum : Number.MIN_SAFE_INTEGER };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, forAjv(v)]));
+}
+
+export type Validator = ValidateFunction;
+
+export function compileBody(schema: JsonSchema): Validator {
+  return bodyAjv.compile(forAjv(schema) as object);
+}
+
+export function compileParams(schema: JsonSchema): Validator {
+  return paramAjv.compile(forAjv(schema) as object);
+}
+
+/** `body.postings/0/amount: must be an integer >= 0`, the JSON path first so a client can find the field. */
+export function describeErrors(where: string, errors: ErrorObject[] | null | undefined): string {
+  const error = errors?.[0];
+  if (!error) return `${where}: invalid`;
+  const path = `${where}${error.instancePath.replace(/\//g, '.').replace(/\.(\d+)/g, '[$1]')}`;
+  if (error.keyword === 'additionalProperties') {
+    return `${path}: unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+  }
+  if (error.keyword === 'required') return `${path}: missing required field "${(error.params as { missingProperty: string }).missingProperty}"`;
+  if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
+  return `${path}: ${error.message ?? 'is invalid'}`;
+}

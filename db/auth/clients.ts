@@ -1,0 +1,176 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ApiError, notFound } from '../../lib/errors';
+import type { Executor } from '../knex';
+
+export interface ClientSecretView {
+  id: string;
+  name: string;
+  lastDigits: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface ClientView {
+  id: string;
+  name: string;
+  description: string;
+  public: boolean;
+  trusted: boolean;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  scopes: string[];
+  metadata: Record<string, unknown>;
+  secrets: ClientSecretView[];
+}
+
+export interface ClientInput {
+  name?: string;
+  description?: string;
+  public?: boolean;
+  trusted?: boolean;
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  scopes?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+interface ClientRow {
+  id: string;
+  name: string;
+  description: string;
+  public: boolean;
+  trusted: boolean;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  scopes: string[];
+  metadata: Record<string, unknown>;
+}
+
+interface SecretRow {
+  id: string;
+  client_id: string;
+  name: string;
+  hash: string;
+  last_digits: string;
+  metadata: Record<string, unknown>;
+}
+
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+function present(row: ClientRow, secrets: SecretRow[]): ClientView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    public: row.public,
+    trusted: row.trusted,
+    redirectUris: row.redirect_uris ?? [],
+    postLogoutRedirectUris: row.post_logout_redirect_uris ?? [],
+    scopes: row.scopes ?? [],
+    metadata: row.metadata ?? {},
+    // The hash stays in the database: no response ever carries it.
+    secrets: secrets.map((s) => ({ id: s.id, name: s.name, lastDigits: s.last_digits, metadata: s.metadata ?? {} })),
+  };
+}
+
+function toRow(input: ClientInput) {
+  return {
+    name: input.name ?? '',
+    description: input.description ?? '',
+    public: input.public ?? false,
+    trusted: input.trusted ?? false,
+    redirect_uris: JSON.stringify(input.redirectUris ?? []),
+    post_logout_redirect_uris: JSON.stringify(input.postLogoutRedirectUris ?? []),
+    scopes: JSON.stringify([...new Set(input.scopes ?? [])]),
+    metadata: JSON.stringify(input.metadata ?? {}),
+  };
+}
+
+/** @throws ApiError NOT_FOUND when the client does not exist. */
+export async function getClient(db: Executor, id: string): Promise<ClientView> {
+  const row = await db<ClientRow>('auth_clients').where({ id }).first();
+  if (!row) throw notFound(`client "${id}" not found`);
+  const secrets = await db<SecretRow>('auth_client_secrets').where({ client_id: id }).orderBy('created_at');
+  return present(row, secrets);
+}
+
+export async function listClients(db: Executor): Promise<ClientView[]> {
+  const rows = await db<ClientRow>('auth_clients').orderBy('created_at').orderBy('id');
+  const secrets = await db<SecretRow>('auth_client_secrets').orderBy('created_at');
+  return rows.map((row) => present(row, secrets.filter((s) => s.client_id === row.id)));
+}
+
+export async function createClient(db: Executor, input: ClientInput, id: string = randomUUID()): Promise<ClientView> {
+  await db('auth_clients').insert({ id, ...toRow(input) });
+  return getClient(db, id);
+}
+
+/** Replaces the client's properties (PUT semantics); its secrets are kept. @throws ApiError NOT_FOUND */
+export async function updateClient(db: Executor, id: string, input: ClientInput): Promise<ClientView> {
+  const updated = await db('auth_clients').where({ id }).update(toRow(input));
+  if (updated === 0) throw notFound(`client "${id}" not found`);
+  return getClient(db, id);
+}
+
+/** @throws ApiError NOT_FOUND */
+export async function deleteClient(db: Executor, id: string): Promise<void> {
+  const deleted = await db('auth_clients').where({ id }).delete();
+  if (deleted === 0) throw notFound(`client "${id}" not found`);
+}
+
+/**
+ * Creates a secret and returns its clear value, the only time it is ever shown. `clear` may be given by the bootstrap
+ * of a local start (BOOTSTRAP_CLIENT_SECRET); otherwise it is 256 random bits.
+ * @throws ApiError NOT_FOUND
+ */
+export async function createClientSecret(
+  db: Executor,
+  clientId: string,
+  input: { name?: string; metadata?: Record<string, unknown> },
+  clear: string = randomBytes(32).toString('base64url'),
+): Promise<ClientSecretView & { clear: string }> {
+  await getClient(db, clientId);
+  const id = randomUUID();
+  const lastDigits = clear.slice(-4);
+  await db('auth_client_secrets').insert({
+    id,
+    client_id: clientId,
+    name: input.name ?? '',
+    hash: hashSecret(clear),
+    last_digits: lastDigits,
+    metadata: JSON.stringify(input.metadata ?? {}),
+  });
+  return { id, name: input.name ?? '', lastDigits, clear, metadata: input.metadata ?? {} };
+}
+
+/** @throws ApiError NOT_FOUND when the client or the secret does not exist. */
+export async function deleteClientSecret(db: Executor, clientId: string, secretId: string): Promise<void> {
+  await getClient(db, clientId);
+  const deleted = await db('auth_client_secrets').where({ client_id: clientId, id: secretId }).delete();
+  if (deleted === 0) throw notFound(`secret "${secretId}" not found on client "${clientId}"`);
+}
+
+/**
+ * True when `presented` matches one of the client's secrets. Every stored hash is compared in constant time, so the
+ * timing says nothing about which secret or how many bytes matched.
+ */
+export async function verifyClientSecret(db: Executor, clientId: string, presented: unknown): Promise<boolean> {
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
+  const candidate = Buffer.from(hashSecret(presented), 'hex');
+  const rows = await db<SecretRow>('auth_client_secrets').where({ client_id: clientId }).select('hash');
+  let matched = false;
+  for (const row of rows) matched = timingSafeEqual(candidate, Buffer.from(row.hash, 'hex')) || matched;
+  return matched;
+}
+
+/** Makes sure `clientId` exists with all `scopes` and accepts `secret` (the bootstrap client of a local start). */
+export async function ensureClient(db: Executor, clientId: string, secret: string, scopes: string[], name: string): Promise<void> {
+  const existing = await db('auth_clients').where({ id: clientId }).first();
+  if (!existing) await createClient(db, { name, scopes, description: 'Created at start-up for local use and scripts.' }, clientId);
+  else await db('auth_clients').where({ id: clientId }).update({ scopes: JSON.stringify(scopes) });
+  if (!(await verifyClientSecret(db, clientId, secret))) await createClientSecret(db, clientId, { name: 'bootstrap' }, secret);
+}
+
+export function assertKnownScopes(scopes: string[] | undefined, known: readonly string[]): void {
+  const unknown = (scopes ?? []).filter((s) => !known.includes(s));
+  if (unknown.length > 0) throw new ApiError('VALIDATION', `body.scopes: unknown scope(s) ${unknown.join(', ')}; known scopes: ${known.join(' ')}`);
+}

@@ -1,0 +1,70 @@
+import { ApiError } from '../lib/errors';
+
+/** SQLSTATE codes worth translating; everything else stays an internal error. */
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+interface PgError {
+  code?: string;
+  message?: string;
+  name?: string;
+}
+
+const asPgError = (error: unknown): PgError => (typeof error === 'object' && error !== null ? (error as PgError) : {});
+
+export function isRetryableTransactionError(error: unknown): boolean {
+  const code = asPgError(error).code;
+  return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return asPgError(error).code === UNIQUE_VIOLATION;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = asPgError(error);
+  return (e.code !== undefined && CONNECTION_CODES.has(e.code)) || e.name === 'KnexTimeoutError' || /Connection terminated/.test(e.message ?? '');
+}
+
+/**
+ * Turns a driver error into the platform's error type at the db edge. Constraint names and SQL never reach the client:
+ * they describe our schema, not the caller's mistake.
+ */
+export function translateDbError(error: unknown, messages: { conflict?: string; reference?: string } = {}): unknown {
+  if (error instanceof ApiError) return error;
+  const code = asPgError(error).code;
+  if (code === UNIQUE_VIOLATION) return new ApiError('CONFLICT', messages.conflict ?? 'resource already exists', { cause: error });
+  if (code === FOREIGN_KEY_VIOLATION) {
+    return new ApiError('VALIDATION', messages.reference ?? 'a referenced resource does not exist', { cause: error });
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'the database is unavailable, retry later', { cause: error, headers: { 'Retry-After': '1' } });
+  }
+  return error;
+}
+
+/**
+ * Runs `work` in a transaction and retries it when PostgreSQL aborts it for a deadlock or a serialization failure:
+ * both mean "nothing was written, try again", so a retry cannot apply a change twice.
+ */
+export async function inTransaction<T>(
+  db: import('knex').Knex,
+  work: (trx: import('knex').Knex.Transaction) => Promise<T>,
+  options: { attempts?: number; isolationLevel?: 'read committed' | 'repeatable read' | 'serializable' } = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined);
+    } catch (error) {
+      if (attempt < attempts && isRetryableTransactionError(error)) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        continue;
+      }
+      throw translateDbError(error);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { Knex } from 'knex';
+import * as foundation from './001-foundation';
+import * as auth from './002-auth';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are listed here rather than discovered on disk, so the same list runs from TypeScript sources, from the
+ * compiled build and inside jest. Append new ones; never reorder or rename a released one.
+ */
+const migrations: Array<[string, Migration]> = [
+  ['001-foundation', foundation],
+  ['002-auth', auth],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
+
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = await knex.migrate.latest({ migrationSource });
+  return applied as string[];
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { isInteger, parse as losslessParse } from 'lossless-json';
+
+/**
+ * JSON with exact integers of any size. Amounts travel as JSON numbers on the wire and as BigInt inside: integers beyond
+ * Number.MAX_SAFE_INTEGER are parsed to BigInt, every other number stays a plain number.
+ */
+
+// Digits long enough to exceed 2^53 can only come from 16 consecutive digits; the fast path skips the lossless parser.
+const LONG_DIGITS = /\d{16,}/;
+
+function parseNumber(text: string): number | bigint {
+  if (isInteger(text)) {
+    const value = Number(text);
+    return Number.isSafeInteger(value) ? value : BigInt(text);
+  }
+  return Number(text);
+}
+
+export function parseJson(text: string): unknown {
+  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  return losslessParse(text, undefined, parseNumber);
+}
+
+// A per-process random marker: a client cannot forge it inside a string to make the serializer unquote its data.
+const MARKER = `~big${randomBytes(12).toString('hex')}~`;
+const MARKED = new RegExp(`"${MARKER}(-?\\d+)"`, 'g');
+
+function replacer(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? `${MARKER}${value.toString()}` : value;
+}
+
+export function stringifyJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, replacer, space);
+  return text.includes(MARKER) ? text.replace(MARKED, '$1') : text;
+}

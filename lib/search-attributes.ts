@@ -1,0 +1,20 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes the platform sets on its workflows, so an operator can filter runs in the Temporal Web UI
+ * (e.g. `PlatformArea = "orchestration" AND OrchestrationWorkflowID = "..."`). The dev server registers them at start;
+ * on a Temporal cluster register them once with `temporal operator search-attribute create` (see README).
+ */
+export const SEARCH_ATTRIBUTES = {
+  PlatformArea: defineSearchAttributeKey('PlatformArea', SearchAttributeType.KEYWORD),
+  OrchestrationWorkflowID: defineSearchAttributeKey('OrchestrationWorkflowID', SearchAttributeType.KEYWORD),
+  OrchestrationTriggerID: defineSearchAttributeKey('OrchestrationTriggerID', SearchAttributeType.KEYWORD),
+  ConnectorID: defineSearchAttributeKey('ConnectorID', SearchAttributeType.KEYWORD),
+  EventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
+  WebhookConfigID: defineSearchAttributeKey('WebhookConfigID', SearchAttributeType.KEYWORD),
+};
+
+/** `Name=Type` pairs as `temporal server start-dev --search-attribute` and `operator search-attribute create` take them. */
+export function searchAttributeFlags(): string[] {
+  return Object.values(SEARCH_ATTRIBUTES).map((key) => `${key.name}=Keyword`);
+}

@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createDb } from '../../db/knex';
+import { migrateLatest } from '../../db/migrations';
+import { ensureBootstrapClient, type BootstrapCredentials } from '../bootstrap-client';
+import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
+import { isPortFree } from './ports';
+import { runNodeProcess, type ManagedProcess } from './processes';
+import { ensureTemporalCli, startTemporalDevServer, waitForTemporal, type RunningTemporal } from './temporal';
+
+export interface PlatformOptions {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  apiPort: number;
+  postgresPort: number;
+  temporalPort: number;
+  /** Web UI port; undefined runs the dev server headless. */
+  temporalUiPort?: number;
+  /** Keep Temporal's state in a SQLite file under dataDir (survives restarts) or in memory. */
+  temporalSqlite: boolean;
+  persistentPostgres: boolean;
+  log: (part: string, line: string) => void;
+}
+
+export interface RunningPlatform {
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  credentials: BootstrapCredentials;
+  env: NodeJS.ProcessEnv;
+  api: ManagedProcess;
+  worker: ManagedProcess;
+  postgres?: RunningPostgres;
+  temporal?: RunningTemporal;
+  stop(): Promise<void>;
+}
+
+async function assertPortsFree(ports: Array<[string, number]>): Promise<void> {
+  for (const [what, port] of ports) {
+    if (!(await isPortFree(port))) {
+      throw new Error(`port ${port} for the ${what} is already in use: is another \`npm start\` running? Stop it or choose another port.`);
+    }
+  }
+}
+
+async function waitForHealthy(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${url}/_healthcheck`, { signal: AbortSignal.timeout(3000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`the API at ${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts the whole platform: embedded PostgreSQL unless DATABASE_URL is set, the Temporal dev server unless
+ * TEMPORAL_ADDRESS is set, migrations, the bootstrap client, then the worker and API processes. `stop()` undoes all of
+ * it in reverse order; whatever started before a failure is stopped too.
+ */
+export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => options.log('supervisor', `stop failed: ${error}`));
+  };
+  try {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    await assertPortsFree([
+      ['API (PORT)', options.apiPort],
+      ...(options.env.DATABASE_URL ? [] : [['embedded PostgreSQL (EMBEDDED_POSTGRES_PORT)', options.postgresPort] as [string, number]]),
+      ...(options.env.TEMPORAL_ADDRESS ? [] : [['Temporal (TEMPORAL_PORT)', options.temporalPort] as [string, number]]),
+      ...(options.env.TEMPORAL_ADDRESS || !options.temporalUiPort ? [] : [['Temporal UI (TEMPORAL_UI_PORT)', options.temporalUiPort] as [string, number]]),
+    ]);
+    const [postgres, temporal] = await Promise.all([
+      options.env.DATABASE_URL
+        ? Promise.resolve(undefined)
+        : startEmbeddedPostgres({
+            dataDir: options.dataDir,
+            port: options.postgresPort,
+            persistent: options.persistentPostgres,
+            log: (line) => options.log('postgres', line),
+          }).then((pg) => (stops.push(pg.stop), pg)),
+      options.env.TEMPORAL_ADDRESS
+        ? waitForTemporal(options.env.TEMPORAL_ADDRESS, undefined, 30_000).then(() => undefined)
+        : startTemporalDevServer({
+            cli: ensureTemporalCli((line) => options.log('temporal', line)),
+            port: options.temporalPort,
+            uiPort: options.temporalUiPort,
+            dbFile: options.temporalSqlite ? path.join(options.dataDir, 'temporal.sqlite') : undefined,
+            namespace: options.env.TEMPORAL_NAMESPACE || 'default',
+            log: (line) => options.log('temporal', line),
+          }).then((t) => (stops.push(t.stop), t)),
+    ]);
+    const databaseUrl = options.env.DATABASE_URL || (postgres as RunningPostgres).url;
+    const temporalAddress = options.env.TEMPORAL_ADDRESS || (temporal as RunningTemporal).address;
+
+    const db = createDb(databaseUrl, { poolMax: 2 });
+    let credentials: BootstrapCredentials;
+    try {
+      const applied = await migrateLatest(db);
+      if (applied.length) options.log('supervisor', `migrations applied: ${applied.join(', ')}`);
+      credentials = await ensureBootstrapClient(db, options.dataDir, options.env);
+    } finally {
+      await db.destroy();
+    }
+
+    const apiUrl = `http://127.0.0.1:${options.apiPort}`;
+    const env: NodeJS.ProcessEnv = {
+      ...options.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      DATA_DIR: options.dataDir,
+      PORT: String(options.apiPort),
+      HOST: options.env.HOST || '127.0.0.1',
+      PUBLIC_URL: options.env.PUBLIC_URL || apiUrl,
+    };
+    const output = (name: string, line: string) => options.log(name, line);
+    const worker = runNodeProcess({ name: 'worker', entry: 'activities/worker.ts', env, output });
+    stops.push(() => worker.stop());
+    const api = runNodeProcess({ name: 'api', entry: 'api/server.ts', env, output });
+    stops.push(() => api.stop());
+    await waitForHealthy(apiUrl, 60_000);
+
+    return {
+      apiUrl,
+      databaseUrl,
+      temporalAddress,
+      temporalUiUrl: temporal?.uiUrl,
+      credentials,
+      env,
+      api,
+      worker,
+      postgres,
+      temporal,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

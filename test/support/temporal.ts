@@ -1,0 +1,9 @@
+import { Client, Connection } from '@temporalio/client';
+
+/** A Temporal client on the run's server; close the connection in afterAll. */
+export async function temporalClient(): Promise<{ client: Client; connection: Connection }> {
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS as string });
+  return { client: new Client({ connection }), connection };
+}
+
+export const taskQueue = (): string => process.env.TEST_TASK_QUEUE as string;

@@ -1,0 +1,16 @@
+import { parseJson, stringifyJson } from '../../lib/json';
+
+describe('exact-integer JSON', () => {
+  it('round-trips integers beyond 2^53 without losing a digit', () => {
+    const text = '{"amount":340282366920938463463374607431768211455,"small":12,"ratio":0.5}';
+    const parsed = parseJson(text) as { amount: bigint; small: number; ratio: number };
+    expect(parsed.amount).toBe(340282366920938463463374607431768211455n);
+    expect(parsed.small).toBe(12);
+    expect(stringifyJson(parsed)).toBe(text);
+  });
+
+  it('does not unquote a string that looks like the internal marker', () => {
+    const value = { note: '~big0123~42', n: 10n ** 30n };
+    expect(stringifyJson(value)).toBe('{"note":"~big0123~42","n":1000000000000000000000000000000}');
+  });
+});

@@ -1,0 +1,2 @@
+// The worker's workflow bundle entry point: every workflow type is exported from here.
+export { platformSelfTest } from './self-test';
