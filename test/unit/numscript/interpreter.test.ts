@@ -73,6 +73,8 @@ describe('numscript interpreter', () => {
     const second = await runNumscript(program, { m: 'EUR 7' }, new MemoryStore({ a: { EUR: 9n } }));
     expect(first.postings).toEqual([{ source: 'a', destination: 'b', amount: 5n, asset: 'USD' }]);
     expect(second.postings).toEqual([{ source: 'a', destination: 'b', amount: 7n, asset: 'EUR' }]);
+    // The compiled form of a source is reused.
+    expect(compileNumscript('vars { monetary $m }\nsend $m (source = @a destination = @b)')).toBe(program);
   });
 
   it('runs a realistic payment script end to end', async () => {
