@@ -1,6 +1,6 @@
 import type { AllotmentShare, Destination, Expr, Portion, Program, Source, Target, VarDecl, VarType } from './ast';
 import { compilationError } from './errors';
-import { addPortions } from './values';
+import { addPortions, withArticle } from './values';
 
 /**
  * Static checks run once at compile time: every variable is declared once before use (an origin may only use the
@@ -17,7 +17,7 @@ export function check(program: Program): void {
       expectType(scope, decl.origin.key, 'string');
     } else if (decl.origin?.kind === 'balance') {
       if (decl.type !== 'monetary') {
-        throw compilationError(decl.origin.pos, `balance() gives a monetary, not a ${decl.type} ($${decl.name})`);
+        throw compilationError(decl.origin.pos, `balance() gives a monetary, not ${withArticle(decl.type)} ($${decl.name})`);
       }
       expectType(scope, decl.origin.account, 'account');
       expectType(scope, decl.origin.asset, 'asset');
@@ -108,8 +108,8 @@ export function validateAllotmentTotal(portions: Portion[], hasRemaining: boolea
 function expectType(scope: Map<string, VarDecl>, expr: Expr, expected: VarType): void {
   const actual = typeOf(scope, expr);
   if (actual !== expected) {
-    const what = expr.kind === 'var' ? `$${expr.name} is a ${actual}` : `found a ${actual}`;
-    throw compilationError(expr.pos, `expected a ${expected}, ${what}`);
+    const what = expr.kind === 'var' ? `$${expr.name} is ${withArticle(actual)}` : `found ${withArticle(actual)}`;
+    throw compilationError(expr.pos, `expected ${withArticle(expected)}, ${what}`);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Expr, Portion, VarType } from './ast';
 import { compilationError } from './errors';
-import type { Monetary, Value } from './values';
+import { withArticle, type Monetary, type Value } from './values';
 
 /** A monetary whose amount may be `all` (`[ASSET *]`, only in `send`). */
 export interface MonetaryRequest {
@@ -75,7 +75,7 @@ export class Scope {
 
   private typed(expr: Expr, type: VarType): Value['value'] {
     const value = this.value(expr);
-    if (value.type !== type) throw compilationError(expr.pos, `expected a ${type}, found a ${value.type}`);
+    if (value.type !== type) throw compilationError(expr.pos, `expected ${withArticle(type)}, found ${withArticle(value.type)}`);
     return value.value;
   }
 }

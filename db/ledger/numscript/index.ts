@@ -11,14 +11,23 @@ export interface NumscriptProgram {
   readonly ast: Program;
 }
 
+/** Compiled programs of recently seen sources: clients tend to send the same few scripts with other vars. */
+const cache = new Map<string, NumscriptProgram>();
+const CACHE_SIZE = 256;
+
 /**
- * Parses and type-checks a Numscript source.
+ * Parses and type-checks a Numscript source (valid programs are memoised; running never mutates them).
  * @throws ApiError COMPILATION_FAILED `<line>:<column>: <message>` for syntax and type errors
  */
 export function compileNumscript(source: string): NumscriptProgram {
+  const cached = cache.get(source);
+  if (cached) return cached;
   const ast = parse(source);
   check(ast);
-  return { ast };
+  const program: NumscriptProgram = Object.freeze({ ast });
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(source, program);
+  return program;
 }
 
 /**

@@ -122,3 +122,8 @@ export const EXPECTED_FORM: Record<VarType, string> = {
   string: 'string',
   asset: 'asset like "USD/2"',
 };
+
+/** `a monetary`, `an account`: for error messages. */
+export function withArticle(type: VarType): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
