@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { compileNumscript, runNumscript, type NumscriptResult } from './numscript-binding';
+import { compileNumscript, runNumscript, type NumscriptResult } from './numscript';
 import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
 
 /** A script cannot read an unbounded set of balances; past this many lock rounds something is wrong with it. */
