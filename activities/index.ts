@@ -1,5 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
+import { loadConfig } from '../lib/config';
+import { createPaymentsActivities } from './payments';
 import { createSystemActivities } from './system';
 
 export interface ActivityDeps {
@@ -11,6 +13,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
+    ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
   };
 }
 
