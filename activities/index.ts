@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
 import { createSystemActivities } from './system';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
@@ -11,6 +12,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
+    ...createWebhookActivities({ db: deps.db }),
   };
 }
 

@@ -3,9 +3,10 @@ import { authRoutes } from './auth/clients';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
+import { webhookRoutes } from './webhooks';
 
 /**
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
  * it served, documented in the OpenAPI document and covered by the route-table auth test.
  */
-export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes];
+export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes, ...webhookRoutes];

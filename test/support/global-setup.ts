@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/stack/ports';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform';
+import { startPlatformControl } from './platform-control';
 
 declare global {
   var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean } | undefined;
@@ -20,6 +21,8 @@ export default async function globalSetup(): Promise<void> {
   const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
   const started = Date.now();
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
+  // Webhooks: the test receivers listen on 127.0.0.1, and retries come within a second instead of minutes.
+  Object.assign(env, { WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', WEBHOOKS_RETRY_FOR_MS: '30000', EVENTS_POLL_INTERVAL_MS: '500' });
   const platform = await startPlatform({
     dataDir,
     env,
@@ -37,6 +40,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_CLIENT_SECRET = platform.credentials.clientSecret;
   process.env.TEST_TASK_QUEUE = env.TEMPORAL_TASK_QUEUE || 'financial-platform';
   process.env.TEST_PLATFORM_DATA_DIR = dataDir;
+  process.env.TEST_PLATFORM_CONTROL_URL = await startPlatformControl(platform);
   globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir };
   process.stdout.write(`\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`);
 }
