@@ -16,11 +16,11 @@ export async function deliverWebhook(plan: DeliveryPlan): Promise<{ delivered: b
   const { sendWebhook } = proxyActivities<WebhookActivities>({
     // The HTTP exchange is bounded by httpTimeoutMs; the margin covers reading the row and recording the attempt.
     startToCloseTimeout: plan.httpTimeoutMs + 15_000,
+    // No maximumAttempts (unlimited): the activity ends the retries itself once the retry window is exhausted.
     retry: {
       initialInterval: plan.retry.initialIntervalMs,
       backoffCoefficient: plan.retry.backoffCoefficient,
       maximumInterval: Math.max(plan.retry.maximumIntervalMs, plan.retry.initialIntervalMs),
-      maximumAttempts: 0,
       nonRetryableErrorTypes: ['WEBHOOK_REJECTED', 'WEBHOOK_CONFIG_GONE', 'WEBHOOK_DELIVERY_GONE'],
     },
   });
