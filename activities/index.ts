@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger';
 import { loadConfig } from '../lib/config';
 import { createPaymentsActivities } from './payments';
 import { createSystemActivities } from './system';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
+    ...createWebhookActivities({ db: deps.db }),
   };
 }
 

@@ -5,6 +5,7 @@ import { paymentsRoutes } from './payments';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
+import { webhookRoutes } from './webhooks';
 
 /**
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
@@ -18,4 +19,5 @@ export const allRoutes: RouteDefinition[] = [
   ...authRoutes,
   ...ledgerRoutes,
   ...paymentsRoutes,
+  ...webhookRoutes,
 ];
