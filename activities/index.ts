@@ -1,16 +1,21 @@
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
+import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
 
 export interface ActivityDeps {
   db: Db;
   logger: Logger;
+  /** A client on the worker's own connection, for activities that start workflows (payments, triggers). */
+  temporal: { client: Client; taskQueue: string };
 }
 
 /** Every activity the worker registers, bound to its dependencies (no globals, so tests can build their own). */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
+    ...createOrchestrationActivities(deps),
   };
 }
 

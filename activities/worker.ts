@@ -1,7 +1,9 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../db/knex';
+import { dataConverter } from '../lib/temporal';
 import { createActivities } from './index';
 
 /**
@@ -18,12 +20,14 @@ export async function createWorker(options: {
   const logger = createLogger('worker');
   const db = createDb(options.databaseUrl);
   const connection = await NativeConnection.connect({ address: options.address });
+  const client = new Client({ connection, namespace: options.namespace, dataConverter });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ db, logger }),
+    dataConverter,
+    activities: createActivities({ db, logger, temporal: { client, taskQueue: options.taskQueue } }),
   });
   const close = async () => {
     await connection.close();

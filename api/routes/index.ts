@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
+import { orchestrationRoutes } from './orchestration';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
@@ -8,4 +9,4 @@ import { openApiRoute } from './system/openapi';
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
  * it served, documented in the OpenAPI document and covered by the route-table auth test.
  */
-export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes];
+export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes, ...orchestrationRoutes];

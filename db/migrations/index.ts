@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './001-foundation';
 import * as auth from './002-auth';
+import * as orchestration from './006-orchestration';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ interface Migration {
 const migrations: Array<[string, Migration]> = [
   ['001-foundation', foundation],
   ['002-auth', auth],
+  ['006-orchestration', orchestration],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
