@@ -23,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   temporal: { client: Client; connection: Connection; taskQueue: string };
   verifier: TokenVerifier;
+  /** Per-client request rate limit; undefined disables it. */
+  rateLimiter?: import('./middleware/rate-limit').RateLimiter;
   /** The OpenAPI document, built from the route table at app creation. */
   openApiDocument?: unknown;
   /** Extra Koa middleware mounted before the routers (the embedded OAuth issuer lives here). */

@@ -5,6 +5,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
 import { createApp } from './app';
 import { setupAuth } from './auth';
+import { RateLimiter } from './middleware/rate-limit';
 
 /** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
@@ -19,8 +20,9 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     temporal: { ...temporal, taskQueue: config.taskQueue },
     verifier: auth.verifier,
     mounts: auth.mounts,
+    rateLimiter: RateLimiter.fromEnv(),
   });
-  const server = http.createServer(app.callback());
+  const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app.callback());
   // Bounded header size and timeouts: slow or oversized clients cannot hold connections forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;

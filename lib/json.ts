@@ -17,7 +17,29 @@ function parseNumber(text: string): number | bigint {
   return Number(text);
 }
 
-export function parseJson(text: string): unknown {
+/** Deepest nesting accepted in a request body; deeper documents are refused before parsing (stack and CPU safety). */
+export const MAX_JSON_DEPTH = 64;
+
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
+  if (options.maxDepth !== undefined && nestingDepth(text) > options.maxDepth) {
+    throw new SyntaxError(`nesting deeper than ${options.maxDepth} levels`);
+  }
   if (!LONG_DIGITS.test(text)) return JSON.parse(text);
   return losslessParse(text, undefined, parseNumber);
 }

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import getRawBody from 'raw-body';
 import type { Db } from '../../db/knex';
+import { ALL_SCOPES } from '../middleware/authenticate';
 import { tokenRequestContext } from './oidc-adapter';
 
 const TOKEN_PATH = '/api/auth/oauth/token';
@@ -28,6 +29,14 @@ export function tokenRequestDefaults(db: Db): Koa.Middleware {
     const basicId = basicClientId(ctx.get('Authorization'));
     const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
     const clientId = basicId ?? form.get('client_id');
+    // RFC 6749 §5.2: an unknown scope is invalid_scope (the provider would silently drop it and issue a weaker token).
+    const unknown = (form.get('scope') ?? '').split(' ').filter((s) => s && !(ALL_SCOPES as string[]).includes(s));
+    if (unknown.length > 0) {
+      ctx.status = 400;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: 'invalid_scope', error_description: `unknown scope: ${unknown.join(' ')}` };
+      return;
+    }
     if (form.get('grant_type') === 'client_credentials' && !form.get('scope') && clientId) {
       const client = await db('auth_clients').where({ id: clientId }).first();
       if (client && client.scopes.length > 0) form.set('scope', client.scopes.join(' '));

@@ -20,7 +20,8 @@ const challenge = (error?: string, description?: string, scope?: string) =>
     .join(', ');
 
 /**
- * Requires a valid Bearer access token carrying `scope` (RFC 6750): 401 with a `WWW-Authenticate: Bearer` challenge
+ * Requires a valid Bearer access token carrying `scope` (RFC 6750), then counts the request against the client's rate
+ * limit (the client is only known once the token is verified): 401 with a `WWW-Authenticate: Bearer` challenge
  * when the token is missing or cannot be trusted, 403 `insufficient_scope` when it is valid but not enough.
  */
 export function authenticate(scope: Scope): ChainMiddleware {
@@ -39,6 +40,7 @@ export function authenticate(scope: Scope): ChainMiddleware {
       const message = error instanceof ApiError ? error.message : 'invalid access token';
       throw new ApiError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': challenge('invalid_token', message.replace(/"/g, "'")) } });
     }
+    ctx.deps.rateLimiter?.take(ctx.state.principal.clientId);
     if (!grants(ctx.state.principal.scopes, scope)) {
       throw new ApiError('FORBIDDEN', `insufficient_scope: this operation requires the "${scope}" scope`, {
         details: { error: 'insufficient_scope', scope },

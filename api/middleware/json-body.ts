@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { ApiError, validationError } from '../../lib/errors';
-import { parseJson, stringifyJson } from '../../lib/json';
+import { MAX_JSON_DEPTH, parseJson, stringifyJson } from '../../lib/json';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -31,7 +31,7 @@ export function jsonBody(): Koa.Middleware[] {
       const text = ctx.request.body;
       if (typeof text === 'string' && text.trim() !== '') {
         try {
-          ctx.request.body = parseJson(text) as typeof ctx.request.body;
+          ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH }) as typeof ctx.request.body;
         } catch (error) {
           throw validationError(`body: malformed JSON (${(error as Error).message})`);
         }

@@ -8,8 +8,10 @@ export interface ManagedProcess {
   readonly name: string;
   readonly child: () => ChildProcess;
   stop(): Promise<void>;
-  /** Kills the process with SIGKILL and starts it again (used by crash tests and drills). */
+  /** Kills the process (SIGKILL by default) and starts it again (used by crash tests and drills). */
   restart(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the process again after stop(). */
+  start(): void;
 }
 
 /**
@@ -54,6 +56,10 @@ export function runNodeProcess(options: {
     stop: async () => {
       stopping = true;
       await stopChild(current, 10_000);
+    },
+    start: () => {
+      stopping = false;
+      if (current.exitCode !== null || current.signalCode !== null) start();
     },
     restart: async (signal: NodeJS.Signals = 'SIGKILL') => {
       const old = current;

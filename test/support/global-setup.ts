@@ -3,9 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/stack/ports';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform';
+import { startControlServer } from './control-server';
 
 declare global {
-  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean } | undefined;
+  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean; closeControl: () => Promise<void> } | undefined;
 }
 
 /**
@@ -37,6 +38,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_CLIENT_SECRET = platform.credentials.clientSecret;
   process.env.TEST_TASK_QUEUE = env.TEMPORAL_TASK_QUEUE || 'financial-platform';
   process.env.TEST_PLATFORM_DATA_DIR = dataDir;
-  globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir };
+  const control = await startControlServer(platform);
+  process.env.TEST_CONTROL_URL = control.url;
+  globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir, closeControl: control.close };
   process.stdout.write(`\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`);
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 export default async function globalTeardown(): Promise<void> {
   const state = globalThis.__PLATFORM__;
   if (!state) return;
+  await state.closeControl();
   await state.platform.stop();
   if (state.ownDataDir && !process.env.KEEP_TEST_DATA) fs.rmSync(state.dataDir, { recursive: true, force: true });
 }

@@ -14,3 +14,10 @@ describe('exact-integer JSON', () => {
     expect(stringifyJson(value)).toBe('{"note":"~big0123~42","n":1000000000000000000000000000000}');
   });
 });
+
+describe('JSON depth limit', () => {
+  it('refuses documents nested deeper than the limit, brackets inside strings aside', () => {
+    expect(() => parseJson('['.repeat(65) + ']'.repeat(65), { maxDepth: 64 })).toThrow(/nesting deeper than 64/);
+    expect(parseJson(`{"s":"${'['.repeat(100)}"}`, { maxDepth: 2 })).toEqual({ s: '['.repeat(100) });
+  });
+});

@@ -1,0 +1,23 @@
+import { loadConfig } from '../lib/config';
+import { createDb } from '../db/knex';
+import { rotateSigningKey } from '../db/auth/signing-keys';
+
+/**
+ * `npm run auth:rotate-key`: adds a new signing key. After the API restarts it signs with the new key while the JWKS
+ * still publishes the previous one, so tokens issued before the rotation stay valid until they expire.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is not set');
+  const db = createDb(config.databaseUrl, { poolMax: 1 });
+  try {
+    console.log(`new signing key ${await rotateSigningKey(db)}; restart the API processes to sign with it`);
+  } finally {
+    await db.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { allRoutes } from '../../../api/routes';
+import { api, getToken } from '../../support/http';
+
+const OPEN = new Set(['/_healthcheck', '/api/openapi.json', '/api/docs', '/api/docs/{asset}']);
+const protectedRoutes = allRoutes.filter((route) => route.scope !== null);
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'x0');
+
+/**
+ * Walks the router's whole table, so a route added later without authentication fails here. The only open routes are
+ * the health check, the OpenAPI document and the docs page (the OAuth endpoints are oidc-provider's, not the router's).
+ */
+describe('every route requires its scope', () => {
+  it('has exactly the documented open routes', () => {
+    expect(allRoutes.filter((route) => route.scope === null).map((route) => route.spec.path).sort()).toEqual([...OPEN].sort());
+  });
+
+  it.each(protectedRoutes.map((route) => [route.spec.method.toUpperCase(), route.spec.path, route.scope as string]))(
+    '%s %s answers 401 without a token and 403 without %s',
+    async (method, path, scope) => {
+      const anonymous = await api(method, concrete(path), { token: null });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+
+      const [area, access] = scope.split(':');
+      // A token for another area, and for writes a read-only token of the same area: both must be refused.
+      const wrongScopes = [area === 'auth' ? 'ledger:write' : 'auth:write', ...(access === 'write' ? [`${area}:read`] : [])];
+      for (const wrong of wrongScopes) {
+        const res = await api(method, concrete(path), { token: await getToken(wrong) });
+        expect(res.status).toBe(403);
+        expect(res.body.errorCode).toBe('FORBIDDEN');
+        expect(res.headers.get('www-authenticate')).toContain('insufficient_scope');
+      }
+    },
+  );
+});

@@ -1,0 +1,31 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RunningPlatform } from '../../scripts/stack/platform';
+
+/**
+ * A tiny HTTP control plane on 127.0.0.1 that lets test files (which run in their own module registry) stop, start and
+ * kill the run's worker and API processes: `POST /<api|worker>/<stop|start|restart|kill>`.
+ */
+export async function startControlServer(platform: RunningPlatform): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const [, name, action] = (req.url ?? '').split('/');
+    const target = name === 'api' ? platform.api : name === 'worker' ? platform.worker : undefined;
+    const run = async () => {
+      if (!target || req.method !== 'POST') throw new Error('unknown control');
+      if (action === 'stop') await target.stop();
+      else if (action === 'start') target.start();
+      else if (action === 'restart') await target.restart('SIGTERM');
+      else if (action === 'kill') await target.restart('SIGKILL');
+      else throw new Error('unknown action');
+    };
+    run().then(
+      () => res.writeHead(204).end(),
+      (error: Error) => res.writeHead(400).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

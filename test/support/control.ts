@@ -1,0 +1,22 @@
+import { apiUrl } from './http';
+
+type Part = 'api' | 'worker';
+type Action = 'stop' | 'start' | 'restart' | 'kill';
+
+/** Stops, starts, restarts (SIGTERM) or kills (SIGKILL, then starts again) the run's API or worker process. */
+export async function control(part: Part, action: Action): Promise<void> {
+  const response = await fetch(`${process.env.TEST_CONTROL_URL}/${part}/${action}`, { method: 'POST' });
+  if (response.status !== 204) throw new Error(`control ${part} ${action} failed: ${await response.text()}`);
+  if (part === 'api' && action !== 'stop') await waitForApi();
+}
+
+/** Waits until the API answers its health check again. */
+export async function waitForApi(timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${apiUrl()}/_healthcheck`).then((r) => r.status === 200, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the API did not come back');
+}
