@@ -1,13 +1,17 @@
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
 import { loadConfig } from '../lib/config';
 import { createPaymentsActivities } from './payments';
+import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
   logger: Logger;
+  /** A client on the worker's own connection, for activities that start workflows (payments, triggers). */
+  temporal: { client: Client; taskQueue: string };
 }
 
 /** Every activity the worker registers, bound to its dependencies (no globals, so tests can build their own). */
@@ -16,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db }),
+    ...createOrchestrationActivities(deps),
   };
 }
 

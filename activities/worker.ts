@@ -1,8 +1,9 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../db/knex';
-import { createTemporalClient } from '../lib/temporal';
+import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { createActivities } from './index';
 import { startEventDispatcher } from './events/dispatcher';
 
@@ -20,12 +21,14 @@ export async function createWorker(options: {
   const logger = createLogger('worker');
   const db = createDb(options.databaseUrl);
   const connection = await NativeConnection.connect({ address: options.address });
+  const client = new Client({ connection, namespace: options.namespace, dataConverter });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ db, logger }),
+    dataConverter,
+    activities: createActivities({ db, logger, temporal: { client, taskQueue: options.taskQueue } }),
   });
   const close = async () => {
     await connection.close();

@@ -1,5 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 
+/**
+ * The data converter of every client, worker and replayer of the platform: JSON with exact big integers (see
+ * temporal-payload-converter.ts). A client without it cannot start workflows whose input holds a BigInt.
+ */
+export const dataConverter = { payloadConverterPath: require.resolve('./temporal-payload-converter') };
+
 export interface TemporalSettings {
   address: string;
   namespace: string;
@@ -8,7 +14,7 @@ export interface TemporalSettings {
 /** The API's Temporal client. Connecting is lazy on the server side, so a down Temporal does not stop the API booting. */
 export async function createTemporalClient(settings: TemporalSettings): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
-  const client = new Client({ connection, namespace: settings.namespace });
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter });
   return { client, connection };
 }
 

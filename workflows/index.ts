@@ -7,3 +7,4 @@ export { bankAccountForward } from './payments/bank-account-forward';
 export { processEvent } from './events/process-event';
 export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';
+export { orchestrationInstance } from './orchestration/instance';

@@ -2,6 +2,7 @@ import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
+import { orchestrationRoutes } from './orchestration';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
@@ -20,4 +21,5 @@ export const allRoutes: RouteDefinition[] = [
   ...ledgerRoutes,
   ...paymentsRoutes,
   ...webhookRoutes,
+  ...orchestrationRoutes,
 ];

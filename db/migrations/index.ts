@@ -4,6 +4,7 @@ import * as auth from './002-auth';
 import * as ledger from './003-ledger';
 import * as payments from './005-payments';
 import * as webhooks from './007-webhooks';
+import * as orchestration from './006-orchestration';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Array<[string, Migration]> = [
   ['003-ledger', ledger],
   ['005-payments', payments],
   ['007-webhooks', webhooks],
+  ['006-orchestration', orchestration],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,4 @@
+import { instanceRoutes } from './instances';
+import { workflowRoutes } from './workflows';
+
+export const orchestrationRoutes = [...workflowRoutes, ...instanceRoutes];

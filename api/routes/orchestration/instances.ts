@@ -1,0 +1,110 @@
+import { abortInstance, getInstance, listInstances, runWorkflow, sendEvent } from '../../../db/orchestration/instances';
+import { readInstanceHistory, readStageHistory } from '../../../db/orchestration/history';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { cursorOf, dataOf } from '../../schemas/common';
+import {
+  eventBodySchema,
+  instanceHistoryEntrySchema,
+  instanceListQuery,
+  instanceParams,
+  instanceSchema,
+  runQuerySchema,
+  stageHistoryEntrySchema,
+  stageParams,
+  variablesSchema,
+  workflowParams,
+} from '../../schemas/orchestration';
+import { versionedRoutes } from './versions';
+
+const tags = ['orchestration'];
+const noContent = { 204: { description: 'Done' } };
+
+export const instanceRoutes = [
+  ...versionedRoutes(
+    {
+      method: 'post',
+      path: '/workflows/{workflowID}/instances',
+      operationId: 'runWorkflow',
+      summary: 'Run a workflow (op 12); with wait=true, answer once the run has ended (at most 60 s)',
+      tags,
+      responses: { 200: { description: 'The instance', schema: dataOf(instanceSchema) } },
+    },
+    authenticate('orchestration:write'),
+    validate({ params: workflowParams, query: runQuerySchema, body: variablesSchema, bodyRequired: false }),
+    async function runWorkflowHandler(ctx: AppContext) {
+      const { params, query, body } = ctx.state.input;
+      const wait = /^(true|1)$/i.test(query.wait ?? '');
+      ctx.body = { data: await runWorkflow(ctx.deps, params.workflowID, body ?? {}, { wait }) };
+    },
+  ),
+  ...versionedRoutes(
+    { method: 'get', path: '/instances', operationId: 'listInstances', summary: 'List instances, newest first', tags, responses: { 200: { description: 'Instances', schema: cursorOf(instanceSchema) } } },
+    authenticate('orchestration:read'),
+    validate({ query: instanceListQuery }),
+    async function listInstancesHandler(ctx: AppContext) {
+      const list = ctx.state.input.list!;
+      const { page, present } = await listInstances(ctx.deps.db, list);
+      ctx.body = cursorEnvelope(list, page, (row) => [row.created_at, row.id], present);
+    },
+  ),
+  ...versionedRoutes(
+    { method: 'get', path: '/instances/{instanceID}', operationId: 'readInstance', summary: 'Read an instance with its stage statuses', tags, responses: { 200: { description: 'Instance', schema: dataOf(instanceSchema) } } },
+    authenticate('orchestration:read'),
+    validate({ params: instanceParams }),
+    async function readInstanceHandler(ctx: AppContext) {
+      ctx.body = { data: await getInstance(ctx.deps.db, ctx.state.input.params.instanceID) };
+    },
+  ),
+  ...versionedRoutes(
+    { method: 'post', path: '/instances/{instanceID}/events', operationId: 'sendInstanceEvent', summary: 'Send an event; one sent before its wait_event stage is kept for it', tags, responses: noContent },
+    authenticate('orchestration:write'),
+    validate({ params: instanceParams, body: eventBodySchema }),
+    async function sendEventHandler(ctx: AppContext) {
+      await sendEvent(ctx.deps, ctx.state.input.params.instanceID, ctx.state.input.body.name);
+      ctx.status = 204;
+    },
+  ),
+  ...versionedRoutes(
+    { method: 'put', path: '/instances/{instanceID}/abort', operationId: 'abortInstance', summary: 'Abort a running instance', tags, responses: noContent },
+    authenticate('orchestration:write'),
+    validate({ params: instanceParams }),
+    async function abortInstanceHandler(ctx: AppContext) {
+      await abortInstance(ctx.deps, ctx.state.input.params.instanceID);
+      ctx.status = 204;
+    },
+  ),
+  ...versionedRoutes(
+    {
+      method: 'get',
+      path: '/instances/{instanceID}/history',
+      operationId: 'readInstanceHistory',
+      summary: 'Stages of an instance, from Temporal\'s history (op 13)',
+      tags,
+      responses: { 200: { description: 'Stage entries', schema: dataOf({ type: 'array', items: instanceHistoryEntrySchema }) } },
+    },
+    authenticate('orchestration:read'),
+    validate({ params: instanceParams }),
+    async function readInstanceHistoryHandler(ctx: AppContext) {
+      ctx.body = { data: await readInstanceHistory(ctx.deps, ctx.state.input.params.instanceID) };
+    },
+  ),
+  ...versionedRoutes(
+    {
+      method: 'get',
+      path: '/instances/{instanceID}/stages/{number}/history',
+      operationId: 'readStageHistory',
+      summary: 'Activities of one stage with attempts and retries, from Temporal (op 14)',
+      tags,
+      responses: { 200: { description: 'Activity entries', schema: dataOf({ type: 'array', items: stageHistoryEntrySchema }) } },
+    },
+    authenticate('orchestration:read'),
+    validate({ params: stageParams }),
+    async function readStageHistoryHandler(ctx: AppContext) {
+      const { instanceID, number } = ctx.state.input.params;
+      ctx.body = { data: await readStageHistory(ctx.deps, instanceID, number) };
+    },
+  ),
+];

@@ -1,0 +1,13 @@
+import type { ChainMiddleware, OperationSpec, RouteDefinition } from '../../routing';
+import { defineRoute } from '../../routing';
+
+/**
+ * Orchestration serves each operation under `/api/orchestration/v2/...` (the spec's paths) and, for Formance's v1
+ * clients, under `/api/orchestration/...` with the same behaviour. `path` is given without the prefix.
+ */
+export function versionedRoutes(spec: Omit<OperationSpec, 'path'> & { path: string }, ...chain: ChainMiddleware[]): RouteDefinition[] {
+  return [
+    defineRoute({ ...spec, path: `/api/orchestration/v2${spec.path}` }, ...chain),
+    defineRoute({ ...spec, path: `/api/orchestration${spec.path}`, operationId: `${spec.operationId}V1`, summary: `${spec.summary} (v1 path)` }, ...chain),
+  ];
+}

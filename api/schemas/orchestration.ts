@@ -1,0 +1,78 @@
+import type { JsonSchema } from '../routing';
+import { dateTimeSchema, listQuerySchema, objectSchema } from './common';
+
+const uuidString: JsonSchema = { type: 'string', minLength: 1, maxLength: 100 };
+
+/** The body of a workflow creation; stages are checked in depth by the service (messages name stage and field). */
+export const workflowConfigSchema: JsonSchema = objectSchema({
+  name: { type: 'string', maxLength: 500 },
+  stages: {
+    type: 'array',
+    maxItems: 1000,
+    description: 'Stages run in order; each is an object with one key: send, delay, wait_event, update or noop. String leaves may use ${variable}.',
+    items: { type: 'object' },
+  },
+});
+
+export const workflowSchema: JsonSchema = objectSchema(
+  { id: { type: 'string', format: 'uuid' }, config: workflowConfigSchema, createdAt: dateTimeSchema, updatedAt: dateTimeSchema },
+  ['id', 'config', 'createdAt', 'updatedAt'],
+);
+
+const stageStatusSchema: JsonSchema = objectSchema(
+  { stage: { type: 'integer' }, instanceID: { type: 'string' }, startedAt: dateTimeSchema, terminatedAt: dateTimeSchema, error: { type: 'string' } },
+  ['stage', 'instanceID', 'startedAt'],
+);
+
+export const instanceSchema: JsonSchema = objectSchema(
+  {
+    workflowID: { type: 'string' },
+    id: { type: 'string' },
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    status: { type: 'array', items: stageStatusSchema },
+    terminated: { type: 'boolean' },
+    terminatedAt: dateTimeSchema,
+    error: { type: 'string' },
+  },
+  ['workflowID', 'id', 'createdAt', 'updatedAt', 'status', 'terminated'],
+);
+
+export const instanceHistoryEntrySchema: JsonSchema = objectSchema(
+  {
+    name: { type: 'string', description: 'RunSend, RunDelay, RunWaitEvent, RunUpdate or RunNoop' },
+    input: { type: 'object', description: 'The stage with its variables substituted and defaults applied' },
+    error: { type: 'string' },
+    terminated: { type: 'boolean' },
+    startedAt: dateTimeSchema,
+    terminatedAt: dateTimeSchema,
+  },
+  ['name', 'input', 'terminated', 'startedAt'],
+);
+
+export const stageHistoryEntrySchema: JsonSchema = objectSchema(
+  {
+    name: { type: 'string', description: 'The activity: GetAccount, CreateTransaction, CreditWallet, ...' },
+    input: { type: 'object', description: 'Keyed by the activity name' },
+    output: { type: 'object', description: 'Keyed by the activity name' },
+    error: { type: 'string' },
+    terminated: { type: 'boolean' },
+    startedAt: dateTimeSchema,
+    terminatedAt: dateTimeSchema,
+    lastFailure: { type: 'string', description: 'The last attempt\'s failure of an activity being retried' },
+    attempt: { type: 'integer' },
+    nextExecution: { ...dateTimeSchema, description: 'When a pending activity is retried next' },
+  },
+  ['name', 'input', 'terminated', 'startedAt', 'attempt'],
+);
+
+export const workflowParams = objectSchema({ workflowID: uuidString }, ['workflowID']);
+export const instanceParams = objectSchema({ instanceID: uuidString }, ['instanceID']);
+export const stageParams = objectSchema({ instanceID: uuidString, number: { type: 'integer', minimum: 0 } }, ['instanceID', 'number']);
+
+export const runQuerySchema = objectSchema({
+  wait: { type: 'string', description: '`true` or `1` (any case): answer when the run has ended, or after 60 s with its current state.' },
+});
+export const variablesSchema: JsonSchema = { type: 'object', additionalProperties: { type: 'string' }, description: 'Variables for ${name} references' };
+export const eventBodySchema = objectSchema({ name: { type: 'string', minLength: 1, maxLength: 500 } }, ['name']);
+export const instanceListQuery = listQuerySchema({ workflowID: { type: 'string' }, running: { type: 'boolean' } });

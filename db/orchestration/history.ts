@@ -1,0 +1,135 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import { optionalTsToDate, tsToDate } from '@temporalio/common/lib/time';
+import type { temporal } from '@temporalio/proto';
+import { notFound } from '../../lib/errors';
+import { payloadConverter } from '../../lib/temporal-payload-converter';
+import { getInstanceRow, type OrchestrationDeps } from './instances';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+export interface InstanceHistoryEntry {
+  name: string;
+  input: unknown;
+  error?: string;
+  terminated: boolean;
+  startedAt: Date;
+  terminatedAt?: Date;
+}
+
+export interface StageHistoryEntry {
+  name: string;
+  input: Record<string, unknown>;
+  output?: Record<string, unknown>;
+  error?: string;
+  terminated: boolean;
+  startedAt: Date;
+  terminatedAt?: Date;
+  lastFailure?: string;
+  attempt: number;
+  nextExecution?: Date;
+}
+
+const decode = (payloads: Payload[] | null | undefined): unknown =>
+  payloads && payloads.length > 0 ? payloadConverter.fromPayload(payloads[0]) : undefined;
+const eventTime = (event: HistoryEvent): Date => tsToDate(event.eventTime!);
+
+/** The instance workflow's history (all pages); empty when the workflow never started. Throws NOT_FOUND. */
+async function instanceEvents(deps: OrchestrationDeps, id: string): Promise<HistoryEvent[]> {
+  await getInstanceRow(deps.db, id);
+  try {
+    return (await deps.temporal.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return [];
+    throw error;
+  }
+}
+
+/**
+ * Op 13, from Temporal's history: stage N starts with the scheduling of activity `s<N>-start` (whose input is the
+ * stage's name and resolved input) and ends with `s<N>-end` (whose input carries the error). A run terminated from
+ * outside (Web UI, CLI) closes its open stage with "terminated". Throws NOT_FOUND.
+ */
+export async function readInstanceHistory(deps: OrchestrationDeps, id: string): Promise<InstanceHistoryEntry[]> {
+  const entries = new Map<number, InstanceHistoryEntry>();
+  for (const event of await instanceEvents(deps, id)) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    const marker = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
+    if (scheduled && marker) {
+      const number = Number(marker[1]);
+      const mark = decode(scheduled.input?.payloads) as { name?: string; input?: unknown; at: string; error?: string };
+      if (marker[2] === 'start') {
+        entries.set(number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
+      } else {
+        const entry = entries.get(number);
+        if (entry) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
+      }
+    }
+    if (event.workflowExecutionTerminatedEventAttributes || event.workflowExecutionTimedOutEventAttributes) {
+      for (const entry of entries.values()) {
+        if (!entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: eventTime(event), error: 'terminated' });
+      }
+    }
+  }
+  return [...entries.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
+}
+
+/**
+ * Op 14: the activities `s<N>-<k>-<Name>` of stage N, matched with their outcome by scheduledEventId. The history
+ * records an activity's attempts only when it closes, so a pending one's attempt, last failure and next retry time
+ * come from DescribeWorkflowExecution. Throws NOT_FOUND (instance, or a stage that has not started).
+ */
+export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
+  const events = await instanceEvents(deps, id);
+  const started = events.some((e) => e.activityTaskScheduledEventAttributes?.activityId === `s${number}-start`);
+  if (!started) throw notFound(`stage ${number} of instance ${id} not found`);
+  const prefix = new RegExp(`^s${number}-\\d+-`);
+  const byScheduledId = new Map<string, StageHistoryEntry>();
+  const byActivityId = new Map<string, StageHistoryEntry>();
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityId && prefix.test(scheduled.activityId)) {
+      const name = scheduled.activityType?.name ?? '';
+      const entry: StageHistoryEntry = { name, input: { [name]: decode(scheduled.input?.payloads) }, terminated: false, startedAt: eventTime(event), attempt: 1 };
+      byScheduledId.set(String(event.eventId), entry);
+      byActivityId.set(scheduled.activityId, entry);
+      continue;
+    }
+    const attrs =
+      event.activityTaskStartedEventAttributes ?? event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ??
+      event.activityTaskTimedOutEventAttributes ?? event.activityTaskCanceledEventAttributes;
+    const entry = attrs ? byScheduledId.get(String(attrs.scheduledEventId)) : undefined;
+    if (!entry) continue;
+    if (event.activityTaskStartedEventAttributes) {
+      const a = event.activityTaskStartedEventAttributes;
+      entry.attempt = a.attempt ?? entry.attempt;
+      if (a.lastFailure?.message) entry.lastFailure = a.lastFailure.message;
+      continue;
+    }
+    entry.terminated = true;
+    entry.terminatedAt = eventTime(event);
+    if (event.activityTaskCompletedEventAttributes) {
+      const output = decode(event.activityTaskCompletedEventAttributes.result?.payloads);
+      if (output !== undefined) entry.output = { [entry.name]: output };
+    } else if (event.activityTaskFailedEventAttributes) {
+      entry.error = event.activityTaskFailedEventAttributes.failure?.message ?? 'failed';
+    } else {
+      entry.error = event.activityTaskTimedOutEventAttributes ? 'timeout' : 'canceled';
+    }
+  }
+  await addPendingState(deps, id, byActivityId);
+  return [...byScheduledId.values()];
+}
+
+async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {
+  if (![...entries.values()].some((e) => !e.terminated)) return;
+  const { raw } = await deps.temporal.client.workflow.getHandle(id).describe();
+  for (const pending of raw.pendingActivities ?? []) {
+    const entry = pending.activityId ? entries.get(pending.activityId) : undefined;
+    if (!entry || entry.terminated) continue;
+    entry.attempt = pending.attempt ?? entry.attempt;
+    if (pending.lastFailure?.message) entry.lastFailure = pending.lastFailure.message;
+    const next = optionalTsToDate(pending.nextAttemptScheduleTime);
+    if (next) entry.nextExecution = next;
+  }
+}

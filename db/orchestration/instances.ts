@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApiError, notFound } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
+import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
+import type { orchestrationInstance } from '../../workflows/orchestration/instance';
+import type { ListRequest } from '../../api/pagination';
+import { inTransaction } from '../errors';
+import type { Db, Executor } from '../knex';
+import { emitEvents } from '../outbox';
+import { keysetPage, type Page } from '../pagination';
+import { recordInstanceEnded } from './read-model';
+import { getWorkflowRow, isUuid } from './workflows';
+
+export interface StageStatus {
+  stage: number;
+  instanceID: string;
+  startedAt: Date;
+  terminatedAt?: Date;
+  error?: string;
+}
+
+export interface WorkflowInstance {
+  workflowID: string;
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  status: StageStatus[];
+  terminated: boolean;
+  terminatedAt?: Date;
+  error?: string;
+}
+
+export interface InstanceRow {
+  id: string;
+  workflow_id: string;
+  trigger_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  terminated: boolean;
+  terminated_at: Date | null;
+  error: string | null;
+}
+
+interface StageRow {
+  instance_id: string;
+  stage: number;
+  started_at: Date;
+  terminated_at: Date | null;
+  error: string | null;
+}
+
+export interface OrchestrationDeps {
+  db: Db;
+  temporal: { client: Client; taskQueue: string };
+}
+
+/** Upper bound of `wait=true`: past it the run answers with the instance as it stands (terminated false). */
+export const RUN_WAIT_LIMIT_MS = 60_000;
+export const INSTANCE_WORKFLOW_TYPE = 'orchestrationInstance';
+
+function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
+  return {
+    workflowID: row.workflow_id,
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    status: stages.map((s) => ({
+      stage: s.stage,
+      instanceID: s.instance_id,
+      startedAt: s.started_at,
+      ...(s.terminated_at ? { terminatedAt: s.terminated_at } : {}),
+      ...(s.error ? { error: s.error } : {}),
+    })),
+    terminated: row.terminated,
+    ...(row.terminated_at ? { terminatedAt: row.terminated_at } : {}),
+    ...(row.error ? { error: row.error } : {}),
+  };
+}
+
+/**
+ * Op 12. The instance row (and STARTED_WORKFLOW) is committed before the Temporal workflow starts, so the workflow's
+ * activities always find it; the workflow id is the instance id, so the Web UI finds a run by the id the API returned.
+ * With `wait`, returns once the run has ended, or after RUN_WAIT_LIMIT_MS with the current state.
+ * Throws NOT_FOUND (workflow), SERVICE_UNAVAILABLE (Temporal refused the start; the instance is recorded as failed).
+ */
+export async function runWorkflow(
+  deps: OrchestrationDeps,
+  workflowID: string,
+  variables: Record<string, string>,
+  options: { wait?: boolean; triggerID?: string } = {},
+): Promise<WorkflowInstance> {
+  const workflow = await getWorkflowRow(deps.db, workflowID);
+  const id = randomUUID();
+  await inTransaction(deps.db, async (trx) => {
+    await trx('orchestration_instances').insert({ id, workflow_id: workflow.id, trigger_id: options.triggerID ?? null, variables: stringifyJson(variables) });
+    await emitEvents(trx, [{ app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflow.id, instanceID: id } }]);
+  });
+  let handle;
+  try {
+    handle = await deps.temporal.client.workflow.start<typeof orchestrationInstance>(INSTANCE_WORKFLOW_TYPE, {
+      taskQueue: deps.temporal.taskQueue,
+      workflowId: id,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables }],
+      staticSummary: `${workflow.name || 'workflow'} (${workflow.id})`,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'orchestration' },
+        { key: SEARCH_ATTRIBUTES.OrchestrationWorkflowID, value: workflow.id },
+        ...(options.triggerID ? [{ key: SEARCH_ATTRIBUTES.OrchestrationTriggerID, value: options.triggerID }] : []),
+      ],
+    });
+  } catch (cause) {
+    await recordInstanceEnded(deps.db, { instanceID: id, error: 'the workflow could not be started', at: new Date() });
+    throw new ApiError('SERVICE_UNAVAILABLE', 'the workflow engine is unavailable, retry later', { cause, headers: { 'Retry-After': '1' } });
+  }
+  if (options.wait) {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise((resolve) => (timer = setTimeout(resolve, RUN_WAIT_LIMIT_MS)));
+    // A failed or aborted run is not an error of this call: its `error` is part of the returned instance.
+    await Promise.race([handle.result().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
+  }
+  return getInstance(deps.db, id);
+}
+
+/** Throws NOT_FOUND. */
+export async function getInstanceRow(db: Executor, id: string): Promise<InstanceRow> {
+  const row = isUuid(id) ? await db('orchestration_instances').where({ id }).first() : undefined;
+  if (!row) throw notFound(`instance ${id} not found`);
+  return row;
+}
+
+/** Throws NOT_FOUND. */
+export async function getInstance(db: Executor, id: string): Promise<WorkflowInstance> {
+  const row = await getInstanceRow(db, id);
+  const stages = await db('orchestration_stage_statuses').where({ instance_id: id }).orderBy('stage');
+  return present(row, stages);
+}
+
+/** Newest first, filtered by workflow and by `running` (true: not terminated; false: terminated). */
+export async function listInstances(db: Executor, list: ListRequest<{ workflowID?: string; running?: boolean }>) {
+  const query = db('orchestration_instances');
+  if (list.filters.workflowID !== undefined) query.where({ workflow_id: isUuid(list.filters.workflowID) ? list.filters.workflowID : null });
+  if (list.filters.running !== undefined) query.where({ terminated: !list.filters.running });
+  const page: Page<InstanceRow> = await keysetPage<InstanceRow>(query, ['created_at', 'id'], 'desc', list);
+  const ids = page.items.map((r) => r.id);
+  const stages: StageRow[] = ids.length ? await db('orchestration_stage_statuses').whereIn('instance_id', ids).orderBy('stage') : [];
+  return { page, present: (row: InstanceRow) => present(row, stages.filter((s) => s.instance_id === row.id)) };
+}
+
+/**
+ * Delivers an event to a running instance. The workflow keeps events it is not waiting for yet, so an event sent
+ * before its wait_event stage starts is not lost. Throws NOT_FOUND, CONFLICT (the instance has ended).
+ */
+export async function sendEvent(deps: OrchestrationDeps, id: string, name: string): Promise<void> {
+  const row = await getInstanceRow(deps.db, id);
+  if (row.terminated) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
+  await onRunning(id, () => deps.temporal.client.workflow.getHandle(id).signal('event', { name }));
+}
+
+/** Cancels the instance's workflow; the running stage and the instance end with error "canceled". Throws NOT_FOUND, CONFLICT. */
+export async function abortInstance(deps: OrchestrationDeps, id: string): Promise<void> {
+  const row = await getInstanceRow(deps.db, id);
+  if (row.terminated) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
+  await onRunning(id, () => deps.temporal.client.workflow.getHandle(id).cancel());
+}
+
+async function onRunning(id: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    // The read model lags the workflow by one activity: a run that just closed answers NotFound here.
+    if (error instanceof WorkflowNotFoundError) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
+    throw error;
+  }
+}

@@ -1,0 +1,117 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
+import type { OrchestrationActivities } from '../../activities/orchestration';
+import { ConfigError, resolveStage, stageName, stageTypeOf, substitute, type ResolvedStage } from './config';
+import { INTERNAL_ACTIVITY_OPTIONS } from './retry';
+import { runSend } from './send';
+import { failureMessage, StageContext } from './stage-context';
+import { parseGoDuration } from './stage-parse';
+
+export interface InstanceInput {
+  instanceID: string;
+  workflowID: string;
+  stages: Array<Record<string, unknown>>;
+  variables: Record<string, string>;
+}
+
+/** `POST .../instances/{id}/events {name}` arrives as this signal. */
+export const eventSignal = defineSignal<[{ name: string }]>('event');
+
+/** The message a stage and the instance carry when the instance is aborted (Formance: "canceled"). */
+export const CANCELED = 'canceled';
+
+const internal = (activityId: string) => proxyActivities<OrchestrationActivities>({ ...INTERNAL_ACTIVITY_OPTIONS, activityId });
+const now = () => new Date(Date.now()).toISOString();
+
+/**
+ * One workflow instance = this Temporal workflow, with id = the instance id. Stages run in order; stage N is framed by
+ * the activities `s<N>-start` (its resolved input, read by op 13) and `s<N>-end` (its outcome), and its own activities
+ * are `s<N>-<k>-<Name>` (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
+ * and the run with "canceled". The read model is written in non-cancellable scopes so an abort cannot skip it.
+ */
+export async function orchestrationInstance(input: InstanceInput): Promise<void> {
+  // Events are queued, not matched on arrival: one sent before its wait_event stage starts is kept for it.
+  const events: string[] = [];
+  setHandler(eventSignal, ({ name }) => void events.push(name));
+  const base = { instanceID: input.instanceID, workflowID: input.workflowID };
+  let failure: string | undefined;
+  let cancellation: unknown;
+
+  for (let number = 0; number < input.stages.length && failure === undefined; number++) {
+    const raw = input.stages[number];
+    let stage: ResolvedStage | undefined;
+    let error: string | undefined;
+    try {
+      stage = resolveStage(raw, number, input.variables);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      error = e.message;
+    }
+    const name = stage ? stageName(stage.type) : stageNameOf(raw, number);
+    const stageInput = stage ? stage.spec : Object.values(substitute(raw, input.variables) as object)[0];
+    await CancellationScope.nonCancellable(() =>
+      internal(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
+    );
+    if (stage) {
+      try {
+        // A stage with nothing to wait on (noop) would not notice an abort requested between two stages.
+        if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(CANCELED);
+        await runStage(stage, new StageContext(number), events);
+      } catch (e) {
+        if (isCancellation(e)) cancellation = e;
+        error = isCancellation(e) ? CANCELED : failureMessage(e);
+      }
+    }
+    await CancellationScope.nonCancellable(() =>
+      internal(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}) }),
+    );
+    failure = error;
+  }
+
+  await CancellationScope.nonCancellable(() =>
+    internal('end').orchestrationInstanceEnded({ instanceID: input.instanceID, at: now(), ...(failure !== undefined ? { error: failure } : {}) }),
+  );
+  // The Temporal status mirrors the instance's, so the Web UI shows failed and aborted runs as such.
+  if (cancellation !== undefined) throw cancellation;
+  if (failure !== undefined) throw ApplicationFailure.create({ message: failure, type: 'STAGE_FAILED', nonRetryable: true });
+}
+
+async function runStage(stage: ResolvedStage, ctx: StageContext, events: string[]): Promise<void> {
+  switch (stage.type) {
+    case 'noop':
+      return;
+    case 'delay': {
+      const ms = stage.spec.duration !== undefined ? (parseGoDuration(stage.spec.duration) ?? 0) : Date.parse(stage.spec.until as string) - Date.now();
+      if (ms > 0) await sleep(ms);
+      return;
+    }
+    case 'wait_event': {
+      const wanted = stage.spec.event;
+      await condition(() => events.includes(wanted));
+      events.splice(events.indexOf(wanted), 1);
+      return;
+    }
+    case 'update':
+      await ctx.call('AddAccountMetadata', stage.spec.account);
+      return;
+    case 'send':
+      await runSend(stage.spec, ctx);
+  }
+}
+
+function stageNameOf(raw: unknown, number: number): string {
+  try {
+    return stageName(stageTypeOf(raw, `stages[${number}]`));
+  } catch {
+    return 'RunUnknown';
+  }
+}

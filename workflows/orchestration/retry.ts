@@ -1,0 +1,30 @@
+/**
+ * Failure types (ApiError codes carried as ApplicationFailure types) that fail a stage at once instead of being
+ * retried: waiting cannot fix them. Shared by the workflow's retry policy and the activities' classification.
+ */
+export const NON_RETRYABLE_CODES = [
+  'VALIDATION',
+  'COMPILATION_FAILED',
+  'CONFLICT',
+  'NOT_FOUND',
+  'LEDGER_NOT_FOUND',
+  'NO_POSTINGS',
+  'METADATA_OVERRIDE',
+  'HOLD_CLOSED',
+  'NO_SCRIPT',
+];
+
+/**
+ * Business activities (Formance's InfiniteRetryContext): no attempt limit, so insufficient funds or a provider that is
+ * down heal by themselves or wait for an abort; backoff 1 s doubling up to 100 s.
+ */
+export const BUSINESS_ACTIVITY_OPTIONS = {
+  startToCloseTimeout: '60s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '100s', nonRetryableErrorTypes: NON_RETRYABLE_CODES },
+} as const;
+
+/** Read-model writes: short, and retried until the database answers (they are idempotent). */
+export const INTERNAL_ACTIVITY_OPTIONS = {
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
+} as const;
