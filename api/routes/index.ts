@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
 import { ledgerRoutes } from './ledger';
+import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
@@ -9,4 +10,4 @@ import { openApiRoute } from './system/openapi';
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
  * it served, documented in the OpenAPI document and covered by the route-table auth test.
  */
-export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes, ...ledgerRoutes];
+export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes, ...ledgerRoutes, ...walletsRoutes];

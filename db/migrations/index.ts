@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as foundation from './001-foundation';
 import * as auth from './002-auth';
 import * as ledger from './003-ledger';
+import * as wallets from './004-wallets';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Array<[string, Migration]> = [
   ['001-foundation', foundation],
   ['002-auth', auth],
   ['003-ledger', ledger],
+  ['004-wallets', wallets],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
