@@ -23,6 +23,7 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 async function main(): Promise<void> {
   process.env.WEBHOOKS_ALLOWED_CIDRS = '127.0.0.0/8';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'));
+  fs.chmodSync(dataDir, 0o755); // embedded PostgreSQL runs initdb as another user when started as root
   const log = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
   const platform = await startPlatform({
     dataDir,
