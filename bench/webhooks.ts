@@ -88,6 +88,17 @@ async function main(): Promise<void> {
     }
     await waitFor(paced.map((p) => p.id));
     const latencies = paced.map((p) => (received.get(p.id) as number) - p.committedAt);
+    // Where the time goes, from the rows' own timestamps: outbox commit -> dispatched -> delivery planned -> attempt.
+    const { rows } = await db.raw(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM o.dispatched_at - o.date)) * 1000 AS dispatch,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - o.dispatched_at)) * 1000 AS plan,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.created_at - d.created_at)) * 1000 AS send
+         FROM events_outbox o JOIN webhook_deliveries d ON d.event_id = o.id JOIN webhook_attempts a ON a.delivery_id = d.id
+        WHERE o.id = ANY(?)`,
+      [paced.map((p) => p.id)],
+    );
+    const stage = rows[0] as Record<string, number>;
+    console.log(`paced stages (p50): commit->dispatched ${Math.round(stage.dispatch)} ms, dispatched->planned ${Math.round(stage.plan)} ms, planned->attempt recorded ${Math.round(stage.send)} ms`);
     console.log(`paced: ${paced.length} events at ${pacedRate}/s -> commit-to-delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
   } finally {
     await db.destroy();
