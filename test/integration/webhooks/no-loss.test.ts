@@ -1,7 +1,7 @@
 import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
-import { controlWorker } from '../../support/platform-control';
+import { control } from '../../support/control';
 import { eventually, startReceiver } from '../../support/webhook-receiver';
 
 describe('no event lost while the worker is down', () => {
@@ -15,12 +15,12 @@ describe('no event lost while the worker is down', () => {
     const config = (await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } })).body.data;
     try {
       // Frozen, the worker hears no NOTIFY and runs no scan; killed afterwards, whatever it had buffered is gone too.
-      await controlWorker('freeze');
+      await control('worker', 'freeze');
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(...(await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: i } }]))));
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(await db('events_outbox').whereIn('id', ids).whereNotNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
-      await controlWorker('restart');
+      await control('worker', 'kill');
 
       await eventually(() => receiver.received.length >= 5, 90_000, 'five deliveries');
       await new Promise((resolve) => setTimeout(resolve, 1500));
