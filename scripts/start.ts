@@ -13,7 +13,35 @@ async function main(): Promise<void> {
     // The API and worker log JSON lines; show them as they are, prefixed with their process.
     if (verbose || !['postgres'].includes(part)) process.stdout.write(`${part.padEnd(10)}| ${line}\n`);
   };
+  // Signals are handled from the first moment: Ctrl-C during start-up must stop what has started, not orphan it.
+  const startup = new AbortController();
+  const running: { platform?: Awaited<ReturnType<typeof startPlatform>> } = {};
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!running.platform) {
+      process.stdout.write(`\n${signal} received during start-up: stopping what has started...\n`);
+      startup.abort();
+      return;
+    }
+    process.stdout.write(`\n${signal} received: stopping API, worker, Temporal and PostgreSQL...\n`);
+    running.platform.stop().then(
+      () => {
+        process.stdout.write('stopped.\n');
+        process.exit(0);
+      },
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
   const platform = await startPlatform({
+    signal: startup.signal,
     dataDir: config.dataDir,
     env: process.env,
     apiPort: config.port,
@@ -24,6 +52,7 @@ async function main(): Promise<void> {
     persistentPostgres: true,
     log,
   });
+  running.platform = platform;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const { credentials } = platform;
   const banner = [
@@ -45,28 +74,10 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(banner.join('\n'));
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`\n${signal} received: stopping API, worker, Temporal and PostgreSQL...\n`);
-    platform.stop().then(
-      () => {
-        process.stdout.write('stopped.\n');
-        process.exit(0);
-      },
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 main().catch((error) => {
-  console.error(`start failed: ${error instanceof Error ? error.message : error}`);
-  process.exit(1);
+  const aborted = error instanceof Error && error.name === 'AbortError';
+  console.error(aborted ? 'start-up aborted; everything started so far was stopped.' : `start failed: ${error instanceof Error ? error.message : error}`);
+  process.exit(aborted ? 0 : 1);
 });

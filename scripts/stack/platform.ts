@@ -20,6 +20,8 @@ export interface PlatformOptions {
   temporalSqlite: boolean;
   persistentPostgres: boolean;
   log: (part: string, line: string) => void;
+  /** Aborting (Ctrl-C during start-up) stops whatever has started so far and rejects. */
+  signal?: AbortSignal;
 }
 
 export interface RunningPlatform {
@@ -44,9 +46,10 @@ async function assertPortsFree(ports: Array<[string, number]>): Promise<void> {
   }
 }
 
-async function waitForHealthy(url: string, timeoutMs: number): Promise<void> {
+async function waitForHealthy(url: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     try {
       const response = await fetch(`${url}/_healthcheck`, { signal: AbortSignal.timeout(3000) });
       if (response.status === 200) return;
@@ -76,7 +79,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ...(options.env.TEMPORAL_ADDRESS ? [] : [['Temporal (TEMPORAL_PORT)', options.temporalPort] as [string, number]]),
       ...(options.env.TEMPORAL_ADDRESS || !options.temporalUiPort ? [] : [['Temporal UI (TEMPORAL_UI_PORT)', options.temporalUiPort] as [string, number]]),
     ]);
-    const [postgres, temporal] = await Promise.all([
+    // allSettled, not all: when one part fails to start, the other may still be starting and must be stopped too.
+    const [pgResult, temporalResult] = await Promise.allSettled([
       options.env.DATABASE_URL
         ? Promise.resolve(undefined)
         : startEmbeddedPostgres({
@@ -87,15 +91,19 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
           }).then((pg) => (stops.push(pg.stop), pg)),
       options.env.TEMPORAL_ADDRESS
         ? waitForTemporal(options.env.TEMPORAL_ADDRESS, undefined, 30_000).then(() => undefined)
-        : startTemporalDevServer({
-            cli: ensureTemporalCli((line) => options.log('temporal', line)),
+        : ensureTemporalCli((line) => options.log('temporal', line)).then((cli) => startTemporalDevServer({
+            cli,
             port: options.temporalPort,
             uiPort: options.temporalUiPort,
             dbFile: options.temporalSqlite ? path.join(options.dataDir, 'temporal.sqlite') : undefined,
             namespace: options.env.TEMPORAL_NAMESPACE || 'default',
             log: (line) => options.log('temporal', line),
-          }).then((t) => (stops.push(t.stop), t)),
+          })).then((t) => (stops.push(t.stop), t)),
     ]);
+    for (const result of [pgResult, temporalResult]) if (result.status === 'rejected') throw result.reason;
+    const postgres = pgResult.status === 'fulfilled' ? pgResult.value : undefined;
+    const temporal = temporalResult.status === 'fulfilled' ? temporalResult.value : undefined;
+    options.signal?.throwIfAborted();
     const databaseUrl = options.env.DATABASE_URL || (postgres as RunningPostgres).url;
     const temporalAddress = options.env.TEMPORAL_ADDRESS || (temporal as RunningTemporal).address;
 
@@ -109,6 +117,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await db.destroy();
     }
 
+    options.signal?.throwIfAborted();
     const apiUrl = `http://127.0.0.1:${options.apiPort}`;
     const env: NodeJS.ProcessEnv = {
       ...options.env,
@@ -124,7 +133,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     stops.push(() => worker.stop());
     const api = runNodeProcess({ name: 'api', entry: 'api/server.ts', env, output });
     stops.push(() => api.stop());
-    await waitForHealthy(apiUrl, 60_000);
+    await waitForHealthy(apiUrl, 60_000, options.signal);
 
     return {
       apiUrl,

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -6,12 +6,26 @@ import { searchAttributeFlags } from '../../lib/search-attributes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** Runs scripts/setup-temporal.sh, which finds, caches or installs the Temporal CLI, and returns its path. */
-export function ensureTemporalCli(log: (line: string) => void = () => undefined): string {
-  const result = spawnSync('bash', [path.join(ROOT, 'scripts', 'setup-temporal.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const line of result.stderr.split('\n').filter(Boolean)) log(line);
-  if (result.status !== 0) throw new Error(`could not obtain the Temporal CLI:\n${result.stderr}`);
-  return result.stdout.trim().split('\n').pop() as string;
+/**
+ * Runs scripts/setup-temporal.sh, which finds, caches or installs the Temporal CLI, and resolves to its path. Async, so
+ * PostgreSQL keeps starting (and Ctrl-C keeps working) during a first-time download.
+ */
+export function ensureTemporalCli(log: (line: string) => void = () => undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [path.join(ROOT, 'scripts', 'setup-temporal.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      chunk.toString().split('\n').filter(Boolean).forEach(log);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(stdout.trim().split('\n').pop() as string);
+      else reject(new Error(`could not obtain the Temporal CLI:\n${stderr}`));
+    });
+  });
 }
 
 export interface RunningTemporal {
@@ -50,7 +64,12 @@ export async function startTemporalDevServer(options: {
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
   const address = `127.0.0.1:${options.port}`;
-  await waitForTemporal(address, child, 60_000);
+  try {
+    await waitForTemporal(address, child, 60_000);
+  } catch (error) {
+    await stopChild(child, 5_000);
+    throw error;
+  }
   return {
     address,
     uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
