@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
+import { loadConfig } from '../lib/config';
+import { createPaymentsActivities } from './payments';
 import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
 
@@ -15,6 +17,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
+    ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
     ...createOrchestrationActivities(deps),
   };
 }

@@ -1,5 +1,7 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
+import { ledgerRoutes } from './ledger';
+import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
@@ -9,4 +11,13 @@ import { openApiRoute } from './system/openapi';
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
  * it served, documented in the OpenAPI document and covered by the route-table auth test.
  */
-export const allRoutes: RouteDefinition[] = [healthRoute, openApiRoute, docsPageRoute, docsAssetRoute, ...authRoutes, ...orchestrationRoutes];
+export const allRoutes: RouteDefinition[] = [
+  healthRoute,
+  openApiRoute,
+  docsPageRoute,
+  docsAssetRoute,
+  ...authRoutes,
+  ...ledgerRoutes,
+  ...paymentsRoutes,
+  ...orchestrationRoutes,
+];

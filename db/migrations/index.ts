@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as foundation from './001-foundation';
 import * as auth from './002-auth';
+import * as ledger from './003-ledger';
+import * as payments from './005-payments';
 import * as orchestration from './006-orchestration';
 
 interface Migration {
@@ -15,6 +17,8 @@ interface Migration {
 const migrations: Array<[string, Migration]> = [
   ['001-foundation', foundation],
   ['002-auth', auth],
+  ['003-ledger', ledger],
+  ['005-payments', payments],
   ['006-orchestration', orchestration],
 ];
 

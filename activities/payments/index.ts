@@ -1,0 +1,97 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/errors';
+import { upsertAccounts, upsertBalances } from '../../db/payments/accounts';
+import { getBankAccount } from '../../db/payments/bank-account-read';
+import { recordForwardedAccount } from '../../db/payments/bank-account-forward';
+import { getConnectorRow, type ConnectorRow } from '../../db/payments/connectors';
+import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../db/payments/initiation-execute';
+import { upsertPayment } from '../../db/payments/payments';
+import { isApiError } from '../../lib/errors';
+import type { Logger } from '../../lib/logger';
+import { pluginFor } from './plugins/registry';
+
+/**
+ * Client errors of our own services (an uninstalled connector, an invalid directory) cannot succeed on retry: they
+ * leave the activity as non-retryable failures. Everything else is retried by Temporal.
+ */
+async function classified<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isApiError(error) && error.status < 500) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
+    throw error;
+  }
+}
+
+export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string }) {
+  const { db, dataDir } = deps;
+  const installed = async (connectorID: string): Promise<ConnectorRow> => {
+    const row = await getConnectorRow(db, connectorID);
+    if (row.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connectorID} is uninstalled`, nonRetryable: true });
+    return row;
+  };
+  const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);
+
+  return {
+    /** Fetch steps: the provider's full view, upserted in one transaction; returns how many rows changed. */
+    async paymentsFetchAccounts(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const accounts = await plugin(row).fetchAccounts();
+        return inTransaction(db, (trx) => upsertAccounts(trx, connectorID, row.provider, accounts));
+      });
+    },
+    async paymentsFetchBalances(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const balances = await plugin(row).fetchBalances();
+        return inTransaction(db, (trx) => upsertBalances(trx, connectorID, row.provider, balances));
+      });
+    },
+    async paymentsFetchPayments(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const payments = await plugin(row).fetchPayments();
+        return inTransaction(db, async (trx) => {
+          let changed = 0;
+          for (const p of payments) if ((await upsertPayment(trx, connectorID, p)).changed) changed++;
+          return changed;
+        });
+      });
+    },
+
+    async paymentsMarkInitiationProcessing(id: string, attempt: number): Promise<void> {
+      return classified(() => markInitiationProcessing(db, id, attempt));
+    },
+    /** Sends the attempt to the provider with the key `<id>-<attempt>`, so Temporal's retries reach it as one request. */
+    async paymentsSendInitiation(id: string, attempt: number): Promise<string> {
+      return classified(async () => {
+        const { pi, connector, destinationReference, sourceReference } = await loadInitiationForConnector(db, id);
+        if (connector.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connector.id} is uninstalled`, nonRetryable: true });
+        const payment = await plugin(connector).initiatePayment({
+          idempotencyKey: `${id}-${attempt}`, type: pi.type as 'TRANSFER' | 'PAYOUT', reference: pi.reference, amount: pi.amount, asset: pi.asset,
+          sourceAccountReference: sourceReference, destinationAccountReference: destinationReference, description: pi.description, metadata: pi.metadata,
+        });
+        return recordInitiationPayment(db, id, attempt, payment);
+      });
+    },
+    async paymentsFailInitiation(id: string, attempt: number, error: string): Promise<void> {
+      return classified(() => failInitiation(db, id, attempt, error));
+    },
+
+    async paymentsForwardBankAccount(bankAccountID: string, connectorID: string): Promise<string> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const bankAccount = await getBankAccount(db, bankAccountID, { unmasked: true });
+        const account = await plugin(row).createBankAccount({
+          reference: bankAccount.id, name: bankAccount.name, iban: bankAccount.iban, accountNumber: bankAccount.accountNumber,
+          swiftBicCode: bankAccount.swiftBicCode, country: bankAccount.country, metadata: bankAccount.metadata,
+        });
+        return recordForwardedAccount(db, bankAccountID, connectorID, account);
+      });
+    },
+  };
+}
+
+export type PaymentsActivities = ReturnType<typeof createPaymentsActivities>;

@@ -1,0 +1,64 @@
+import { parseJson, stringifyJson } from '../../../lib/json';
+import type { GenericConfig } from '../../../db/payments/connector-config';
+import { durationMs } from '../../../db/payments/connector-config';
+import { invalidData, providerRejected, type ConnectorPlugin } from './plugin';
+import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
+
+/**
+ * The generic HTTP connector: any provider implementing the small REST contract in the README ("Payments: generic
+ * HTTP connector"). Each request is bounded by the config's timeout. A 4xx other than 408/429 is a definitive refusal
+ * (not retried); 5xx, 408, 429, timeouts and network errors are thrown as plain errors, which Temporal retries. Writes
+ * send an Idempotency-Key so a retried transfer is not executed twice by the provider.
+ */
+export function genericHttpPlugin(config: GenericConfig): ConnectorPlugin {
+  const timeoutMs = durationMs(config.timeout, 'timeout', 100, 60_000);
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string): Promise<any> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (config.apiKey) headers.Authorization = `Bearer ${config.apiKey}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    const response = await fetch(`${config.endpoint}${path}`, {
+      method, headers, body: body === undefined ? undefined : stringifyJson(body), signal: AbortSignal.timeout(timeoutMs), redirect: 'error',
+    });
+    const text = await response.text();
+    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+      throw providerRejected(`provider answered ${response.status} to ${method} ${path}: ${text.slice(0, 300)}`);
+    }
+    if (!response.ok) throw new Error(`provider answered ${response.status} to ${method} ${path}`);
+    try {
+      return parseJson(text);
+    } catch {
+      throw invalidData(`provider answered ${method} ${path} with invalid JSON`);
+    }
+  }
+
+  /** Lists follow `next` (an opaque cursor passed back as `?cursor=`) until the provider gives none. */
+  async function list(path: string): Promise<unknown[]> {
+    const all: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10_000; page++) {
+      const body = await call('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path);
+      if (!body || !Array.isArray(body.data)) throw invalidData(`GET ${path}: expected {data: [...]}`);
+      all.push(...body.data);
+      cursor = typeof body.next === 'string' && body.next !== '' ? body.next : undefined;
+      if (!cursor) return all;
+    }
+    throw invalidData(`GET ${path}: too many pages`);
+  }
+
+  return {
+    fetchAccounts: async () => parseAccounts(await list('/accounts'), 'GET /accounts'),
+    fetchBalances: async () => parseBalances(await list('/balances'), 'GET /balances'),
+    fetchPayments: async () => parsePayments(await list('/payments'), 'GET /payments'),
+    async initiatePayment(request) {
+      const { idempotencyKey, type, ...body } = request;
+      const answer = await call('POST', type === 'TRANSFER' ? '/transfers' : '/payouts', body, idempotencyKey);
+      return parsePayment(answer?.data ?? {}, `POST /${type === 'TRANSFER' ? 'transfers' : 'payouts'}`);
+    },
+    async createBankAccount(request) {
+      const answer = await call('POST', '/accounts', request, request.reference);
+      return parseAccount(answer?.data ?? {}, 'POST /accounts');
+    },
+  };
+}

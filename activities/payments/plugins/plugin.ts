@@ -1,0 +1,43 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ProviderAccount, ProviderBalance } from '../../../db/payments/accounts';
+import type { ProviderPayment } from '../../../db/payments/payments';
+
+/** A transfer or payout to execute at the provider. `idempotencyKey` is the same for every retry of one attempt. */
+export interface InitiationRequest {
+  idempotencyKey: string;
+  type: 'TRANSFER' | 'PAYOUT';
+  reference: string;
+  amount: bigint;
+  asset: string;
+  sourceAccountReference?: string;
+  destinationAccountReference: string;
+  description: string;
+  metadata: Record<string, string>;
+}
+
+export interface BankAccountRequest {
+  reference: string;
+  name: string;
+  iban?: string;
+  accountNumber?: string;
+  swiftBicCode?: string;
+  country?: string;
+  metadata: Record<string, string>;
+}
+
+/**
+ * What every connector plugin implements. Fetches return the provider's full current view (the platform upserts it
+ * idempotently); writes must be idempotent by their key/reference, because Temporal retries them.
+ * Errors: `providerRejected()` for a definitive refusal (not retried), `invalidData()` for provider data the platform
+ * cannot read (not retried); anything else (network, 5xx, timeout) is retried by Temporal.
+ */
+export interface ConnectorPlugin {
+  fetchAccounts(): Promise<ProviderAccount[]>;
+  fetchBalances(): Promise<ProviderBalance[]>;
+  fetchPayments(): Promise<ProviderPayment[]>;
+  initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
+  createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
+}
+
+export const providerRejected = (message: string) => ApplicationFailure.create({ type: 'PROVIDER_REJECTED', message, nonRetryable: true });
+export const invalidData = (message: string) => ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message, nonRetryable: true });

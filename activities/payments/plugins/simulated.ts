@@ -1,0 +1,101 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseJson, stringifyJson } from '../../../lib/json';
+import type { ProviderAccount } from '../../../db/payments/accounts';
+import type { ProviderPayment } from '../../../db/payments/payments';
+import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
+import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
+
+/** Keys and references become file names: keep them to a safe alphabet so no name can leave its folder. */
+const fileName = (key: string): string => `${key.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`;
+
+async function readJson(file: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return parseJson(text);
+  } catch {
+    throw invalidData(`${path.basename(file)}: not valid JSON`);
+  }
+}
+
+async function readFolder(folder: string): Promise<Array<{ name: string; data: unknown }>> {
+  const names = await fs.readdir(folder).catch(() => [] as string[]);
+  const out = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) out.push({ name, data: await readJson(path.join(folder, name)) });
+  return out;
+}
+
+/** Write-then-rename: a concurrent fetch never reads half a file. */
+async function writeJson(file: string, value: unknown): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await fs.writeFile(temp, stringifyJson(value, 2));
+  await fs.rename(temp, file);
+}
+
+/**
+ * The simulated provider: a directory the user fills with accounts.json, balances.json and payments.json. Transfers and
+ * payouts are settled at once by the rules in the README and written to `initiated/`; forwarded bank accounts are
+ * written to `created-accounts/`. Both folders are read back by the next fetch like the user's own files.
+ */
+export function simulatedPlugin(directory: string): ConnectorPlugin {
+  const file = (name: string) => path.join(directory, name);
+  const accounts = async (): Promise<ProviderAccount[]> => [
+    ...parseAccounts((await readJson(file('accounts.json'))) ?? [], 'accounts.json'),
+    ...(await readFolder(file('created-accounts'))).map((f) => parseAccount(f.data as Record<string, unknown>, `created-accounts/${f.name}`)),
+  ];
+  const balances = async () => parseBalances((await readJson(file('balances.json'))) ?? [], 'balances.json');
+
+  return {
+    fetchAccounts: accounts,
+    fetchBalances: balances,
+    async fetchPayments() {
+      return [
+        ...parsePayments((await readJson(file('payments.json'))) ?? [], 'payments.json'),
+        ...(await readFolder(file('initiated'))).map((f) => parsePayment(f.data as Record<string, unknown>, `initiated/${f.name}`)),
+      ];
+    },
+
+    async initiatePayment(request: InitiationRequest): Promise<ProviderPayment> {
+      const target = path.join(file('initiated'), fileName(request.idempotencyKey));
+      const existing = await readJson(target);
+      if (existing !== undefined) return parsePayment(existing as Record<string, unknown>, `initiated/${path.basename(target)}`);
+      const known = new Set((await accounts()).map((a) => a.reference));
+      if (!known.has(request.destinationAccountReference)) throw providerRejected(`unknown destination account ${request.destinationAccountReference}`);
+      if (request.sourceAccountReference) {
+        if (!known.has(request.sourceAccountReference)) throw providerRejected(`unknown source account ${request.sourceAccountReference}`);
+        const balance = (await balances()).find((b) => b.accountReference === request.sourceAccountReference && b.asset === request.asset);
+        if (balance && balance.amount < request.amount) throw providerRejected(`insufficient funds on ${request.sourceAccountReference}: ${balance.amount} ${request.asset}`);
+      }
+      const item = {
+        reference: request.idempotencyKey,
+        type: request.type,
+        status: 'SUCCEEDED',
+        amount: request.amount,
+        asset: request.asset,
+        scheme: 'other',
+        createdAt: new Date().toISOString(),
+        ...(request.sourceAccountReference ? { sourceAccountReference: request.sourceAccountReference } : {}),
+        destinationAccountReference: request.destinationAccountReference,
+        metadata: { ...request.metadata, reference: request.reference },
+      };
+      await writeJson(target, item);
+      return parsePayment(item, `initiated/${path.basename(target)}`);
+    },
+
+    async createBankAccount(request: BankAccountRequest): Promise<ProviderAccount> {
+      const item = { reference: request.reference, type: 'EXTERNAL', name: request.name, createdAt: new Date().toISOString(), metadata: request.metadata };
+      const target = path.join(file('created-accounts'), fileName(request.reference));
+      const existing = await readJson(target);
+      if (existing !== undefined) return parseAccount(existing as Record<string, unknown>, `created-accounts/${path.basename(target)}`);
+      await writeJson(target, item);
+      return parseAccount(item, `created-accounts/${path.basename(target)}`);
+    },
+  };
+}

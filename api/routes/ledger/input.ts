@@ -1,0 +1,28 @@
+import type { CreateTransactionInput } from '../../../db/ledger';
+import { validationError } from '../../../lib/errors';
+import type { AppContext } from '../../context';
+
+/** The validated JSON body of a create, as the service's input (amounts to BigInt, timestamp to Date). */
+export function toCreateInput(body: any): CreateTransactionInput {
+  return {
+    ...(body.postings
+      ? { postings: body.postings.map((p: any) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }
+      : {}),
+    ...(body.script ? { script: { plain: body.script.plain, vars: body.script.vars ?? {} } } : {}),
+    ...(body.reference !== undefined ? { reference: body.reference } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.timestamp !== undefined ? { timestamp: new Date(body.timestamp) } : {}),
+  };
+}
+
+export const idempotencyHeader = {
+  'Idempotency-Key': { description: 'Same key and body: the original result with `Idempotency-Hit: true`; same key, other body: 409.', schema: { type: 'string', maxLength: 255 } },
+};
+export const idempotencyHitHeader = { 'Idempotency-Hit': { description: '`true` when the response replays an earlier request with the same Idempotency-Key.', schema: { type: 'string' } } };
+
+export function idempotencyKeyOf(ctx: AppContext): string | undefined {
+  const key = ctx.get('Idempotency-Key');
+  if (key === '') return undefined;
+  if (key.length > 255) throw validationError('Idempotency-Key: at most 255 characters');
+  return key;
+}

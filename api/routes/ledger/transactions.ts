@@ -1,0 +1,106 @@
+import {
+  addTransactionMetadata,
+  createTransaction,
+  getTransaction,
+  listTransactions,
+  revertTransaction,
+  v2TransactionView,
+  type LedgerTransaction,
+} from '../../../db/ledger';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf, metadataSchema } from '../../schemas/common';
+import {
+  createTransactionBodySchema,
+  dryRunQuery,
+  ledgerParams,
+  listTransactionsQuery,
+  metadataFilters,
+  revertBodySchema,
+  revertQuery,
+  txParams,
+  v2TransactionSchema,
+} from '../../schemas/ledger';
+import { idempotencyHeader, idempotencyHitHeader, idempotencyKeyOf, toCreateInput } from './input';
+
+const tags = ['ledger'];
+
+export const createTransactionRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/transactions',
+    operationId: 'createTransaction',
+    summary: 'Create a transaction from postings or a Numscript script',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 200: { description: 'Committed (or, with dryRun, computed and rolled back)', schema: dataOf(v2TransactionSchema), headers: idempotencyHitHeader } },
+  },
+  authenticate('ledger:write'),
+  validate({ params: ledgerParams, query: dryRunQuery, body: createTransactionBodySchema }),
+  async function createTransactionHandler(ctx: AppContext) {
+    const { params, query, body } = ctx.state.input;
+    const result = await createTransaction(ctx.deps.db, params.ledger, toCreateInput(body), { dryRun: query.dryRun === true, idempotencyKey: idempotencyKeyOf(ctx) });
+    if (result.idempotencyHit) ctx.set('Idempotency-Hit', 'true');
+    ctx.body = { data: v2TransactionView(result.transaction) };
+  },
+);
+
+export const listTransactionsRoute = defineRoute(
+  { method: 'get', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'listTransactions', summary: 'List transactions, newest first', tags, responses: { 200: { description: 'Transactions', schema: cursorOf(v2TransactionSchema) } } },
+  authenticate('ledger:read'),
+  validate({ params: ledgerParams, query: listTransactionsQuery }),
+  async function listTransactionsHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    const { rest, metadata } = metadataFilters(list.filters);
+    const filters = {
+      ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
+      startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
+      endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
+      metadata,
+    };
+    const page = await listTransactions(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
+    ctx.body = cursorEnvelope(list, page, (tx: LedgerTransaction) => [tx.id.toString()], v2TransactionView);
+  },
+);
+
+export const readTransactionRoute = defineRoute(
+  { method: 'get', path: '/api/ledger/v2/{ledger}/transactions/{id}', operationId: 'getTransaction', summary: 'Read a transaction with its volumes', tags, responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } } },
+  authenticate('ledger:read'),
+  validate({ params: txParams('id') }),
+  async function readTransactionHandler(ctx: AppContext) {
+    const { ledger, id } = ctx.state.input.params;
+    ctx.body = { data: v2TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(id))) };
+  },
+);
+
+export const revertTransactionRoute = defineRoute(
+  { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/revert', operationId: 'revertTransaction', summary: 'Revert a transaction (reversed postings)', tags, responses: { 201: { description: 'The revert transaction', schema: dataOf(v2TransactionSchema) } } },
+  authenticate('ledger:write'),
+  validate({ params: txParams('id'), query: revertQuery, body: revertBodySchema, bodyRequired: false }),
+  async function revertTransactionHandler(ctx: AppContext) {
+    const { params, query, body } = ctx.state.input;
+    const revert = await revertTransaction(ctx.deps.db, params.ledger, BigInt(params.id), {
+      force: query.force === true,
+      atEffectiveDate: query.atEffectiveDate === true,
+      ...(body?.metadata ? { metadata: body.metadata } : {}),
+    });
+    ctx.status = 201;
+    ctx.body = { data: v2TransactionView(revert) };
+  },
+);
+
+export const addTransactionMetadataRoute = defineRoute(
+  { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata', operationId: 'addTransactionMetadata', summary: 'Merge keys into a transaction\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
+  authenticate('ledger:write'),
+  validate({ params: txParams('id'), body: metadataSchema }),
+  async function addTransactionMetadataHandler(ctx: AppContext) {
+    const { ledger, id } = ctx.state.input.params;
+    await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body);
+    ctx.status = 204;
+  },
+);
+
+export const transactionRoutes = [createTransactionRoute, listTransactionsRoute, readTransactionRoute, revertTransactionRoute, addTransactionMetadataRoute];

@@ -1,0 +1,70 @@
+import { bankAccountKey, getBankAccount, listBankAccounts } from '../../../db/payments/bank-account-read';
+import { forwardBankAccount } from '../../../db/payments/bank-account-forward';
+import { createBankAccount, updateBankAccountMetadata } from '../../../db/payments/bank-account-write';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf } from '../../schemas/common';
+import { bankAccountInputSchema, bankAccountSchema, forwardInputSchema, idParams, metadataBody, plainListQuery } from '../../schemas/payments';
+import { idempotencyHeader, idempotencyKey, tags, temporalOf } from './common';
+
+const params = idParams('bankAccountId');
+
+export const createBankAccountRoute = defineRoute(
+  { method: 'post', path: '/api/payments/v3/bank-accounts', operationId: 'createBankAccount', summary: 'Create a bank account (IBAN or account number)', tags, headers: idempotencyHeader,
+    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
+  authenticate('payments:write'),
+  validate({ body: bankAccountInputSchema }),
+  async function createBankAccountHandler(ctx: AppContext) {
+    ctx.status = 201;
+    ctx.body = { data: await createBankAccount(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKey(ctx) }) };
+  },
+);
+
+async function readBankAccountHandler(ctx: AppContext) {
+  ctx.body = { data: await getBankAccount(ctx.deps.db, ctx.state.input.params.bankAccountId) };
+}
+const readSpec = { summary: 'Read a bank account (op 8); IBAN and account number are masked', tags, responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountSchema) } } };
+export const readBankAccountRoute = defineRoute(
+  { method: 'get', path: '/api/payments/bank-accounts/{bankAccountId}', operationId: 'readBankAccount', ...readSpec },
+  authenticate('payments:read'), validate({ params }), readBankAccountHandler,
+);
+export const readBankAccountV3Route = defineRoute(
+  { method: 'get', path: '/api/payments/v3/bank-accounts/{bankAccountId}', operationId: 'readBankAccountV3', ...readSpec },
+  authenticate('payments:read'), validate({ params }), readBankAccountHandler,
+);
+
+export const listBankAccountsRoute = defineRoute(
+  { method: 'get', path: '/api/payments/v3/bank-accounts', operationId: 'listBankAccounts', summary: 'List bank accounts, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountSchema) } } },
+  authenticate('payments:read'),
+  validate({ query: plainListQuery }),
+  async function listBankAccountsHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    ctx.body = cursorEnvelope(list, await listBankAccounts(ctx.deps.db, list), bankAccountKey);
+  },
+);
+
+export const updateBankAccountMetadataRoute = defineRoute(
+  { method: 'patch', path: '/api/payments/v3/bank-accounts/{bankAccountId}/metadata', operationId: 'updateBankAccountMetadata', summary: 'Merge metadata into a bank account', tags,
+    responses: { 200: { description: 'Updated', schema: dataOf(bankAccountSchema) } } },
+  authenticate('payments:write'),
+  validate({ params, body: metadataBody }),
+  async function updateBankAccountMetadataHandler(ctx: AppContext) {
+    ctx.body = { data: await updateBankAccountMetadata(ctx.deps.db, ctx.state.input.params.bankAccountId, ctx.state.input.body) };
+  },
+);
+
+export const forwardBankAccountRoute = defineRoute(
+  { method: 'post', path: '/api/payments/v3/bank-accounts/{bankAccountId}/forward', operationId: 'forwardBankAccount', summary: 'Create the bank account at a connector (runs on Temporal)', tags,
+    responses: { 200: { description: 'Bank account with its new related account', schema: dataOf(bankAccountSchema) } } },
+  authenticate('payments:write'),
+  validate({ params, body: forwardInputSchema }),
+  async function forwardBankAccountHandler(ctx: AppContext) {
+    const deps = { db: ctx.deps.db, temporal: temporalOf(ctx) };
+    ctx.body = { data: await forwardBankAccount(deps, ctx.state.input.params.bankAccountId, ctx.state.input.body.connectorID) };
+  },
+);
+
+export const bankAccountRoutes = [createBankAccountRoute, readBankAccountRoute, readBankAccountV3Route, listBankAccountsRoute, updateBankAccountMetadataRoute, forwardBankAccountRoute];

@@ -1,0 +1,95 @@
+import { createPaymentInitiation } from '../../../db/payments/initiation-create';
+import {
+  approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation,
+} from '../../../db/payments/initiation-transitions';
+import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../db/payments/initiations';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf } from '../../schemas/common';
+import { createQuery, idParams, initiationCreatedSchema, initiationInputSchema, initiationSchema, plainListQuery, taskSchema } from '../../schemas/payments';
+import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
+
+const base = '/api/payments/v3/payment-initiations';
+const params = idParams('paymentInitiationID');
+const deps = (ctx: AppContext) => ({ db: ctx.deps.db, temporal: temporalOf(ctx) });
+
+export const createInitiationRoute = defineRoute(
+  { method: 'post', path: base, operationId: 'createPaymentInitiation', summary: 'Create a transfer or payout through a connector', tags, headers: idempotencyHeader,
+    description: 'WAITING_FOR_VALIDATION until approved; with `noValidation=true` its execution starts at once on Temporal (taskID is the workflow id).',
+    responses: { 202: { description: 'Accepted', schema: dataOf(initiationCreatedSchema) } } },
+  authenticate('payments:write'),
+  validate({ query: createQuery, body: initiationInputSchema }),
+  async function createInitiationHandler(ctx: AppContext) {
+    const { body, query } = ctx.state.input;
+    const input = { ...body, amount: BigInt(body.amount), ...(body.scheduledAt ? { scheduledAt: new Date(body.scheduledAt) } : {}) };
+    ctx.status = 202;
+    ctx.body = { data: await createPaymentInitiation(deps(ctx), input, { noValidation: query.noValidation === true, idempotencyKey: idempotencyKey(ctx) }) };
+  },
+);
+
+export const readInitiationRoute = defineRoute(
+  { method: 'get', path: `${base}/{paymentInitiationID}`, operationId: 'readPaymentInitiation', summary: 'Read a payment initiation with its adjustments', tags,
+    responses: { 200: { description: 'Payment initiation', schema: dataOf(initiationSchema) } } },
+  authenticate('payments:read'),
+  validate({ params }),
+  async function readInitiationHandler(ctx: AppContext) {
+    ctx.body = { data: await getPaymentInitiationDetails(ctx.deps.db, ctx.state.input.params.paymentInitiationID) };
+  },
+);
+
+export const listInitiationsRoute = defineRoute(
+  { method: 'get', path: base, operationId: 'listPaymentInitiations', summary: 'List payment initiations, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(initiationSchema) } } },
+  authenticate('payments:read'),
+  validate({ query: plainListQuery }),
+  async function listInitiationsHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list), initiationKey);
+  },
+);
+
+export const approveInitiationRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentInitiationID}/approve`, operationId: 'approvePaymentInitiation', summary: 'Approve: execute it on Temporal through the connector (only WAITING_FOR_VALIDATION)', tags,
+    responses: { 202: { description: 'Execution started', schema: dataOf(taskSchema) } } },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function approveInitiationHandler(ctx: AppContext) {
+    ctx.status = 202;
+    ctx.body = { data: { taskID: await approvePaymentInitiation(deps(ctx), ctx.state.input.params.paymentInitiationID) } };
+  },
+);
+
+export const rejectInitiationRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentInitiationID}/reject`, operationId: 'rejectPaymentInitiation', summary: 'Reject (only WAITING_FOR_VALIDATION)', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function rejectInitiationHandler(ctx: AppContext) {
+    await rejectPaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
+    ctx.status = 204;
+  },
+);
+
+export const retryInitiationRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentInitiationID}/retry`, operationId: 'retryPaymentInitiation', summary: 'Retry a FAILED initiation as a new attempt', tags,
+    responses: { 202: { description: 'Execution started', schema: dataOf(taskSchema) } } },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function retryInitiationHandler(ctx: AppContext) {
+    ctx.status = 202;
+    ctx.body = { data: { taskID: await retryPaymentInitiation(deps(ctx), ctx.state.input.params.paymentInitiationID) } };
+  },
+);
+
+export const deleteInitiationRoute = defineRoute(
+  { method: 'delete', path: `${base}/{paymentInitiationID}`, operationId: 'deletePaymentInitiation', summary: 'Delete a payment initiation (op 6; only WAITING_FOR_VALIDATION, else 400)', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function deleteInitiationHandler(ctx: AppContext) {
+    await deletePaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
+    ctx.status = 204;
+  },
+);
+
+export const paymentInitiationRoutes = [createInitiationRoute, readInitiationRoute, listInitiationsRoute, approveInitiationRoute, rejectInitiationRoute, retryInitiationRoute, deleteInitiationRoute];

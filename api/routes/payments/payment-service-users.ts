@@ -1,0 +1,66 @@
+import {
+  createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey,
+} from '../../../db/payments/payment-service-users';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf, objectSchema } from '../../schemas/common';
+import { idParams, plainListQuery, psuInputSchema, psuSchema } from '../../schemas/payments';
+import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
+
+const base = '/api/payments/v3/payment-service-users';
+const params = idParams('paymentServiceUserID');
+
+export const createPsuRoute = defineRoute(
+  { method: 'post', path: base, operationId: 'createPaymentServiceUser', summary: 'Create a payment service user (op 3)', tags, headers: idempotencyHeader,
+    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
+  authenticate('payments:write'),
+  validate({ body: psuInputSchema }),
+  async function createPsuHandler(ctx: AppContext) {
+    ctx.status = 201;
+    ctx.body = { data: await createPaymentServiceUser(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKey(ctx) }) };
+  },
+);
+
+export const readPsuRoute = defineRoute(
+  { method: 'get', path: `${base}/{paymentServiceUserID}`, operationId: 'readPaymentServiceUser', summary: 'Read a payment service user (op 4)', tags, responses: { 200: { description: 'User', schema: dataOf(psuSchema) } } },
+  authenticate('payments:read'),
+  validate({ params }),
+  async function readPsuHandler(ctx: AppContext) {
+    ctx.body = { data: await getPaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID) };
+  },
+);
+
+export const listPsusRoute = defineRoute(
+  { method: 'get', path: base, operationId: 'listPaymentServiceUsers', summary: 'List payment service users, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(psuSchema) } } },
+  authenticate('payments:read'),
+  validate({ query: plainListQuery }),
+  async function listPsusHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    ctx.body = cursorEnvelope(list, await listPaymentServiceUsers(ctx.deps.db, list), paymentServiceUserKey);
+  },
+);
+
+export const linkPsuBankAccountRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentServiceUserID}/bank-accounts/{bankAccountID}`, operationId: 'linkPaymentServiceUserBankAccount', summary: 'Link a bank account to a user', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params: objectSchema({ paymentServiceUserID: { type: 'string', minLength: 1 }, bankAccountID: { type: 'string', minLength: 1 } }, ['paymentServiceUserID', 'bankAccountID']) }),
+  async function linkPsuBankAccountHandler(ctx: AppContext) {
+    await linkBankAccount(ctx.deps.db, ctx.state.input.params.paymentServiceUserID, ctx.state.input.params.bankAccountID);
+    ctx.status = 204;
+  },
+);
+
+export const deletePsuRoute = defineRoute(
+  { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (its bank accounts stay)', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function deletePsuHandler(ctx: AppContext) {
+    await deletePaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID);
+    ctx.status = 204;
+  },
+);
+
+export const paymentServiceUserRoutes = [createPsuRoute, readPsuRoute, listPsusRoute, linkPsuBankAccountRoute, deletePsuRoute];

@@ -1,0 +1,111 @@
+import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../db/ledger/rules';
+import type { JsonSchema } from '../routing';
+import { bigIntegerSchema, dateTimeSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
+
+const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+const amount = (description: string): JsonSchema => ({ ...bigIntegerSchema(description), minimum: undefined });
+export const addressSchema: JsonSchema = { type: 'string', pattern: ADDRESS_PATTERN, maxLength: 1024, description: 'Account address, e.g. `users:42`.' };
+export const assetSchema: JsonSchema = { type: 'string', pattern: ASSET_PATTERN, description: 'Asset, e.g. `USD/2`.' };
+
+export const ledgerParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 } }, ['ledger']);
+export const newLedgerParams = objectSchema({ ledger: { type: 'string', pattern: LEDGER_NAME_PATTERN } }, ['ledger']);
+export const txParams = (name: 'id' | 'txid') =>
+  objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: { type: 'integer', minimum: 0, description: 'Transaction id, an integer >= 0.' } }, ['ledger', name]);
+export const accountParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, address: addressSchema }, ['ledger', 'address']);
+
+export const ledgerSchema = objectSchema(
+  { name: { type: 'string' }, addedAt: dateTimeSchema, bucket: { type: 'string' }, metadata: stringMap },
+  ['name', 'addedAt', 'bucket', 'metadata'],
+);
+
+export const postingSchema = objectSchema(
+  { source: addressSchema, destination: addressSchema, amount: bigIntegerSchema('Amount in the asset\'s smallest unit, any size.'), asset: assetSchema },
+  ['source', 'destination', 'amount', 'asset'],
+);
+
+const volumeSchema = objectSchema({ input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') }, ['input', 'output', 'balance']);
+export const volumesSchema: JsonSchema = { type: 'object', additionalProperties: volumeSchema, description: 'Volumes by asset.' };
+export const volumesByAccountSchema: JsonSchema = { type: 'object', additionalProperties: volumesSchema, description: 'Volumes by account, then asset.' };
+
+/** Op 11's LedgerTransaction (v1 path): `txid` and exactly the spec's fields. */
+export const v1TransactionSchema = objectSchema(
+  {
+    txid: { type: 'integer', minimum: 0 },
+    timestamp: dateTimeSchema,
+    postings: { type: 'array', items: postingSchema },
+    reference: { type: 'string', description: 'Empty string when the transaction has none.' },
+    metadata: stringMap,
+    preCommitVolumes: volumesByAccountSchema,
+    postCommitVolumes: volumesByAccountSchema,
+  },
+  ['txid', 'timestamp', 'postings', 'reference', 'metadata', 'preCommitVolumes', 'postCommitVolumes'],
+);
+
+export const v2TransactionSchema = objectSchema(
+  {
+    id: { type: 'integer', minimum: 0 },
+    timestamp: dateTimeSchema,
+    postings: { type: 'array', items: postingSchema },
+    reference: { type: 'string' },
+    metadata: stringMap,
+    insertedAt: dateTimeSchema,
+    reverted: { type: 'boolean' },
+    revertedAt: dateTimeSchema,
+    preCommitVolumes: volumesByAccountSchema,
+    postCommitVolumes: volumesByAccountSchema,
+  },
+  ['id', 'timestamp', 'postings', 'metadata', 'insertedAt', 'reverted', 'preCommitVolumes', 'postCommitVolumes'],
+);
+
+export const accountSchema = objectSchema(
+  { address: addressSchema, metadata: stringMap, volumes: volumesSchema, effectiveVolumes: volumesSchema },
+  ['address', 'metadata', 'volumes', 'effectiveVolumes'],
+);
+
+export const createLedgerBodySchema = objectSchema({ bucket: { type: 'string', pattern: '^[0-9a-zA-Z_-]{1,63}$' }, metadata: metadataSchema });
+
+export const createTransactionBodySchema = objectSchema({
+  postings: { type: 'array', items: postingSchema, maxItems: 1000 },
+  script: objectSchema({ plain: { type: 'string', minLength: 1, maxLength: 100_000 }, vars: { type: 'object' } }, ['plain']),
+  reference: { type: 'string', maxLength: 1000 },
+  metadata: metadataSchema,
+  timestamp: dateTimeSchema,
+});
+
+export const revertBodySchema = objectSchema({ metadata: metadataSchema });
+
+/** `metadata[key]=value` query filters, as Formance's v1 lists take them. */
+const metadataFilter = { patternProperties: { '^metadata\\[.+\\]$': { type: 'string' } }, additionalProperties: false };
+const pattern = (what: string): JsonSchema => ({ type: 'string', maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
+
+export const listLedgersQuery: JsonSchema = { ...listQuerySchema(), additionalProperties: false };
+export const listTransactionsQuery: JsonSchema = {
+  ...listQuerySchema({
+    account: pattern('Source or destination'),
+    source: pattern('Source'),
+    destination: pattern('Destination'),
+    reference: { type: 'string' },
+    startTime: { ...dateTimeSchema, description: 'Timestamp >= startTime.' },
+    endTime: { ...dateTimeSchema, description: 'Timestamp < endTime.' },
+  }),
+  ...metadataFilter,
+};
+export const listAccountsQuery: JsonSchema = { ...listQuerySchema({ address: pattern('Address') }), ...metadataFilter };
+export const balancesQuery: JsonSchema = objectSchema({ address: pattern('Address') });
+export const dryRunQuery: JsonSchema = objectSchema({ dryRun: { type: 'boolean', description: 'Run every check and roll back.' } });
+export const revertQuery: JsonSchema = objectSchema({
+  force: { type: 'boolean', description: 'Allow the revert to take accounts below zero.' },
+  atEffectiveDate: { type: 'boolean', description: 'Give the revert the original transaction\'s timestamp.' },
+});
+
+/** Splits `metadata[k]=v` query members out of validated list filters. */
+export function metadataFilters(filters: Record<string, unknown>): { rest: Record<string, unknown>; metadata: Record<string, string> } {
+  const rest: Record<string, unknown> = {};
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(filters)) {
+    const match = /^metadata\[(.+)\]$/.exec(key);
+    if (match) metadata[match[1]] = String(value);
+    else rest[key] = value;
+  }
+  return { rest, metadata };
+}

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/stack/ports';
+import { startPlatform } from '../../scripts/stack/platform';
+import { readBootstrapCredentials } from '../../scripts/bootstrap-client';
+
+export interface BenchPlatform {
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  token(scope?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The stack a benchmark runs on: the running one when BENCH_API_URL (plus DATABASE_URL, TEMPORAL_ADDRESS and DATA_DIR
+ * for its bootstrap client) is set, otherwise a fresh one started here on free ports and stopped at the end.
+ */
+export async function benchPlatform(): Promise<BenchPlatform> {
+  let apiUrl: string;
+  let databaseUrl: string;
+  let temporalAddress: string;
+  let credentials: { clientId: string; clientSecret: string };
+  let stop = async () => undefined as void;
+  if (process.env.BENCH_API_URL) {
+    apiUrl = process.env.BENCH_API_URL;
+    databaseUrl = process.env.DATABASE_URL as string;
+    temporalAddress = process.env.TEMPORAL_ADDRESS as string;
+    const saved = readBootstrapCredentials(path.resolve(process.env.DATA_DIR || '.data'));
+    if (!saved || !databaseUrl || !temporalAddress) throw new Error('with BENCH_API_URL also set DATABASE_URL, TEMPORAL_ADDRESS and DATA_DIR');
+    credentials = saved;
+  } else {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
+    fs.chmodSync(dataDir, 0o755);
+    const log = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
+    const platform = await startPlatform({
+      dataDir,
+      env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0' },
+      apiPort: await freePort(),
+      postgresPort: await freePort(),
+      temporalPort: await freePort(),
+      temporalSqlite: false,
+      persistentPostgres: false,
+      log: (part, line) => fs.writeSync(log, `${part.padEnd(10)}| ${line}\n`),
+    });
+    ({ apiUrl, databaseUrl, temporalAddress, credentials } = platform);
+    stop = async () => {
+      await platform.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    };
+  }
+  const token = async (scope?: string) => {
+    const response = await fetch(`${apiUrl}/api/auth/oauth/token`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
+    });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  return { apiUrl, databaseUrl, temporalAddress, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'financial-platform', token, stop };
+}

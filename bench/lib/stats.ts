@@ -1,0 +1,66 @@
+/** Throughput and latency of one scenario, as the report prints them. */
+export interface Measurement {
+  scenario: string;
+  /** Operations per second over the measured window. */
+  throughput: number;
+  unit: string;
+  p50Ms: number;
+  p99Ms: number;
+  operations: number;
+  errors: number;
+  baseline?: string;
+  notes?: string;
+}
+
+export function percentile(sortedMs: number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[index];
+}
+
+/**
+ * Runs `operation` from `concurrency` loops until `total` operations have been made (bounded, never open-ended) and
+ * measures each one. Used where autocannon does not fit: Temporal client calls and multi-step scenarios.
+ */
+export async function measureLoop(options: {
+  scenario: string;
+  unit: string;
+  concurrency: number;
+  total: number;
+  warmup?: number;
+  operation: (i: number) => Promise<void>;
+}): Promise<Measurement> {
+  for (let i = 0; i < (options.warmup ?? 0); i++) await options.operation(-1 - i);
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let firstError: unknown;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < options.total) {
+        const i = next++;
+        const t0 = process.hrtime.bigint();
+        try {
+          await options.operation(i);
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        } catch (error) {
+          errors += 1;
+          firstError ??= error;
+        }
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  if (firstError) console.error(`[bench] ${options.scenario}: ${errors} errors, first: ${String(firstError)}`);
+  return {
+    scenario: options.scenario,
+    unit: options.unit,
+    throughput: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    operations: latencies.length,
+    errors,
+  };
+}

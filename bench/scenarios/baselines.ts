@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { platformNoop } from '../../workflows/noop';
+import { freePort } from '../../scripts/stack/ports';
+import { httpLoad } from '../lib/http-load';
+import type { BenchPlatform } from '../lib/platform';
+import { measureLoop, type Measurement } from '../lib/stats';
+
+export const KOA_BASELINE = 'koa hello-world (token verified)';
+export const NOOP_WORKFLOW_BASELINE = 'temporal no-op workflow (start + result)';
+
+/** Koa hello-world with token verification, in its own process, loaded like the API's reads by id. */
+export async function koaHelloWorld(platform: BenchPlatform, connections: number, amount: number): Promise<Measurement> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')], {
+    env: { ...process.env, PORT: String(port), DATABASE_URL: platform.databaseUrl, ISSUER_BASE: platform.apiUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`hello-world server exited with ${code}`)));
+    });
+    const token = await platform.token('ledger:read');
+    return await httpLoad({ scenario: KOA_BASELINE, url: `http://127.0.0.1:${port}/hello`, connections, amount, headers: { Authorization: `Bearer ${token}` } });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** Start a workflow that does nothing and wait for its result, through the same client and server as the API uses. */
+export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number): Promise<Measurement> {
+  const connection = await Connection.connect({ address: platform.temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const run = Date.now();
+    return await measureLoop({
+      scenario: NOOP_WORKFLOW_BASELINE,
+      unit: 'runs/s',
+      concurrency,
+      total,
+      warmup: 5,
+      operation: (i) => client.workflow.execute(platformNoop, { taskQueue: platform.taskQueue, workflowId: `bench-noop-${run}-${i}` }),
+    });
+  } finally {
+    await connection.close();
+  }
+}

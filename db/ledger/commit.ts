@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import { ApiError } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
+import { assertPostings } from './rules';
+import { runScriptLocked } from './script';
+import { presentTransaction, type TransactionRow } from './transactions';
+import type { CreateTransactionInput, LedgerTransaction, Posting } from './types';
+import { applyPostings, lockVolumes, writeVolumes, type VolumeMap } from './volumes';
+
+export interface CommitOptions {
+  /** Plain postings are funds-checked unless forced (a forced revert); a script's own checks are the interpreter's. */
+  force?: boolean;
+}
+
+export interface Committed {
+  transaction: LedgerTransaction;
+  accountMetadata: Record<string, Record<string, string>>;
+}
+
+/**
+ * The write path of every ledger transaction, inside the caller's database transaction:
+ * lock the touched volume rows (sorted), resolve postings (plain, or a script run against locked balances), check
+ * funds, write the new volumes and the accounts, then take the next txid and insert the transaction in one statement.
+ * The txid counter row is locked last and held only for the insert and the commit, which keeps txids dense without
+ * serialising the rest of the work.
+ * @throws ApiError CONFLICT (reference), INSUFFICIENT_FUND, NO_POSTINGS, METADATA_OVERRIDE, COMPILATION_FAILED, VALIDATION, LEDGER_NOT_FOUND
+ */
+export async function commitTransaction(trx: Knex.Transaction, ledger: string, input: CreateTransactionInput, options: CommitOptions = {}): Promise<Committed> {
+  if (input.reference !== undefined) {
+    const taken = await trx('ledger_transactions').where({ ledger, reference: input.reference }).first('id');
+    if (taken) throw new ApiError('CONFLICT', `reference "${input.reference}" is already used by transaction ${taken.id} of ledger "${ledger}"`);
+  }
+  const locked: VolumeMap = new Map();
+  let postings: Posting[];
+  let metadata = input.metadata ?? {};
+  let accountMetadata: Record<string, Record<string, string>> = {};
+  if (input.script) {
+    const result = await runScriptLocked(trx, ledger, input.script, locked);
+    const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
+    if (clash !== undefined) throw new ApiError('METADATA_OVERRIDE', `metadata key "${clash}" is set both by the script and by the request`);
+    metadata = { ...metadata, ...result.txMetadata };
+    postings = result.postings;
+    assertPostings(postings, 'script postings');
+    accountMetadata = result.accountMetadata;
+  } else {
+    postings = input.postings ?? [];
+    await lockVolumes(trx, ledger, postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]), locked);
+  }
+  if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'the transaction has no postings');
+
+  const { pre, post, changed } = applyPostings(locked, postings, !input.script && !options.force);
+  await writeVolumes(trx, ledger, changed);
+
+  const sources = [...new Set(postings.map((p) => p.source))];
+  const destinations = [...new Set(postings.map((p) => p.destination))];
+  const addresses = [...new Set([...sources, ...destinations])].sort();
+  await trx.raw(
+    `INSERT INTO ledger_accounts (ledger, address) SELECT ?, a FROM unnest(?::text[]) AS a ON CONFLICT (ledger, address) DO NOTHING`,
+    [ledger, addresses],
+  );
+  const withMetadata = Object.keys(accountMetadata).sort();
+  if (withMetadata.length > 0) {
+    await trx.raw(
+      `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
+       ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
+      [ledger, withMetadata, withMetadata.map((a) => JSON.stringify(accountMetadata[a]))],
+    );
+  }
+
+  const inserted = await trx.raw(
+    `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ? RETURNING next_txid - 1 AS id)
+     INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations)
+     SELECT ?, n.id, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?::text[] FROM n
+     RETURNING *`,
+    [
+      ledger,
+      ledger,
+      input.timestamp ?? new Date(),
+      input.reference ?? null,
+      stringifyJson(postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }))),
+      JSON.stringify(metadata),
+      stringifyJson(pre),
+      stringifyJson(post),
+      sources,
+      destinations,
+    ],
+  );
+  const row = inserted.rows[0] as TransactionRow | undefined;
+  if (!row) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${ledger}" not found`);
+  return { transaction: presentTransaction(row), accountMetadata };
+}

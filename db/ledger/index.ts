@@ -1,0 +1,13 @@
+/**
+ * The ledger's in-process contract (contracts.md): wallets, orchestration and the HTTP routes call these functions.
+ * Every function takes `db` or a transaction; given a transaction it runs inside it, so a caller can combine its own
+ * rows with a ledger write atomically.
+ */
+export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
+export { WORLD } from './types';
+export { createTransaction } from './create-transaction';
+export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
+export { getTransaction, listTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
+export { getAccount, listAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters } from './accounts';
+export { createLedger, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
+export { v1TransactionView, v2TransactionView } from './views';

@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { compileNumscript, runNumscript, type NumscriptResult } from './numscript';
+import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
+
+/** A script cannot read an unbounded set of balances; past this many lock rounds something is wrong with it. */
+const MAX_LOCK_ROUNDS = 10;
+
+/**
+ * Runs a Numscript program with every balance it reads locked, so its funds checks hold at commit time.
+ * Round 1 reads balances without locks and records them; the read set and the resulting postings' pairs are then
+ * locked in sorted order and the program runs again. A run whose every read was served by a locked row is final (its
+ * outcome, success or INSUFFICIENT_FUND, stands); otherwise the new reads are locked and it runs again.
+ * On return, `locked` also holds every pair the postings touch.
+ * @throws ApiError COMPILATION_FAILED, INSUFFICIENT_FUND, VALIDATION (from the interpreter)
+ */
+export async function runScriptLocked(
+  trx: Knex.Transaction,
+  ledger: string,
+  script: { plain: string; vars?: Record<string, unknown> },
+  locked: VolumeMap,
+): Promise<NumscriptResult> {
+  const program = compileNumscript(script.plain);
+  for (let round = 1; ; round++) {
+    const reads: Array<[string, string]> = [];
+    let clean = true;
+    const store = {
+      async getBalance(account: string, asset: string): Promise<bigint> {
+        reads.push([account, asset]);
+        const row = locked.get(pairKey(account, asset));
+        if (row) return row.input - row.output;
+        clean = false;
+        return readBalance(trx, ledger, account, asset);
+      },
+      async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
+        const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
+        return row?.metadata?.[key];
+      },
+    };
+    let result: NumscriptResult | undefined;
+    try {
+      result = await runNumscript(program, script.vars ?? {}, store);
+    } catch (error) {
+      if (clean) throw error;
+    }
+    const touched = (result?.postings ?? []).flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]);
+    if (clean && result) {
+      await lockVolumes(trx, ledger, touched, locked);
+      return result;
+    }
+    if (round >= MAX_LOCK_ROUNDS) throw new Error(`script kept reading unlocked balances after ${MAX_LOCK_ROUNDS} rounds`);
+    await lockVolumes(trx, ledger, [...reads, ...touched], locked);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import { ApiError } from '../../lib/errors';
+import { WORLD, type Posting, type Volume, type VolumesByAccount } from './types';
+
+/** Current input/output of (account, asset) pairs, keyed by `pairKey`. */
+export type VolumeMap = Map<string, { address: string; asset: string; input: bigint; output: bigint }>;
+
+export const pairKey = (address: string, asset: string): string => `${address}\u0000${asset}`;
+
+/** Deterministic order for every writer: address, then asset, as JS compares strings (the same in every process). */
+function sortPairs(pairs: Iterable<[string, string]>): Array<[string, string]> {
+  const unique = new Map<string, [string, string]>();
+  for (const [address, asset] of pairs) unique.set(pairKey(address, asset), [address, asset]);
+  return [...unique.values()].sort(([a1, s1], [a2, s2]) => (a1 < a2 ? -1 : a1 > a2 ? 1 : s1 < s2 ? -1 : s1 > s2 ? 1 : 0));
+}
+
+/**
+ * Creates missing volume rows and locks all of them, in one statement, in sorted order. The insert processes the rows
+ * in the order given, so two writers sharing accounts queue on the first shared row instead of deadlocking; the no-op
+ * DO UPDATE is what takes the row lock on existing rows and returns their current values.
+ */
+export async function lockVolumes(trx: Knex.Transaction, ledger: string, pairs: Iterable<[string, string]>, into: VolumeMap = new Map()): Promise<VolumeMap> {
+  const sorted = sortPairs(pairs).filter(([address, asset]) => !into.has(pairKey(address, asset)));
+  if (sorted.length === 0) return into;
+  const result = await trx.raw(
+    `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
+     SELECT ?, t.address, t.asset, 0, 0 FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(address, asset, n) ORDER BY t.n
+     ON CONFLICT (ledger, address, asset) DO UPDATE SET input = ledger_volumes.input
+     RETURNING address, asset, input::text AS input, output::text AS output`,
+    [ledger, sorted.map((p) => p[0]), sorted.map((p) => p[1])],
+  );
+  for (const row of result.rows as Array<{ address: string; asset: string; input: string; output: string }>) {
+    into.set(pairKey(row.address, row.asset), { address: row.address, asset: row.asset, input: BigInt(row.input), output: BigInt(row.output) });
+  }
+  return into;
+}
+
+/** An unlocked read of one balance (Numscript's first, speculative run). */
+export async function readBalance(db: Knex | Knex.Transaction, ledger: string, address: string, asset: string): Promise<bigint> {
+  const row = await db('ledger_volumes').where({ ledger, address, asset }).first(db.raw('(input - output)::text AS balance'));
+  return row ? BigInt(row.balance) : 0n;
+}
+
+const volume = (input: bigint, output: bigint): Volume => ({ input, output, balance: input - output });
+
+/**
+ * Applies postings to locked volumes, in order, and returns the pre- and post-commit volumes of the touched pairs.
+ * With `checkFunds`, each non-world source must stay >= 0 after its own posting, as Formance does when it compiles
+ * plain postings to one `send` each (so a posting may spend what an earlier posting of the same transaction brought).
+ * @throws ApiError INSUFFICIENT_FUND
+ */
+export function applyPostings(locked: VolumeMap, postings: Posting[], checkFunds: boolean): { pre: VolumesByAccount; post: VolumesByAccount; changed: VolumeMap } {
+  const pre: VolumesByAccount = {};
+  const changed: VolumeMap = new Map();
+  const current = (address: string, asset: string) => {
+    const key = pairKey(address, asset);
+    let entry = changed.get(key);
+    if (!entry) {
+      const base = locked.get(key);
+      if (!base) throw new Error(`volume row ${address}/${asset} was not locked before use`);
+      entry = { ...base };
+      changed.set(key, entry);
+      (pre[address] ??= {})[asset] = volume(base.input, base.output);
+    }
+    return entry;
+  };
+  postings.forEach((p, index) => {
+    const source = current(p.source, p.asset);
+    const destination = current(p.destination, p.asset);
+    source.output += p.amount;
+    destination.input += p.amount;
+    if (checkFunds && p.source !== WORLD && source.input - source.output < 0n) {
+      throw new ApiError('INSUFFICIENT_FUND', `account "${p.source}" has insufficient funds for posting ${index} (${p.amount} ${p.asset})`);
+    }
+  });
+  const post: VolumesByAccount = {};
+  for (const entry of changed.values()) (post[entry.address] ??= {})[entry.asset] = volume(entry.input, entry.output);
+  return { pre, post, changed };
+}
+
+/** Writes the new absolute volumes of rows this transaction holds locked. */
+export async function writeVolumes(trx: Knex.Transaction, ledger: string, changed: VolumeMap): Promise<void> {
+  const rows = [...changed.values()];
+  if (rows.length === 0) return;
+  await trx.raw(
+    `UPDATE ledger_volumes v SET input = d.input, output = d.output
+     FROM unnest(?::text[], ?::text[], ?::numeric[], ?::numeric[]) AS d(address, asset, input, output)
+     WHERE v.ledger = ? AND v.address = d.address AND v.asset = d.asset`,
+    [rows.map((r) => r.address), rows.map((r) => r.asset), rows.map((r) => r.input.toString()), rows.map((r) => r.output.toString()), ledger],
+  );
+}

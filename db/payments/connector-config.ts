@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { validationError } from '../../lib/errors';
+
+/** The connector plugins the platform ships; the API installs them by these names. */
+export const CONNECTOR_PROVIDERS = ['simulated', 'generic'] as const;
+export type ConnectorProvider = (typeof CONNECTOR_PROVIDERS)[number];
+
+export interface SimulatedConfig { name: string; directory: string; pollingPeriod: string }
+export interface GenericConfig { name: string; endpoint: string; apiKey?: string; pollingPeriod: string; timeout: string }
+export type ConnectorConfig = SimulatedConfig | GenericConfig;
+
+export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h)$';
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `30s`, `2m`, `1h` in milliseconds; throws VALIDATION outside [min, max]. */
+export function durationMs(value: string, field: string, min: number, max: number): number {
+  const match = /^([0-9]+)(ms|s|m|h)$/.exec(value);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2]] : NaN;
+  if (!(ms >= min && ms <= max)) throw validationError(`body.${field}: must be a duration like "30s" between ${min} ms and ${max} ms`);
+  return ms;
+}
+
+export const pollingPeriodMs = (config: ConnectorConfig): number => durationMs(config.pollingPeriod, 'pollingPeriod', 1000, 86_400_000);
+
+/**
+ * The simulated provider reads and writes files, so its directory is confined: it must exist and resolve (symlinks
+ * included) inside DATA_DIR or one of the bases listed in PAYMENTS_SIMULATED_DIRS, so a client with payments:write
+ * cannot make the worker read or write arbitrary paths. Both the API (at install) and the worker (at each use) check.
+ */
+export function resolveSimulatedDirectory(directory: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const bases = [dataDir, ...(env.PAYMENTS_SIMULATED_DIRS ?? '').split(path.delimiter).filter(Boolean)];
+  let real: string;
+  try {
+    real = fs.realpathSync(path.resolve(dataDir, directory));
+    if (!fs.statSync(real).isDirectory()) throw new Error('not a directory');
+  } catch {
+    throw validationError(`body.directory: "${directory}" is not an existing directory`);
+  }
+  const allowed = bases.some((base) => {
+    let realBase: string;
+    try {
+      realBase = fs.realpathSync(base);
+    } catch {
+      return false;
+    }
+    const relative = path.relative(realBase, real);
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  });
+  if (!allowed) throw validationError('body.directory: must be inside DATA_DIR or a directory listed in PAYMENTS_SIMULATED_DIRS');
+  return real;
+}
+
+/** Validates what the schema cannot (durations, the directory) and returns the config to store. Throws VALIDATION. */
+export function normalizeConnectorConfig(provider: ConnectorProvider, config: any, dataDir: string): ConnectorConfig {
+  const pollingPeriod = config.pollingPeriod ?? '2m';
+  durationMs(pollingPeriod, 'pollingPeriod', 1000, 86_400_000);
+  if (provider === 'simulated') {
+    return { name: config.name, directory: resolveSimulatedDirectory(config.directory, dataDir), pollingPeriod };
+  }
+  const timeout = config.timeout ?? '10s';
+  durationMs(timeout, 'timeout', 100, 60_000);
+  return { name: config.name, endpoint: String(config.endpoint).replace(/\/+$/, ''), ...(config.apiKey ? { apiKey: config.apiKey } : {}), pollingPeriod, timeout };
+}

@@ -1,0 +1,111 @@
+import { validationError } from '../../lib/errors';
+import { parseJson } from '../../lib/json';
+
+/**
+ * The filter language of the payments list (Formance's go-libs query DSL): a JSON expression such as
+ * `{"$and":[{"$match":{"status":"SUCCEEDED"}},{"$gte":{"amount":100}}]}`, compiled to a parameterised SQL condition.
+ * Field names come from a whitelist and values are always bound, so no client text reaches the SQL.
+ */
+type Kind = 'string' | 'number' | 'date';
+interface Field { sql: string; kind: Kind; caseInsensitive?: boolean; params?: unknown[] }
+
+const FIELDS: Record<string, Field> = {
+  id: { sql: 'p.id', kind: 'string' },
+  reference: { sql: 'p.reference', kind: 'string' },
+  connectorID: { sql: 'p.connector_id', kind: 'string' },
+  provider: { sql: 'c.provider', kind: 'string', caseInsensitive: true },
+  type: { sql: 'p.type', kind: 'string' },
+  status: { sql: 'p.status', kind: 'string' },
+  scheme: { sql: 'p.scheme', kind: 'string' },
+  asset: { sql: 'p.asset', kind: 'string' },
+  sourceAccountID: { sql: 'p.source_account_id', kind: 'string' },
+  destinationAccountID: { sql: 'p.destination_account_id', kind: 'string' },
+  amount: { sql: 'p.amount', kind: 'number' },
+  initialAmount: { sql: 'p.initial_amount', kind: 'number' },
+  createdAt: { sql: 'p.created_at', kind: 'date' },
+};
+// Formance's snake_case names and the spec's `date` are accepted as aliases.
+const ALIASES: Record<string, string> = {
+  connector_id: 'connectorID', source_account_id: 'sourceAccountID', destination_account_id: 'destinationAccountID',
+  initial_amount: 'initialAmount', created_at: 'createdAt', date: 'createdAt',
+};
+export const QUERY_FIELDS = [...Object.keys(FIELDS), ...Object.keys(ALIASES), 'metadata[<key>]'];
+
+export interface SqlCondition { sql: string; bindings: unknown[] }
+
+function resolveField(name: string): Field {
+  const metadata = /^metadata\[(.+)\]$/.exec(name);
+  if (metadata) return { sql: `p.metadata ->> '${metadata[1].replace(/'/g, "''")}'`, kind: 'string' };
+  const field = FIELDS[ALIASES[name] ?? name];
+  if (!field) throw validationError(`query: unknown field "${name}"; fields are ${QUERY_FIELDS.join(', ')}`);
+  return field;
+}
+
+function value(field: Field, name: string, raw: unknown): unknown {
+  if (field.kind === 'number') {
+    const ok = typeof raw === 'bigint' || (typeof raw === 'number' && Number.isInteger(raw)) || (typeof raw === 'string' && /^-?\d+$/.test(raw));
+    if (!ok) throw validationError(`query: field "${name}" takes an integer`);
+    return String(raw);
+  }
+  if (field.kind === 'date') {
+    if (typeof raw !== 'string' || Number.isNaN(Date.parse(raw))) throw validationError(`query: field "${name}" takes an ISO 8601 date-time`);
+    return new Date(raw);
+  }
+  if (typeof raw !== 'string') throw validationError(`query: field "${name}" takes a string`);
+  return field.caseInsensitive ? raw.toLowerCase() : raw;
+}
+
+/** The one `{field: value}` pair of a comparison operator. */
+function pair(op: string, operand: unknown): [string, unknown] {
+  if (!operand || typeof operand !== 'object' || Array.isArray(operand) || Object.keys(operand).length !== 1) {
+    throw validationError(`query: ${op} takes an object with exactly one field`);
+  }
+  return Object.entries(operand)[0];
+}
+
+const COMPARISONS: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
+
+function compile(expression: unknown): SqlCondition {
+  if (!expression || typeof expression !== 'object' || Array.isArray(expression) || Object.keys(expression).length !== 1) {
+    throw validationError('query: each expression is an object with exactly one operator');
+  }
+  const [op, operand] = Object.entries(expression)[0];
+  if (op === '$and' || op === '$or') {
+    if (!Array.isArray(operand) || operand.length === 0) throw validationError(`query: ${op} takes a non-empty array`);
+    const parts = operand.map(compile);
+    return { sql: `(${parts.map((p) => p.sql).join(op === '$and' ? ' AND ' : ' OR ')})`, bindings: parts.flatMap((p) => p.bindings) };
+  }
+  if (op === '$not') {
+    const inner = compile(operand);
+    return { sql: `(NOT COALESCE(${inner.sql}, false))`, bindings: inner.bindings };
+  }
+  const [name, raw] = pair(op, operand);
+  const field = resolveField(name);
+  const column = field.caseInsensitive ? `lower(${field.sql})` : field.sql;
+  const cp = field.params ?? [];
+  if (op === '$match') return { sql: `(${column} = ?)`, bindings: [...cp, value(field, name, raw)] };
+  if (op === '$in') {
+    if (!Array.isArray(raw) || raw.length === 0) throw validationError('query: $in takes a non-empty array of values');
+    return { sql: `(${column} IN (${raw.map(() => '?').join(', ')}))`, bindings: [...cp, ...raw.map((v) => value(field, name, v))] };
+  }
+  if (op === '$exists') {
+    if (typeof raw !== 'boolean') throw validationError('query: $exists takes true or false');
+    return { sql: `(${field.sql} IS ${raw ? 'NOT ' : ''}NULL)`, bindings: cp };
+  }
+  const comparison = COMPARISONS[op];
+  if (!comparison) throw validationError(`query: unknown operator "${op}"; operators are $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not`);
+  if (field.kind === 'string') throw validationError(`query: ${op} applies to amount, initialAmount and createdAt, not "${name}"`);
+  return { sql: `(${column} ${comparison} ?)`, bindings: [...cp, value(field, name, raw)] };
+}
+
+/** Parses and compiles `?query=`; `{}` matches everything. Throws VALIDATION for malformed JSON, unknown fields or operators. */
+export function compilePaymentsQuery(text: string): SqlCondition | undefined {
+  let expression: unknown;
+  try {
+    expression = parseJson(text);
+  } catch {
+    throw validationError('query: not valid JSON');
+  }
+  if (expression && typeof expression === 'object' && !Array.isArray(expression) && Object.keys(expression).length === 0) return undefined;
+  return compile(expression);
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createDb, type Db } from '../../db/knex';
+import { upsertAccounts, type ProviderAccount } from '../../db/payments/accounts';
+import { accountId, connectorId } from '../../db/payments/ids';
+import { api } from './http';
+
+export const suffix = (): string => randomUUID().slice(0, 8);
+export const testDb = (): Db => createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 3 });
+
+/** A connector row with accounts, without a fetch workflow: data for tests of the resources around it. */
+export async function seedConnector(db: Db, accounts: Array<Partial<ProviderAccount> & { reference: string }>): Promise<{ connectorID: string; accountIDs: string[] }> {
+  const connectorID = connectorId('simulated');
+  await db('payments_connectors').insert({ id: connectorID, provider: 'simulated', name: `seed-${suffix()}`, config: JSON.stringify({}), uninstalled_at: db.fn.now() });
+  await upsertAccounts(db, connectorID, 'simulated', accounts.map((a) => ({ type: 'INTERNAL', createdAt: new Date(0), metadata: {}, raw: {}, ...a })));
+  return { connectorID, accountIDs: accounts.map((a) => accountId(connectorID, a.reference)) };
+}
+
+/** A fresh directory for a simulated connector, inside the platform's DATA_DIR. */
+export function simulatedDirectory(files: Record<string, unknown> = {}): string {
+  const dir = path.join(process.env.TEST_PLATFORM_DATA_DIR as string, 'simulated', suffix());
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeJson(dir, name, content);
+  return dir;
+}
+
+export function writeJson(dir: string, name: string, content: unknown): void {
+  fs.writeFileSync(path.join(dir, `${name}.tmp`), JSON.stringify(content));
+  fs.renameSync(path.join(dir, `${name}.tmp`), path.join(dir, name));
+}
+
+/** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export async function installSimulated(dir: string, pollingPeriod = '1s'): Promise<string> {
+  const res = await api('POST', '/api/payments/v3/connectors/install/simulated', { body: { name: `sim-${suffix()}`, directory: dir, pollingPeriod } });
+  if (res.status !== 202) throw new Error(`install failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+export async function paymentsOf(connectorID: string): Promise<any[]> {
+  const query = encodeURIComponent(JSON.stringify({ $match: { connectorID } }));
+  const res = await api('GET', `/api/payments/payments?pageSize=1000&query=${query}`);
+  if (res.status !== 200) throw new Error(`list failed: ${res.status} ${res.text}`);
+  return res.body.cursor.data;
+}
