@@ -5,6 +5,7 @@ import { loadConfig } from '../lib/config';
 import { createPaymentsActivities } from './payments';
 import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
+    ...createWebhookActivities({ db: deps.db }),
     ...createOrchestrationActivities(deps),
   };
 }

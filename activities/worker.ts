@@ -3,8 +3,9 @@ import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } 
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../db/knex';
-import { dataConverter } from '../lib/temporal';
+import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { createActivities } from './index';
+import { startEventDispatcher } from './events/dispatcher';
 
 /**
  * The worker process: runs every workflow and activity of the platform on one task queue. Stateless; run as many as
@@ -33,21 +34,26 @@ export async function createWorker(options: {
     await connection.close();
     await db.destroy();
   };
-  return { worker, close, logger };
+  return { worker, close, logger, db };
 }
 
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig());
   Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
-  const { worker, close, logger } = await createWorker({
+  const { worker, close, logger, db } = await createWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     databaseUrl: config.databaseUrl,
   });
+  // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
+  const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
+  const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await worker.run();
+  await dispatcher.stop();
+  await temporal.connection.close();
   await close();
   logger.info('worker stopped');
 }

@@ -6,6 +6,7 @@ import { orchestrationRoutes } from './orchestration';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
+import { webhookRoutes } from './webhooks';
 
 /**
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
@@ -19,5 +20,6 @@ export const allRoutes: RouteDefinition[] = [
   ...authRoutes,
   ...ledgerRoutes,
   ...paymentsRoutes,
+  ...webhookRoutes,
   ...orchestrationRoutes,
 ];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { dataConverter } from '../../lib/temporal';
 import { platformNoop } from '../../workflows/noop';
 import { freePort } from '../../scripts/stack/ports';
 import { httpLoad } from '../lib/http-load';
@@ -33,7 +34,7 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
 export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number): Promise<Measurement> {
   const connection = await Connection.connect({ address: platform.temporalAddress });
   try {
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter });
     const run = Date.now();
     return await measureLoop({
       scenario: NOOP_WORKFLOW_BASELINE,

@@ -3,6 +3,7 @@ import * as foundation from './001-foundation';
 import * as auth from './002-auth';
 import * as ledger from './003-ledger';
 import * as payments from './005-payments';
+import * as webhooks from './007-webhooks';
 import * as orchestration from './006-orchestration';
 
 interface Migration {
@@ -19,6 +20,7 @@ const migrations: Array<[string, Migration]> = [
   ['002-auth', auth],
   ['003-ledger', ledger],
   ['005-payments', payments],
+  ['007-webhooks', webhooks],
   ['006-orchestration', orchestration],
 ];
 

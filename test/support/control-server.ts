@@ -16,6 +16,8 @@ export async function startControlServer(platform: RunningPlatform): Promise<{ u
       else if (action === 'start') target.start();
       else if (action === 'restart') await target.restart('SIGTERM');
       else if (action === 'kill') await target.restart('SIGKILL');
+      // SIGSTOP: the process stays but consumes nothing (no Temporal tasks, no outbox notifications), like a hung host.
+      else if (action === 'freeze') target.child().kill('SIGSTOP');
       else throw new Error('unknown action');
     };
     run().then(

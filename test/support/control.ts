@@ -1,9 +1,12 @@
 import { apiUrl } from './http';
 
 type Part = 'api' | 'worker';
-type Action = 'stop' | 'start' | 'restart' | 'kill';
+type Action = 'stop' | 'start' | 'restart' | 'kill' | 'freeze';
 
-/** Stops, starts, restarts (SIGTERM) or kills (SIGKILL, then starts again) the run's API or worker process. */
+/**
+ * Stops, starts, restarts (SIGTERM), kills (SIGKILL, then starts again) or freezes (SIGSTOP; undo with kill) the run's
+ * API or worker process.
+ */
 export async function control(part: Part, action: Action): Promise<void> {
   const response = await fetch(`${process.env.TEST_CONTROL_URL}/${part}/${action}`, { method: 'POST' });
   if (response.status !== 204) throw new Error(`control ${part} ${action} failed: ${await response.text()}`);

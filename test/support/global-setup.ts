@@ -21,6 +21,8 @@ export default async function globalSetup(): Promise<void> {
   const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
   const started = Date.now();
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
+  // Webhooks: the test receivers listen on 127.0.0.1, and retries come within a second instead of minutes.
+  Object.assign(env, { WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', WEBHOOKS_RETRY_FOR_MS: '30000', EVENTS_POLL_INTERVAL_MS: '500' });
   const platform = await startPlatform({
     dataDir,
     env,

@@ -1,0 +1,82 @@
+import { listAttempts, presentAttempt } from '../../../db/webhooks/attempts';
+import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../db/webhooks/deliveries';
+import { ApiError } from '../../../lib/errors';
+import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
+import { deliveryPlan, loadWebhookSettings } from '../../../lib/webhooks/settings';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf } from '../../schemas/common';
+import { attemptListQuery, deliveryListQuery, deliverySchema, idParams, webhookAttemptSchema } from '../../schemas/webhooks';
+
+const tags = ['webhooks'];
+const base = '/api/webhooks/deliveries';
+
+export const listDeliveriesRoute = defineRoute(
+  { method: 'get', path: base, operationId: 'listWebhookDeliveries', summary: 'List deliveries, newest first', tags, responses: { 200: { description: 'Deliveries', schema: cursorOf(deliverySchema) } } },
+  authenticate('webhooks:read'),
+  validate({ query: deliveryListQuery }),
+  async function listDeliveriesHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    const page = await listDeliveries(ctx.deps.db, list);
+    ctx.body = cursorEnvelope(list, page, (row) => [row.created_at, row.id], presentDelivery);
+  },
+);
+
+export const readDeliveryRoute = defineRoute(
+  { method: 'get', path: `${base}/{id}`, operationId: 'readWebhookDelivery', summary: 'Read a delivery', tags, responses: { 200: { description: 'The delivery', schema: dataOf(deliverySchema) } } },
+  authenticate('webhooks:read'),
+  validate({ params: idParams }),
+  async function readDeliveryHandler(ctx: AppContext) {
+    ctx.body = { data: presentDelivery(await getDeliveryRow(ctx.deps.db, ctx.state.input.params.id)) };
+  },
+);
+
+export const listAttemptsRoute = defineRoute(
+  { method: 'get', path: `${base}/{id}/attempts`, operationId: 'listWebhookAttempts', summary: 'A delivery\'s attempts, oldest first', tags, responses: { 200: { description: 'Attempts', schema: cursorOf(webhookAttemptSchema) } } },
+  authenticate('webhooks:read'),
+  validate({ params: idParams, query: attemptListQuery }),
+  async function listAttemptsHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    const page = await listAttempts(ctx.deps.db, ctx.state.input.params.id, list);
+    ctx.body = cursorEnvelope(list, page, (row) => [row.seq], presentAttempt);
+  },
+);
+
+export const replayDeliveryRoute = defineRoute(
+  {
+    method: 'post',
+    path: `${base}/{id}/replay`,
+    operationId: 'replayWebhookDelivery',
+    summary: 'Send a finished delivery again (same webhook-id, fresh retry window); 409 while it is still pending or retrying',
+    tags,
+    responses: { 200: { description: 'The delivery, pending again', schema: dataOf(deliverySchema) } },
+  },
+  authenticate('webhooks:write'),
+  validate({ params: idParams }),
+  async function replayDeliveryHandler(ctx: AppContext) {
+    const row = await startReplay(ctx.deps.db, ctx.state.input.params.id);
+    try {
+      await ctx.deps.temporal.client.workflow.start('deliverWebhook', {
+        taskQueue: ctx.deps.temporal.taskQueue,
+        workflowId: `webhook-${row.event_id}-${row.config_id}-replay-${row.replays}`,
+        args: [deliveryPlan(loadWebhookSettings(), row.id, row.config_id)],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
+          { key: SEARCH_ATTRIBUTES.EventType, value: row.event_type },
+          { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: row.config_id },
+        ],
+      });
+    } catch (error) {
+      // Leave the delivery replayable rather than pending forever with no workflow behind it.
+      await markDeliveryFailed(ctx.deps.db, row.id, 'replay could not be started');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the replay could not be started; retry later', { cause: error });
+    }
+    ctx.body = { data: presentDelivery(row) };
+  },
+);
+
+export const deliveryRoutes = [listDeliveriesRoute, readDeliveryRoute, listAttemptsRoute, replayDeliveryRoute];

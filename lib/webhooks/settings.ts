@@ -1,0 +1,62 @@
+import { parseCidrList } from './ssrf';
+import type { BlockList } from 'node:net';
+
+/**
+ * Webhook delivery settings, from the environment of the worker (and of the API for the write-time SSRF check).
+ * The retry schedule is Temporal's exponential backoff on the send activity: with the defaults (10 s × 3 per attempt,
+ * capped at 6 h, for 72 h) an endpoint that stays down gets about 19 attempts over three days, like Stripe and Svix.
+ */
+export interface WebhookSettings {
+  /** WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: delay before the first retry. */
+  initialIntervalMs: number;
+  /** WEBHOOKS_RETRY_BACKOFF_COEFFICIENT: each retry waits this many times longer than the previous one. */
+  backoffCoefficient: number;
+  /** WEBHOOKS_RETRY_MAX_INTERVAL_MS: the longest wait between two attempts. */
+  maximumIntervalMs: number;
+  /** WEBHOOKS_RETRY_FOR_MS: no attempt is scheduled later than this after the delivery (or its replay) started. */
+  retryForMs: number;
+  /** WEBHOOKS_HTTP_TIMEOUT_MS: the whole request, connect to last response byte. */
+  httpTimeoutMs: number;
+  /** WEBHOOKS_SECRET_ROTATION_GRACE_MS: how long requests are also signed with the previous secret after a change. */
+  rotationGraceMs: number;
+  /** WEBHOOKS_ALLOWED_CIDRS: ranges exempted from the SSRF deny list (e.g. 127.0.0.0/8 for a local receiver). */
+  allowed: BlockList;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+  return {
+    initialIntervalMs: positive(env, 'WEBHOOKS_RETRY_INITIAL_INTERVAL_MS', 10_000),
+    backoffCoefficient: Math.max(1, positive(env, 'WEBHOOKS_RETRY_BACKOFF_COEFFICIENT', 3)),
+    maximumIntervalMs: positive(env, 'WEBHOOKS_RETRY_MAX_INTERVAL_MS', 6 * 3600_000),
+    retryForMs: positive(env, 'WEBHOOKS_RETRY_FOR_MS', 72 * 3600_000),
+    httpTimeoutMs: positive(env, 'WEBHOOKS_HTTP_TIMEOUT_MS', 15_000),
+    rotationGraceMs: positive(env, 'WEBHOOKS_SECRET_ROTATION_GRACE_MS', 24 * 3600_000),
+    allowed: parseCidrList(env.WEBHOOKS_ALLOWED_CIDRS ?? ''),
+  };
+}
+
+/** The wait before retry number `retry` (1 = the first retry), as Temporal computes it for the send activity. */
+export function backoffDelayMs(settings: Pick<WebhookSettings, 'initialIntervalMs' | 'backoffCoefficient' | 'maximumIntervalMs'>, retry: number): number {
+  return Math.min(settings.initialIntervalMs * settings.backoffCoefficient ** (retry - 1), settings.maximumIntervalMs);
+}
+
+/** What a delivery workflow needs to build the send activity's retry policy (workflows cannot read the environment). */
+export interface DeliveryPlan {
+  deliveryId: string;
+  configId: string;
+  retry: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number };
+  httpTimeoutMs: number;
+}
+
+export function deliveryPlan(settings: WebhookSettings, deliveryId: string, configId: string): DeliveryPlan {
+  const { initialIntervalMs, backoffCoefficient, maximumIntervalMs } = settings;
+  return { deliveryId, configId, retry: { initialIntervalMs, backoffCoefficient, maximumIntervalMs }, httpTimeoutMs: settings.httpTimeoutMs };
+}

@@ -1,0 +1,144 @@
+import { Webhook } from 'standardwebhooks';
+import type { Client, Connection } from '@temporalio/client';
+import { createDb, type Db } from '../../../db/knex';
+import { emitEvents } from '../../../db/outbox';
+import { api } from '../../support/http';
+import { temporalClient } from '../../support/temporal';
+import { eventually, startReceiver } from '../../support/webhook-receiver';
+
+const configs = '/api/webhooks/configs';
+const deliveries = '/api/webhooks/deliveries';
+
+describe('webhook deliveries', () => {
+  let db: Db;
+  let client: Client;
+  let connection: Connection;
+  const created: string[] = [];
+  const receivers: Array<{ close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 2 });
+    ({ client, connection } = await temporalClient());
+  });
+  afterAll(async () => {
+    for (const id of created) await api('DELETE', `${configs}/${id}`);
+    await Promise.all(receivers.map((r) => r.close()));
+    await connection.close();
+    await db.destroy();
+  });
+
+  /** A receiver and a config subscribed to a type unique to the test, so other tests' events never reach it. */
+  async function subscribe(respond?: Parameters<typeof startReceiver>[0], type = `TEST_${Math.random().toString(36).slice(2, 10).toUpperCase()}`) {
+    const receiver = await startReceiver(respond);
+    receivers.push(receiver);
+    const { body } = await api('POST', configs, { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } });
+    created.push(body.data.id);
+    return { receiver, config: body.data, type };
+  }
+
+  async function emit(type: string, payload: unknown = { ledger: 'main' }): Promise<string> {
+    const [id] = await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload }]));
+    return id;
+  }
+
+  async function deliveryOf(eventId: string, status: string) {
+    return eventually(async () => {
+      const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
+      const found = body.cursor.data[0];
+      return found?.status === status ? found : undefined;
+    }, 30_000, `delivery of ${eventId} to be ${status}`);
+  }
+
+  it('delivers a committed ledger transaction event, signed, with the exact payload', async () => {
+    const { receiver, config } = await subscribe(undefined, 'COMMITTED_TRANSACTIONS');
+    const payload = { ledger: 'main', transactions: [{ id: 0, postings: [{ source: 'world', destination: 'users:1', amount: 123456789012345678901234567890n, asset: 'USD' }] }] };
+    const eventId = await emit('COMMITTED_TRANSACTIONS', payload);
+    const delivery = await deliveryOf(eventId, 'success');
+    expect(receiver.received).toHaveLength(1);
+    const [request] = receiver.received;
+    expect(request.body).toContain('"amount":123456789012345678901234567890');
+    const verified = new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>) as Record<string, unknown>;
+    expect(verified).toMatchObject({ id: eventId, app: 'ledger', version: 'v2', type: 'ledger.committed_transactions' });
+    expect(request.headers['webhook-id']).toBe(delivery.id);
+    expect(request.headers['formance-webhook-test']).toBe('false');
+    expect(delivery).toMatchObject({ eventID: eventId, configID: config.id, eventType: 'ledger.committed_transactions', attempts: 1, lastStatusCode: 200, payload: request.body });
+    expect((await api('GET', `${deliveries}/${delivery.id}`)).body.data).toEqual(delivery);
+  });
+
+  it('retries 500 twice then 200: three attempts, one success, one webhook-id, visible in Temporal', async () => {
+    const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
+    const eventId = await emit(type);
+    const delivery = await deliveryOf(eventId, 'success');
+    expect(receiver.received).toHaveLength(3);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.id]));
+    for (const request of receiver.received) expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
+    expect(attempts.map((a: { retryAttempt: number; status: string; statusCode: number }) => [a.retryAttempt, a.status, a.statusCode])).toEqual([
+      [0, 'to retry', 500], [1, 'to retry', 500], [2, 'success', 200],
+    ]);
+    expect(attempts[0]).toMatchObject({ webhookID: delivery.id, payload: delivery.payload, config: { id: config.id } });
+    expect(Date.parse(attempts[0].nextRetryAfter)).toBeGreaterThan(Date.parse(attempts[0].createdAt));
+    expect(attempts[2].nextRetryAfter).toBe('0001-01-01T00:00:00Z');
+
+    const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
+    const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
+    expect(started?.map((s) => s?.attempt)).toEqual([3]);
+    expect((await client.workflow.getHandle(`event-${eventId}`).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('treats a 400 as final, and replays it on request with the same webhook-id', async () => {
+    const { receiver, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
+    const eventId = await emit(type);
+    const failed = await deliveryOf(eventId, 'failed');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.received).toHaveLength(1);
+    expect(failed).toMatchObject({ attempts: 1, lastStatusCode: 400 });
+
+    const replay = await api('POST', `${deliveries}/${failed.id}/replay`);
+    expect(replay.status).toBe(200);
+    expect(replay.body.data).toMatchObject({ id: failed.id, status: 'pending', replays: 1 });
+    const done = await deliveryOf(eventId, 'success');
+    expect(done).toMatchObject({ attempts: 2, replays: 1, lastStatusCode: 204 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id]);
+    const attempts = (await api('GET', `${deliveries}/${failed.id}/attempts`)).body.cursor.data;
+    expect(attempts.map((a: { status: string }) => a.status)).toEqual(['failed', 'success']);
+    expect((await api('POST', `${deliveries}/${crypto.randomUUID()}/replay`)).status).toBe(404);
+    expect((await api('GET', `${deliveries}/nope`)).status).toBe(404);
+  });
+
+  it('refuses to replay a delivery that is still retrying (409)', async () => {
+    const { type } = await subscribe(() => ({ status: 503 }));
+    const eventId = await emit(type);
+    const retrying = await deliveryOf(eventId, 'retrying');
+    const response = await api('POST', `${deliveries}/${retrying.id}/replay`);
+    expect([response.status, response.body.errorCode]).toEqual([409, 'CONFLICT']);
+    // Deactivating the config stops its retries: the next attempt closes the delivery.
+    await api('PUT', `${configs}/${retrying.configID}/deactivate`);
+    expect((await deliveryOf(eventId, 'failed')).lastError).toBe('the config was deactivated');
+  });
+
+  it('keeps verification working through a secret rotation: signed with the new and the previous secret', async () => {
+    const { receiver, config, type } = await subscribe();
+    const changed = (await api('PUT', `${configs}/${config.id}/secret/change`, { body: {} })).body.data;
+    await deliveryOf(await emit(type), 'success');
+    const [request] = receiver.received;
+    for (const secret of [config.secret, changed.secret]) {
+      expect(() => new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    }
+  });
+
+  it('sends nothing to inactive or unsubscribed configs, and lists deliveries by config', async () => {
+    const { receiver, config, type } = await subscribe();
+    await api('PUT', `${configs}/${config.id}/deactivate`);
+    const other = await subscribe();
+    const eventId = await emit(type);
+    await deliveryOf(await emit(other.type), 'success');
+    await eventually(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received).toHaveLength(0);
+    expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);
+    const byConfig = (await api('GET', `${deliveries}?configID=${other.config.id}`)).body.cursor.data;
+    expect(byConfig).toHaveLength(1);
+    expect((await api('GET', `${deliveries}?status=unknown`)).status).toBe(400);
+  });
+});
