@@ -3,6 +3,7 @@ import { authRoutes } from './auth/clients';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
+import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { openApiRoute } from './system/openapi';
@@ -19,6 +20,7 @@ export const allRoutes: RouteDefinition[] = [
   docsAssetRoute,
   ...authRoutes,
   ...ledgerRoutes,
+  ...walletsRoutes,
   ...paymentsRoutes,
   ...webhookRoutes,
   ...orchestrationRoutes,

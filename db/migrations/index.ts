@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import * as foundation from './001-foundation';
 import * as auth from './002-auth';
 import * as ledger from './003-ledger';
+import * as wallets from './004-wallets';
 import * as payments from './005-payments';
-import * as webhooks from './007-webhooks';
 import * as orchestration from './006-orchestration';
+import * as webhooks from './007-webhooks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,9 +20,10 @@ const migrations: Array<[string, Migration]> = [
   ['001-foundation', foundation],
   ['002-auth', auth],
   ['003-ledger', ledger],
+  ['004-wallets', wallets],
   ['005-payments', payments],
-  ['007-webhooks', webhooks],
   ['006-orchestration', orchestration],
+  ['007-webhooks', webhooks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

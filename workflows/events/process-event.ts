@@ -1,11 +1,13 @@
-import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import type { EventEnvelope } from '../../db/events/envelope';
 import type { WebhookActivities } from '../../activities/webhooks';
 import type { OrchestrationActivities } from '../../activities/orchestration';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import { deliverWebhook } from '../webhooks/deliver-webhook';
 
-const { planWebhookDeliveries } = proxyActivities<WebhookActivities>({
+// A local activity: one short idempotent query, run by the worker that holds the workflow task, which saves a round trip
+// through the Temporal server for every event.
+const { planWebhookDeliveries } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });

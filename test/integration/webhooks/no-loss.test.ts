@@ -1,0 +1,36 @@
+import { createDb, type Db } from '../../../db/knex';
+import { emitEvents } from '../../../db/outbox';
+import { api } from '../../support/http';
+import { control } from '../../support/control';
+import { eventually, startReceiver } from '../../support/webhook-receiver';
+
+describe('no event lost while the worker is down', () => {
+  let db: Db;
+  beforeAll(() => (db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 2 })));
+  afterAll(async () => db.destroy());
+
+  it('delivers, each once, the events committed while the worker was stopped, after it restarts', async () => {
+    const receiver = await startReceiver();
+    const type = `NO_LOSS_${Math.random().toString(36).slice(2, 10).toUpperCase()}`;
+    const config = (await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } })).body.data;
+    try {
+      // Frozen, the worker hears no NOTIFY and runs no scan; killed afterwards, whatever it had buffered is gone too.
+      await control('worker', 'freeze');
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push(...(await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: i } }]))));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await db('events_outbox').whereIn('id', ids).whereNotNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
+      await control('worker', 'kill');
+
+      await eventually(() => receiver.received.length >= 5, 90_000, 'five deliveries');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const eventIds = receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
+      expect(eventIds.sort()).toEqual([...ids].sort());
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(5);
+      expect(await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
+    } finally {
+      await api('DELETE', `/api/webhooks/configs/${config.id}`);
+      await receiver.close();
+    }
+  });
+});
