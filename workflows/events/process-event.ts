@@ -12,7 +12,8 @@ const { planWebhookDeliveries } = proxyLocalActivities<WebhookActivities>({
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
-const { matchTriggers } = proxyActivities<OrchestrationActivities>({
+// Local too: most events match no trigger, and then the step is one indexed query.
+const { matchTriggers } = proxyLocalActivities<OrchestrationActivities>({
   startToCloseTimeout: '60s',
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
