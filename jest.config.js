@@ -6,8 +6,8 @@ module.exports = {
   transform: {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // jose and openid-client ship only ES modules; swc turns them into CommonJS for jest's module registry.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'],
+  // jose, openid-client and cel-js ship only ES modules; swc turns them into CommonJS for jest's module registry.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@marcbachmann/cel-js)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
+import type { EventEnvelope } from '../../db/events/envelope';
+import { matchTriggers } from '../../db/orchestration/trigger-occurrences';
 import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../db/orchestration/read-model';
 import { createLedgerActivities } from './ledger';
 import { createPaymentActivities } from './payments';
@@ -20,6 +22,10 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     },
     async orchestrationStageEnded(mark: StageMark & { error?: string }): Promise<void> {
       await recordStageEnded(deps.db, mark);
+    },
+    /** The trigger step of the per-event workflow; returns how many occurrences the event has. */
+    async matchTriggers(event: EventEnvelope): Promise<number> {
+      return (await matchTriggers(deps, event)).length;
     },
     async orchestrationInstanceEnded(mark: { instanceID: string; error?: string; at: string }): Promise<void> {
       await recordInstanceEnded(deps.db, mark);

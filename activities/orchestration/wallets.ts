@@ -12,7 +12,7 @@ export function createWalletActivities(db: Db) {
     },
 
     async ListWallets(input: { name: string }) {
-      const page = await classified(() => areas.listWallets(db, { name: input.name }, { filters: { name: input.name }, pageSize: 100 }));
+      const page = await classified(() => areas.listWallets(db, { name: input.name }, { pageSize: 100 }));
       return { cursor: { pageSize: 100, hasMore: page.hasNext, previous: '', next: '', data: page.items } };
     },
 

@@ -76,3 +76,40 @@ export const runQuerySchema = objectSchema({
 export const variablesSchema: JsonSchema = { type: 'object', additionalProperties: { type: 'string' }, description: 'Variables for ${name} references' };
 export const eventBodySchema = objectSchema({ name: { type: 'string', minLength: 1, maxLength: 500 } }, ['name']);
 export const instanceListQuery = listQuerySchema({ workflowID: { type: 'string' }, running: { type: 'boolean' } });
+
+export const triggerInputSchema = objectSchema({
+  event: { type: 'string', maxLength: 200, description: 'Event type to react to, e.g. COMMITTED_TRANSACTIONS or SAVED_PAYMENT' },
+  workflowID: { type: 'string', maxLength: 100 },
+  filter: { type: 'string', maxLength: 4000, description: 'CEL expression over `event` (the payload); the trigger fires when it is true' },
+  vars: { type: 'object', additionalProperties: { type: 'string', maxLength: 4000 }, description: 'Variable name → CEL expression over `event`' },
+  name: { type: 'string', maxLength: 500 },
+});
+
+export const triggerSchema = objectSchema(
+  {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    event: { type: 'string' },
+    workflowID: { type: 'string' },
+    filter: { type: 'string' },
+    vars: { type: 'object', additionalProperties: { type: 'string' } },
+    createdAt: dateTimeSchema,
+  },
+  ['id', 'name', 'event', 'workflowID', 'createdAt'],
+);
+
+export const occurrenceSchema = objectSchema(
+  { id: { type: 'string' }, triggerID: { type: 'string' }, workflowInstanceID: { type: 'string' }, date: dateTimeSchema, event: { type: 'object' }, error: { type: 'string' } },
+  ['id', 'triggerID', 'date', 'event'],
+);
+
+export const triggerTestResultSchema = objectSchema(
+  {
+    filter: { type: ['object', 'null'], properties: { match: { type: 'boolean' }, error: { type: 'string' } } },
+    variables: { type: ['object', 'null'], additionalProperties: { type: 'object', properties: { value: { type: 'string' }, error: { type: 'string' } } } },
+  },
+  ['filter', 'variables'],
+);
+
+export const triggerParams = objectSchema({ triggerID: uuidString }, ['triggerID']);
+export const triggerListQuery = listQuerySchema({ name: { type: 'string' } });

@@ -82,16 +82,18 @@ function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
  * Op 12. The instance row (and STARTED_WORKFLOW) is committed before the Temporal workflow starts, so the workflow's
  * activities always find it; the workflow id is the instance id, so the Web UI finds a run by the id the API returned.
  * With `wait`, returns once the run has ended, or after RUN_WAIT_LIMIT_MS with the current state.
- * Throws NOT_FOUND (workflow), SERVICE_UNAVAILABLE (Temporal refused the start; the instance is recorded as failed).
+ * Throws NOT_FOUND (workflow), CONFLICT (instanceID taken), SERVICE_UNAVAILABLE (Temporal refused the start; the instance
+ * is recorded as failed).
  */
 export async function runWorkflow(
   deps: OrchestrationDeps,
   workflowID: string,
   variables: Record<string, string>,
-  options: { wait?: boolean; triggerID?: string } = {},
+  options: { wait?: boolean; triggerID?: string; instanceID?: string } = {},
 ): Promise<WorkflowInstance> {
   const workflow = await getWorkflowRow(deps.db, workflowID);
-  const id = randomUUID();
+  // A caller that must not start twice (a retried trigger activity) chooses the id; a reused id is a CONFLICT.
+  const id = options.instanceID ?? randomUUID();
   await inTransaction(deps.db, async (trx) => {
     await trx('orchestration_instances').insert({ id, workflow_id: workflow.id, trigger_id: options.triggerID ?? null, variables: stringifyJson(variables) });
     await emitEvents(trx, [{ app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflow.id, instanceID: id } }]);

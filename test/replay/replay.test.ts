@@ -15,7 +15,8 @@ const dir = path.join(__dirname, 'histories');
 describe('replay of committed orchestration histories', () => {
   let bundle: WorkflowBundleWithSourceMap;
   beforeAll(async () => {
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silent });
+    // The payload converter runs inside the workflow sandbox, so it is part of the bundle, as in the worker.
+    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
   }, 120_000);
 
   it('has a committed history for every scenario', () => {

@@ -1,5 +1,6 @@
 import { api } from '../support/http';
-import { createWorkflow, eventually, readInstance, runInstance } from '../support/orchestration';
+import { fund, newLedger } from '../support/ledger-fixtures';
+import { createWorkflow, eventually, readInstance, runInstance, stageHistory } from '../support/orchestration';
 
 /**
  * The runs whose Temporal histories are committed under test/replay/histories and replayed by replay.test.ts. Each
@@ -32,5 +33,25 @@ export const scenarios: Record<string, () => Promise<string>> = {
   async 'invalid-stage'() {
     const workflowID = await createWorkflow([{ delay: { duration: '${d}' } }, { noop: {} }]);
     return (await runInstance(workflowID, { d: 'never' }, true)).body.data.id;
+  },
+
+  async 'send-cross-ledger'() {
+    const [from, to] = [await newLedger('replay'), await newLedger('replay')];
+    await fund(from, 'users:1', 500);
+    const account = (id: string, ledger: string) => ({ account: { id, ledger } });
+    const workflowID = await createWorkflow([{ send: { source: account('users:1', from), destination: account('bank', to), amount: { asset: 'USD/2', amount: 200 } } }]);
+    return (await runInstance(workflowID, {}, true)).body.data.id;
+  },
+
+  async 'send-retry-until-funded'() {
+    const ledger = await newLedger('replay');
+    const workflowID = await createWorkflow([
+      { send: { source: { account: { id: 'empty', ledger } }, destination: { account: { id: 'dest', ledger } }, amount: { asset: 'USD/2', amount: 100 } } },
+    ]);
+    const id = (await runInstance(workflowID)).body.data.id;
+    await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await fund(ledger, 'empty', 100);
+    await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
+    return id;
   },
 };

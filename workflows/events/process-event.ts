@@ -1,6 +1,7 @@
 import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import type { EventEnvelope } from '../../db/events/envelope';
 import type { WebhookActivities } from '../../activities/webhooks';
+import type { OrchestrationActivities } from '../../activities/orchestration';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import { deliverWebhook } from '../webhooks/deliver-webhook';
 
@@ -8,6 +9,12 @@ import { deliverWebhook } from '../webhooks/deliver-webhook';
 // through the Temporal server for every event.
 const { planWebhookDeliveries } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '1m' },
+});
+
+// Local too: most events match no trigger, and then the step is one indexed query.
+const { matchTriggers } = proxyLocalActivities<OrchestrationActivities>({
+  startToCloseTimeout: '60s',
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
@@ -37,10 +44,18 @@ export async function fanOutWebhooks(event: EventEnvelope): Promise<void> {
 }
 
 /**
+ * Triggers: each live trigger on the event's type whose filter matches starts an instance of its workflow (or records
+ * why its vars could not be evaluated). The activity is idempotent per (trigger, event).
+ */
+export async function startTriggeredWorkflows(event: EventEnvelope): Promise<void> {
+  await matchTriggers(event);
+}
+
+/**
  * The steps every event goes through. To add one (e.g. trigger matching), write an `EventStep` that calls its
  * activity through proxyActivities and append it here: appending keeps the histories of running events replayable.
  */
-export const EVENT_STEPS: EventStep[] = [fanOutWebhooks];
+export const EVENT_STEPS: EventStep[] = [fanOutWebhooks, startTriggeredWorkflows];
 
 /** The per-event workflow the dispatcher starts, with workflow id `event-<eventId>` (so one event runs it once). */
 export async function processEvent(event: EventEnvelope): Promise<void> {

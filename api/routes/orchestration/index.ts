@@ -1,4 +1,5 @@
 import { instanceRoutes } from './instances';
+import { triggerRoutes } from './triggers';
 import { workflowRoutes } from './workflows';
 
-export const orchestrationRoutes = [...workflowRoutes, ...instanceRoutes];
+export const orchestrationRoutes = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes];

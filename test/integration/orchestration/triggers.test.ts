@@ -1,0 +1,84 @@
+import { api } from '../../support/http';
+import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { createWorkflow, eventually, readInstance } from '../../support/orchestration';
+
+const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
+const occurrences = async (id: string) => (await api('GET', `/api/orchestration/triggers/${id}/occurrences`)).body.cursor.data;
+
+describe('orchestration triggers', () => {
+  it('creates (op 15), reads, lists, tests and deletes a trigger', async () => {
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const body = { event: 'SAVED_PAYMENT', workflowID, filter: 'event.status == "SUCCEEDED" && event.amount > 100', vars: { amount: 'event.amount' }, name: `t-${Date.now()}` };
+    const created = await api('POST', '/api/orchestration/triggers', { body });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ ...body, id: expect.stringMatching(/^[0-9a-f-]{36}$/), createdAt: iso });
+    const id = created.body.data.id;
+    expect((await api('GET', `/api/orchestration/v2/triggers/${id}`)).body.data).toEqual(created.body.data);
+    const listed = await api('GET', `/api/orchestration/triggers?name=${body.name.slice(2)}`);
+    expect(listed.body.cursor.data.map((t: { id: string }) => t.id)).toEqual([id]);
+
+    const match = await api('POST', `/api/orchestration/v2/triggers/${id}/test`, { body: { status: 'SUCCEEDED', amount: 250 } });
+    expect(match.body.data).toEqual({ filter: { match: true }, variables: { amount: { value: '250' } } });
+    const miss = await api('POST', `/api/orchestration/v2/triggers/${id}/test`, { body: { status: 'FAILED', amount: 250 } });
+    expect(miss.body.data).toEqual({ filter: { match: false }, variables: null });
+
+    expect((await api('DELETE', `/api/orchestration/triggers/${id}`)).status).toBe(204);
+    expect((await api('GET', `/api/orchestration/triggers/${id}`)).status).toBe(404);
+  });
+
+  it.each([
+    ['missing event', (w: string) => ({ workflowID: w }), 400, /missing event/],
+    ['missing workflowID', () => ({ event: 'X' }), 400, /missing workflow id/],
+    ['a filter that does not compile', (w: string) => ({ event: 'X', workflowID: w, filter: 'event.amount >' }), 400, /filter: error compiling expression/],
+    ['a var that does not compile', (w: string) => ({ event: 'X', workflowID: w, vars: { a: '(' } }), 400, /vars\.a: error compiling expression/],
+    ['an unknown workflow', () => ({ event: 'X', workflowID: '00000000-0000-4000-8000-000000000000' }), 404, /not found/],
+  ])('refuses %s', async (_name, make, status, message) => {
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const res = await api('POST', '/api/orchestration/triggers', { body: make(workflowID) });
+    expect(res.status).toBe(status);
+    expect(res.body.errorMessage).toMatch(message);
+  });
+
+  it('starts the workflow on a matching ledger event with the evaluated vars; a non-matching event starts nothing', async () => {
+    const ledger = await newLedger('trig');
+    const workflowID = await createWorkflow([
+      { send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'bonus:${user}', ledger } }, amount: { asset: 'USD/2', amount: '${amount}' } } },
+    ]);
+    const trigger = (
+      await api('POST', '/api/orchestration/triggers', {
+        body: {
+          event: 'COMMITTED_TRANSACTIONS',
+          workflowID,
+          filter: `event.ledger == "${ledger}" && event.transactions[0].postings[0].destination.startsWith("users:") && event.transactions[0].postings[0].amount > 100`,
+          vars: { user: 'event.transactions[0].postings[0].destination.split(":")[1]', amount: 'event.transactions[0].postings[0].amount / 10' },
+        },
+      })
+    ).body.data;
+    await fund(ledger, 'users:ann', 50); // filtered out: amount <= 100
+    await fund(ledger, 'users:bob', 1000);
+    const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
+    expect(occurrence).toMatchObject({ triggerID: trigger.id, workflowInstanceID: expect.any(String), date: iso, event: { app: 'ledger', type: 'COMMITTED_TRANSACTIONS' } });
+    const instance = await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
+    expect(instance).toMatchObject({ workflowID, terminated: true });
+    expect(instance.error).toBeUndefined();
+    expect(await balance(ledger, 'bonus:bob')).toBe(100n);
+    expect(await balance(ledger, 'bonus:ann')).toBe(0n);
+    expect(await occurrences(trigger.id)).toHaveLength(1);
+  });
+
+  it('records an occurrence with the error when a var fails, and starts no instance', async () => {
+    const ledger = await newLedger('trig');
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const trigger = (
+      await api('POST', '/api/orchestration/v2/triggers', {
+        body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}"`, vars: { missing: 'event.nothing.here' } },
+      })
+    ).body.data;
+    await fund(ledger, 'users:x', 10);
+    const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
+    expect(occurrence.workflowInstanceID).toBeUndefined();
+    expect(occurrence.error).toMatch(/variable missing/);
+    const instances = await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`);
+    expect(instances.body.cursor.data).toEqual([]);
+  });
+});
