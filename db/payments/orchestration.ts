@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-
 import type { Db, Executor } from '../knex';
 import { accountId } from './ids';
 import { createPaymentInitiation } from './initiation-create';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../../../lib/json';
@@ -6,8 +7,11 @@ import type { ProviderPayment } from '../../../db/payments/payments';
 import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 
-/** Keys and references become file names: keep them to a safe alphabet so no name can leave its folder. */
-const fileName = (key: string): string => `${key.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`;
+/**
+ * Keys and references become file names through a hash: any length and alphabet maps to a short safe name that
+ * cannot leave its folder, and the same key always maps to the same file (the idempotency of transfers).
+ */
+const fileName = (key: string): string => `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`;
 
 async function readJson(file: string): Promise<unknown | undefined> {
   let text: string;
@@ -74,7 +78,7 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
         if (balance && balance.amount < request.amount) throw providerRejected(`insufficient funds on ${request.sourceAccountReference}: ${balance.amount} ${request.asset}`);
       }
       const item = {
-        reference: request.idempotencyKey,
+        reference: `sim-${path.basename(target, '.json')}`,
         type: request.type,
         status: 'SUCCEEDED',
         amount: request.amount,
