@@ -10,6 +10,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@marcbachmann/cel-js)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // One platform (PostgreSQL, Temporal, worker, API) serves the whole run, so test files run one after the other.
   maxWorkers: 1,

@@ -4,6 +4,7 @@ import { createLogger } from '../lib/logger';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
 import { createApp } from './app';
+import { answerClientErrors } from './client-errors';
 import { setupAuth } from './auth';
 import { RateLimiter } from './middleware/rate-limit';
 
@@ -27,6 +28,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
   server.keepAliveTimeout = 5_000;
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: config.publicUrl, issuer: auth.issuer }, 'api listening');
   const close = async () => {

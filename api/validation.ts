@@ -63,3 +63,30 @@ export function describeErrors(where: string, errors: ErrorObject[] | null | und
   if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
   return `${path}: ${error.message ?? 'is invalid'}`;
 }
+
+// NUL, or a UTF-16 surrogate without its pair.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL, and UTF-8 cannot encode an unpaired surrogate, so such strings (values or
+ * object keys) are refused as input up front instead of failing in the database as a 500. Returns the path of the first
+ * offending string, or undefined.
+ */
+export function findUnstorableText(value: unknown, where: string): string | undefined {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? where : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = findUnstorableText(value[i], `${where}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (UNSTORABLE.test(key)) return `${where} (a key)`;
+      const found = findUnstorableText(inner, `${where}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

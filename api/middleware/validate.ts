@@ -2,7 +2,7 @@ import { ApiError, validationError } from '../../lib/errors';
 import type { AppContext, ValidInput } from '../context';
 import { DEFAULT_PAGE_SIZE, decodeCursor, type ListRequest } from '../pagination';
 import type { ChainMiddleware, JsonSchema } from '../routing';
-import { compileBody, compileParams, describeErrors } from '../validation';
+import { compileBody, compileParams, describeErrors, findUnstorableText } from '../validation';
 
 interface RequestSchemas {
   params?: JsonSchema;
@@ -33,6 +33,8 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
 
   const middleware: ChainMiddleware = async function validateRequest(ctx: AppContext, next) {
     const input: ValidInput = { params: { ...ctx.params }, query: { ...ctx.query } as Record<string, any>, body: ctx.request.body as unknown };
+    const unstorable = findUnstorableText(input.params, 'path') ?? findUnstorableText(input.query, 'query') ?? findUnstorableText(input.body, 'body');
+    if (unstorable) throw validationError(`${unstorable}: text must not contain NUL characters or unpaired UTF-16 surrogates`);
     if (params && !params(input.params)) throw validationError(describeErrors('path', params.errors));
 
     if (paginated && input.query.cursor !== undefined) {

@@ -1,6 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ApiError, notFound } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
 import type { Executor } from '../knex';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ClientSecretView {
   id: string;
@@ -81,7 +84,7 @@ function toRow(input: ClientInput) {
     redirect_uris: JSON.stringify(input.redirectUris ?? []),
     post_logout_redirect_uris: JSON.stringify(input.postLogoutRedirectUris ?? []),
     scopes: JSON.stringify([...new Set(input.scopes ?? [])]),
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: stringifyJson(input.metadata ?? {}),
   };
 }
 
@@ -137,7 +140,7 @@ export async function createClientSecret(
     name: input.name ?? '',
     hash: hashSecret(clear),
     last_digits: lastDigits,
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: stringifyJson(input.metadata ?? {}),
   });
   return { id, name: input.name ?? '', lastDigits, clear, metadata: input.metadata ?? {} };
 }
@@ -145,7 +148,8 @@ export async function createClientSecret(
 /** @throws ApiError NOT_FOUND when the client or the secret does not exist. */
 export async function deleteClientSecret(db: Executor, clientId: string, secretId: string): Promise<void> {
   await getClient(db, clientId);
-  const deleted = await db('auth_client_secrets').where({ client_id: clientId, id: secretId }).delete();
+  // Secret ids are UUIDs: any other string names no secret (a 404, not a uuid cast error from PostgreSQL).
+  const deleted = UUID.test(secretId) ? await db('auth_client_secrets').where({ client_id: clientId, id: secretId }).delete() : 0;
   if (deleted === 0) throw notFound(`secret "${secretId}" not found on client "${clientId}"`);
 }
 

@@ -5,6 +5,8 @@ import { openRoute } from '../../middleware/authenticate';
 import type { AppContext } from '../../context';
 import { defineRoute } from '../../routing';
 import { ApiError } from '../../../lib/errors';
+import { validate } from '../../middleware/validate';
+import { objectSchema } from '../../schemas/common';
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 const assetDir = getAbsoluteFSPath();
@@ -36,8 +38,9 @@ export const docsPageRoute = defineRoute(
 export const docsAssetRoute = defineRoute(
   { ...docsSpec, method: 'get', path: '/api/docs/{asset}', operationId: 'docsAsset', summary: 'Asset of the documentation page' },
   openRoute(),
+  validate({ params: objectSchema({ asset: { type: 'string', minLength: 1 } }, ['asset']) }),
   async function docsAsset(ctx: AppContext) {
-    const asset = ctx.params.asset;
+    const { asset } = ctx.state.input.params;
     if (asset === 'init.js') {
       ctx.type = 'application/javascript';
       ctx.body = INIT;

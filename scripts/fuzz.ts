@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './stack/ports';
+import { startPlatform, type RunningPlatform } from './stack/platform';
+import { runFuzzPasses } from './fuzz/passes';
+import { ensureSchemathesis, fetchToken } from './fuzz/schemathesis';
+
+/**
+ * `npm run fuzz`: the long API fuzzing run. Starts its own platform on free 127.0.0.1 ports (or targets the one given
+ * by FUZZ_API_URL + FUZZ_CLIENT_ID/FUZZ_CLIENT_SECRET), takes a token with every scope and runs schemathesis over every
+ * operation of /api/openapi.json, twice (random identifiers, then identifiers of seeded resources). Exit code 0 means no 5xx and no response that breaks its documented schema.
+ * Options: --max-examples N (default 100 per operation and phase), --seed N, and any other schemathesis flag after `--`.
+ */
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const take = (flag: string) => {
+    const at = argv.indexOf(flag);
+    if (at < 0) return undefined;
+    const [, value] = argv.splice(at, 2);
+    return value;
+  };
+  const maxExamples = Number(take('--max-examples') ?? 100);
+  const seed = take('--seed');
+  const passthrough = argv.filter((a) => a !== '--');
+  const cli = ensureSchemathesis();
+
+  let platform: RunningPlatform | undefined;
+  let dataDir: string | undefined;
+  let apiUrl = process.env.FUZZ_API_URL;
+  let clientId = process.env.FUZZ_CLIENT_ID;
+  let clientSecret = process.env.FUZZ_CLIENT_SECRET;
+  if (!apiUrl) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-fuzz-'));
+    fs.chmodSync(dataDir, 0o755);
+    const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
+    process.stdout.write(`starting a platform for the fuzzer (logs: ${dataDir}/platform.log)\n`);
+    platform = await startPlatform({
+      dataDir,
+      env: { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_FOR_MS: '30000' },
+      apiPort: await freePort(),
+      postgresPort: await freePort(),
+      temporalPort: await freePort(),
+      temporalSqlite: false,
+      persistentPostgres: false,
+      log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
+    });
+    apiUrl = platform.apiUrl;
+    clientId = platform.credentials.clientId;
+    clientSecret = platform.credentials.clientSecret;
+  }
+  if (!clientId || !clientSecret) throw new Error('FUZZ_API_URL needs FUZZ_CLIENT_ID and FUZZ_CLIENT_SECRET (a client with every scope)');
+  let exitCode = 1;
+  try {
+    const token = await fetchToken(apiUrl, clientId, clientSecret);
+    const reportDir = path.resolve('bench', 'results', 'fuzz');
+    const results = await runFuzzPasses(cli, {
+      apiUrl,
+      token,
+      maxExamples,
+      protectedClients: [clientId],
+      seed: seed === undefined ? undefined : Number(seed),
+      reportDir,
+      extraArgs: passthrough,
+      onOutput: (chunk) => process.stdout.write(chunk),
+    });
+    for (const result of results) process.stdout.write(`\n${result.pass}: schemathesis exit code ${result.exitCode}\n`);
+    exitCode = results.every((result) => result.exitCode === 0) ? 0 : 1;
+    process.stdout.write(`reports in ${reportDir}\n`);
+  } finally {
+    await platform?.stop();
+    if (dataDir && exitCode === 0 && !process.env.KEEP_FUZZ_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(exitCode);
+}
+
+main().catch((error) => {
+  console.error(`fuzz failed: ${error instanceof Error ? error.stack : error}`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+"""Schemathesis hooks for the platform's fuzz runs (loaded through SCHEMATHESIS_HOOKS by scripts/fuzz/schemathesis.ts).
+
+`before_call` runs on every request of every phase, just before it is sent, so it is where two safety rules live:
+
+- The fuzzer reuses identifiers it saw in responses, so it would sooner or later replace or delete the OAuth client whose
+  credentials the run (and, inside `npm test`, every later test file) depends on. A request addressing a client listed
+  in FUZZ_PROTECTED_CLIENTS (comma-separated ids) is sent to a client id that does not exist instead.
+- Webhook configs and generic payment connectors make the worker call the URL in their `endpoint` field. The machine may
+  only talk to itself, so every `endpoint` in a body is replaced by a closed port on 127.0.0.1 (FUZZ_SINK_URL): the
+  platform still stores, validates and calls it, and the call is refused locally.
+"""
+import os
+
+import schemathesis
+
+PROTECTED = {c for c in os.environ.get("FUZZ_PROTECTED_CLIENTS", "").split(",") if c}
+SINK = os.environ.get("FUZZ_SINK_URL", "http://127.0.0.1:9/fuzz")
+
+
+def _neutralise_endpoints(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "endpoint" and isinstance(inner, str):
+                value[key] = SINK
+            else:
+                _neutralise_endpoints(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            _neutralise_endpoints(inner)
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    params = case.path_parameters
+    if params and params.get("clientId") in PROTECTED:
+        params["clientId"] = "fuzz-protected-client"
+    _neutralise_endpoints(case.body)
