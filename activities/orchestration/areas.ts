@@ -9,6 +9,7 @@ import { ApiError } from '../../lib/errors';
 import type { Db, Executor } from '../../db/knex';
 import type { ListRequest } from '../../api/pagination';
 import type { Page } from '../../db/pagination';
+import * as ledgerArea from '../../db/ledger';
 
 const unavailable = (area: string) => async (): Promise<never> => {
   throw new ApiError('INTERNAL', `${area}: area not available yet`);
@@ -38,11 +39,11 @@ export interface CreateTransactionInput {
   timestamp?: Date;
 }
 export const createTransaction: (db: Executor, ledger: string, input: CreateTransactionInput,
-  options?: { dryRun?: boolean; idempotencyKey?: string }) => Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> = unavailable('ledger');
+  options?: { dryRun?: boolean; idempotencyKey?: string }) => Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> = ledgerArea.createTransaction;
 export const getAccount: (db: Executor, ledger: string, address: string) =>
-  Promise<{ address: string; metadata: Record<string, string>; volumes: Volumes; effectiveVolumes: Volumes }> = unavailable('ledger');
-export const addAccountMetadata: (db: Executor, ledger: string, address: string, metadata: Record<string, string>) => Promise<void> = unavailable('ledger');
-export const ensureLedger: (db: Executor, name: string) => Promise<void> = unavailable('ledger');
+  Promise<{ address: string; metadata: Record<string, string>; volumes: Volumes; effectiveVolumes: Volumes }> = ledgerArea.getAccount;
+export const addAccountMetadata: (db: Executor, ledger: string, address: string, metadata: Record<string, string>) => Promise<void> = ledgerArea.addAccountMetadata;
+export const ensureLedger: (db: Executor, name: string) => Promise<void> = ledgerArea.ensureLedger;
 
 // ---- wallets: db/wallets/index.ts ---------------------------------------------------------------------------------
 export interface Wallet {
