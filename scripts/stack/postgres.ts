@@ -23,6 +23,8 @@ function loadEmbeddedPostgres(): typeof EmbeddedPostgresType {
 export interface RunningPostgres {
   url: string;
   stop(): Promise<void>;
+  /** Starts the server again after stop() on the same data directory (fault drills; needs `persistent`). */
+  start(): Promise<void>;
 }
 
 /**
@@ -75,6 +77,10 @@ export async function startEmbeddedPostgres(options: {
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${options.port}/platform`,
     stop: () => server.stop(),
+    start: async () => {
+      if (isRoot) chownToPostgres(databaseDir);
+      await server.start().catch(failed('restart'));
+    },
   };
 }
 

@@ -31,8 +31,10 @@ export function ensureTemporalCli(log: (line: string) => void = () => undefined)
 export interface RunningTemporal {
   address: string;
   uiUrl?: string;
-  process: ChildProcess;
+  readonly process: ChildProcess;
   stop(): Promise<void>;
+  /** Starts the server again after stop(), same port and SQLite file (fault drills); resolves once it answers. */
+  start(): Promise<void>;
 }
 
 /**
@@ -59,22 +61,32 @@ export async function startTemporalDevServer(options: {
     ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
     ...searchAttributeFlags().flatMap((flag) => ['--search-attribute', flag]),
   ];
-  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => options.log?.(line));
-  child.stdout?.on('data', forward);
-  child.stderr?.on('data', forward);
   const address = `127.0.0.1:${options.port}`;
-  try {
-    await waitForTemporal(address, child, 60_000);
-  } catch (error) {
-    await stopChild(child, 5_000);
-    throw error;
-  }
+  const launch = async () => {
+    const started = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    started.stdout?.on('data', forward);
+    started.stderr?.on('data', forward);
+    try {
+      await waitForTemporal(address, started, 60_000);
+    } catch (error) {
+      await stopChild(started, 5_000);
+      throw error;
+    }
+    return started;
+  };
+  let child = await launch();
   return {
     address,
     uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
-    process: child,
+    get process() {
+      return child;
+    },
     stop: () => stopChild(child, 10_000),
+    start: async () => {
+      if (child.exitCode === null && child.signalCode === null) return;
+      child = await launch();
+    },
   };
 }
 
