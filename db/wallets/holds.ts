@@ -33,10 +33,16 @@ interface HoldRow {
   closed_at: Date | null;
 }
 
-/** What is still held: the hold account's balance in the ledger. */
+/**
+ * What is still held: the hold account's balance in the ledger; nothing once the hold is closed. The wallets ledger is
+ * an ordinary ledger, so a forced revert through the ledger API can push a hold account below zero: that is reported as
+ * nothing held, never as a negative amount.
+ */
 async function remainingOf(db: Executor, row: HoldRow): Promise<bigint> {
+  if (row.closed_at !== null) return 0n;
   const account = await getAccount(db, WALLETS_LEDGER, holdAccount(row.id));
-  return account.volumes[row.asset]?.balance ?? 0n;
+  const balance = account.volumes[row.asset]?.balance ?? 0n;
+  return balance > 0n ? balance : 0n;
 }
 
 const present = (row: HoldRow, remaining: bigint): Hold => ({
