@@ -25,10 +25,13 @@ export function createPaymentActivities(deps: { db: Db; temporal: { client: Clie
       return { data: await classified(() => areas.getPaymentForStage(deps.db, input.id)) };
     },
 
-    /** Resolves a send stage's `psp` to a connector; not a spec activity, so it is named in camelCase. */
-    async findConnector(input: { psp: string }): Promise<{ connectorID: string }> {
+    /**
+     * Resolves a send stage's `psp` to a connector, the one owning `destination` when several are installed; not a
+     * spec activity, so it is named in camelCase.
+     */
+    async findConnector(input: { psp: string; destination?: string }): Promise<{ connectorID: string }> {
       return classified(async () => {
-        const found = await areas.findConnectorByProvider(deps.db, input.psp);
+        const found = await areas.findConnectorByProvider(deps.db, input.psp, input.destination);
         if (!found) throw new ApiError('NOT_FOUND', `no connector installed for provider "${input.psp}"`);
         return found;
       });

@@ -46,10 +46,20 @@ export async function getPaymentForStage(db: Executor, id: string): Promise<Stag
   };
 }
 
-/** The oldest installed connector of `provider` (case-insensitive), or undefined. */
-export async function findConnectorByProvider(db: Executor, provider: string): Promise<{ connectorID: string } | undefined> {
-  const row = await db('payments_connectors').whereRaw('lower(provider) = ?', [provider.toLowerCase()]).whereNull('uninstalled_at')
-    .orderBy('created_at').first('id');
+/**
+ * The installed connector of `provider` (case-insensitive) that a send should pay through, or undefined. With several
+ * connectors of one provider installed, the one owning `destination` (an account id, else a provider reference) wins,
+ * so the transfer is not sent through a connector that does not know the account; otherwise the oldest one.
+ */
+export async function findConnectorByProvider(db: Executor, provider: string, destination?: string): Promise<{ connectorID: string } | undefined> {
+  const installed = () => db('payments_connectors as c').whereRaw('lower(c.provider) = ?', [provider.toLowerCase()]).whereNull('c.uninstalled_at');
+  if (destination) {
+    const owner = await installed().join('payments_accounts as a', 'a.connector_id', 'c.id')
+      .where((q) => q.where('a.id', destination).orWhere('a.reference', destination))
+      // An account id names exactly one connector; a reference may exist on several, then the oldest wins.
+      .orderByRaw('(a.id = ?) DESC, c.created_at', [destination]).first('c.id');
+    if (owner) return { connectorID: owner.id };
+  }
+  const row = await installed().orderBy('c.created_at').first('c.id');
   return row ? { connectorID: row.id } : undefined;
 }
-

@@ -2,17 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { dataConverter } from '../../lib/temporal';
+import * as workflows from '../../workflows';
 import { historyFromFile } from './history-file';
-import { scenarios } from './scenarios';
+import { historyNames } from './scenarios';
 
 const dir = path.join(__dirname, 'histories');
 
 /**
  * Replays the committed histories of every recorded scenario against today's workflow code: a change that would
- * break running instances (a non-deterministic change to the instance workflow) fails here. Regenerate the files
+ * break running workflows (a non-deterministic change to any workflow type) fails here. Regenerate the files
  * with `npm run replay:record` after an intended, versioned change.
  */
-describe('replay of committed orchestration histories', () => {
+describe('replay of committed workflow histories', () => {
   let bundle: WorkflowBundleWithSourceMap;
   beforeAll(async () => {
     // The payload converter runs inside the workflow sandbox, so it is part of the bundle, as in the worker.
@@ -21,11 +22,17 @@ describe('replay of committed orchestration histories', () => {
 
   it('has a committed history for every scenario', () => {
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
-    expect(files.sort()).toEqual(Object.keys(scenarios).sort());
+    expect(files.sort()).toEqual(historyNames().sort());
+  });
+
+  it('covers every workflow type the worker registers', () => {
+    const registered = Object.keys(workflows);
+    const recorded = new Set(historyNames().map((name) => workflowTypeOf(name)));
+    expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
   });
 
   it('replays each history without non-determinism', async () => {
-    const histories = Object.keys(scenarios).map((name) => ({
+    const histories = historyNames().map((name) => ({
       workflowId: name,
       history: historyFromFile(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')),
     }));
@@ -34,6 +41,11 @@ describe('replay of committed orchestration histories', () => {
     expect(results.map((r) => [r.workflowId, r.error ? String(r.error) : 'ok'])).toEqual(histories.map((h) => [h.workflowId, 'ok']));
   }, 120_000);
 });
+
+function workflowTypeOf(name: string): string | null | undefined {
+  const history = historyFromFile(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8'));
+  return history.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+}
 
 const noop = () => undefined;
 const silent = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

@@ -1,57 +1,212 @@
+import { accountId, paymentId } from '../../db/payments/ids';
 import { api } from '../support/http';
 import { fund, newLedger } from '../support/ledger-fixtures';
 import { createWorkflow, eventually, readInstance, runInstance, stageHistory } from '../support/orchestration';
+import { installSimulated, simulatedDirectory } from '../support/payments';
+import { taskQueue, temporalClient } from '../support/temporal';
+import { newWallet } from '../support/wallets';
+import { startReceiver } from '../support/webhook-receiver';
 
 /**
- * The runs whose Temporal histories are committed under test/replay/histories and replayed by replay.test.ts. Each
- * covers a distinct path of the instance workflow; `npm run replay:record` runs them against a fresh platform and
- * rewrites the files. Each returns the workflow id (= instance id) of the run to record, once it has ended.
+ * The runs whose Temporal histories are committed under test/replay/histories and replayed by replay.test.ts: every
+ * workflow type of workflows/index.ts, and each distinct path of the instance workflow. A scenario runs through the API
+ * and returns the workflow id of each history it records (`records` names them); `npm run replay:record` runs them
+ * all against a fresh platform, waits until each recorded workflow has closed and rewrites the files.
  */
-export const scenarios: Record<string, () => Promise<string>> = {
-  async 'noop-delay'() {
+export interface Scenario {
+  records: string[];
+  run: () => Promise<Record<string, string>>;
+}
+
+/** A scenario that records one orchestration instance under its own name. */
+const instance = (name: string, run: () => Promise<string>): [string, Scenario] =>
+  [name, { records: [name], run: async () => ({ [name]: await run() }) }];
+
+const account = (id: string, ledger: string) => ({ account: { id, ledger } });
+const read = async (path: string) => (await api('GET', path)).body;
+
+async function expectStatus(promise: Promise<{ status: number; text: string }>, status: number): Promise<void> {
+  const res = await promise;
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
+}
+
+export const scenarios: Record<string, Scenario> = Object.fromEntries([
+  instance('noop-delay', async () => {
     const workflowID = await createWorkflow([{ noop: {} }, { delay: { duration: '200ms' } }]);
     return (await runInstance(workflowID, {}, true)).body.data.id;
-  },
+  }),
 
-  async 'wait-event-early'() {
+  instance('wait-event-early', async () => {
     const workflowID = await createWorkflow([{ delay: { duration: '300ms' } }, { wait_event: { event: 'approved' } }]);
     const id = (await runInstance(workflowID)).body.data.id;
     await api('POST', `/api/orchestration/v2/instances/${id}/events`, { body: { name: 'approved' } });
     await eventually(() => readInstance(id), (i) => i.terminated);
     return id;
-  },
+  }),
 
-  async 'abort-waiting'() {
+  instance('abort-waiting', async () => {
     const workflowID = await createWorkflow([{ wait_event: { event: 'never' } }, { noop: {} }]);
     const id = (await runInstance(workflowID)).body.data.id;
     await eventually(() => readInstance(id), (i) => i.status.length === 1);
     await api('PUT', `/api/orchestration/v2/instances/${id}/abort`);
     await eventually(() => readInstance(id), (i) => i.terminated);
     return id;
-  },
+  }),
 
-  async 'invalid-stage'() {
+  instance('invalid-stage', async () => {
     const workflowID = await createWorkflow([{ delay: { duration: '${d}' } }, { noop: {} }]);
     return (await runInstance(workflowID, { d: 'never' }, true)).body.data.id;
-  },
+  }),
 
-  async 'send-cross-ledger'() {
+  instance('send-cross-ledger', async () => {
     const [from, to] = [await newLedger('replay'), await newLedger('replay')];
     await fund(from, 'users:1', 500);
-    const account = (id: string, ledger: string) => ({ account: { id, ledger } });
     const workflowID = await createWorkflow([{ send: { source: account('users:1', from), destination: account('bank', to), amount: { asset: 'USD/2', amount: 200 } } }]);
     return (await runInstance(workflowID, {}, true)).body.data.id;
-  },
+  }),
 
-  async 'send-retry-until-funded'() {
+  instance('send-retry-until-funded', async () => {
     const ledger = await newLedger('replay');
     const workflowID = await createWorkflow([
-      { send: { source: { account: { id: 'empty', ledger } }, destination: { account: { id: 'dest', ledger } }, amount: { asset: 'USD/2', amount: 100 } } },
+      { send: { source: account('empty', ledger), destination: account('dest', ledger), amount: { asset: 'USD/2', amount: 100 } } },
     ]);
     const id = (await runInstance(workflowID)).body.data.id;
     await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
     await fund(ledger, 'empty', 100);
     await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
     return id;
-  },
-};
+  }),
+
+  // Wallets: account -> wallet by id (GetWallet, CreditWallet), wallet by name -> account across ledgers
+  // (ListWallets, DebitWallet, CreateTransaction).
+  instance('send-wallets', async () => {
+    const ledger = await newLedger('replay');
+    const name = `replay-${Date.now()}`;
+    const wallet = await newWallet(name); // creates the wallets ledger on a fresh platform
+    await fund('wallets', 'users:replay', 300);
+    const workflowID = await createWorkflow([
+      { send: { source: account('users:replay', 'wallets'), destination: { wallet: { id: wallet } }, amount: { asset: 'USD/2', amount: 300 } } },
+      { send: { source: { wallet: { name } }, destination: account('bank', ledger), amount: { asset: 'USD/2', amount: 120 } } },
+    ]);
+    return (await runInstance(workflowID, {}, true)).body.data.id;
+  }),
+
+  // Payments through the simulated connector: the connector's fetch workflow, an instance sending from a payment and
+  // to a payment, the transfer it initiates, a refused initiation, and a bank account forward.
+  ['payments', {
+    records: ['send-payments', 'connector-fetch', 'payment-initiation-execute', 'payment-initiation-failed', 'bank-account-forward'],
+    async run() {
+      const dir = simulatedDirectory({
+        'accounts.json': [{ reference: 'treasury', type: 'INTERNAL' }, { reference: 'payout', type: 'EXTERNAL' }],
+        'balances.json': [{ accountReference: 'treasury', asset: 'EUR/2', amount: 10 }],
+        'payments.json': [{ reference: 'in-1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 1500, asset: 'EUR/2', createdAt: '2024-05-01T10:00:00Z', destinationAccountReference: 'treasury' }],
+      });
+      const connectorID = await installSimulated(dir, '1s');
+      const payment = paymentId(connectorID, 'in-1');
+      await eventually(() => api('GET', `/api/payments/payments/${payment}`), (res) => res.status === 200);
+      const ledger = await newLedger('replay');
+      await api('POST', `/api/ledger/v2/${ledger}/accounts/bank/metadata`, { body: { formanceAccountID: accountId(connectorID, 'payout') } });
+      const workflowID = await createWorkflow([
+        { send: { source: { payment: { id: payment } }, destination: account('bank', ledger) } },
+        { send: { source: account('bank', ledger), destination: { payment: { psp: 'simulated' } }, amount: { asset: 'EUR/2', amount: 600 } } },
+      ]);
+      const id = (await runInstance(workflowID, {}, true)).body.data.id;
+      const transfer = (await stageHistory(id, 1)).body.data.find((e: { name: string }) => e.name === 'ProviderTransfer');
+      const initiation = transfer.output.ProviderTransfer.data.paymentInitiationID;
+      await eventually(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
+
+      // The treasury holds 10: a transfer of 500 from it is refused by the simulator (insufficient funds).
+      const refused = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
+        body: { reference: `refused-${Date.now()}`, connectorID, type: 'TRANSFER', amount: 500, asset: 'EUR/2',
+          sourceAccountID: accountId(connectorID, 'treasury'), destinationAccountID: accountId(connectorID, 'payout'), description: 'replay' },
+      });
+      const refusedID = refused.body.data.paymentInitiationID;
+      await eventually(() => read(`/api/payments/v3/payment-initiations/${refusedID}`), (b) => b.data.status === 'FAILED');
+
+      const bankAccount = (await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'replay', iban: 'FR7630006000011234567890189', country: 'FR' } })).body.data;
+      await expectStatus(api('POST', `/api/payments/v3/bank-accounts/${bankAccount}/forward`, { body: { connectorID } }), 200);
+
+      await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 204);
+      return {
+        'send-payments': id,
+        'connector-fetch': `connector-${connectorID}-fetch`,
+        'payment-initiation-execute': `payment-initiation-${initiation}-1`,
+        'payment-initiation-failed': `payment-initiation-${refusedID}-1`,
+        'bank-account-forward': `bank-account-${bankAccount}-forward-${connectorID}`,
+      };
+    },
+  }],
+
+  // Events: a ledger transaction's event fans out to two webhook configs (one answers 500 once, so its delivery is
+  // retried) and matches a trigger that starts an instance; then op 16 tests a config.
+  ['events', {
+    records: ['process-event', 'deliver-webhook', 'deliver-webhook-retried', 'trigger-started', 'test-webhook'],
+    async run() {
+      const ledger = await newLedger('replay');
+      const ok = await startReceiver();
+      const flaky = await startReceiver((n) => ({ status: n === 1 ? 500 : 200 }));
+      const { client, connection } = await temporalClient();
+      try {
+        const subscribe = async (url: string) =>
+          (await api('POST', '/api/webhooks/configs', { body: { endpoint: url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
+        const [okConfig, flakyConfig] = [await subscribe(ok.url), await subscribe(flaky.url)];
+        const workflowID = await createWorkflow([{ send: { source: account('world', ledger), destination: account('bonus:${user}', ledger), amount: { asset: 'USD/2', amount: '${amount}' } } }]);
+        const trigger = (await api('POST', '/api/orchestration/triggers', {
+          body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}" && event.transactions[0].postings[0].destination == "users:ann"`, vars: { user: '"ann"', amount: 'event.transactions[0].postings[0].amount / 10' } },
+        })).body.data.id;
+        await fund(ledger, 'users:ann', 1000);
+        const [occurrence] = await eventually(async () => (await read(`/api/orchestration/triggers/${trigger}/occurrences`)).cursor.data, (l) => l.length === 1);
+        await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
+        // The instance's own transaction is a second event (which the filter does not match): pick the funding's.
+        const delivered = (configID: string) => eventually(
+          async () => ((await read(`/api/webhooks/deliveries?configID=${configID}`)).cursor.data as any[]).find((d) => d.payload.includes('"users:ann"')),
+          (d) => d?.status === 'success',
+        );
+        const [okDelivery, flakyDelivery] = [await delivered(okConfig), await delivered(flakyConfig)];
+        const eventID = okDelivery.eventID as string;
+        if (flakyDelivery.attempts !== 2) throw new Error(`expected a retried delivery, got ${flakyDelivery.attempts} attempts`);
+
+        await expectStatus(api('GET', `/api/webhooks/configs/${okConfig}/test`), 200);
+        // The op 16 workflow id ends with a random UUID: find it in Temporal's visibility store.
+        const testRun = await eventually(async () => {
+          for await (const execution of client.workflow.list({ query: `WorkflowType = 'testWebhook' AND WorkflowId STARTS_WITH 'webhook-test-${okConfig}-'` })) return execution.workflowId;
+          return undefined;
+        }, (found) => found !== undefined);
+        for (const id of [okConfig, flakyConfig]) await api('DELETE', `/api/webhooks/configs/${id}`);
+        await api('DELETE', `/api/orchestration/triggers/${trigger}`);
+        return {
+          'process-event': `event-${eventID}`,
+          'deliver-webhook': `webhook-${eventID}-${okDelivery.configID}`,
+          'deliver-webhook-retried': `webhook-${eventID}-${flakyDelivery.configID}`,
+          'trigger-started': occurrence.workflowInstanceID,
+          'test-webhook': testRun as string,
+        };
+      } finally {
+        await connection.close();
+        await ok.close();
+        await flaky.close();
+      }
+    },
+  }],
+
+  // The foundation's workflows: the self-test (worker, activities and database answer) and the benchmarks' no-op.
+  ['foundation', {
+    records: ['platform-self-test', 'platform-noop'],
+    async run() {
+      const { client, connection } = await temporalClient();
+      try {
+        const start = async (type: string, args: unknown[]) => {
+          const workflowId = `replay-${type}-${Date.now()}`;
+          await client.workflow.execute(type, { taskQueue: taskQueue(), workflowId, args });
+          return workflowId;
+        };
+        return { 'platform-self-test': await start('platformSelfTest', ['replay']), 'platform-noop': await start('platformNoop', []) };
+      } finally {
+        await connection.close();
+      }
+    },
+  }],
+]);
+
+/** Every history name, in recording order. */
+export const historyNames = (): string[] => Object.values(scenarios).flatMap((s) => s.records);

@@ -134,7 +134,7 @@ async function walletToPayment(ctx: StageContext, from: ResolvedWallet, to: Paym
 }
 
 async function providerTransfer(ctx: StageContext, to: PaymentDestinationRef, destination: string, move: Move) {
-  const connectorID = to.connectorId ?? (await ctx.call('findConnector', { psp: to.psp })).connectorID;
+  const connectorID = to.connectorId ?? (await ctx.call('findConnector', { psp: to.psp, destination })).connectorID;
   await ctx.call('ProviderTransfer', {
     connectorID,
     amount: move.amount.amount,
