@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { benchPlatform } from './lib/platform';
 import { report } from './lib/report';
 import type { Measurement } from './lib/stats';
@@ -11,6 +12,7 @@ import { scenarios } from './scenarios';
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE || 1);
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+  const run = { startedAt: new Date(), loadAtStart: os.loadavg() };
   const platform = await benchPlatform();
   const measurements: Measurement[] = [];
   const record = (m: Measurement) => {
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   } finally {
     await platform.stop();
   }
-  process.stdout.write(`\n${report(measurements)}\n`);
+  process.stdout.write(`\n${report(measurements, run)}\n`);
 }
 
 main().catch((error) => {

@@ -1,0 +1,45 @@
+import { createDb, type Db } from '../../db/knex';
+import type { BenchPlatform } from './platform';
+
+/** A short-lived knex pool on the bench platform's database (setup, seeding, checks). */
+export async function withDb<T>(platform: BenchPlatform, work: (db: Db) => Promise<T>, poolMax = 4): Promise<T> {
+  const db = createDb(platform.databaseUrl, { poolMax });
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Waits (bounded) until the dispatcher has moved every outbox row to Temporal, so the event workflows one scenario
+ * caused do not eat the CPU of the next one's measurement. @returns the rows still pending at the deadline.
+ */
+export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+  return withDb(platform, async (db) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await db.raw('SELECT count(*)::int AS n FROM events_outbox WHERE dispatched_at IS NULL');
+      const pending = rows[0].n as number;
+      if (pending === 0 || Date.now() > deadline) return pending;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }, 1);
+}
+
+/** JSON API call with a Bearer token; throws on an unexpected status (setup steps must not fail silently). */
+export async function call(platform: BenchPlatform, token: string, method: string, path: string, body?: unknown, expect: number[] = [200, 201, 204]): Promise<any> {
+  const response = await fetch(`${platform.apiUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!expect.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+export const authJson = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
+
+/** Uniform integer in [0, n). Load shapes only: no security meaning. */
+export const pick = (n: number): number => Math.floor(Math.random() * n);
