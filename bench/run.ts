@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { benchPlatform } from './lib/platform';
+import { cpuPerOperation, cpuSnapshot } from './lib/cpu';
 import { report } from './lib/report';
 import type { Measurement } from './lib/stats';
 import { koaHelloWorld, noopWorkflow } from './scenarios/baselines';
@@ -20,8 +21,11 @@ async function main(): Promise<void> {
     process.stdout.write(`[bench] ${m.scenario}: ${m.throughput.toFixed(1)} ${m.unit}, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, errors ${m.errors}\n`);
   };
   try {
-    record(await koaHelloWorld(platform, 32, Math.round(20_000 * scale)));
-    record(await noopWorkflow(platform, 16, Math.round(400 * scale)));
+    for (const baseline of [() => koaHelloWorld(platform, 32, Math.round(20_000 * scale)), () => noopWorkflow(platform, 16, Math.round(400 * scale))]) {
+      const cpu = cpuSnapshot();
+      const m = await baseline();
+      record({ ...m, notes: `CPU ms/op: ${cpuPerOperation(cpu, cpuSnapshot(), m.operations)}` });
+    }
     for (const scenario of scenarios) {
       if (only && !only.test(scenario.name)) continue;
       for (const m of await scenario.run(platform, scale)) record(m);

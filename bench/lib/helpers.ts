@@ -1,4 +1,6 @@
+import { Client, Connection } from '@temporalio/client';
 import { createDb, type Db } from '../../db/knex';
+import { dataConverter } from '../../lib/temporal';
 import type { BenchPlatform } from './platform';
 
 /** A short-lived knex pool on the bench platform's database (setup, seeding, checks). */
@@ -25,6 +27,29 @@ export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000):
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }, 1);
+}
+
+/**
+ * Drains the outbox, then waits (bounded) until Temporal has no running workflow left (event workflows, deliveries,
+ * instances; not long-lived ones such as connector fetches), so one scenario's tail neither loads the next measurement nor escapes its own CPU count.
+ * @returns what was still pending at the deadline (outbox rows + running workflows).
+ */
+const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
+
+export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  const pendingRows = await drainOutbox(platform, timeoutMs);
+  const connection = await Connection.connect({ address: platform.temporalAddress });
+  try {
+    const client = new Client({ connection, dataConverter });
+    for (;;) {
+      const { count } = await client.workflow.count(SETTLE_QUERY);
+      if (count === 0 || Date.now() > deadline) return pendingRows + count;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await connection.close();
+  }
 }
 
 /** JSON API call with a Bearer token; throws on an unexpected status (setup steps must not fail silently). */

@@ -1,6 +1,7 @@
 import type { Scenario } from '.';
 import { NOOP_WORKFLOW_BASELINE } from './baselines';
-import { authJson, call, drainOutbox } from '../lib/helpers';
+import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
+import { authJson, call, drainOutbox, settle } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
 
 const SOURCES = 64;
@@ -25,6 +26,7 @@ export const orchestrationScenario: Scenario = {
     });
     await drainOutbox(platform);
     const headers = authJson(token);
+    const cpu = cpuSnapshot();
     const measurement = await measureLoop({
       scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`,
       unit: 'runs/s',
@@ -41,6 +43,7 @@ export const orchestrationScenario: Scenario = {
         if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
       },
     });
-    return [{ ...measurement, baseline: NOOP_WORKFLOW_BASELINE }];
+    await settle(platform);
+    return [{ ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` }];
   },
 };

@@ -3,8 +3,10 @@ import { KOA_BASELINE } from './baselines';
 import { upsertAccounts } from '../../db/payments/accounts';
 import { connectorId } from '../../db/payments/ids';
 import { upsertPayment } from '../../db/payments/payments';
+import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { drainOutbox, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';
+import type { Measurement } from '../lib/stats';
 
 const PAYMENTS = 1100;
 
@@ -35,9 +37,12 @@ export const paymentsScenario: Scenario = {
     await drainOutbox(platform);
     const token = await platform.token();
     const headers = { Authorization: `Bearer ${token}` };
-    return [
-      await httpLoad({ scenario: 'payments list op 7, pageSize 15 (c=32)', url: `${platform.apiUrl}/api/payments/payments?pageSize=15`, connections: 32, amount: Math.round(5000 * scale), headers, baseline: KOA_BASELINE }),
-      await httpLoad({ scenario: 'payments list op 7, pageSize 1000 (c=8)', url: `${platform.apiUrl}/api/payments/payments?pageSize=1000`, connections: 8, amount: Math.round(300 * scale), headers, baseline: KOA_BASELINE }),
-    ];
+    const results: Measurement[] = [];
+    for (const [pageSize, connections, amount] of [[15, 32, 5000], [1000, 8, 200]]) {
+      const cpu = cpuSnapshot();
+      const m = await httpLoad({ scenario: `payments list op 7, pageSize ${pageSize} (c=${connections})`, url: `${platform.apiUrl}/api/payments/payments?pageSize=${pageSize}`, connections, amount: Math.round(amount * scale), headers, baseline: KOA_BASELINE });
+      results.push({ ...m, notes: `CPU ms/req: ${cpuPerOperation(cpu, cpuSnapshot(), m.operations)}` });
+    }
+    return results;
   },
 };

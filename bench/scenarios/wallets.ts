@@ -1,6 +1,7 @@
 import type { Scenario } from '.';
 import { floorName } from './ledger';
-import { authJson, call, drainOutbox, withDb } from '../lib/helpers';
+import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
+import { authJson, call, drainOutbox, settle, withDb } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
 
 const WALLETS = 32;
@@ -30,6 +31,7 @@ export const walletsScenario: Scenario = {
       if (response.status !== expected) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`);
       return text ? JSON.parse(text) : undefined;
     };
+    const cpu = cpuSnapshot();
     const measurement = await measureLoop({
       scenario: `wallet debit hold + confirm (c=${CONCURRENCY})`,
       unit: 'ops/s',
@@ -42,12 +44,14 @@ export const walletsScenario: Scenario = {
         await post(`/api/wallets/holds/${hold.id}/confirm`, {}, 204);
       },
     });
+    await settle(platform);
+    const cpuNote = cpuPerOperation(cpu, cpuSnapshot(), measurement.operations);
     // The run's effect, checked: every confirmed hold moved exactly its amount out of the wallets.
     const debited = await withDb(platform, async (db) => {
       const { rows } = await db.raw(`SELECT coalesce(sum(output), 0)::text AS out FROM ledger_volumes WHERE ledger = 'wallets' AND address = ANY(?) AND asset = 'USD/2'`, [ids.map((id) => `wallets:${id}:main`)]);
       return BigInt(rows[0].out);
     });
     const expected = BigInt(measurement.operations + 2);
-    return [{ ...measurement, baseline: floorName('spread', CONCURRENCY), notes: `two ledger writes per operation; debited ${debited} (expected ${expected})` }];
+    return [{ ...measurement, baseline: floorName('spread', CONCURRENCY), notes: `two ledger writes per operation; debited ${debited} (expected ${expected}); CPU ms/op incl. events: ${cpuNote}` }];
   },
 };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { cpuPerOperation, cpuSnapshot } from '../../lib/cpu';
 import type { BenchPlatform } from '../../lib/platform';
 import { measureLoop, percentile, type Measurement } from '../../lib/stats';
 
@@ -91,7 +92,8 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
 export async function pgFloor(platform: BenchPlatform, scenario: string, shape: FloorShape, concurrency: number, total: number): Promise<Measurement> {
   const pool = new pg.Pool({ connectionString: platform.databaseUrl, max: concurrency });
   try {
-    return await measureLoop({
+    const cpu = cpuSnapshot();
+    const measurement = await measureLoop({
       scenario,
       unit: 'tx/s',
       concurrency,
@@ -106,6 +108,8 @@ export async function pgFloor(platform: BenchPlatform, scenario: string, shape: 
         }
       },
     });
+    // Before the pool closes: its backends' CPU is counted only while they live.
+    return { ...measurement, notes: `CPU ms/tx: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` };
   } finally {
     await pool.end();
   }

@@ -1,10 +1,11 @@
 import pg from 'pg';
 import type { Scenario } from '..';
 import { KOA_BASELINE } from '../baselines';
-import { authJson, call, drainOutbox, pick } from '../../lib/helpers';
+import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
 import type { Measurement } from '../../lib/stats';
+import { cpuPerOperation, cpuSnapshot, pauseOwnWorker } from '../../lib/cpu';
 import { ASSET, FUNDS, HOT, dstAccount, hasPgbench, pgFloor, pgbenchFloor, seedFloorLedger, srcAccount, type FloorShape } from './floor';
 
 const ACCOUNTS = 1000;
@@ -54,21 +55,48 @@ export const ledgerScenario: Scenario = {
         await drainOutbox(platform);
         results.push(await pgFloor(platform, floorName(shape, c), floorShape, c, total));
         await drainOutbox(platform);
-        results.push(
-          await httpLoad({
-            scenario: `ledger write ${shape} c=${c} (HTTP)`,
-            url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
-            method: 'POST',
-            connections: c,
-            amount: total,
-            headers: authJson(token),
-            requestBody: () =>
-              JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
-            baseline: floorName(shape, c),
-            notes: 'includes the event dispatch load (one Temporal workflow per COMMITTED_TRANSACTIONS event)',
-          }),
-        );
+        const cpu = cpuSnapshot();
+        const writes = await httpLoad({
+          scenario: `ledger write ${shape} c=${c} (HTTP)`,
+          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+          method: 'POST',
+          connections: c,
+          amount: total,
+          headers: authJson(token),
+          requestBody: () =>
+            JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          baseline: floorName(shape, c),
+        });
+        // The event each write commits is dispatched (one Temporal workflow per event) during and after the run: its
+        // CPU is counted up to the end of the drain, so the split shows what one write costs the whole stack.
+        const pending = await settle(platform);
+        results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
       }
+    }
+    // Breakdown: the same spread write at 32 clients with the worker paused, so the event dispatch (one Temporal
+    // workflow per event) does not share the CPU during the run; the events are dispatched once it resumes.
+    const pause = pauseOwnWorker();
+    if (pause.paused > 0) {
+      let paused;
+      const cpu = cpuSnapshot();
+      try {
+        paused = await httpLoad({
+          scenario: 'ledger write spread c=32 (HTTP, worker paused: write path only)',
+          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+          method: 'POST',
+          connections: 32,
+          amount: Math.round(WRITES[32] * scale),
+          headers: authJson(token),
+          requestBody: () => JSON.stringify({ postings: [{ source: srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          baseline: floorName('spread', 32),
+        });
+      } finally {
+        pause.resume();
+      }
+      results.push({ ...paused, notes: `CPU ms/tx during the run (events dispatched after it): ${cpuPerOperation(cpu, cpuSnapshot(), paused.operations)}` });
+      await settle(platform);
+    } else {
+      pause.resume();
     }
     if (pgbench) {
       for (const c of CONCURRENCY) {
@@ -83,17 +111,17 @@ export const ledgerScenario: Scenario = {
     // Op 11: reads by txid spread over every transaction written above.
     const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
     const txCount = Number(cursor.data[0]?.id ?? 0) + 1;
-    results.push(
-      await httpLoad({
-        scenario: 'ledger read tx by txid, op 11 (c=32)',
-        url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
-        connections: 32,
-        amount: Math.round(10_000 * scale),
-        headers: { Authorization: `Bearer ${token}` },
-        requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
-        baseline: KOA_BASELINE,
-      }),
-    );
+    const cpu = cpuSnapshot();
+    const reads = await httpLoad({
+      scenario: 'ledger read tx by txid, op 11 (c=32)',
+      url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
+      connections: 32,
+      amount: Math.round(10_000 * scale),
+      headers: { Authorization: `Bearer ${token}` },
+      requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
+      baseline: KOA_BASELINE,
+    });
+    results.push({ ...reads, notes: `CPU ms/req: ${cpuPerOperation(cpu, cpuSnapshot(), reads.operations)}` });
     return results;
   },
 };
