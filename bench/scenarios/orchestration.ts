@@ -1,7 +1,7 @@
 import type { Scenario } from '.';
 import { NOOP_WORKFLOW_BASELINE } from './baselines';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
-import { authJson, call, drainOutbox, settle } from '../lib/helpers';
+import { authJson, call, settle } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
 
 const SOURCES = 64;
@@ -24,14 +24,14 @@ export const orchestrationScenario: Scenario = {
       name: 'bench-send',
       stages: [{ send: { source: { account: { id: 'orch:src:${n}', ledger } }, destination: { account: { id: 'orch:dst:${n}', ledger } }, amount: { asset: 'USD/2', amount: 1 } } }],
     });
-    await drainOutbox(platform);
+    await settle(platform);
     const headers = authJson(token);
     const cpu = cpuSnapshot();
     const measurement = await measureLoop({
       scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`,
       unit: 'runs/s',
       concurrency: CONCURRENCY,
-      total: Math.round(300 * scale),
+      total: Math.round(150 * scale),
       warmup: 3,
       operation: async (i) => {
         const response = await fetch(`${platform.apiUrl}/api/orchestration/v2/workflows/${workflow.id}/instances?wait=true`, {

@@ -4,7 +4,7 @@ import { upsertAccounts } from '../../db/payments/accounts';
 import { connectorId } from '../../db/payments/ids';
 import { upsertPayment } from '../../db/payments/payments';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
-import { drainOutbox, withDb } from '../lib/helpers';
+import { settle, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';
 import type { Measurement } from '../lib/stats';
 
@@ -34,7 +34,7 @@ export const paymentsScenario: Scenario = {
         });
       }
     });
-    await drainOutbox(platform);
+    await settle(platform);
     const token = await platform.token();
     const headers = { Authorization: `Bearer ${token}` };
     const results: Measurement[] = [];

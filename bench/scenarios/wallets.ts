@@ -1,7 +1,7 @@
 import type { Scenario } from '.';
 import { floorName } from './ledger';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
-import { authJson, call, drainOutbox, settle, withDb } from '../lib/helpers';
+import { authJson, call, settle, withDb } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
 
 const WALLETS = 32;
@@ -23,7 +23,7 @@ export const walletsScenario: Scenario = {
       await call(platform, token, 'POST', `/api/wallets/wallets/${data.id}/credit`, { amount: { asset: 'USD/2', amount: 1_000_000_000 } });
       ids.push(data.id);
     }
-    await drainOutbox(platform);
+    await settle(platform);
     const headers = authJson(token);
     const post = async (path: string, body: unknown, expected: number) => {
       const response = await fetch(`${platform.apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -36,7 +36,7 @@ export const walletsScenario: Scenario = {
       scenario: `wallet debit hold + confirm (c=${CONCURRENCY})`,
       unit: 'ops/s',
       concurrency: CONCURRENCY,
-      total: Math.round(600 * scale),
+      total: Math.round(400 * scale),
       warmup: 2,
       operation: async (i) => {
         const wallet = ids[Math.abs(i) % WALLETS];

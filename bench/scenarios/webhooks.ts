@@ -4,7 +4,7 @@ import type { Scenario } from '.';
 import { emitEvents } from '../../db/outbox';
 import { createConfig, deleteConfig } from '../../db/webhooks/configs';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
-import { drainOutbox, withDb } from '../lib/helpers';
+import { settle, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';
 import { percentile, type Measurement } from '../lib/stats';
 
@@ -83,10 +83,10 @@ export const webhooksScenario: Scenario = {
           return { id, committedAt: performance.now() };
         };
         try {
-          await drainOutbox(platform);
+          await settle(platform);
           await receiver.waitForSuccess([(await emit()).id], 30_000); // warm-up: bundles loaded, connections open
 
-          const burstCount = Math.round(1000 * scale);
+          const burstCount = Math.round(500 * scale);
           const burst: string[] = [];
           const cpu = cpuSnapshot();
           const burstStart = performance.now();
@@ -117,7 +117,7 @@ export const webhooksScenario: Scenario = {
           const rate = 50;
           const paced: Array<{ id: string; committedAt: number }> = [];
           const start = performance.now();
-          for (let i = 0; i < Math.round(rate * 10 * scale); i++) {
+          for (let i = 0; i < Math.round(rate * 6 * scale); i++) {
             const due = start + (i * 1000) / rate;
             if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
             paced.push(await emit());

@@ -106,7 +106,7 @@ export const ledgerScenario: Scenario = {
         }
       }
     }
-    await drainOutbox(platform);
+    await settle(platform);
 
     // Op 11: reads by txid spread over every transaction written above.
     const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
