@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { benchPlatform } from './lib/platform';
+import { cpuPerOperation, cpuSnapshot } from './lib/cpu';
 import { report } from './lib/report';
 import type { Measurement } from './lib/stats';
 import { koaHelloWorld, noopWorkflow } from './scenarios/baselines';
@@ -11,6 +13,7 @@ import { scenarios } from './scenarios';
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE || 1);
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+  const run = { startedAt: new Date(), loadAtStart: os.loadavg() };
   const platform = await benchPlatform();
   const measurements: Measurement[] = [];
   const record = (m: Measurement) => {
@@ -18,8 +21,11 @@ async function main(): Promise<void> {
     process.stdout.write(`[bench] ${m.scenario}: ${m.throughput.toFixed(1)} ${m.unit}, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, errors ${m.errors}\n`);
   };
   try {
-    record(await koaHelloWorld(platform, 32, Math.round(20_000 * scale)));
-    record(await noopWorkflow(platform, 16, Math.round(400 * scale)));
+    for (const baseline of [() => koaHelloWorld(platform, 32, Math.round(20_000 * scale)), () => noopWorkflow(platform, 16, Math.round(400 * scale))]) {
+      const cpu = cpuSnapshot();
+      const m = await baseline();
+      record({ ...m, notes: `CPU ms/op: ${cpuPerOperation(cpu, cpuSnapshot(), m.operations)}` });
+    }
     for (const scenario of scenarios) {
       if (only && !only.test(scenario.name)) continue;
       for (const m of await scenario.run(platform, scale)) record(m);
@@ -27,7 +33,7 @@ async function main(): Promise<void> {
   } finally {
     await platform.stop();
   }
-  process.stdout.write(`\n${report(measurements)}\n`);
+  process.stdout.write(`\n${report(measurements, run)}\n`);
 }
 
 main().catch((error) => {

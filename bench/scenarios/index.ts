@@ -1,5 +1,10 @@
 import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
+import { ledgerScenario } from './ledger';
+import { orchestrationScenario } from './orchestration';
+import { paymentsScenario } from './payments';
+import { walletsScenario } from './wallets';
+import { webhooksScenario } from './webhooks';
 
 export interface Scenario {
   name: string;
@@ -8,4 +13,4 @@ export interface Scenario {
 }
 
 /** Every area's benchmark scenarios, in the order the report lists them. */
-export const scenarios: Scenario[] = [];
+export const scenarios: Scenario[] = [ledgerScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario];

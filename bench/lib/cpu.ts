@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+
+/** CPU seconds used so far by each part of the stack this process started (its descendants) and by itself. */
+export type CpuSnapshot = Map<string, number>;
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** Which part of the platform a process is, from its command line. */
+function partOf(cmdline: string): string {
+  if (cmdline.includes('api/server.ts')) return 'api';
+  if (cmdline.includes('bench/servers/')) return 'hello-world';
+  if (cmdline.includes('worker.ts')) return 'worker';
+  if (cmdline.includes('temporal')) return 'temporal';
+  if (cmdline.includes('postgres')) return 'postgres';
+  return 'other';
+}
+
+function readProcesses(): Array<{ pid: number; ppid: number; seconds: number; cmdline: string }> {
+  const out = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command name: state ppid ... utime(14) stime(15), 1-based in proc(5).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      out.push({ pid: Number(entry), ppid: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, cmdline });
+    } catch {
+      // the process ended while we read it
+    }
+  }
+  return out;
+}
+
+/**
+ * Per-part CPU seconds of the stack started by this bench (Linux /proc; empty elsewhere) plus `bench` (this process,
+ * i.e. the load generator). Processes that exited in between are not counted (pooled connections live on).
+ */
+export function cpuSnapshot(): CpuSnapshot {
+  const snapshot: CpuSnapshot = new Map();
+  const usage = process.cpuUsage();
+  snapshot.set('bench', (usage.user + usage.system) / 1e6);
+  if (!fs.existsSync('/proc/self/stat')) return snapshot;
+  const processes = readProcesses();
+  const children = new Map<number, typeof processes>();
+  for (const p of processes) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const visit = (pid: number, inherited?: string) => {
+    for (const child of children.get(pid) ?? []) {
+      const part = inherited ?? partOf(child.cmdline);
+      snapshot.set(part, (snapshot.get(part) ?? 0) + child.seconds);
+      visit(child.pid, part === 'other' ? undefined : part);
+    }
+  };
+  visit(process.pid);
+  return snapshot;
+}
+
+/**
+ * Stops (SIGSTOP) the worker process(es) this bench started, for a breakdown row that measures the write path without
+ * the event dispatch competing for the CPU; the returned function resumes them (SIGCONT). Never touches a stack this
+ * process did not start: with BENCH_API_URL there is no such descendant and nothing is paused.
+ */
+export function pauseOwnWorker(): { paused: number; resume: () => void } {
+  const processes = readProcesses();
+  const mine = new Set([process.pid]);
+  const workers: number[] = [];
+  // Parents come before children often but not always: iterate until no new descendant is found.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of processes) {
+      if (!mine.has(p.pid) && mine.has(p.ppid)) {
+        mine.add(p.pid);
+        grew = true;
+        if (partOf(p.cmdline) === 'worker') workers.push(p.pid);
+      }
+    }
+  }
+  for (const pid of workers) process.kill(pid, 'SIGSTOP');
+  return { paused: workers.length, resume: () => workers.forEach((pid) => process.kill(pid, 'SIGCONT')) };
+}
+
+/** "api 1.2, worker 3.4, ..." milliseconds of CPU per operation between two snapshots. */
+export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operations: number): string {
+  const parts = [...after.keys()].filter((k) => k !== 'other').sort();
+  return parts
+    .map((part) => [part, ((after.get(part)! - (before.get(part) ?? 0)) * 1000) / Math.max(1, operations)] as const)
+    .filter(([, ms]) => ms >= 0.05)
+    .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
+    .join(', ');
+}

@@ -1,0 +1,70 @@
+import { Client, Connection } from '@temporalio/client';
+import { createDb, type Db } from '../../db/knex';
+import { dataConverter } from '../../lib/temporal';
+import type { BenchPlatform } from './platform';
+
+/** A short-lived knex pool on the bench platform's database (setup, seeding, checks). */
+export async function withDb<T>(platform: BenchPlatform, work: (db: Db) => Promise<T>, poolMax = 4): Promise<T> {
+  const db = createDb(platform.databaseUrl, { poolMax });
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Waits (bounded) until the dispatcher has moved every outbox row to Temporal, so the event workflows one scenario
+ * caused do not eat the CPU of the next one's measurement. @returns the rows still pending at the deadline.
+ */
+export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+  return withDb(platform, async (db) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await db.raw('SELECT count(*)::int AS n FROM events_outbox WHERE dispatched_at IS NULL');
+      const pending = rows[0].n as number;
+      if (pending === 0 || Date.now() > deadline) return pending;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }, 1);
+}
+
+/**
+ * Drains the outbox, then waits (bounded) until Temporal has no running workflow left (event workflows, deliveries,
+ * instances; not long-lived ones such as connector fetches), so one scenario's tail neither loads the next measurement nor escapes its own CPU count.
+ * @returns what was still pending at the deadline (outbox rows + running workflows).
+ */
+const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
+
+export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  const pendingRows = await drainOutbox(platform, timeoutMs);
+  const connection = await Connection.connect({ address: platform.temporalAddress });
+  try {
+    const client = new Client({ connection, dataConverter });
+    for (;;) {
+      const { count } = await client.workflow.count(SETTLE_QUERY);
+      if (count === 0 || Date.now() > deadline) return pendingRows + count;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+/** JSON API call with a Bearer token; throws on an unexpected status (setup steps must not fail silently). */
+export async function call(platform: BenchPlatform, token: string, method: string, path: string, body?: unknown, expect: number[] = [200, 201, 204]): Promise<any> {
+  const response = await fetch(`${platform.apiUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!expect.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+export const authJson = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
+
+/** Uniform integer in [0, n). Load shapes only: no security meaning. */
+export const pick = (n: number): number => Math.floor(Math.random() * n);

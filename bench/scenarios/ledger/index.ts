@@ -1,0 +1,127 @@
+import pg from 'pg';
+import type { Scenario } from '..';
+import { KOA_BASELINE } from '../baselines';
+import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
+import { httpLoad } from '../../lib/http-load';
+import type { BenchPlatform } from '../../lib/platform';
+import type { Measurement } from '../../lib/stats';
+import { cpuPerOperation, cpuSnapshot, pauseOwnWorker } from '../../lib/cpu';
+import { ASSET, FUNDS, HOT, dstAccount, hasPgbench, pgFloor, pgbenchFloor, seedFloorLedger, srcAccount, type FloorShape } from './floor';
+
+const ACCOUNTS = 1000;
+const CONCURRENCY = [1, 8, 32];
+/** Writes per concurrency level at BENCH_SCALE=1: enough for stable percentiles, small enough for the 10-minute budget. */
+const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
+
+export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
+
+/** Funds `bench:src:0..n-1` and `bench:hot` from world through the API (transactions of 500 postings). */
+async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string): Promise<void> {
+  await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
+  const postings = [...Array.from({ length: ACCOUNTS }, (_, i) => srcAccount(i)), HOT].map((destination) => ({ source: 'world', destination, amount: Number(FUNDS), asset: ASSET }));
+  for (let i = 0; i < postings.length; i += 500) {
+    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/transactions`, { postings: postings.slice(i, i + 500) });
+  }
+}
+
+/**
+ * Ledger writes over HTTP (`POST /api/ledger/v2/{ledger}/transactions`, one posting of 1 USD/2), spread over 1000 funded
+ * sources and 1000 destinations, and all from one hot funded account, at 1, 8 and 32 clients; each next to the raw-SQL
+ * floor of the same write at the same concurrency (pg, and pgbench when on PATH). Then op 11 reads by random txid,
+ * next to the Koa hello-world baseline.
+ */
+export const ledgerScenario: Scenario = {
+  name: 'ledger',
+  async run(platform, scale) {
+    const run = Date.now().toString(36);
+    const ledger = `bench-${run}`;
+    const floorLedger = `bench-floor-${run}`;
+    const token = await platform.token();
+    const results: Measurement[] = [];
+    const seed = new pg.Client({ connectionString: platform.databaseUrl });
+    await seed.connect();
+    try {
+      await seedFloorLedger(seed, floorLedger, ACCOUNTS);
+    } finally {
+      await seed.end();
+    }
+    await seedApiLedger(platform, token, ledger);
+    const pgbench = await hasPgbench();
+
+    for (const c of CONCURRENCY) {
+      const total = Math.max(c, Math.round(WRITES[c] * scale));
+      for (const shape of ['spread', 'hot'] as const) {
+        const floorShape: FloorShape = { ledger: floorLedger, accounts: ACCOUNTS, ...(shape === 'hot' ? { hotSource: HOT } : {}) };
+        await drainOutbox(platform);
+        results.push(await pgFloor(platform, floorName(shape, c), floorShape, c, total));
+        await drainOutbox(platform);
+        const cpu = cpuSnapshot();
+        const writes = await httpLoad({
+          scenario: `ledger write ${shape} c=${c} (HTTP)`,
+          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+          method: 'POST',
+          connections: c,
+          amount: total,
+          headers: authJson(token),
+          requestBody: () =>
+            JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          baseline: floorName(shape, c),
+        });
+        // The event each write commits is dispatched (one Temporal workflow per event) during and after the run: its
+        // CPU is counted up to the end of the drain, so the split shows what one write costs the whole stack.
+        const pending = await settle(platform);
+        results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
+      }
+    }
+    // Breakdown: the same spread write at 32 clients with the worker paused, so the event dispatch (one Temporal
+    // workflow per event) does not share the CPU during the run; the events are dispatched once it resumes.
+    const pause = pauseOwnWorker();
+    if (pause.paused > 0) {
+      let paused;
+      const cpu = cpuSnapshot();
+      try {
+        paused = await httpLoad({
+          scenario: 'ledger write spread c=32 (HTTP, worker paused: write path only)',
+          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+          method: 'POST',
+          connections: 32,
+          amount: Math.round(WRITES[32] * scale),
+          headers: authJson(token),
+          requestBody: () => JSON.stringify({ postings: [{ source: srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          baseline: floorName('spread', 32),
+        });
+      } finally {
+        pause.resume();
+      }
+      results.push({ ...paused, notes: `CPU ms/tx during the run (events dispatched after it): ${cpuPerOperation(cpu, cpuSnapshot(), paused.operations)}` });
+      await settle(platform);
+    } else {
+      pause.resume();
+    }
+    if (pgbench) {
+      for (const c of CONCURRENCY) {
+        for (const shape of ['spread', 'hot'] as const) {
+          const floorShape: FloorShape = { ledger: floorLedger, accounts: ACCOUNTS, ...(shape === 'hot' ? { hotSource: HOT } : {}) };
+          results.push(await pgbenchFloor(platform, floorName(shape, c, 'pgbench'), floorShape, c, Math.round(WRITES[c] * scale)));
+        }
+      }
+    }
+    await settle(platform);
+
+    // Op 11: reads by txid spread over every transaction written above.
+    const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
+    const txCount = Number(cursor.data[0]?.id ?? 0) + 1;
+    const cpu = cpuSnapshot();
+    const reads = await httpLoad({
+      scenario: 'ledger read tx by txid, op 11 (c=32)',
+      url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
+      connections: 32,
+      amount: Math.round(10_000 * scale),
+      headers: { Authorization: `Bearer ${token}` },
+      requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
+      baseline: KOA_BASELINE,
+    });
+    results.push({ ...reads, notes: `CPU ms/req: ${cpuPerOperation(cpu, cpuSnapshot(), reads.operations)}` });
+    return results;
+  },
+};

@@ -1,0 +1,49 @@
+import type { Scenario } from '.';
+import { NOOP_WORKFLOW_BASELINE } from './baselines';
+import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
+import { authJson, call, settle } from '../lib/helpers';
+import { measureLoop } from '../lib/stats';
+
+const SOURCES = 64;
+const CONCURRENCY = 16;
+
+/**
+ * A one-stage workflow (`send` account to account, 1 USD/2 from `orch:src:${n}` to `orch:dst:${n}` in one ledger)
+ * run with `wait=true` (op 12), at the same concurrency as the no-op Temporal workflow baseline, which is started and
+ * awaited through the same client and server. An operation counts only if the instance ended without error.
+ */
+export const orchestrationScenario: Scenario = {
+  name: 'orchestration',
+  async run(platform, scale) {
+    const token = await platform.token();
+    const ledger = `bench-orch-${Date.now().toString(36)}`;
+    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
+    const postings = Array.from({ length: SOURCES }, (_, n) => ({ source: 'world', destination: `orch:src:${n}`, amount: 1_000_000_000, asset: 'USD/2' }));
+    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/transactions`, { postings });
+    const { data: workflow } = await call(platform, token, 'POST', '/api/orchestration/v2/workflows', {
+      name: 'bench-send',
+      stages: [{ send: { source: { account: { id: 'orch:src:${n}', ledger } }, destination: { account: { id: 'orch:dst:${n}', ledger } }, amount: { asset: 'USD/2', amount: 1 } } }],
+    });
+    await settle(platform);
+    const headers = authJson(token);
+    const cpu = cpuSnapshot();
+    const measurement = await measureLoop({
+      scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`,
+      unit: 'runs/s',
+      concurrency: CONCURRENCY,
+      total: Math.round(150 * scale),
+      warmup: 3,
+      operation: async (i) => {
+        const response = await fetch(`${platform.apiUrl}/api/orchestration/v2/workflows/${workflow.id}/instances?wait=true`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ n: String(Math.abs(i) % SOURCES) }),
+        });
+        const body = (await response.json()) as { data?: { terminated: boolean; error?: string } };
+        if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
+      },
+    });
+    await settle(platform);
+    return [{ ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` }];
+  },
+};

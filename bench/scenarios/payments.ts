@@ -1,0 +1,48 @@
+import type { Scenario } from '.';
+import { KOA_BASELINE } from './baselines';
+import { upsertAccounts } from '../../db/payments/accounts';
+import { connectorId } from '../../db/payments/ids';
+import { upsertPayment } from '../../db/payments/payments';
+import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
+import { settle, withDb } from '../lib/helpers';
+import { httpLoad } from '../lib/http-load';
+import type { Measurement } from '../lib/stats';
+
+const PAYMENTS = 1100;
+
+/**
+ * Op 7 (`GET /api/payments/payments`, default sort date:desc, no filter) at pageSize 15 and 1000 over 1,100 payments
+ * (each with one adjustment), seeded through db/payments' own upsert on a connector row of their own; next to Koa
+ * hello-world. A page of 1000 is ~0.6 MB of JSON, so its rate is a serialisation figure more than a database one.
+ */
+export const paymentsScenario: Scenario = {
+  name: 'payments',
+  async run(platform, scale) {
+    await withDb(platform, async (db) => {
+      const connectorID = connectorId('simulated');
+      await db('payments_connectors').insert({ id: connectorID, provider: 'simulated', name: `bench-${Date.now().toString(36)}`, config: JSON.stringify({}), uninstalled_at: db.fn.now() });
+      await upsertAccounts(db, connectorID, 'simulated', ['src', 'dst'].map((reference) => ({ reference, type: 'INTERNAL', createdAt: new Date(0), metadata: {}, raw: {} })));
+      const base = Date.UTC(2024, 0, 1);
+      for (let i = 0; i < PAYMENTS; i += 50) {
+        await db.transaction(async (trx) => {
+          for (let j = i; j < Math.min(PAYMENTS, i + 50); j++) {
+            await upsertPayment(trx, connectorID, {
+              reference: `bench-${j}`, createdAt: new Date(base + j * 1000), type: 'PAY-IN', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'sepa credit',
+              asset: 'EUR/2', amount: BigInt(1000 + j), sourceAccountReference: 'src', destinationAccountReference: 'dst', metadata: { n: String(j) }, raw: { j },
+            });
+          }
+        });
+      }
+    });
+    await settle(platform);
+    const token = await platform.token();
+    const headers = { Authorization: `Bearer ${token}` };
+    const results: Measurement[] = [];
+    for (const [pageSize, connections, amount] of [[15, 32, 5000], [1000, 8, 200]]) {
+      const cpu = cpuSnapshot();
+      const m = await httpLoad({ scenario: `payments list op 7, pageSize ${pageSize} (c=${connections})`, url: `${platform.apiUrl}/api/payments/payments?pageSize=${pageSize}`, connections, amount: Math.round(amount * scale), headers, baseline: KOA_BASELINE });
+      results.push({ ...m, notes: `CPU ms/req: ${cpuPerOperation(cpu, cpuSnapshot(), m.operations)}` });
+    }
+    return results;
+  },
+};
