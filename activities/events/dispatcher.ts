@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
 import { OUTBOX_COLUMNS, toEnvelope, webhookEventType } from '../../db/events/envelope';
+import { loadSubscriptions } from '../../db/events/subscriptions';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
@@ -17,7 +18,8 @@ export interface DispatcherOptions {
 }
 
 /**
- * Moves committed outbox rows into Temporal: one `processEvent` workflow per event, id `event-<eventId>`.
+ * Moves committed outbox rows into Temporal: one `processEvent` workflow per event that a webhook config or a trigger
+ * listens to, id `event-<eventId>`; the others are only marked dispatched.
  * - Prompt: LISTEN on the channel `emitEvents` NOTIFYs in the writer's transaction; a periodic scan covers anything
  *   missed, including rows committed while this process or Temporal was down (nothing is lost: a row stays
  *   undispatched until its workflow has started).
@@ -60,7 +62,9 @@ export function startEventDispatcher(options: DispatcherOptions) {
     return options.db.transaction(async (trx) => {
       const rows = await trx('events_outbox').select(OUTBOX_COLUMNS).whereNull('dispatched_at').orderBy('seq').limit(batchSize).forUpdate().skipLocked();
       if (rows.length === 0) return false;
-      const started = await Promise.all(rows.map(start));
+      const subscribed = await loadSubscriptions(trx);
+      // Events nobody listens to are marked dispatched without a workflow (see loadSubscriptions).
+      const started = await Promise.all(rows.map((row) => (subscribed(row) ? start(row) : true)));
       const ids = rows.filter((_row, i) => started[i]).map((row) => row.id);
       if (ids.length > 0) await trx('events_outbox').whereIn('id', ids).update({ dispatched_at: trx.fn.now() });
       return rows.length === batchSize && ids.length === rows.length;

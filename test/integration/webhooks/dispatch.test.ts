@@ -1,0 +1,44 @@
+import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
+import { createDb, type Db } from '../../../db/knex';
+import { emitEvents } from '../../../db/outbox';
+import { api } from '../../support/http';
+import { temporalClient } from '../../support/temporal';
+import { eventually, startReceiver } from '../../support/webhook-receiver';
+
+describe('event dispatch', () => {
+  let db: Db;
+  let client: Client;
+  let connection: Connection;
+  beforeAll(async () => {
+    db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 2 });
+    ({ client, connection } = await temporalClient());
+  });
+  afterAll(async () => {
+    await connection.close();
+    await db.destroy();
+  });
+
+  const emit = async (type: string) => (await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 1 } }])))[0];
+  const dispatched = (id: string) => eventually(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, 20_000, 'dispatch');
+
+  it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
+    const id = await emit(`UNHEARD_${Date.now()}`);
+    await dispatched(id);
+    await expect(client.workflow.getHandle(`event-${id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('starts the event workflow once a webhook config listens to the type', async () => {
+    const type = `HEARD_${Date.now()}`;
+    const receiver = await startReceiver();
+    try {
+      const config = await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } });
+      expect(config.status).toBe(200);
+      const id = await emit(type);
+      await dispatched(id);
+      expect((await client.workflow.getHandle(`event-${id}`).describe()).workflowId).toBe(`event-${id}`);
+      await eventually(() => receiver.received.length === 1 || undefined, 20_000, 'delivery');
+    } finally {
+      await receiver.close();
+    }
+  });
+});
