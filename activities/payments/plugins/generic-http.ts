@@ -1,12 +1,14 @@
 import { parseJson, stringifyJson } from '../../../lib/json';
 import type { GenericConfig } from '../../../db/payments/connector-config';
 import { durationMs } from '../../../db/payments/connector-config';
+import { guardedRequest, isBlockedAddress } from './guarded-request';
 import { invalidData, providerRejected, type ConnectorPlugin } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 
 /**
  * The generic HTTP connector: any provider implementing the small REST contract in the README ("Payments: generic
- * HTTP connector"). Each request is bounded by the config's timeout. A 4xx other than 408/429 is a definitive refusal
+ * HTTP connector"). Each request is bounded by the config's timeout and goes through the SSRF guard of webhook
+ * deliveries (guarded-request.ts). A 4xx other than 408/429 is a definitive refusal
  * (not retried); 5xx, 408, 429, timeouts and network errors are thrown as plain errors, which Temporal retries. Writes
  * send an Idempotency-Key so a retried transfer is not executed twice by the provider.
  */
@@ -18,14 +20,16 @@ export function genericHttpPlugin(config: GenericConfig): ConnectorPlugin {
     if (config.apiKey) headers.Authorization = `Bearer ${config.apiKey}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    const response = await fetch(`${config.endpoint}${path}`, {
-      method, headers, body: body === undefined ? undefined : stringifyJson(body), signal: AbortSignal.timeout(timeoutMs), redirect: 'error',
+    const { status, text } = await guardedRequest(`${config.endpoint}${path}`, {
+      method, headers, body: body === undefined ? undefined : stringifyJson(body), timeoutMs,
+    }).catch((error: Error) => {
+      // A refused address stays refused: failing at once beats retrying for the life of the workflow.
+      throw isBlockedAddress(error) ? providerRejected(error.message) : error;
     });
-    const text = await response.text();
-    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-      throw providerRejected(`provider answered ${response.status} to ${method} ${path}: ${text.slice(0, 300)}`);
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+      throw providerRejected(`provider answered ${status} to ${method} ${path}: ${text.slice(0, 300)}`);
     }
-    if (!response.ok) throw new Error(`provider answered ${response.status} to ${method} ${path}`);
+    if (status < 200 || status >= 300) throw new Error(`provider answered ${status} to ${method} ${path}`);
     try {
       return parseJson(text);
     } catch {

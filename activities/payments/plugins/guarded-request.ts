@@ -1,0 +1,56 @@
+import http from 'node:http';
+import https from 'node:https';
+import { checkEndpointUrl, guardedLookup, parseCidrList } from '../../../lib/webhooks/ssrf';
+
+/** Only this much of a provider's answer is read: a provider cannot make the worker buffer without bound. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+// The same allow list as webhook deliveries: one operator setting for every outbound call the platform makes.
+const allowed = parseCidrList(process.env.WEBHOOKS_ALLOWED_CIDRS ?? '');
+
+/**
+ * One HTTP exchange with a payment provider, under the same SSRF guard as webhook deliveries: the resolved address is
+ * vetted at connect time (loopback, private, link-local/metadata and other special ranges are refused unless
+ * WEBHOOKS_ALLOWED_CIDRS allows them), redirects are not followed, and the whole exchange is bounded by `timeoutMs`.
+ * @throws an Error with code EBLOCKEDADDRESS for a refused address (a retry cannot succeed); other Errors for network
+ *   failures and timeouts.
+ */
+export const isBlockedAddress = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EBLOCKEDADDRESS';
+
+export function guardedRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
+  const refusal = checkEndpointUrl(url, allowed);
+  if (refusal) return Promise.reject(Object.assign(new Error(refusal), { code: 'EBLOCKEDADDRESS' }));
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const body = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+    const request = (target.protocol === 'https:' ? https : http).request(target, {
+      method: options.method,
+      headers: { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+      lookup: guardedLookup(allowed) as any,
+      agent: false,
+    });
+    const timer = setTimeout(() => request.destroy(new Error(`no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) request.destroy(new Error('provider answer larger than 16 MiB'));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      response.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.end(body);
+  });
+}
