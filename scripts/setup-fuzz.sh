@@ -26,7 +26,9 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 mkdir -p "$tools"
 say "installing schemathesis==$version from PyPI into .tools/fuzz-venv"
-if python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2; then
+# --clear: a cached venv that no longer works (e.g. the checkout moved, so its scripts' interpreter paths are stale)
+# is rebuilt rather than reused.
+if python3 -m venv --clear "$venv" >&2 && "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2; then
   works "$venv/bin/st" && use "$venv/bin/st" "pip install schemathesis==$version"
   say "schemathesis installed but $venv/bin/st does not report version $version"
 else

