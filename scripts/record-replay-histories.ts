@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { dataConverter } from '../lib/temporal';
+import type { WorkflowHandle } from '@temporalio/client';
+import { createTemporalClient } from '../lib/temporal';
 import { historyToFile } from '../test/replay/history-file';
 import { startPlatform } from './stack/platform';
 import { freePort } from './stack/ports';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     persistentPostgres: false,
     log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
   });
-  const connection = await Connection.connect({ address: platform.temporalAddress });
+  const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
     Object.assign(process.env, {
       TEST_API_URL: platform.apiUrl,
@@ -41,7 +41,6 @@ async function main(): Promise<void> {
     });
     // Loaded after the environment is set: the helpers read it.
     const { scenarios } = require('../test/replay/scenarios') as typeof import('../test/replay/scenarios');
-    const client = new Client({ connection, dataConverter });
     const outDir = path.join(__dirname, '..', 'test', 'replay', 'histories');
     const only = process.argv.slice(2);
     for (const [scenario, { records, run }] of Object.entries(scenarios)) {

@@ -1,6 +1,6 @@
 /**
  * The one place orchestration's activities reach the other areas (ledger, wallets, payments): in-process calls through
- * the contracts of briefs/contracts.md, never our own HTTP API.
+ * the areas' service modules (db/ledger, db/wallets, db/payments/orchestration.ts), never our own HTTP API.
  */
 
 // ---- ledger: db/ledger/index.ts -----------------------------------------------------------------------------------

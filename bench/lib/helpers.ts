@@ -1,6 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
 import { createDb, type Db } from '../../db/knex';
-import { dataConverter } from '../../lib/temporal';
+import { createTemporalClient } from '../../lib/temporal';
 import type { BenchPlatform } from './platform';
 
 /** A short-lived knex pool on the bench platform's database (setup, seeding, checks). */
@@ -39,9 +38,8 @@ const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent"
 export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   const pendingRows = await drainOutbox(platform, timeoutMs);
-  const connection = await Connection.connect({ address: platform.temporalAddress });
+  const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
-    const client = new Client({ connection, dataConverter });
     for (;;) {
       const { count } = await client.workflow.count(SETTLE_QUERY);
       if (count === 0 || Date.now() > deadline) return pendingRows + count;

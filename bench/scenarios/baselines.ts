@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { dataConverter } from '../../lib/temporal';
+import { createTemporalClient } from '../../lib/temporal';
 import { platformNoop } from '../../workflows/noop';
 import { freePort } from '../../scripts/stack/ports';
 import { httpLoad } from '../lib/http-load';
@@ -32,9 +31,8 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
 
 /** Start a workflow that does nothing and wait for its result, through the same client and server as the API uses. */
 export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number): Promise<Measurement> {
-  const connection = await Connection.connect({ address: platform.temporalAddress });
+  const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
-    const client = new Client({ connection, dataConverter });
     const run = Date.now();
     return await measureLoop({
       scenario: NOOP_WORKFLOW_BASELINE,

@@ -1,5 +1,5 @@
 /**
- * The ledger's in-process contract (contracts.md): wallets, orchestration and the HTTP routes call these functions.
+ * The ledger's in-process API: wallets, orchestration and the HTTP routes call these functions.
  * Every function takes `db` or a transaction; given a transaction it runs inside it, so a caller can combine its own
  * rows with a ledger write atomically.
  */

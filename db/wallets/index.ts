@@ -1,5 +1,5 @@
 /**
- * The wallets area's in-process contract (contracts.md), all on the ledger `wallets`: routes and orchestration
+ * The wallets area's in-process API, all on the ledger `wallets`: routes and orchestration
  * activities call these functions.
  */
 export { WALLETS_LEDGER, balanceAccount, holdAccount, type Subject } from './chart';

@@ -1,14 +1,5 @@
 import { compileNumscript } from '../../../db/ledger/numscript';
-
-function compileError(source: string): string {
-  try {
-    compileNumscript(source);
-  } catch (error) {
-    expect((error as { code: string }).code).toBe('COMPILATION_FAILED');
-    return (error as Error).message;
-  }
-  throw new Error('expected a compilation error');
-}
+import { compileError } from './compile-error';
 
 describe('numscript type checker', () => {
   it.each([

@@ -1,16 +1,6 @@
 import { parse } from '../../../db/ledger/numscript/parser';
 import { compileNumscript } from '../../../db/ledger/numscript';
-
-/** The message of the COMPILATION_FAILED error `source` raises. */
-function compileError(source: string): string {
-  try {
-    compileNumscript(source);
-  } catch (error) {
-    expect((error as { code: string }).code).toBe('COMPILATION_FAILED');
-    return (error as Error).message;
-  }
-  throw new Error('expected a compilation error');
-}
+import { compileError } from './compile-error';
 
 describe('numscript parser', () => {
   it('parses a vars block with every type and both origins', () => {
