@@ -16,12 +16,18 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     ...createLedgerActivities(deps.db),
     ...createWalletActivities(deps.db),
     ...createPaymentActivities(deps),
-    async orchestrationStageStarted(mark: StageMark & { name: string; input: unknown }): Promise<void> {
-      // name and input are not stored: they are in this activity's scheduled event, where op 13 reads them.
+    /**
+     * name and input are not stored in PostgreSQL: op 13 reads them from the history, where a local activity leaves
+     * only its result (hence the echo) and a regular one of the previous release its input.
+     */
+    async orchestrationStageStarted<M extends StageMark & { name: string; input: unknown }>(mark: M): Promise<M> {
       await recordStageStarted(deps.db, mark);
+      return mark;
     },
-    async orchestrationStageEnded(mark: StageMark & { error?: string }): Promise<void> {
+    /** With `endsInstance`, the instance ends too (with the stage's error), in the same transaction. */
+    async orchestrationStageEnded<M extends StageMark & { error?: string; endsInstance?: boolean }>(mark: M): Promise<M> {
       await recordStageEnded(deps.db, mark);
+      return mark;
     },
     /** The trigger step of the per-event workflow; returns how many occurrences the event has. */
     async matchTriggers(event: EventEnvelope): Promise<number> {

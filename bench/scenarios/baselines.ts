@@ -30,17 +30,17 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
 }
 
 /** Start a workflow that does nothing and wait for its result, through the same client and server as the API uses. */
-export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number): Promise<Measurement> {
+export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number, scenario = NOOP_WORKFLOW_BASELINE): Promise<Measurement> {
   const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
     const run = Date.now();
     return await measureLoop({
-      scenario: NOOP_WORKFLOW_BASELINE,
+      scenario,
       unit: 'runs/s',
       concurrency,
       total,
       warmup: 5,
-      operation: (i) => client.workflow.execute(platformNoop, { taskQueue: platform.taskQueue, workflowId: `bench-noop-${run}-${i}` }),
+      operation: (i) => client.workflow.execute(platformNoop, { taskQueue: platform.taskQueue, workflowId: `bench-noop-${run}-${concurrency}-${i}` }),
     });
   } finally {
     await connection.close();

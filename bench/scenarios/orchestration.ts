@@ -1,16 +1,19 @@
 import type { Scenario } from '.';
-import { NOOP_WORKFLOW_BASELINE } from './baselines';
+import { NOOP_WORKFLOW_BASELINE, noopWorkflow } from './baselines';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { authJson, call, settle } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
 
 const SOURCES = 64;
 const CONCURRENCY = 16;
+const SEQUENTIAL_BASELINE = 'temporal no-op workflow (start + result, c=1)';
 
 /**
  * A one-stage workflow (`send` account to account, 1 USD/2 from `orch:src:${n}` to `orch:dst:${n}` in one ledger)
  * run with `wait=true` (op 12), at the same concurrency as the no-op Temporal workflow baseline, which is started and
  * awaited through the same client and server. An operation counts only if the instance ended without error.
+ * Throughput is measured saturated (c=16, where latency is mostly queueing: c / rate); the latency of one run is
+ * measured with one client at a time (c=1), next to the no-op workflow measured the same way.
  */
 export const orchestrationScenario: Scenario = {
   name: 'orchestration',
@@ -26,14 +29,10 @@ export const orchestrationScenario: Scenario = {
     });
     await settle(platform);
     const headers = authJson(token);
-    const cpu = cpuSnapshot();
-    const measurement = await measureLoop({
-      scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`,
+    const loop = {
       unit: 'runs/s',
-      concurrency: CONCURRENCY,
-      total: Math.round(150 * scale),
       warmup: 3,
-      operation: async (i) => {
+      operation: async (i: number) => {
         const response = await fetch(`${platform.apiUrl}/api/orchestration/v2/workflows/${workflow.id}/instances?wait=true`, {
           method: 'POST',
           headers,
@@ -42,8 +41,18 @@ export const orchestrationScenario: Scenario = {
         const body = (await response.json()) as { data?: { terminated: boolean; error?: string } };
         if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
       },
-    });
+    };
+    const cpu = cpuSnapshot();
+    const measurement = await measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round(150 * scale) });
+    const cpuNote = `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}`;
     await settle(platform);
-    return [{ ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` }];
+    const sequentialNoop = await noopWorkflow(platform, 1, Math.round(100 * scale), SEQUENTIAL_BASELINE);
+    const sequential = await measureLoop({ ...loop, scenario: 'orchestration one-stage send, wait=true (c=1)', concurrency: 1, total: Math.round(100 * scale) });
+    await settle(platform);
+    return [
+      { ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: cpuNote },
+      sequentialNoop,
+      { ...sequential, baseline: SEQUENTIAL_BASELINE },
+    ];
   },
 };

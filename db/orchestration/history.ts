@@ -45,25 +45,49 @@ async function instanceEvents(deps: OrchestrationDeps, id: string): Promise<Hist
   }
 }
 
+type StageMark = { kind: 'start' | 'end'; number: number; name?: string; input?: unknown; at: string; error?: string };
+
+const MARK_ACTIVITIES: Record<string, StageMark['kind']> = { orchestrationStageStarted: 'start', orchestrationStageEnded: 'end' };
+
 /**
- * Op 13, from Temporal's history: stage N starts with the scheduling of activity `s<N>-start` (whose input is the
- * stage's name and resolved input) and ends with `s<N>-end` (whose input carries the error). A run terminated from
- * outside (Web UI, CLI) closes its open stage with "terminated". Throws NOT_FOUND.
+ * A stage start or end recorded in the history: the result of the local activity in a `core_local_activity` marker
+ * (runs since the local-stage-bookkeeping patch), or the input of the regular activity `s<N>-start`/`s<N>-end` (runs
+ * of the previous release).
+ */
+function stageMarkOf(event: HistoryEvent): StageMark | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName === 'core_local_activity') {
+    const meta = decode(marker.details?.data?.payloads) as { activity_type?: string } | undefined;
+    const kind = meta?.activity_type ? MARK_ACTIVITIES[meta.activity_type] : undefined;
+    const result = decode(marker.details?.result?.payloads) as Omit<StageMark, 'kind'> | undefined;
+    return kind && result ? { ...result, kind } : undefined;
+  }
+  const scheduled = event.activityTaskScheduledEventAttributes;
+  const legacy = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
+  if (!scheduled || !legacy) return undefined;
+  const mark = decode(scheduled.input?.payloads) as Omit<StageMark, 'kind' | 'number'>;
+  return { ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] };
+}
+
+/**
+ * Op 13, from Temporal's history: stage N starts with the mark of orchestrationStageStarted (the stage's name and
+ * resolved input) and ends with orchestrationStageEnded's (its error). A run terminated from outside (Web UI, CLI)
+ * closes its open stage with "terminated". Throws NOT_FOUND.
  */
 export async function readInstanceHistory(deps: OrchestrationDeps, id: string): Promise<InstanceHistoryEntry[]> {
+  return instanceHistoryOf(await instanceEvents(deps, id));
+}
+
+/** Op 13's stages from an instance workflow's events, of either release. */
+export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[] {
   const entries = new Map<number, InstanceHistoryEntry>();
-  for (const event of await instanceEvents(deps, id)) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    const marker = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
-    if (scheduled && marker) {
-      const number = Number(marker[1]);
-      const mark = decode(scheduled.input?.payloads) as { name?: string; input?: unknown; at: string; error?: string };
-      if (marker[2] === 'start') {
-        entries.set(number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
-      } else {
-        const entry = entries.get(number);
-        if (entry) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
-      }
+  for (const event of events) {
+    const mark = stageMarkOf(event);
+    if (mark?.kind === 'start') {
+      entries.set(mark.number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
+    } else if (mark?.kind === 'end') {
+      const entry = entries.get(mark.number);
+      if (entry) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
     }
     if (event.workflowExecutionTerminatedEventAttributes || event.workflowExecutionTimedOutEventAttributes) {
       for (const entry of entries.values()) {
@@ -81,7 +105,10 @@ export async function readInstanceHistory(deps: OrchestrationDeps, id: string): 
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
   const events = await instanceEvents(deps, id);
-  const started = events.some((e) => e.activityTaskScheduledEventAttributes?.activityId === `s${number}-start`);
+  const started = events.some((e) => {
+    const mark = stageMarkOf(e);
+    return mark?.kind === 'start' && mark.number === number;
+  });
   if (!started) throw notFound(`stage ${number} of instance ${id} not found`);
   const prefix = new RegExp(`^s${number}-\\d+-`);
   const byScheduledId = new Map<string, StageHistoryEntry>();

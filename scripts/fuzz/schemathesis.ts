@@ -102,6 +102,6 @@ export function runSchemathesis(cli: string, options: FuzzOptions): Promise<Fuzz
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ exitCode: code, output, args: args.map((a) => (a.startsWith('Authorization:') ? 'Authorization: Bearer ***' : a)) }));
+    child.once('close', (code) => resolve({ exitCode: code, output, args: args.map((a) => (a.startsWith('Authorization:') ? 'Authorization: Bearer ***' : a)) }));
   });
 }

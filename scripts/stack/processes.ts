@@ -30,7 +30,10 @@ export function runNodeProcess(options: {
   let crashes = 0;
 
   const start = () => {
-    current = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, options.entry)], {
+    // PLATFORM_NODE_ARGS: extra Node flags for the API and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+    // profile them under a benchmark (Node refuses --cpu-prof in NODE_OPTIONS).
+    const extra = (options.env.PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    current = spawn(process.execPath, [...extra, '--import', 'tsx', path.join(ROOT, options.entry)], {
       cwd: ROOT,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,9 +21,11 @@ export function ensureTemporalCli(log: (line: string) => void = () => undefined)
       chunk.toString().split('\n').filter(Boolean).forEach(log);
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(stdout.trim().split('\n').pop() as string);
-      else reject(new Error(`could not obtain the Temporal CLI:\n${stderr}`));
+    // 'close', not 'exit': under load 'exit' can come before the last stdout chunk, which carries the path.
+    child.once('close', (code) => {
+      const cli = stdout.trim().split('\n').pop();
+      if (code === 0 && cli) resolve(cli);
+      else reject(new Error(`could not obtain the Temporal CLI (exit ${code}):\n${stderr}`));
     });
   });
 }
@@ -60,6 +62,10 @@ export async function startTemporalDevServer(options: {
     // Eager activities: the server hands an activity scheduled by a workflow task straight back to the worker that
     // completed it, instead of through a poll; orchestration stages and webhook sends each save a round trip.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    // One task queue partition (the default is four): with a handful of workers, tasks written to a partition nobody
+    // is polling wait to be forwarded, which showed as 20-50 ms between a workflow task's scheduling and its start.
+    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
     // WAL with synchronous=NORMAL survives a crash of the server process (what the drills do) and only risks the last
     // commits on a power loss, which a development server accepts; FULL costs an fsync per history write.
     ...(options.dbFile ? ['--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL'] : []),

@@ -5,13 +5,15 @@ import {
   condition,
   defineSignal,
   isCancellation,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
 } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
 import { ConfigError, resolveStage, stageName, stageTypeOf, substitute, type ResolvedStage } from './config';
-import { INTERNAL_ACTIVITY_OPTIONS } from './retry';
+import { INTERNAL_ACTIVITY_OPTIONS, LOCAL_BOOKKEEPING_OPTIONS } from './retry';
 import { runSend } from './send';
 import { failureMessage, StageContext } from './stage-context';
 import { parseGoDuration } from './stage-parse';
@@ -29,13 +31,22 @@ export const eventSignal = defineSignal<[{ name: string }]>('event');
 /** The message a stage and the instance carry when the instance is aborted (Formance: "canceled"). */
 export const CANCELED = 'canceled';
 
-const internal = (activityId: string) => proxyActivities<OrchestrationActivities>({ ...INTERNAL_ACTIVITY_OPTIONS, activityId });
+/**
+ * Since this patch the read-model writes are local activities: they run inside the workflow task that reaches them,
+ * so a stage costs the Temporal server no extra task round trip per write (a one-stage run went from four activities
+ * to one). Runs started before the patch replay with the regular activities they recorded.
+ */
+export const LOCAL_BOOKKEEPING_PATCH = 'local-stage-bookkeeping';
+type Bookkeeping = Pick<OrchestrationActivities, 'orchestrationStageStarted' | 'orchestrationStageEnded' | 'orchestrationInstanceEnded'>;
+const local: Bookkeeping = proxyLocalActivities<OrchestrationActivities>(LOCAL_BOOKKEEPING_OPTIONS);
+const regular = (activityId: string): Bookkeeping => proxyActivities<OrchestrationActivities>({ ...INTERNAL_ACTIVITY_OPTIONS, activityId });
 const now = () => new Date(Date.now()).toISOString();
 
 /**
  * One workflow instance = this Temporal workflow, with id = the instance id. Stages run in order; stage N is framed by
- * the activities `s<N>-start` (its resolved input, read by op 13) and `s<N>-end` (its outcome), and its own activities
- * are `s<N>-<k>-<Name>` (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
+ * the local activities orchestrationStageStarted (its result, in the history's marker, carries the stage's name and
+ * resolved input for op 13) and orchestrationStageEnded (its outcome), and its own activities are `s<N>-<k>-<Name>`
+ * (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
  * and the run with "canceled". The read model is written in non-cancellable scopes so an abort cannot skip it.
  */
 export async function orchestrationInstance(input: InstanceInput): Promise<void> {
@@ -43,8 +54,11 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
   const events: string[] = [];
   setHandler(eventSignal, ({ name }) => void events.push(name));
   const base = { instanceID: input.instanceID, workflowID: input.workflowID };
+  const useLocal = patched(LOCAL_BOOKKEEPING_PATCH);
+  const bookkeeping = (activityId: string) => (useLocal ? local : regular(activityId));
   let failure: string | undefined;
   let cancellation: unknown;
+  let instanceEndRecorded = false;
 
   for (let number = 0; number < input.stages.length && failure === undefined; number++) {
     const raw = input.stages[number];
@@ -59,7 +73,7 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
     const name = stage ? stageName(stage.type) : stageNameOf(raw, number);
     const stageInput = stage ? stage.spec : Object.values(substitute(raw, input.variables) as object)[0];
     await CancellationScope.nonCancellable(() =>
-      internal(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
+      bookkeeping(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
     );
     if (stage) {
       try {
@@ -71,15 +85,20 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
         error = isCancellation(e) ? CANCELED : failureMessage(e);
       }
     }
+    // The stage that ends the run also ends the instance, in the same write: one local activity fewer per run.
+    const endsInstance = useLocal && (error !== undefined || number === input.stages.length - 1);
     await CancellationScope.nonCancellable(() =>
-      internal(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}) }),
+      bookkeeping(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
     );
+    instanceEndRecorded = endsInstance;
     failure = error;
   }
 
-  await CancellationScope.nonCancellable(() =>
-    internal('end').orchestrationInstanceEnded({ instanceID: input.instanceID, at: now(), ...(failure !== undefined ? { error: failure } : {}) }),
-  );
+  if (!instanceEndRecorded) {
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping('end').orchestrationInstanceEnded({ instanceID: input.instanceID, at: now(), ...(failure !== undefined ? { error: failure } : {}) }),
+    );
+  }
   // The Temporal status mirrors the instance's, so the Web UI shows failed and aborted runs as such.
   if (cancellation !== undefined) throw cancellation;
   if (failure !== undefined) throw ApplicationFailure.create({ message: failure, type: 'STAGE_FAILED', nonRetryable: true });

@@ -28,3 +28,13 @@ export const INTERNAL_ACTIVITY_OPTIONS = {
   startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
 } as const;
+
+/**
+ * The same writes as local activities: retried by the worker within the workflow task; a database outage longer than
+ * the local retry threshold turns into timers in the history, which is what a long outage should look like.
+ */
+export const LOCAL_BOOKKEEPING_OPTIONS = {
+  startToCloseTimeout: '10s',
+  localRetryThreshold: '10s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
+} as const;
