@@ -51,7 +51,7 @@ const MARK_ACTIVITIES: Record<string, StageMark['kind']> = { orchestrationStageS
 
 /**
  * A stage start or end recorded in the history: the result of the local activity in a `core_local_activity` marker
- * (runs since the local-stage-bookkeeping patch), or the input of the regular activity `s<N>-start`/`s<N>-end` (runs
+ * (runs started with `bookkeeping: 'local'`), or the input of the regular activity `s<N>-start`/`s<N>-end` (runs
  * of the previous release).
  */
 function stageMarkOf(event: HistoryEvent): StageMark | undefined {

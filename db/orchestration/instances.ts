@@ -104,7 +104,7 @@ export async function runWorkflow(
       taskQueue: deps.temporal.taskQueue,
       workflowId: id,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables }],
+      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, bookkeeping: 'local' }],
       staticSummary: `${workflow.name || 'workflow'} (${workflow.id})`,
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'orchestration' },

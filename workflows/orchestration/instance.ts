@@ -5,7 +5,6 @@ import {
   condition,
   defineSignal,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -23,6 +22,8 @@ export interface InstanceInput {
   workflowID: string;
   stages: Array<Record<string, unknown>>;
   variables: Record<string, string>;
+  /** 'local' for runs started since the stage bookkeeping moved to local activities; absent on older runs. */
+  bookkeeping?: 'local';
 }
 
 /** `POST .../instances/{id}/events {name}` arrives as this signal. */
@@ -32,11 +33,12 @@ export const eventSignal = defineSignal<[{ name: string }]>('event');
 export const CANCELED = 'canceled';
 
 /**
- * Since this patch the read-model writes are local activities: they run inside the workflow task that reaches them,
- * so a stage costs the Temporal server no extra task round trip per write (a one-stage run went from four activities
- * to one). Runs started before the patch replay with the regular activities they recorded.
+ * Since `bookkeeping: 'local'` (set by every run the API starts now) the read-model writes are local activities: they
+ * run inside the workflow task that reaches them, so a stage costs the Temporal server no extra task round trip per
+ * write (a one-stage run went from four activities to one). Runs started before, without the field, replay with the
+ * regular activities they recorded. An input field rather than patched(): the SDK upserts the TemporalChangeVersion
+ * search attribute on every run that calls patched(), one more visibility write per run.
  */
-export const LOCAL_BOOKKEEPING_PATCH = 'local-stage-bookkeeping';
 type Bookkeeping = Pick<OrchestrationActivities, 'orchestrationStageStarted' | 'orchestrationStageEnded' | 'orchestrationInstanceEnded'>;
 const local: Bookkeeping = proxyLocalActivities<OrchestrationActivities>(LOCAL_BOOKKEEPING_OPTIONS);
 const regular = (activityId: string): Bookkeeping => proxyActivities<OrchestrationActivities>({ ...INTERNAL_ACTIVITY_OPTIONS, activityId });
@@ -54,7 +56,7 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
   const events: string[] = [];
   setHandler(eventSignal, ({ name }) => void events.push(name));
   const base = { instanceID: input.instanceID, workflowID: input.workflowID };
-  const useLocal = patched(LOCAL_BOOKKEEPING_PATCH);
+  const useLocal = input.bookkeeping === 'local';
   const bookkeeping = (activityId: string) => (useLocal ? local : regular(activityId));
   let failure: string | undefined;
   let cancellation: unknown;

@@ -8,7 +8,7 @@ const eventsOf = (file: string) => historyFromFile(fs.readFileSync(path.join(his
 
 /**
  * Op 13 reads stage marks from two shapes of history: local-activity markers (current release) and the regular
- * `s<N>-start`/`s<N>-end` activities of runs started before the local-stage-bookkeeping patch. Both recorded runs of
+ * `s<N>-start`/`s<N>-end` activities of runs started before `bookkeeping: 'local'`. Both recorded runs of
  * the same two-stage workflow (noop, then delay 200ms) must read the same.
  */
 describe('op 13 from recorded histories', () => {
