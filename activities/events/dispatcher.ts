@@ -15,6 +15,8 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** EVENTS_BATCH_SIZE: the most events one `processEventBatch` workflow carries. */
   batchSize?: number;
+  /** EVENTS_BATCH_INTERVAL_MS: the least time between two claims, i.e. how long events gather into one batch. */
+  batchIntervalMs?: number;
 }
 
 /**
@@ -34,11 +36,13 @@ export interface DispatcherOptions {
 export function startEventDispatcher(options: DispatcherOptions) {
   const pollIntervalMs = options.pollIntervalMs ?? Number(process.env.EVENTS_POLL_INTERVAL_MS || 2000);
   const batchSize = options.batchSize ?? Number(process.env.EVENTS_BATCH_SIZE || 500);
+  const batchIntervalMs = options.batchIntervalMs ?? Number(process.env.EVENTS_BATCH_INTERVAL_MS || 200);
   const { db, logger } = options;
   let stopped = false;
   let running: Promise<void> | undefined;
   let again = false;
   let listener: pg.Client | undefined;
+  let lastClaim = 0;
 
   /** Starts one claimed batch and marks it dispatched. @returns false when Temporal refused (the batch stays pending). */
   async function startBatch(batchId: string): Promise<boolean> {
@@ -62,8 +66,17 @@ export function startEventDispatcher(options: DispatcherOptions) {
     return true;
   }
 
-  /** Claims one batch, then starts every pending batch (this one and any a crash left). @returns whether to go on. */
+  /**
+   * Claims one batch, then starts every pending batch (this one and any a crash left). @returns whether to go on.
+   * Claims are at least batchIntervalMs apart: a batch workflow costs Temporal and the worker about as much CPU as
+   * ten events' deliveries, and the dispatcher is quicker than the workflows it starts, so without a pause it would
+   * cut the stream into batches of a few events and hand the backlog to Temporal, where it costs most. A lone event
+   * after a quiet spell is claimed at once.
+   */
   async function dispatchOnce(): Promise<boolean> {
+    const wait = lastClaim + batchIntervalMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastClaim = Date.now();
     const claimed = await claimOutboxBatch(db, batchSize);
     for (const batchId of await pendingBatches(db)) {
       if (!(await startBatch(batchId))) return false;
