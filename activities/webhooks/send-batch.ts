@@ -9,7 +9,7 @@ import { postWebhook } from './http-send';
 import { createLimiter, keyedLimiter } from './limiter';
 import { judgeAttempt } from './verdict';
 
-/** A delivery whose first attempt asks for another: its delivery workflow makes attempt `retryAttempt` after `delayMs`. */
+/** A delivery whose last attempt asks for another: attempt `retryAttempt` is due after `delayMs`. */
 export interface RetryDue {
   deliveryId: string;
   retryAttempt: number;
@@ -20,20 +20,24 @@ export interface RetryDue {
 const RECORD_GROUP = 100;
 
 /**
- * Which deliveries of a batch still need their first attempt. A retried batch activity skips the deliveries the
- * previous try already attempted (their retry, if one is due, is reported again from the recorded next_retry_at) and
- * those a replay has taken over; deliveries whose config is gone or inactive fail as in the delivery workflow.
+ * Which deliveries of a batch are at attempt `attempt` (0: new, not attempted; n: retrying after n attempts). A retried
+ * batch activity skips the deliveries the previous try already attempted (their next retry, if one is due, is reported
+ * again from the recorded next_retry_at) and those a replay has taken over; deliveries whose config is gone or
+ * inactive fail as in the delivery workflow.
  */
-export function sortDeliveries(deliveries: DeliveryToSend[], now: number) {
+export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, now: number) {
   const toSend: DeliveryToSend[] = [];
   const due: RetryDue[] = [];
   const deleted: string[] = [];
   const deactivated: string[] = [];
   for (const d of deliveries) {
     if (d.replays > 0 || d.status === 'success' || d.status === 'failed') continue;
-    if (d.attempts > 0) {
+    if (d.attempts > attempt) {
       if (d.status === 'retrying') due.push({ deliveryId: d.id, retryAttempt: d.attempts, delayMs: Math.max(0, (d.nextRetryAt?.getTime() ?? now) - now) });
-    } else if (!d.config) deleted.push(d.id);
+      continue;
+    }
+    if (d.attempts < attempt || d.status !== (attempt === 0 ? 'pending' : 'retrying')) continue;
+    if (!d.config) deleted.push(d.id);
     else if (!d.config.active) deactivated.push(d.id);
     else toSend.push(d);
   }
@@ -65,16 +69,16 @@ function attemptRecorder(db: Db) {
 }
 
 /**
- * The first attempt of every delivery of an event batch, in one activity: requests run concurrently (at most
- * `batchConcurrency` at once, `endpointConcurrency` per endpoint), each
- * attempt is recorded like the delivery workflow's (status, schedule, Retry-After), and the deliveries that need
- * another attempt are returned for their delivery workflows. Heartbeats as requests complete.
+ * Attempt number `attempt` (0 = the first) of every delivery of an event batch, in one activity: requests run
+ * concurrently (at most `batchConcurrency` at once, `endpointConcurrency` per endpoint), each attempt is recorded like
+ * the delivery workflow's (status, schedule, Retry-After), and the deliveries that need another attempt are returned
+ * with its number and delay. Heartbeats as requests complete.
  */
 export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings }) {
   const { db, settings } = deps;
-  return async function sendWebhookBatch(deliveryIds: string[]): Promise<RetryDue[]> {
+  return async function sendWebhookBatch(deliveryIds: string[], attempt = 0): Promise<RetryDue[]> {
     const context = Context.current();
-    const { toSend, due, deleted, deactivated } = sortDeliveries(await loadDeliveriesToSend(db, deliveryIds), Date.now());
+    const { toSend, due, deleted, deactivated } = sortDeliveries(await loadDeliveriesToSend(db, deliveryIds), attempt, Date.now());
     await markDeliveriesFailed(db, deleted, 'the config was deleted');
     await markDeliveriesFailed(db, deactivated, 'the config was deactivated');
 
@@ -92,11 +96,11 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
             limit(() => postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed })),
           );
           const now = Date.now();
-          const verdict = judgeAttempt(outcome, { retryAttempt: 0, runStartedAt: new Date(delivery.runStartedAt), now, settings });
+          const verdict = judgeAttempt(outcome, { retryAttempt: attempt, runStartedAt: new Date(delivery.runStartedAt), now, settings });
           if (verdict.nextDelayMs !== undefined) nextAt.set(delivery.id, now + verdict.nextDelayMs);
           recorder.add({
             deliveryId: delivery.id,
-            retryAttempt: 0,
+            retryAttempt: attempt,
             statusCode: outcome.statusCode,
             status: verdict.status,
             error: verdict.error,
@@ -112,7 +116,7 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
       clearInterval(heartbeat);
     }
     const now = Date.now();
-    for (const [deliveryId, at] of nextAt) due.push({ deliveryId, retryAttempt: 1, delayMs: Math.max(0, at - now) });
+    for (const [deliveryId, at] of nextAt) due.push({ deliveryId, retryAttempt: attempt + 1, delayMs: Math.max(0, at - now) });
     return due;
   };
 }

@@ -73,7 +73,7 @@ describe('webhook deliveries', () => {
     await expect(client.workflow.getHandle(`webhook-${eventId}-${config.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('retries 500 twice then 200: three attempts (the first in the batch, two in a delivery workflow), one success, one webhook-id, visible in Temporal', async () => {
+  it('retries 500 twice then 200: three attempts (two in the batch, one in a delivery workflow), one success, one webhook-id, visible in Temporal', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'success');
@@ -88,20 +88,30 @@ describe('webhook deliveries', () => {
     expect(Date.parse(attempts[0].nextRetryAfter)).toBeGreaterThan(Date.parse(attempts[0].createdAt));
     expect(attempts[2].nextRetryAfter).toBe('0001-01-01T00:00:00Z');
 
-    // The batch workflow made attempt 0 in sendWebhookBatch and started the delivery workflow for the retries.
+    // The batch workflow made attempts 0 and 1 (two sendWebhookBatch activities, a timer between them), then started
+    // the delivery workflow, which waited the next delay and made attempt 2 in its sendWebhook activity.
     const batch = await batchWorkflowOf(eventId);
     const batchHistory = await batch.fetchHistory();
     const scheduled = batchHistory.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
-    expect(scheduled).toEqual(['sendWebhookBatch']);
+    expect(scheduled).toEqual(['sendWebhookBatch', 'sendWebhookBatch']);
     const children = batchHistory.events?.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId).filter(Boolean);
-    expect(children).toContain(`webhook-${eventId}-${config.id}`);
+    expect(children).toEqual([`webhook-${eventId}-${config.id}`]);
     expect((await batch.describe()).status.name).toBe('COMPLETED');
-    // The delivery workflow waited the first retry delay, then its sendWebhook activity made attempts 1 and 2 (its
-    // own attempts 1 and 2: Temporal records the start of the last one).
     const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
     expect(history.events?.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
+    expect(history.events?.filter((e) => e.activityTaskCompletedEventAttributes)).toHaveLength(1);
+  });
+
+  it('shows a delivery workflow\'s own retries in Temporal: 500 four times, then 200', async () => {
+    const { receiver, config, type } = await subscribe((n) => ({ status: n <= 4 ? 500 : 200 }));
+    const eventId = await emit(type);
+    const delivery = await deliveryOf(eventId, 'success');
+    expect(receiver.received).toHaveLength(5);
+    expect(delivery.attempts).toBe(5);
+    // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start.
+    const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
     const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
-    expect(started?.map((s) => s?.attempt)).toEqual([2]);
+    expect(started?.map((s) => s?.attempt)).toEqual([3]);
   });
 
   it('honours Retry-After on the first attempt: the delivery workflow waits it before the second', async () => {

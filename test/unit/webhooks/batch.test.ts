@@ -52,7 +52,7 @@ describe('the first attempts of an event batch', () => {
       delivery('replayed', { status: 'pending', attempts: 1, replays: 1 }),
       delivery('deleted', { config: undefined }),
       delivery('inactive', { config: { ...config, active: false } }),
-    ], now);
+    ], 0, now);
     expect(sorted.toSend.map((d) => d.id)).toEqual(['fresh']);
     expect(sorted.due).toEqual([
       { deliveryId: 'retrying', retryAttempt: 1, delayMs: 4000 },
@@ -60,6 +60,19 @@ describe('the first attempts of an event batch', () => {
     ]);
     expect(sorted.deleted).toEqual(['deleted']);
     expect(sorted.deactivated).toEqual(['inactive']);
+  });
+
+  it('in the second round, send the deliveries retrying after one attempt; report those already further on', () => {
+    const sorted = sortDeliveries([
+      delivery('new', { status: 'pending' }),
+      delivery('second', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now) }),
+      delivery('done', { status: 'success', attempts: 2 }),
+      delivery('third', { status: 'retrying', attempts: 2, nextRetryAt: new Date(now + 30_000) }),
+      delivery('gone', { status: 'retrying', attempts: 1, config: undefined }),
+    ], 1, now);
+    expect(sorted.toSend.map((d) => d.id)).toEqual(['second']);
+    expect(sorted.due).toEqual([{ deliveryId: 'third', retryAttempt: 2, delayMs: 30_000 }]);
+    expect(sorted.deleted).toEqual(['gone']);
   });
 
   it('continue one exponential schedule in the delivery workflow', () => {
