@@ -27,8 +27,9 @@ export interface DispatcherOptions {
  * - Prompt: LISTEN on the channel `emitEvents` NOTIFYs in the writer's transaction; a periodic scan covers anything
  *   missed, including rows committed while this process or Temporal was down (nothing is lost: a row stays
  *   undispatched until its batch's workflow has started).
- * - Batches form by themselves: rows committed while one batch is being started make up the next one, so the batch
- *   size grows with the load and a lone event goes out alone, at once. Nothing waits for a workflow to finish.
+ * - Batches form by themselves: the rows committed since the previous claim (at least batchIntervalMs before) make up
+ *   the next one, so the batch size grows with the load and a lone event after a quiet spell goes out alone, at once.
+ *   Nothing waits for a workflow to finish.
  * - Never fanned out twice, with several workers and across crashes: membership is committed before the start
  *   (claimOutboxBatch), the start reads the members back by batch id, and the workflow id with REJECT_DUPLICATE makes
  *   any second start of a batch (two dispatchers, or a crash between start and marking) a no-op, counted as done.
@@ -77,11 +78,11 @@ export function startEventDispatcher(options: DispatcherOptions) {
     const wait = lastClaim + batchIntervalMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     lastClaim = Date.now();
-    const claimed = await claimOutboxBatch(db, batchSize);
-    for (const batchId of await pendingBatches(db)) {
-      if (!(await startBatch(batchId))) return false;
-    }
-    return claimed === batchSize;
+    const more = await claimOutboxBatch(db, batchSize);
+    let started = true;
+    // One batch Temporal refuses (down, or a payload it will not take) does not hold back the batches after it.
+    for (const batchId of await pendingBatches(db)) started = (await startBatch(batchId)) && started;
+    return more && started;
   }
 
   async function drain(): Promise<void> {
