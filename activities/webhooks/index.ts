@@ -50,7 +50,7 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
      * One attempt of one delivery. Temporal retries this activity: a retryable outcome throws a retryable failure
      * (with Retry-After as the next delay), a final one a non-retryable failure. The attempt is recorded first, so
      * the database shows every try even though Temporal owns the schedule. `firstRetryAttempt` numbers the attempts
-     * after those made before the delivery workflow started (the batch's first attempt).
+     * after those made before the delivery workflow started (the event batch's).
      */
     async sendWebhook(deliveryId: string, firstRetryAttempt = 0): Promise<{ statusCode: number }> {
       const retryAttempt = firstRetryAttempt + Context.current().info.attempt - 1;

@@ -21,7 +21,7 @@ export interface WebhookSettings {
   rotationGraceMs: number;
   /** WEBHOOKS_ALLOWED_CIDRS: ranges exempted from the SSRF deny list (e.g. 127.0.0.0/8 for a local receiver). */
   allowed: BlockList;
-  /** WEBHOOKS_BATCH_CONCURRENCY: requests in flight at once for the first attempts of one event batch. */
+  /** WEBHOOKS_BATCH_CONCURRENCY: requests in flight at once in the attempts an event batch makes itself. */
   batchConcurrency: number;
 }
 
@@ -52,7 +52,7 @@ export function backoffDelayMs(settings: Pick<WebhookSettings, 'initialIntervalM
 }
 
 /**
- * Requests to one endpoint in flight at once in an event batch's first attempts: a quarter of the batch's, so one
+ * Requests to one endpoint in flight at once in an event batch's attempts: a quarter of the batch's, so one
  * slow or silent endpoint cannot hold every slot while the others wait.
  */
 export function endpointConcurrency(settings: Pick<WebhookSettings, 'batchConcurrency'>): number {
@@ -66,7 +66,7 @@ export interface DeliveryPlan {
   retry: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number };
   httpTimeoutMs: number;
   /**
-   * Set when the attempts before this one were made elsewhere (the first one by an event batch's `sendWebhookBatch`):
+   * Set when the attempts before this one were made elsewhere (the first one or two by an event batch's `sendWebhookBatch`):
    * the `retryAttempt` of this workflow's first attempt, which it makes after `firstDelayMs`. Absent (a replay, or a
    * workflow started by the previous release), the workflow starts at attempt 0 at once, as it always did.
    */

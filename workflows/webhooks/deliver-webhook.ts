@@ -13,8 +13,8 @@ const { markWebhookDeliveryFailed } = proxyActivities<WebhookActivities>({
  * (`webhook-<eventId>-<configId>`, `-replay-<n>` for replays) makes a delivery findable in the Temporal Web UI, where
  * each retry shows as an attempt of the pending `sendWebhook` activity.
  *
- * An event batch makes every delivery's first attempt itself and starts this workflow only for those that need a
- * retry, with `firstRetryAttempt` and `firstDelayMs`: the workflow sleeps that delay (the schedule's or the
+ * An event batch makes every delivery's first attempts itself and starts this workflow only for those that need
+ * another, with `firstRetryAttempt` and `firstDelayMs`: the workflow sleeps that delay (the schedule's or the
  * receiver's Retry-After), then numbers its attempts from there. Without them (replays, runs started by the previous
  * release) it behaves as it always did, which keeps those histories replayable.
  */

@@ -11,7 +11,7 @@ export function sendRetryInitialIntervalMs(retry: DeliveryPlan['retry'], offset:
 }
 
 /**
- * How long the first attempts of `count` deliveries may take (the batch send activity's start-to-close timeout):
+ * How long one attempt of `count` deliveries may take (the batch send activity's start-to-close timeout):
  * every round of `concurrency` requests may use the whole HTTP timeout, plus a margin for reading and recording.
  */
 export function sendBatchTimeoutMs(count: number, concurrency: number, httpTimeoutMs: number): number {
