@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
 import { loadConfig } from '../lib/config';
+import { createEventActivities } from './events';
 import { createPaymentsActivities } from './payments';
 import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db }),
+    ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),
   };
 }

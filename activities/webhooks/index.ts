@@ -4,16 +4,25 @@ import type { Db } from '../../db/knex';
 import type { EventEnvelope } from '../../db/events/envelope';
 import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../db/webhooks/configs';
 import { markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../db/webhooks/deliveries';
+import { planDeliveryBatch, type BatchDelivery } from '../../db/webhooks/delivery-batch';
 import { NO_RETRY, type WebhookAttempt } from '../../db/webhooks/attempts';
 import { isApiError } from '../../lib/errors';
-import { backoffDelayMs, deliveryPlan, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
+import { deliveryPlan, endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
+import { createSendWebhookBatch, type RetryDue } from './send-batch';
+import { judgeAttempt } from './verdict';
 
-export type { DeliveryPlan };
+export type { DeliveryPlan, BatchDelivery, RetryDue };
 
-/** Retry-After is honoured up to this long; beyond, the regular schedule applies. */
-const MAX_RETRY_AFTER_MS = 6 * 3600_000;
+/** What an event batch's workflow needs to deliver it: every delivery, and the settings its workflows use. */
+export interface DeliveryBatchPlan {
+  deliveries: BatchDelivery[];
+  /** Template of each delivery workflow's plan (deliveryId and configId left to fill in). */
+  plan: Omit<DeliveryPlan, 'deliveryId' | 'configId'>;
+  /** Requests `sendWebhookBatch` keeps in flight even when every delivery goes to one endpoint: sizes its timeout. */
+  concurrency: number;
+}
 
 export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettings }) {
   const settings = deps.settings ?? loadWebhookSettings();
@@ -25,13 +34,26 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
       return deliveries.map((d) => deliveryPlan(settings, d.deliveryId, d.configId));
     },
 
+    /** Creates (idempotently) the deliveries of a batch of events, in one statement. */
+    async planWebhookBatch(events: EventEnvelope[]): Promise<DeliveryBatchPlan> {
+      const { initialIntervalMs, backoffCoefficient, maximumIntervalMs, httpTimeoutMs } = settings;
+      return {
+        deliveries: await planDeliveryBatch(deps.db, events),
+        plan: { retry: { initialIntervalMs, backoffCoefficient, maximumIntervalMs }, httpTimeoutMs },
+        concurrency: endpointConcurrency(settings),
+      };
+    },
+
+    sendWebhookBatch: createSendWebhookBatch({ db: deps.db, settings }),
+
     /**
      * One attempt of one delivery. Temporal retries this activity: a retryable outcome throws a retryable failure
      * (with Retry-After as the next delay), a final one a non-retryable failure. The attempt is recorded first, so
-     * the database shows every try even though Temporal owns the schedule.
+     * the database shows every try even though Temporal owns the schedule. `firstRetryAttempt` numbers the attempts
+     * after those made before the delivery workflow started (the event batch's).
      */
-    async sendWebhook(deliveryId: string): Promise<{ statusCode: number }> {
-      const retryAttempt = Context.current().info.attempt - 1;
+    async sendWebhook(deliveryId: string, firstRetryAttempt = 0): Promise<{ statusCode: number }> {
+      const retryAttempt = firstRetryAttempt + Context.current().info.attempt - 1;
       const delivery = await deps.db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'WEBHOOK_DELIVERY_GONE');
       if (delivery.status === 'success' || delivery.status === 'failed') return { statusCode: delivery.last_status_code ?? 0 };
@@ -44,32 +66,23 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
 
       const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
       const outcome = await postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });
-      let verdict = classifyOutcome(outcome);
-      let nextDelayMs: number | undefined;
-      let error = outcome.error;
-      if (verdict === 'retry') {
-        nextDelayMs = outcome.retryAfterMs !== undefined ? Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS) : backoffDelayMs(settings, retryAttempt + 1);
-        if (Date.now() + nextDelayMs - new Date(delivery.run_started_at).getTime() > settings.retryForMs) {
-          verdict = 'final';
-          error = `${error ?? `status ${outcome.statusCode}`}; retries exhausted`;
-        }
-      }
-      const status = verdict === 'success' ? 'success' : verdict === 'retry' ? 'to retry' : 'failed';
+      const now = Date.now();
+      const verdict = judgeAttempt(outcome, { retryAttempt, runStartedAt: new Date(delivery.run_started_at), now, settings });
       await recordAttempt(deps.db, {
         deliveryId,
         retryAttempt,
         statusCode: outcome.statusCode,
-        status,
-        error,
+        status: verdict.status,
+        error: verdict.error,
         config,
-        nextRetryAfter: nextDelayMs !== undefined && verdict === 'retry' ? new Date(Date.now() + nextDelayMs) : undefined,
+        nextRetryAfter: verdict.nextDelayMs !== undefined ? new Date(now + verdict.nextDelayMs) : undefined,
         durationMs: outcome.durationMs,
       });
-      const message = `webhook ${config.endpoint} answered ${outcome.statusCode}${error ? `: ${error}` : ''}`;
-      if (verdict === 'retry') {
-        throw ApplicationFailure.create({ message, type: 'WEBHOOK_RETRYABLE', nextRetryDelay: outcome.retryAfterMs !== undefined ? nextDelayMs : undefined });
+      const message = `webhook ${config.endpoint} answered ${outcome.statusCode}${verdict.error ? `: ${verdict.error}` : ''}`;
+      if (verdict.status === 'to retry') {
+        throw ApplicationFailure.create({ message, type: 'WEBHOOK_RETRYABLE', nextRetryDelay: verdict.retryAfter ? verdict.nextDelayMs : undefined });
       }
-      if (verdict === 'final') throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
+      if (verdict.status === 'failed') throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
       return { statusCode: outcome.statusCode };
     },
 

@@ -33,7 +33,7 @@ export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000):
  * instances; not long-lived ones such as connector fetches), so one scenario's tail neither loads the next measurement nor escapes its own CPU count.
  * @returns what was still pending at the deadline (outbox rows + running workflows).
  */
-const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
+const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="processEventBatch" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
 
 export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;

@@ -6,6 +6,7 @@ import * as wallets from './004-wallets';
 import * as payments from './005-payments';
 import * as orchestration from './006-orchestration';
 import * as webhooks from './007-webhooks';
+import * as eventBatches from './008-event-batches';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Array<[string, Migration]> = [
   ['005-payments', payments],
   ['006-orchestration', orchestration],
   ['007-webhooks', webhooks],
+  ['008-event-batches', eventBatches],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../../lib/errors';
 import type { ListRequest } from '../../api/pagination';
-import { webhookBody, webhookEventType, type EventEnvelope } from '../events/envelope';
+import type { EventEnvelope } from '../events/envelope';
 import { keysetPage, type Page } from '../pagination';
 import type { Db, Executor } from '../knex';
-import { isUuid, presentConfig, type WebhookConfigRow } from './configs';
+import { isUuid, type WebhookConfigRow } from './configs';
+import { planDeliveryBatch, recordAttempts } from './delivery-batch';
 
 /** pending: not attempted yet; retrying: an attempt failed and another is scheduled; success and failed are final. */
 export type DeliveryStatus = 'pending' | 'retrying' | 'success' | 'failed';
@@ -64,23 +64,11 @@ export function presentDelivery(row: DeliveryRow): Delivery {
 }
 
 /**
- * One delivery per active config subscribed to the event's type. Idempotent (unique (event, config)): a retried
- * planning activity returns the rows the first run created instead of creating more.
+ * One delivery per active config subscribed to the event's type (the planning step of the per-event workflow of the
+ * previous release). Idempotent: see planDeliveryBatch.
  */
 export async function planDeliveries(db: Db, event: EventEnvelope): Promise<Array<{ deliveryId: string; configId: string }>> {
-  const type = webhookEventType(event);
-  const body = webhookBody(event);
-  return db.transaction(async (trx) => {
-    const configs = await trx<WebhookConfigRow>('webhook_configs').select('id', 'endpoint').where('active', true).whereRaw('event_types @> ARRAY[?]::text[]', [type]);
-    if (configs.length > 0) {
-      await trx('webhook_deliveries')
-        .insert(configs.map((c) => ({ id: randomUUID(), event_id: event.id, config_id: c.id, event_type: type, endpoint: c.endpoint, payload: body })))
-        .onConflict(['event_id', 'config_id'])
-        .ignore();
-    }
-    const rows = await trx<DeliveryRow>('webhook_deliveries').select('id', 'config_id').where('event_id', event.id).orderBy('config_id');
-    return rows.map((r) => ({ deliveryId: r.id, configId: r.config_id }));
-  });
+  return (await planDeliveryBatch(db, [event])).map((d) => ({ deliveryId: d.deliveryId, configId: d.configId }));
 }
 
 /** @throws ApiError NOT_FOUND */
@@ -147,29 +135,7 @@ export interface AttemptRecord {
 
 /** Stores one attempt and moves the delivery to the state it implies, in one transaction. */
 export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('webhook_attempts').insert({
-      id: randomUUID(),
-      delivery_id: record.deliveryId,
-      retry_attempt: record.retryAttempt,
-      status_code: record.statusCode,
-      status: record.status,
-      error: record.error ?? null,
-      config: JSON.stringify(presentConfig(record.config)),
-      next_retry_after: record.nextRetryAfter ?? null,
-      duration_ms: record.durationMs,
-    });
-    await trx('webhook_deliveries')
-      .where({ id: record.deliveryId })
-      .update({
-        status: record.status === 'to retry' ? 'retrying' : record.status,
-        attempts: trx.raw('attempts + 1'),
-        last_status_code: record.statusCode,
-        last_error: record.error ?? null,
-        next_retry_at: record.nextRetryAfter ?? null,
-        updated_at: trx.fn.now(),
-      });
-  });
+  await recordAttempts(db, [record]);
 }
 
 /** Final failure decided outside an attempt (config deleted or deactivated, activity timed out). */

@@ -21,6 +21,8 @@ export interface WebhookSettings {
   rotationGraceMs: number;
   /** WEBHOOKS_ALLOWED_CIDRS: ranges exempted from the SSRF deny list (e.g. 127.0.0.0/8 for a local receiver). */
   allowed: BlockList;
+  /** WEBHOOKS_BATCH_CONCURRENCY: requests in flight at once in the attempts an event batch makes itself. */
+  batchConcurrency: number;
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -40,6 +42,7 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): Webho
     httpTimeoutMs: positive(env, 'WEBHOOKS_HTTP_TIMEOUT_MS', 15_000),
     rotationGraceMs: positive(env, 'WEBHOOKS_SECRET_ROTATION_GRACE_MS', 24 * 3600_000),
     allowed: parseCidrList(env.WEBHOOKS_ALLOWED_CIDRS ?? ''),
+    batchConcurrency: Math.round(positive(env, 'WEBHOOKS_BATCH_CONCURRENCY', 64)),
   };
 }
 
@@ -48,12 +51,27 @@ export function backoffDelayMs(settings: Pick<WebhookSettings, 'initialIntervalM
   return Math.min(settings.initialIntervalMs * settings.backoffCoefficient ** (retry - 1), settings.maximumIntervalMs);
 }
 
+/**
+ * Requests to one endpoint in flight at once in an event batch's attempts: a quarter of the batch's, so one
+ * slow or silent endpoint cannot hold every slot while the others wait.
+ */
+export function endpointConcurrency(settings: Pick<WebhookSettings, 'batchConcurrency'>): number {
+  return Math.max(1, Math.ceil(settings.batchConcurrency / 4));
+}
+
 /** What a delivery workflow needs to build the send activity's retry policy (workflows cannot read the environment). */
 export interface DeliveryPlan {
   deliveryId: string;
   configId: string;
   retry: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number };
   httpTimeoutMs: number;
+  /**
+   * Set when the attempts before this one were made elsewhere (the first one or two by an event batch's `sendWebhookBatch`):
+   * the `retryAttempt` of this workflow's first attempt, which it makes after `firstDelayMs`. Absent (a replay, or a
+   * workflow started by the previous release), the workflow starts at attempt 0 at once, as it always did.
+   */
+  firstRetryAttempt?: number;
+  firstDelayMs?: number;
 }
 
 export function deliveryPlan(settings: WebhookSettings, deliveryId: string, configId: string): DeliveryPlan {

@@ -1,3 +1,4 @@
+import { createDb } from '../../db/knex';
 import { accountId, paymentId } from '../../db/payments/ids';
 import { api } from '../support/http';
 import { fund, newLedger } from '../support/ledger-fixtures';
@@ -137,34 +138,57 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
-  // Events: a ledger transaction's event fans out to two webhook configs (one answers 500 once, so its delivery is
-  // retried) and matches a trigger that starts an instance; then op 16 tests a config.
+  // Events: a ledger transaction's event matches a trigger that starts an instance (its event batch workflow is
+  // recorded by the webhooks scenario).
   ['events', {
-    records: ['process-event', 'deliver-webhook', 'deliver-webhook-retried', 'trigger-started', 'test-webhook'],
+    records: ['trigger-started'],
+    async run() {
+      const ledger = await newLedger('replay');
+      const workflowID = await createWorkflow([{ send: { source: account('world', ledger), destination: account('bonus:${user}', ledger), amount: { asset: 'USD/2', amount: '${amount}' } } }]);
+      const trigger = (await api('POST', '/api/orchestration/triggers', {
+        body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}" && event.transactions[0].postings[0].destination == "users:ann"`, vars: { user: '"ann"', amount: 'event.transactions[0].postings[0].amount / 10' } },
+      })).body.data.id;
+      await fund(ledger, 'users:ann', 1000);
+      const [occurrence] = await eventually(async () => (await read(`/api/orchestration/triggers/${trigger}/occurrences`)).cursor.data, (l) => l.length === 1);
+      await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
+      await api('DELETE', `/api/orchestration/triggers/${trigger}`);
+      return { 'trigger-started': occurrence.workflowInstanceID };
+    },
+  }],
+
+  // Webhooks: a ledger transaction's event batch whose one delivery succeeds at the first attempt (no delivery
+  // workflow); a second event to that config and to one answering 500 three times, so the batch makes two attempts and
+  // starts a delivery workflow that retries once more; a replay of the first delivery (a delivery workflow without an
+  // offset); op 16.
+  ['webhooks', {
+    records: ['process-event-batch', 'process-event-batch-retried', 'deliver-webhook-retried', 'deliver-webhook', 'test-webhook'],
     async run() {
       const ledger = await newLedger('replay');
       const ok = await startReceiver();
-      const flaky = await startReceiver((n) => ({ status: n === 1 ? 500 : 200 }));
+      const flaky = await startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }));
       const { client, connection } = await temporalClient();
+      const db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 1 });
       try {
         const subscribe = async (url: string) =>
           (await api('POST', '/api/webhooks/configs', { body: { endpoint: url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
-        const [okConfig, flakyConfig] = [await subscribe(ok.url), await subscribe(flaky.url)];
-        const workflowID = await createWorkflow([{ send: { source: account('world', ledger), destination: account('bonus:${user}', ledger), amount: { asset: 'USD/2', amount: '${amount}' } } }]);
-        const trigger = (await api('POST', '/api/orchestration/triggers', {
-          body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}" && event.transactions[0].postings[0].destination == "users:ann"`, vars: { user: '"ann"', amount: 'event.transactions[0].postings[0].amount / 10' } },
-        })).body.data.id;
-        await fund(ledger, 'users:ann', 1000);
-        const [occurrence] = await eventually(async () => (await read(`/api/orchestration/triggers/${trigger}/occurrences`)).cursor.data, (l) => l.length === 1);
-        await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
-        // The instance's own transaction is a second event (which the filter does not match): pick the funding's.
-        const delivered = (configID: string) => eventually(
-          async () => ((await read(`/api/webhooks/deliveries?configID=${configID}`)).cursor.data as any[]).find((d) => d.payload.includes('"users:ann"')),
-          (d) => d?.status === 'success',
+        // The delivery to a config of the event of the funding of `destination`, once it has reached `status`.
+        const delivered = (configID: string, destination: string, status = 'success') => eventually(
+          async () => ((await read(`/api/webhooks/deliveries?configID=${configID}`)).cursor.data as any[]).find((d) => d.payload.includes(`"${destination}"`)),
+          (d) => d?.status === status,
         );
-        const [okDelivery, flakyDelivery] = [await delivered(okConfig), await delivered(flakyConfig)];
-        const eventID = okDelivery.eventID as string;
-        if (flakyDelivery.attempts !== 2) throw new Error(`expected a retried delivery, got ${flakyDelivery.attempts} attempts`);
+        const batchOf = async (eventID: string) => `events-${(await db('events_outbox').where({ id: eventID }).first('batch_id')).batch_id}`;
+
+        const okConfig = await subscribe(ok.url);
+        await fund(ledger, 'users:first', 100);
+        const first = await delivered(okConfig, 'users:first');
+        const flakyConfig = await subscribe(flaky.url);
+        await fund(ledger, 'users:second', 100);
+        await delivered(okConfig, 'users:second');
+        const retried = await delivered(flakyConfig, 'users:second');
+        if (retried.attempts !== 4) throw new Error(`expected four attempts, got ${retried.attempts}`);
+
+        await expectStatus(api('POST', `/api/webhooks/deliveries/${first.id}/replay`), 200);
+        await eventually(async () => (await read(`/api/webhooks/deliveries/${first.id}`)).data, (d) => d.status === 'success' && d.replays === 1);
 
         await expectStatus(api('GET', `/api/webhooks/configs/${okConfig}/test`), 200);
         // The op 16 workflow id ends with a random UUID: find it in Temporal's visibility store.
@@ -173,15 +197,15 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
           return undefined;
         }, (found) => found !== undefined);
         for (const id of [okConfig, flakyConfig]) await api('DELETE', `/api/webhooks/configs/${id}`);
-        await api('DELETE', `/api/orchestration/triggers/${trigger}`);
         return {
-          'process-event': `event-${eventID}`,
-          'deliver-webhook': `webhook-${eventID}-${okDelivery.configID}`,
-          'deliver-webhook-retried': `webhook-${eventID}-${flakyDelivery.configID}`,
-          'trigger-started': occurrence.workflowInstanceID,
+          'process-event-batch': await batchOf(first.eventID),
+          'process-event-batch-retried': await batchOf(retried.eventID),
+          'deliver-webhook-retried': `webhook-${retried.eventID}-${flakyConfig}`,
+          'deliver-webhook': `webhook-${first.eventID}-${okConfig}-replay-1`,
           'test-webhook': testRun as string,
         };
       } finally {
+        await db.destroy();
         await connection.close();
         await ok.close();
         await flaky.close();

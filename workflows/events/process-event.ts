@@ -57,7 +57,10 @@ export async function startTriggeredWorkflows(event: EventEnvelope): Promise<voi
  */
 export const EVENT_STEPS: EventStep[] = [fanOutWebhooks, startTriggeredWorkflows];
 
-/** The per-event workflow the dispatcher starts, with workflow id `event-<eventId>` (so one event runs it once). */
+/**
+ * The per-event workflow of the previous release (workflow id `event-<eventId>`). The dispatcher now starts
+ * `processEventBatch` instead; this stays registered so that runs started before the upgrade finish.
+ */
 export async function processEvent(event: EventEnvelope): Promise<void> {
   for (const step of EVENT_STEPS) await step(event);
 }

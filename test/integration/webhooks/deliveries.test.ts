@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { Client, Connection } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
@@ -41,6 +41,12 @@ describe('webhook deliveries', () => {
     return id;
   }
 
+  /** The event batch workflow that carried an event (its id is set on the outbox row before the workflow starts). */
+  async function batchWorkflowOf(eventId: string) {
+    const { batch_id: batchId } = await db('events_outbox').where({ id: eventId }).first('batch_id');
+    return client.workflow.getHandle(`events-${batchId}`);
+  }
+
   async function deliveryOf(eventId: string, status: string) {
     return eventually(async () => {
       const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
@@ -63,9 +69,11 @@ describe('webhook deliveries', () => {
     expect(request.headers['formance-webhook-test']).toBe('false');
     expect(delivery).toMatchObject({ eventID: eventId, configID: config.id, eventType: 'ledger.committed_transactions', attempts: 1, lastStatusCode: 200, payload: request.body });
     expect((await api('GET', `${deliveries}/${delivery.id}`)).body.data).toEqual(delivery);
+    // The batch's own activity made the attempt: a delivery workflow is started only for a retry.
+    await expect(client.workflow.getHandle(`webhook-${eventId}-${config.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('retries 500 twice then 200: three attempts, one success, one webhook-id, visible in Temporal', async () => {
+  it('retries 500 twice then 200: three attempts (two in the batch, one in a delivery workflow), one success, one webhook-id, visible in Temporal', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'success');
@@ -80,10 +88,42 @@ describe('webhook deliveries', () => {
     expect(Date.parse(attempts[0].nextRetryAfter)).toBeGreaterThan(Date.parse(attempts[0].createdAt));
     expect(attempts[2].nextRetryAfter).toBe('0001-01-01T00:00:00Z');
 
+    // The batch workflow made attempts 0 and 1 (two sendWebhookBatch activities, a timer between them), then started
+    // the delivery workflow, which waited the next delay and made attempt 2 in its sendWebhook activity.
+    const batch = await batchWorkflowOf(eventId);
+    const batchHistory = await batch.fetchHistory();
+    const scheduled = batchHistory.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    expect(scheduled).toEqual(['sendWebhookBatch', 'sendWebhookBatch']);
+    const children = batchHistory.events?.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId).filter(Boolean);
+    expect(children).toEqual([`webhook-${eventId}-${config.id}`]);
+    expect((await batch.describe()).status.name).toBe('COMPLETED');
+    const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
+    expect(history.events?.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
+    expect(history.events?.filter((e) => e.activityTaskCompletedEventAttributes)).toHaveLength(1);
+  });
+
+  it('shows a delivery workflow\'s own retries in Temporal: 500 four times, then 200', async () => {
+    const { receiver, config, type } = await subscribe((n) => ({ status: n <= 4 ? 500 : 200 }));
+    const eventId = await emit(type);
+    const delivery = await deliveryOf(eventId, 'success');
+    expect(receiver.received).toHaveLength(5);
+    expect(delivery.attempts).toBe(5);
+    // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start.
     const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
     const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
     expect(started?.map((s) => s?.attempt)).toEqual([3]);
-    expect((await client.workflow.getHandle(`event-${eventId}`).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('honours Retry-After on the first attempt: the delivery workflow waits it before the second', async () => {
+    const { receiver, type } = await subscribe((n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 }));
+    const eventId = await emit(type);
+    const delivery = await deliveryOf(eventId, 'success');
+    expect(receiver.received).toHaveLength(2);
+    // The test stack's schedule would retry after 200 ms; the receiver asked for 2 s.
+    expect(receiver.received[1].at - receiver.received[0].at).toBeGreaterThanOrEqual(1900);
+    const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
+    expect(attempts.map((a: { retryAttempt: number; statusCode: number }) => [a.retryAttempt, a.statusCode])).toEqual([[0, 429], [1, 200]]);
+    expect(Date.parse(attempts[0].nextRetryAfter) - Date.parse(attempts[0].createdAt)).toBeGreaterThanOrEqual(1900);
   });
 
   it('treats a 400 as final, and replays it on request with the same webhook-id', async () => {

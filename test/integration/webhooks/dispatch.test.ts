@@ -24,10 +24,11 @@ describe('event dispatch', () => {
   it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
     const id = await emit(`UNHEARD_${Date.now()}`);
     await dispatched(id);
-    await expect(client.workflow.getHandle(`event-${id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect((await db('events_outbox').where({ id }).first()).batch_id).toBeNull();
+    await expect(client.workflow.getHandle(`events-${id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('starts the event workflow once a webhook config listens to the type', async () => {
+  it('starts the event batch workflow once a webhook config listens to the type', async () => {
     const type = `HEARD_${Date.now()}`;
     const receiver = await startReceiver();
     try {
@@ -35,7 +36,9 @@ describe('event dispatch', () => {
       expect(config.status).toBe(200);
       const id = await emit(type);
       await dispatched(id);
-      expect((await client.workflow.getHandle(`event-${id}`).describe()).workflowId).toBe(`event-${id}`);
+      const { batch_id: batchId } = await db('events_outbox').where({ id }).first();
+      const description = await client.workflow.getHandle(`events-${batchId}`).describe();
+      expect(description.type).toBe('processEventBatch');
       await eventually(() => receiver.received.length === 1 || undefined, 20_000, 'delivery');
     } finally {
       await receiver.close();

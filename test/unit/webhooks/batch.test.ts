@@ -1,0 +1,141 @@
+import { createLimiter, keyedLimiter } from '../../../activities/webhooks/limiter';
+import { sortDeliveries } from '../../../activities/webhooks/send-batch';
+import { MAX_RETRY_AFTER_MS, judgeAttempt } from '../../../activities/webhooks/verdict';
+import type { DeliveryToSend } from '../../../db/webhooks/delivery-batch';
+import type { WebhookConfigRow } from '../../../db/webhooks/configs';
+import { backoffDelayMs, endpointConcurrency } from '../../../lib/webhooks/settings';
+import { sendBatchTimeoutMs, sendRetryInitialIntervalMs } from '../../../workflows/webhooks/retry-schedule';
+
+const settings = { initialIntervalMs: 10_000, backoffCoefficient: 3, maximumIntervalMs: 6 * 3600_000, retryForMs: 72 * 3600_000 };
+const now = Date.parse('2030-01-01T00:00:00Z');
+const judge = (outcome: { statusCode: number; blocked?: boolean; error?: string; retryAfterMs?: number }, retryAttempt = 0, startedAgoMs = 0) =>
+  judgeAttempt({ blocked: false, ...outcome }, { retryAttempt, runStartedAt: new Date(now - startedAgoMs), now, settings });
+
+describe('webhook attempt verdicts', () => {
+  it('succeed on 2xx, fail for good on other 4xx, 3xx and blocked addresses', () => {
+    expect(judge({ statusCode: 204 })).toEqual({ status: 'success', retryAfter: false });
+    for (const statusCode of [400, 404, 302]) expect(judge({ statusCode })).toEqual({ status: 'failed', retryAfter: false });
+    expect(judge({ statusCode: 0, blocked: true, error: 'refusing' })).toEqual({ status: 'failed', error: 'refusing', retryAfter: false });
+  });
+
+  it('retry no response, 408, 429 and 5xx on the backoff schedule of the next attempt', () => {
+    for (const statusCode of [0, 408, 429, 500, 503]) expect(judge({ statusCode }, 0)).toMatchObject({ status: 'to retry', nextDelayMs: 10_000, retryAfter: false });
+    expect(judge({ statusCode: 500 }, 2).nextDelayMs).toBe(backoffDelayMs(settings, 3));
+    expect(judge({ statusCode: 500 }, 2).nextDelayMs).toBe(90_000);
+  });
+
+  it('honour Retry-After, up to a bound', () => {
+    expect(judge({ statusCode: 429, retryAfterMs: 2000 })).toMatchObject({ status: 'to retry', nextDelayMs: 2000, retryAfter: true });
+    expect(judge({ statusCode: 503, retryAfterMs: 10 * MAX_RETRY_AFTER_MS }).nextDelayMs).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  it('fail for good when the next attempt would fall outside the retry window', () => {
+    const verdict = judge({ statusCode: 500 }, 3, settings.retryForMs - 1000);
+    expect(verdict).toEqual({ status: 'failed', error: 'status 500; retries exhausted', retryAfter: false });
+    expect(judge({ statusCode: 0, error: 'ECONNREFUSED' }, 0, settings.retryForMs).error).toBe('ECONNREFUSED; retries exhausted');
+  });
+});
+
+describe('the first attempts of an event batch', () => {
+  const config = { id: 'c', endpoint: 'https://example.com/hook', active: true } as WebhookConfigRow;
+  const delivery = (id: string, fields: Partial<DeliveryToSend> = {}): DeliveryToSend => ({
+    id, payload: '{}', status: 'pending', attempts: 0, replays: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
+  });
+
+  it('send only fresh deliveries; a retried activity reports again the retries its first try scheduled', () => {
+    const sorted = sortDeliveries([
+      delivery('fresh'),
+      delivery('done', { status: 'success', attempts: 1 }),
+      delivery('rejected', { status: 'failed', attempts: 1 }),
+      delivery('retrying', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now + 4000) }),
+      delivery('overdue', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now - 4000) }),
+      delivery('replayed', { status: 'pending', attempts: 1, replays: 1 }),
+      delivery('deleted', { config: undefined }),
+      delivery('inactive', { config: { ...config, active: false } }),
+    ], 0, now);
+    expect(sorted.toSend.map((d) => d.id)).toEqual(['fresh']);
+    expect(sorted.due).toEqual([
+      { deliveryId: 'retrying', retryAttempt: 1, delayMs: 4000 },
+      { deliveryId: 'overdue', retryAttempt: 1, delayMs: 0 },
+    ]);
+    expect(sorted.deleted).toEqual(['deleted']);
+    expect(sorted.deactivated).toEqual(['inactive']);
+  });
+
+  it('in the second round, send the deliveries retrying after one attempt; report those already further on', () => {
+    const sorted = sortDeliveries([
+      delivery('new', { status: 'pending' }),
+      delivery('second', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now) }),
+      delivery('done', { status: 'success', attempts: 2 }),
+      delivery('third', { status: 'retrying', attempts: 2, nextRetryAt: new Date(now + 30_000) }),
+      delivery('gone', { status: 'retrying', attempts: 1, config: undefined }),
+    ], 1, now);
+    expect(sorted.toSend.map((d) => d.id)).toEqual(['second']);
+    expect(sorted.due).toEqual([{ deliveryId: 'third', retryAttempt: 2, delayMs: 30_000 }]);
+    expect(sorted.deleted).toEqual(['gone']);
+  });
+
+  it('continue one exponential schedule in the delivery workflow', () => {
+    const retry = { initialIntervalMs: 10_000, backoffCoefficient: 3, maximumIntervalMs: 60_000 };
+    expect(sendRetryInitialIntervalMs(retry, 0)).toBe(10_000);
+    // The batch made attempt 0 and the workflow's first attempt is attempt 1: its first retry waits what attempt 2 waits.
+    expect(sendRetryInitialIntervalMs(retry, 1)).toBe(backoffDelayMs(retry, 2));
+    expect(sendRetryInitialIntervalMs(retry, 5)).toBe(60_000);
+  });
+
+  it('bound the batch activity by rounds of per-endpoint concurrency', () => {
+    expect(endpointConcurrency({ batchConcurrency: 64 })).toBe(16);
+    expect(endpointConcurrency({ batchConcurrency: 1 })).toBe(1);
+    expect(sendBatchTimeoutMs(1, 16, 15_000)).toBe(75_000);
+    expect(sendBatchTimeoutMs(33, 16, 15_000)).toBe(3 * 15_000 + 60_000);
+  });
+});
+
+describe('concurrency limiters', () => {
+  const deferred = () => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+
+  it('run at most `limit` tasks at once, in arrival order, and free the slot of a failed task', async () => {
+    const limit = createLimiter(2);
+    const gates = Array.from({ length: 5 }, deferred);
+    const started: number[] = [];
+    let running = 0;
+    let peak = 0;
+    const runs = gates.map((gate, i) =>
+      limit(async () => {
+        started.push(i);
+        peak = Math.max(peak, ++running);
+        await gate.promise;
+        running -= 1;
+        if (i === 0) throw new Error('boom');
+        return i;
+      }),
+    );
+    const settled = Promise.allSettled(runs);
+    for (const gate of gates) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gate.resolve();
+    }
+    const results = await settled;
+    expect(peak).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+  });
+
+  it('limit each key on its own', async () => {
+    const limit = keyedLimiter(1);
+    const gate = deferred();
+    const order: string[] = [];
+    const a1 = limit('a', async () => { order.push('a1'); await gate.promise; });
+    const a2 = limit('a', async () => { order.push('a2'); });
+    const b1 = limit('b', async () => { order.push('b1'); });
+    await b1;
+    expect(order).toEqual(['a1', 'b1']);
+    gate.resolve();
+    await Promise.all([a1, a2]);
+    expect(order).toEqual(['a1', 'b1', 'a2']);
+  });
+});
