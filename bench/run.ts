@@ -3,7 +3,7 @@ import { benchPlatform } from './lib/platform';
 import { cpuPerOperation, cpuSnapshot } from './lib/cpu';
 import { report } from './lib/report';
 import type { Measurement } from './lib/stats';
-import { koaHelloWorld, noopWorkflow } from './scenarios/baselines';
+import { koaHelloWorld } from './scenarios/baselines';
 import { scenarios } from './scenarios';
 
 /**
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     process.stdout.write(`[bench] ${m.scenario}: ${m.throughput.toFixed(1)} ${m.unit}, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, errors ${m.errors}\n`);
   };
   try {
-    for (const baseline of [() => koaHelloWorld(platform, 32, Math.round(20_000 * scale)), () => noopWorkflow(platform, 16, Math.round(400 * scale))]) {
+    for (const baseline of [() => koaHelloWorld(platform, 32, Math.round(20_000 * scale))]) {
       const cpu = cpuSnapshot();
       const m = await baseline();
       record({ ...m, notes: `CPU ms/op: ${cpuPerOperation(cpu, cpuSnapshot(), m.operations)}` });

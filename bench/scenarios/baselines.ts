@@ -39,7 +39,7 @@ export async function noopWorkflow(platform: BenchPlatform, concurrency: number,
       unit: 'runs/s',
       concurrency,
       total,
-      warmup: 5,
+      warmup: 2 * concurrency,
       operation: (i) => client.workflow.execute(platformNoop, { taskQueue: platform.taskQueue, workflowId: `bench-noop-${run}-${concurrency}-${i}` }),
     });
   } finally {

@@ -31,7 +31,7 @@ export const orchestrationScenario: Scenario = {
     const headers = authJson(token);
     const loop = {
       unit: 'runs/s',
-      warmup: 3,
+      warmup: 2 * CONCURRENCY,
       operation: async (i: number) => {
         const response = await fetch(`${platform.apiUrl}/api/orchestration/v2/workflows/${workflow.id}/instances?wait=true`, {
           method: 'POST',
@@ -42,14 +42,20 @@ export const orchestrationScenario: Scenario = {
         if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
       },
     };
+    // The no-op floor is measured here, just before the runs it is compared with: same server state, same load.
+    const noopCpu = cpuSnapshot();
+    const noop = await noopWorkflow(platform, CONCURRENCY, Math.round(400 * scale));
+    const noopNote = `CPU ms/op: ${cpuPerOperation(noopCpu, cpuSnapshot(), noop.operations + 2 * CONCURRENCY)}`; // warm-up included
+    await settle(platform);
     const cpu = cpuSnapshot();
     const measurement = await measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round(150 * scale) });
-    const cpuNote = `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}`;
+    const cpuNote = `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations + loop.warmup)}`;
     await settle(platform);
     const sequentialNoop = await noopWorkflow(platform, 1, Math.round(100 * scale), SEQUENTIAL_BASELINE);
     const sequential = await measureLoop({ ...loop, scenario: 'orchestration one-stage send, wait=true (c=1)', concurrency: 1, total: Math.round(100 * scale) });
     await settle(platform);
     return [
+      { ...noop, notes: noopNote },
       { ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: cpuNote },
       sequentialNoop,
       { ...sequential, baseline: SEQUENTIAL_BASELINE },
