@@ -5,7 +5,17 @@ const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const CONNECTION_CODES = new Set([
+  // The socket: refused, reset, timed out, written after the server closed it, host gone or name not resolvable.
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class.
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+]);
+/**
+ * Messages of node-postgres errors that carry no code: a connection that died under a pooled client, or a client used
+ * after its connection failed (what a request hits first when PostgreSQL restarts under load).
+ */
+const CONNECTION_MESSAGES = /Connection terminated|not queryable|Connection closed|connection timeout/i;
 
 interface PgError {
   code?: string;
@@ -26,7 +36,7 @@ export function isUniqueViolation(error: unknown): boolean {
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = asPgError(error);
-  return (e.code !== undefined && CONNECTION_CODES.has(e.code)) || e.name === 'KnexTimeoutError' || /Connection terminated/.test(e.message ?? '');
+  return (e.code !== undefined && CONNECTION_CODES.has(e.code)) || e.name === 'KnexTimeoutError' || CONNECTION_MESSAGES.test(e.message ?? '');
 }
 
 /**

@@ -1,0 +1,34 @@
+import { ApiError } from '../../../lib/errors';
+import { isDatabaseUnavailable, translateDbError } from '../../../db/errors';
+
+const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+
+/** A database that is down or restarting must answer 503 with Retry-After, never a bare 500. */
+describe('database errors at the db edge', () => {
+  it.each([
+    ['refused', withCode('ECONNREFUSED')],
+    ['reset', withCode('ECONNRESET')],
+    ['write after close', withCode('EPIPE')],
+    ['admin shutdown', withCode('57P01', 'terminating connection due to administrator command')],
+    ['cannot connect now', withCode('57P03', 'the database system is starting up')],
+    ['connection failure class', withCode('08006')],
+    ['pool timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' })],
+    ['connection died', new Error('Connection terminated unexpectedly')],
+    ['client after a failure', new Error('Client has encountered a connection error and is not queryable')],
+  ])('%s is SERVICE_UNAVAILABLE with Retry-After', (_label, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    const translated = translateDbError(error) as ApiError;
+    expect(translated).toBeInstanceOf(ApiError);
+    expect(translated.code).toBe('SERVICE_UNAVAILABLE');
+    expect(translated.status).toBe(503);
+    expect(translated.headers).toEqual({ 'Retry-After': '1' });
+  });
+
+  it('keeps constraint violations as client errors and other errors as they are', () => {
+    expect((translateDbError(withCode('23505')) as ApiError).code).toBe('CONFLICT');
+    expect((translateDbError(withCode('23503')) as ApiError).code).toBe('VALIDATION');
+    const syntax = withCode('42601', 'syntax error');
+    expect(translateDbError(syntax)).toBe(syntax);
+    expect(isDatabaseUnavailable(syntax)).toBe(false);
+  });
+});
