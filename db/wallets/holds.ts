@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../lib/errors';
 import { withIdempotencyKey } from '../idempotency';
 import type { Db, Executor } from '../knex';
-import { createTransaction, getAccount, type Posting } from '../ledger';
+import { createTransaction, type Posting } from '../ledger';
 import { inWriteTransaction } from '../ledger/executor';
 import { keysetPage, type Page, type PageRequest } from '../pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
@@ -36,14 +36,24 @@ interface HoldRow {
 /**
  * What is still held: the hold account's balance in the ledger; nothing once the hold is closed. The wallets ledger is
  * an ordinary ledger, so a forced revert through the ledger API can push a hold account below zero: that is reported as
- * nothing held, never as a negative amount.
+ * nothing held, never as a negative amount. One query for any number of holds (a page of the list).
  */
-async function remainingOf(db: Executor, row: HoldRow): Promise<bigint> {
-  if (row.closed_at !== null) return 0n;
-  const account = await getAccount(db, WALLETS_LEDGER, holdAccount(row.id));
-  const balance = account.volumes[row.asset]?.balance ?? 0n;
-  return balance > 0n ? balance : 0n;
+async function remainingOfAll(db: Executor, rows: HoldRow[]): Promise<Map<string, bigint>> {
+  const open = rows.filter((row) => row.closed_at === null);
+  const balances: Array<{ address: string; asset: string; balance: string }> = open.length
+    ? await db('ledger_volumes')
+        .where({ ledger: WALLETS_LEDGER })
+        .whereIn('address', open.map((row) => holdAccount(row.id)))
+        .select('address', 'asset', db.raw('(input - output)::text AS balance'))
+    : [];
+  const byKey = new Map(balances.map((b) => [`${b.address} ${b.asset}`, BigInt(b.balance)]));
+  return new Map(rows.map((row) => {
+    const balance = row.closed_at === null ? (byKey.get(`${holdAccount(row.id)} ${row.asset}`) ?? 0n) : 0n;
+    return [row.id, balance > 0n ? balance : 0n];
+  }));
 }
+
+const remainingOf = async (db: Executor, row: HoldRow): Promise<bigint> => (await remainingOfAll(db, [row])).get(row.id) ?? 0n;
 
 const present = (row: HoldRow, remaining: bigint): Hold => ({
   id: row.id,
@@ -78,7 +88,8 @@ export async function listHolds(db: Executor, filters: { walletID?: string }, pa
     query.where({ wallet_id: filters.walletID });
   }
   const result = await keysetPage<HoldRow>(query, ['seq'], 'asc', page);
-  const items = await Promise.all(result.items.map(async (row) => ({ ...present(row, await remainingOf(db, row)), seq: row.seq })));
+  const remaining = await remainingOfAll(db, result.items);
+  const items = result.items.map((row) => ({ ...present(row, remaining.get(row.id) ?? 0n), seq: row.seq }));
   return { ...result, items };
 }
 

@@ -74,6 +74,11 @@ describe('wallets over HTTP', () => {
     expect((await api('POST', `/api/wallets/holds/${holdId}/confirm`, { body: { amount: 50 } })).body.errorCode).toBe('INSUFFICIENT_FUND');
     expect((await api('POST', `/api/wallets/holds/${holdId}/confirm`, { body: { amount: 15 } })).status).toBe(204);
     expect((await api('GET', `/api/wallets/holds/${holdId}`)).body.data).toMatchObject({ remaining: 25, closed: false });
+    // The list computes every hold's remaining amount in one query: an open, partly confirmed hold next to a fresh one.
+    const other = (await debit(id, 10, { pending: true })).body.data.id;
+    const listed = (await api('GET', `/api/wallets/holds?walletID=${id}`)).body.cursor.data;
+    expect(listed.map((h: { id: string; remaining: number; closed: boolean }) => [h.id, h.remaining, h.closed])).toEqual([[holdId, 25, false], [other, 10, false]]);
+    expect((await api('POST', `/api/wallets/holds/${other}/void`)).status).toBe(204);
     expect((await api('POST', `/api/wallets/holds/${holdId}/confirm`, { body: { amount: 5, final: true } })).status).toBe(204);
     expect((await api('GET', `/api/wallets/holds/${holdId}`)).body.data).toMatchObject({ remaining: 0, closed: true });
     expect(await main(id)).toBe(80);
@@ -87,7 +92,7 @@ describe('wallets over HTTP', () => {
     expect(await main(id)).toBe(80);
     expect((await api('POST', `/api/wallets/holds/${second}/confirm`)).body.errorCode).toBe('HOLD_CLOSED');
     const holds = await api('GET', `/api/wallets/holds?walletID=${id}`);
-    expect(holds.body.cursor.data.map((h: any) => h.id)).toEqual([holdId, second]);
+    expect(holds.body.cursor.data.map((h: any) => h.id)).toEqual([holdId, other, second]);
     expect((await api('GET', `/api/wallets/holds/${randomUUID()}`)).status).toBe(404);
   });
 
