@@ -38,6 +38,42 @@ function parametersOf(route: RouteDefinition) {
   return params;
 }
 
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+/**
+ * Where a create's answer carries the new id: `{data: {id, ...}}` (most areas) or `{data: "<id>"}` (payments v3, as
+ * Formance answers there).
+ */
+function createdIdPointer(schema: JsonSchema | undefined): string | undefined {
+  const data = (schema?.properties as Record<string, JsonSchema> | undefined)?.data;
+  if ((data?.properties as Record<string, unknown> | undefined)?.id) return '$response.body#/data/id';
+  return data?.type === 'string' ? '$response.body#/data' : undefined;
+}
+
+/**
+ * OpenAPI links from each create (a POST answering the new id on path P) to the operations on `P/{param}...`: the new
+ * id fills `{param}`, the create's own path parameters fill theirs. Clients and generators read them as "what to
+ * call next"; schemathesis's stateful phase follows them to reach the reads and changes of resources it created.
+ */
+function linksOf(route: RouteDefinition, routes: RouteDefinition[], idPointer: string): Record<string, unknown> | undefined {
+  const { spec } = route;
+  if (spec.method !== 'post') return undefined;
+  const own = new Set(pathParams(spec.path));
+  const links: Record<string, unknown> = {};
+  for (const target of routes) {
+    const rest = target.spec.path.startsWith(`${spec.path}/{`) ? target.spec.path.slice(spec.path.length + 1) : undefined;
+    const idParam = rest ? /^\{(\w+)\}/.exec(rest)?.[1] : undefined;
+    if (!idParam || own.has(idParam)) continue;
+    const others = pathParams(target.spec.path).filter((name) => name !== idParam);
+    if (!others.every((name) => own.has(name))) continue;
+    links[target.spec.operationId] = {
+      operationId: target.spec.operationId,
+      parameters: Object.fromEntries([[`path.${idParam}`, idPointer], ...others.map((name) => [`path.${name}`, `$request.path.${name}`])]),
+    };
+  }
+  return Object.keys(links).length > 0 ? links : undefined;
+}
+
 /** One OpenAPI 3.1 document built from the route definitions: what is served is what is validated. */
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Config, 'publicUrl'>) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -45,10 +81,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
     const { spec } = route;
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(spec.responses)) {
+      const idPointer = Number(status) < 300 ? createdIdPointer(response.schema) : undefined;
+      const links = idPointer ? linksOf(route, routes, idPointer) : undefined;
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
         ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema) } } } : {}),
+        ...(links ? { links } : {}),
       };
     }
     const errorStatuses = route.scope === null ? [400, 500] : [400, 401, 403, 404, 429, 500];

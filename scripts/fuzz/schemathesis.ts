@@ -38,7 +38,10 @@ export interface FuzzOptions {
   token: string;
   /** Test cases per operation and phase (schemathesis --max-examples). */
   maxExamples: number;
-  /** Phases to run; default examples, coverage, fuzzing (stateful needs OpenAPI links, which the document has none of). */
+  /**
+   * Phases to run; default all four: examples, coverage, fuzzing, and stateful, which follows the document's OpenAPI
+   * links (create → read/update/delete of what it created, plus the links schemathesis infers) in sequences of calls.
+   */
   phases?: string[];
   /** Where the JUnit and NDJSON reports go. */
   reportDir: string;
@@ -71,7 +74,7 @@ export function runSchemathesis(cli: string, options: FuzzOptions): Promise<Fuzz
     '--url', options.apiUrl,
     '--header', `Authorization: Bearer ${options.token}`,
     '--checks', FUZZ_CHECKS.join(','),
-    '--phases', (options.phases ?? ['examples', 'coverage', 'fuzzing']).join(','),
+    '--phases', (options.phases ?? ['examples', 'coverage', 'fuzzing', 'stateful']).join(','),
     '--max-examples', String(options.maxExamples),
     '--workers', String(options.workers ?? 1),
     '--request-timeout', '30',
