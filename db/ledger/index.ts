@@ -11,3 +11,5 @@ export { getTransaction, listTransactions, addTransactionMetadata, type Transact
 export { getAccount, listAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters } from './accounts';
 export { createLedger, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
 export { v1TransactionView, v2TransactionView } from './views';
+export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
+export { runBulk, type BulkElement, type BulkResult } from './bulk';

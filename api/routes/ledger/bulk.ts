@@ -1,0 +1,68 @@
+import { runBulk, v2TransactionView, type BulkElement, type BulkResult } from '../../../db/ledger';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { defineRoute } from '../../routing';
+import { bulkBodySchema, bulkFailureSchema, bulkQuery, bulkResponseSchema } from '../../schemas/ledger-bulk';
+import { ledgerParams } from '../../schemas/ledger';
+import { toCreateInput } from './input';
+
+const tags = ['ledger'];
+
+/** The validated JSON elements as the service's input: amounts and transaction ids to BigInt. */
+function toElement(raw: any): BulkElement {
+  const target = (data: any) =>
+    data.targetType === 'TRANSACTION' ? { targetType: 'TRANSACTION' as const, targetId: BigInt(data.targetId) } : { targetType: 'ACCOUNT' as const, targetId: String(data.targetId) };
+  const ik = raw.ik !== undefined ? { ik: raw.ik as string } : {};
+  switch (raw.action) {
+    case 'CREATE_TRANSACTION':
+      return { action: 'CREATE_TRANSACTION', ...ik, data: toCreateInput(raw.data) };
+    case 'REVERT_TRANSACTION':
+      return { action: 'REVERT_TRANSACTION', ...ik, data: { ...raw.data, id: BigInt(raw.data.id) } };
+    case 'ADD_METADATA':
+      return { action: 'ADD_METADATA', ...ik, data: { ...target(raw.data), metadata: raw.data.metadata } };
+    default:
+      return { action: 'DELETE_METADATA', ...ik, data: { ...target(raw.data), key: raw.data.key } };
+  }
+}
+
+const present = (result: BulkResult) => ('data' in result ? { ...result, data: v2TransactionView(result.data) } : result);
+
+export const bulkRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/_bulk',
+    operationId: 'createBulk',
+    summary: 'Run several ledger writes in one request (transactions, reverts, metadata), atomically if asked',
+    description:
+      'Elements run in order. With `atomic=true` they share one database transaction: if one fails, nothing is written and the ' +
+      'answer is 400 with that element\'s error (`details.index`). Otherwise each element commits on its own and processing stops ' +
+      'at the first failure (or goes on with `continueOnFailure=true`); a bulk with a failed element answers 400 with the first ' +
+      'error and `data`, the results of the elements that ran.',
+    tags,
+    responses: {
+      200: { description: 'Every element succeeded', schema: bulkResponseSchema },
+      400: { description: 'Invalid bulk, or an element failed', schema: bulkFailureSchema },
+    },
+  },
+  authenticate('ledger:write'),
+  validate({ params: ledgerParams, query: bulkQuery, body: bulkBodySchema }),
+  async function bulkHandler(ctx: AppContext) {
+    const { params, query, body } = ctx.state.input;
+    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, (body as unknown[]).map(toElement), {
+      atomic: query.atomic === true,
+      continueOnFailure: query.continueOnFailure === true,
+    });
+    if (failure && failedAt !== undefined) {
+      ctx.status = 400;
+      ctx.body = {
+        errorCode: failure.errorCode,
+        errorMessage: `element ${failedAt}: ${failure.errorDescription}${query.atomic === true ? ' (atomic bulk: nothing was written)' : ''}`,
+        details: { index: failedAt },
+        ...(query.atomic === true ? {} : { data: results.map(present) }),
+      };
+      return;
+    }
+    ctx.body = { data: results.map(present) };
+  },
+);

@@ -1,0 +1,42 @@
+import { deleteAccountMetadata, deleteTransactionMetadata } from '../../../db/ledger';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { defineRoute } from '../../routing';
+import { objectSchema } from '../../schemas/common';
+import { accountParams, txParams } from '../../schemas/ledger';
+
+const tags = ['ledger'];
+const keyParam = { key: { type: 'string', minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' } };
+const withKey = (params: { properties?: unknown; required?: unknown }) =>
+  objectSchema({ ...(params.properties as object), ...keyParam }, [...(params.required as string[]), 'key']);
+
+export const deleteAccountMetadataRoute = defineRoute(
+  {
+    method: 'delete', path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata/{key}', operationId: 'deleteAccountMetadata', tags,
+    summary: 'Remove a key from an account\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+  },
+  authenticate('ledger:write'),
+  validate({ params: withKey(accountParams) }),
+  async function deleteAccountMetadataHandler(ctx: AppContext) {
+    const { ledger, address, key } = ctx.state.input.params;
+    await deleteAccountMetadata(ctx.deps.db, ledger, address, key);
+    ctx.status = 204;
+  },
+);
+
+export const deleteTransactionMetadataRoute = defineRoute(
+  {
+    method: 'delete', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata/{key}', operationId: 'deleteTransactionMetadata', tags,
+    summary: 'Remove a key from a transaction\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+  },
+  authenticate('ledger:write'),
+  validate({ params: withKey(txParams('id')) }),
+  async function deleteTransactionMetadataHandler(ctx: AppContext) {
+    const { ledger, id, key } = ctx.state.input.params;
+    await deleteTransactionMetadata(ctx.deps.db, ledger, BigInt(id), key);
+    ctx.status = 204;
+  },
+);
+
+export const metadataRoutes = [deleteAccountMetadataRoute, deleteTransactionMetadataRoute];
