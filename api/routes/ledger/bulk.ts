@@ -1,4 +1,5 @@
 import { runBulk, v2TransactionView, type BulkElement, type BulkResult } from '../../../db/ledger';
+import { validationError } from '../../../lib/errors';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
@@ -9,10 +10,19 @@ import { toCreateInput } from './input';
 
 const tags = ['ledger'];
 
+/** A transaction target's id: an integer, or a string of digits (Formance's clients send either). */
+function transactionId(value: unknown, where: string): bigint {
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && value >= 0)) return BigInt(value);
+  if (typeof value === 'string' && /^[0-9]{1,30}$/.test(value)) return BigInt(value);
+  throw validationError(`${where}: a transaction id (an integer >= 0) when targetType is TRANSACTION`);
+}
+
 /** The validated JSON elements as the service's input: amounts and transaction ids to BigInt. */
-function toElement(raw: any): BulkElement {
+function toElement(raw: any, index: number): BulkElement {
   const target = (data: any) =>
-    data.targetType === 'TRANSACTION' ? { targetType: 'TRANSACTION' as const, targetId: BigInt(data.targetId) } : { targetType: 'ACCOUNT' as const, targetId: String(data.targetId) };
+    data.targetType === 'TRANSACTION'
+      ? { targetType: 'TRANSACTION' as const, targetId: transactionId(data.targetId, `body[${index}].data.targetId`) }
+      : { targetType: 'ACCOUNT' as const, targetId: String(data.targetId) };
   const ik = raw.ik !== undefined ? { ik: raw.ik as string } : {};
   switch (raw.action) {
     case 'CREATE_TRANSACTION':
@@ -49,7 +59,7 @@ export const bulkRoute = defineRoute(
   validate({ params: ledgerParams, query: bulkQuery, body: bulkBodySchema }),
   async function bulkHandler(ctx: AppContext) {
     const { params, query, body } = ctx.state.input;
-    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, (body as unknown[]).map(toElement), {
+    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, (body as unknown[]).map((element, index) => toElement(element, index)), {
       atomic: query.atomic === true,
       continueOnFailure: query.continueOnFailure === true,
     });

@@ -72,6 +72,8 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect((await bulk('no-such-ledger-bulk', [send('world', 'a', 1)])).body.errorCode).toBe('LEDGER_NOT_FOUND');
     expect((await bulk(ledger, [{ action: 'EXPLODE', data: {} }])).body.errorCode).toBe('VALIDATION');
     expect((await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: -1 } }])).status).toBe(400);
+    const badTarget = await bulk(ledger, [{ action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: 'k', metadata: { a: '1' } } }]);
+    expect(badTarget.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body[0].data.targetId') });
     const tooMany = await bulk(ledger, Array.from({ length: 1001 }, () => ({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a', metadata: {} } })));
     expect(tooMany.body.errorCode).toBe('VALIDATION');
     const missing = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }]);
