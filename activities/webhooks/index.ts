@@ -11,7 +11,7 @@ import { deliveryPlan, endpointConcurrency, loadWebhookSettings, type DeliveryPl
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
 import { createSendWebhookBatch, type RetryDue } from './send-batch';
-import { judgeAttempt } from './verdict';
+import { attemptRecord, judgeAttempt } from './verdict';
 
 export type { DeliveryPlan, BatchDelivery, RetryDue };
 
@@ -68,16 +68,7 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
       const outcome = await postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });
       const now = Date.now();
       const verdict = judgeAttempt(outcome, { retryAttempt, runStartedAt: new Date(delivery.run_started_at), now, settings });
-      await recordAttempt(deps.db, {
-        deliveryId,
-        retryAttempt,
-        statusCode: outcome.statusCode,
-        status: verdict.status,
-        error: verdict.error,
-        config,
-        nextRetryAfter: verdict.nextDelayMs !== undefined ? new Date(now + verdict.nextDelayMs) : undefined,
-        durationMs: outcome.durationMs,
-      });
+      await recordAttempt(deps.db, attemptRecord({ deliveryId, retryAttempt, config, now }, outcome, verdict));
       const message = `webhook ${config.endpoint} answered ${outcome.statusCode}${verdict.error ? `: ${verdict.error}` : ''}`;
       if (verdict.status === 'to retry') {
         throw ApplicationFailure.create({ message, type: 'WEBHOOK_RETRYABLE', nextRetryDelay: verdict.retryAfter ? verdict.nextDelayMs : undefined });

@@ -7,7 +7,7 @@ import { endpointConcurrency, type WebhookSettings } from '../../lib/webhooks/se
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { postWebhook } from './http-send';
 import { createLimiter, keyedLimiter } from './limiter';
-import { judgeAttempt } from './verdict';
+import { attemptRecord, judgeAttempt } from './verdict';
 
 /** A delivery whose last attempt asks for another: attempt `retryAttempt` is due after `delayMs`. */
 export interface RetryDue {
@@ -98,16 +98,7 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
           const now = Date.now();
           const verdict = judgeAttempt(outcome, { retryAttempt: attempt, runStartedAt: new Date(delivery.runStartedAt), now, settings });
           if (verdict.nextDelayMs !== undefined) nextAt.set(delivery.id, now + verdict.nextDelayMs);
-          recorder.add({
-            deliveryId: delivery.id,
-            retryAttempt: attempt,
-            statusCode: outcome.statusCode,
-            status: verdict.status,
-            error: verdict.error,
-            config,
-            nextRetryAfter: verdict.nextDelayMs !== undefined ? new Date(now + verdict.nextDelayMs) : undefined,
-            durationMs: outcome.durationMs,
-          });
+          recorder.add(attemptRecord({ deliveryId: delivery.id, retryAttempt: attempt, config, now }, outcome, verdict));
           context.heartbeat();
         }),
       );

@@ -1,4 +1,5 @@
-import type { AttemptStatus } from '../../db/webhooks/deliveries';
+import type { WebhookConfigRow } from '../../db/webhooks/configs';
+import type { AttemptRecord, AttemptStatus } from '../../db/webhooks/deliveries';
 import { backoffDelayMs, type WebhookSettings } from '../../lib/webhooks/settings';
 import { classifyOutcome, type HttpOutcome } from './http-send';
 
@@ -33,4 +34,22 @@ export function judgeAttempt(
     return { status: 'failed', error: `${outcome.error ?? `status ${outcome.statusCode}`}; retries exhausted`, retryAfter: false };
   }
   return { status: 'to retry', error: outcome.error, nextDelayMs, retryAfter };
+}
+
+/** The row an attempt leaves, from its outcome and verdict (same for a batch's attempts and a delivery workflow's). */
+export function attemptRecord(
+  attempt: { deliveryId: string; retryAttempt: number; config: WebhookConfigRow; now: number },
+  outcome: Pick<HttpOutcome, 'statusCode' | 'durationMs'>,
+  verdict: AttemptVerdict,
+): AttemptRecord {
+  return {
+    deliveryId: attempt.deliveryId,
+    retryAttempt: attempt.retryAttempt,
+    statusCode: outcome.statusCode,
+    status: verdict.status,
+    error: verdict.error,
+    config: attempt.config,
+    nextRetryAfter: verdict.nextDelayMs !== undefined ? new Date(attempt.now + verdict.nextDelayMs) : undefined,
+    durationMs: outcome.durationMs,
+  };
 }
