@@ -20,6 +20,11 @@ export interface OperationSpec {
   responses: Record<number, ResponseSpec>;
   /** Request headers the operation reads, for the document (e.g. Idempotency-Key). */
   headers?: Record<string, { description: string; schema: JsonSchema }>;
+  /**
+   * OpenAPI links of the success responses beyond the ones derived from paths (a create's id used on other paths),
+   * by operationId: `{parameters: {'path.x': '$response.body#/data/id'}}`.
+   */
+  links?: Record<string, { parameters: Record<string, string> }>;
 }
 
 /** Data a middleware carries so the OpenAPI document and the route-table tests can read a route's chain. */

@@ -82,7 +82,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(spec.responses)) {
       const idPointer = Number(status) < 300 ? createdIdPointer(response.schema) : undefined;
-      const links = idPointer ? linksOf(route, routes, idPointer) : undefined;
+      const declared = Number(status) < 300 && spec.links
+        ? Object.fromEntries(Object.entries(spec.links).map(([operationId, link]) => [operationId, { operationId, ...link }]))
+        : {};
+      const derived = idPointer ? linksOf(route, routes, idPointer) : undefined;
+      const links = derived || Object.keys(declared).length ? { ...derived, ...declared } : undefined;
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),

@@ -23,6 +23,14 @@ describe('OpenAPI links', () => {
     expect(Object.values(links).map((link) => Object.values(link.parameters))).toEqual(Object.values(links).map(() => ['$response.body#/data']));
   });
 
+  it('add the links a route declares, version for version (a run links to its instance under /instances)', () => {
+    const v2 = operation('/api/orchestration/v2/workflows/{workflowID}/instances', 'post').responses['200'].links!;
+    expect(v2.readInstance).toEqual({ operationId: 'readInstance', parameters: { 'path.instanceID': '$response.body#/data/id' } });
+    const v1 = operation('/api/orchestration/workflows/{workflowID}/instances', 'post').responses['200'].links!;
+    expect(Object.keys(v1).sort()).toEqual(['abortInstanceV1', 'readInstanceHistoryV1', 'readInstanceV1', 'sendInstanceEventV1']);
+    expect(v1.readInstanceV1.operationId).toBe('readInstanceV1');
+  });
+
   it('put no links on reads or on error responses', () => {
     expect(operation('/api/wallets/wallets/{id}', 'get').responses['200'].links).toBeUndefined();
     expect(operation('/api/wallets/wallets', 'post').responses['400'].links).toBeUndefined();

@@ -31,6 +31,10 @@ export const instanceRoutes = [
       summary: 'Run a workflow (op 12); with wait=true, answer once the run has ended (at most 60 s)',
       tags,
       responses: { 200: { description: 'The instance', schema: dataOf(instanceSchema) } },
+      // The instance lives under /instances, not under the workflow's path: its operations are linked explicitly.
+      links: Object.fromEntries(
+        ['readInstance', 'readInstanceHistory', 'sendInstanceEvent', 'abortInstance'].map((id) => [id, { parameters: { 'path.instanceID': '$response.body#/data/id' } }]),
+      ),
     },
     authenticate('orchestration:write'),
     validate({ params: workflowParams, query: runQuerySchema, body: variablesSchema, bodyRequired: false }),

@@ -8,6 +8,16 @@ import { defineRoute } from '../../routing';
 export function versionedRoutes(spec: Omit<OperationSpec, 'path'> & { path: string }, ...chain: ChainMiddleware[]): RouteDefinition[] {
   return [
     defineRoute({ ...spec, path: `/api/orchestration/v2${spec.path}` }, ...chain),
-    defineRoute({ ...spec, path: `/api/orchestration${spec.path}`, operationId: `${spec.operationId}V1`, summary: `${spec.summary} (v1 path)` }, ...chain),
+    defineRoute(
+      {
+        ...spec,
+        path: `/api/orchestration${spec.path}`,
+        operationId: `${spec.operationId}V1`,
+        summary: `${spec.summary} (v1 path)`,
+        // A v1 operation links to v1 operations.
+        ...(spec.links ? { links: Object.fromEntries(Object.entries(spec.links).map(([id, link]) => [`${id}V1`, link])) } : {}),
+      },
+      ...chain,
+    ),
   ];
 }
