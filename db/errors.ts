@@ -3,6 +3,7 @@ import { ApiError } from '../lib/errors';
 /** SQLSTATE codes worth translating; everything else stays an internal error. */
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
+const NUMERIC_OUT_OF_RANGE = '22003';
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
 const CONNECTION_CODES = new Set([
@@ -50,6 +51,8 @@ export function translateDbError(error: unknown, messages: { conflict?: string; 
   if (code === FOREIGN_KEY_VIOLATION) {
     return new ApiError('VALIDATION', messages.reference ?? 'a referenced resource does not exist', { cause: error });
   }
+  // A number the caller sent that the column cannot hold (a transaction id beyond 2^63 - 1): their input, not our fault.
+  if (code === NUMERIC_OUT_OF_RANGE) return new ApiError('VALIDATION', 'a number in the request is out of range', { cause: error });
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'the database is unavailable, retry later', { cause: error, headers: { 'Retry-After': '1' } });
   }

@@ -10,7 +10,7 @@ export const assetSchema: JsonSchema = { type: 'string', pattern: ASSET_PATTERN,
 export const ledgerParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 } }, ['ledger']);
 export const newLedgerParams = objectSchema({ ledger: { type: 'string', pattern: LEDGER_NAME_PATTERN } }, ['ledger']);
 export const txParams = (name: 'id' | 'txid') =>
-  objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: { type: 'integer', minimum: 0, description: 'Transaction id, an integer >= 0.' } }, ['ledger', name]);
+  objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: { type: 'integer', minimum: 0, maximum: 9223372036854775807, description: 'Transaction id, an integer from 0 to 2^63 - 1.' } }, ['ledger', name]);
 export const accountParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, address: addressSchema }, ['ledger', 'address']);
 
 export const ledgerSchema = objectSchema(

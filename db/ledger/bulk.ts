@@ -1,5 +1,5 @@
 import { isApiError } from '../../lib/errors';
-import { inTransaction } from '../errors';
+import { inTransaction, translateDbError } from '../errors';
 import { addAccountMetadata } from './accounts';
 import { createTransaction } from './create-transaction';
 import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
@@ -56,7 +56,8 @@ async function apply(db: Executor, ledger: string, element: BulkElement): Promis
 }
 
 /** A business failure becomes the element's ERROR result; anything else (the database down) fails the request. */
-function asErrorResult(error: unknown): BulkResult {
+function asErrorResult(cause: unknown): BulkResult {
+  const error = translateDbError(cause);
   if (!isApiError(error) || error.status >= 500) throw error;
   return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message };
 }
@@ -84,8 +85,9 @@ export async function runBulk(
             done.push(await apply(trx, ledger, element));
           } catch (error) {
             // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
-            if (!isApiError(error) || error.status >= 500) throw error;
-            throw new AtomicBulkFailed(index, error);
+            const translated = translateDbError(error);
+            if (!isApiError(translated) || translated.status >= 500) throw error;
+            throw new AtomicBulkFailed(index, translated);
           }
         }
         return done;

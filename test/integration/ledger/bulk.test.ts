@@ -76,6 +76,10 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect(badTarget.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body[0].data.targetId') });
     const tooMany = await bulk(ledger, Array.from({ length: 1001 }, () => ({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a', metadata: {} } })));
     expect(tooMany.body.errorCode).toBe('VALIDATION');
+    const huge = await bulk(ledger, [{ action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: '2841417428787861127168', metadata: { a: '1' } } }]);
+    expect(huge.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0 } });
+    expect((await api('GET', `/api/ledger/v2/${ledger}/transactions/2841417428787861127168`)).status).toBe(400);
+    expect((await api('GET', `/api/ledger/${ledger}/transactions/9223372036854775808`)).status).toBeLessThan(500);
     const missing = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }]);
     expect(missing.body).toMatchObject({ errorCode: 'NOT_FOUND', details: { index: 0 } });
   });

@@ -27,6 +27,7 @@ describe('database errors at the db edge', () => {
   it('keeps constraint violations as client errors and other errors as they are', () => {
     expect((translateDbError(withCode('23505')) as ApiError).code).toBe('CONFLICT');
     expect((translateDbError(withCode('23503')) as ApiError).code).toBe('VALIDATION');
+    expect((translateDbError(withCode('22003', 'value "2841417428787861127168" is out of range for type bigint')) as ApiError).status).toBe(400);
     const syntax = withCode('42601', 'syntax error');
     expect(translateDbError(syntax)).toBe(syntax);
     expect(isDatabaseUnavailable(syntax)).toBe(false);
