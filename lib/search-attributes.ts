@@ -12,9 +12,13 @@ export const SEARCH_ATTRIBUTES = {
   ConnectorID: defineSearchAttributeKey('ConnectorID', SearchAttributeType.KEYWORD),
   EventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
   WebhookConfigID: defineSearchAttributeKey('WebhookConfigID', SearchAttributeType.KEYWORD),
+  /** The distinct `<app>.<type>` of a batch of events: `EventTypes = "ledger.committed_transactions"` finds its batches. */
+  EventTypes: defineSearchAttributeKey('EventTypes', SearchAttributeType.KEYWORD_LIST),
 };
+
+const CLI_TYPES: Partial<Record<SearchAttributeType, string>> = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeType.KEYWORD_LIST]: 'KeywordList' };
 
 /** `Name=Type` pairs as `temporal server start-dev --search-attribute` and `operator search-attribute create` take them. */
 export function searchAttributeFlags(): string[] {
-  return Object.values(SEARCH_ATTRIBUTES).map((key) => `${key.name}=Keyword`);
+  return Object.values(SEARCH_ATTRIBUTES).map((key) => `${key.name}=${CLI_TYPES[key.type]}`);
 }

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
 import { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pendingBatches } from '../../db/events/batches';
+import { webhookEventType } from '../../db/events/envelope';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
@@ -55,7 +56,10 @@ export function startEventDispatcher(options: DispatcherOptions) {
         workflowId: batchWorkflowId(batchId),
         args: [events],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'events' }],
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'events' },
+          { key: SEARCH_ATTRIBUTES.EventTypes, value: [...new Set(events.map(webhookEventType))].sort() },
+        ],
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
+import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
 import { eventually, startReceiver } from '../../support/webhook-receiver';
@@ -39,6 +40,8 @@ describe('event dispatch', () => {
       const { batch_id: batchId } = await db('events_outbox').where({ id }).first();
       const description = await client.workflow.getHandle(`events-${batchId}`).describe();
       expect(description.type).toBe('processEventBatch');
+      // An operator finds the batch of an event type in the Web UI: EventTypes = "ledger.heard_…".
+      expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.EventTypes)).toEqual([`ledger.${type.toLowerCase()}`]);
       await eventually(() => receiver.received.length === 1 || undefined, 20_000, 'delivery');
     } finally {
       await receiver.close();
