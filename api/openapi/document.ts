@@ -85,8 +85,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
       const declared = Number(status) < 300 && spec.links
         ? Object.fromEntries(Object.entries(spec.links).map(([operationId, link]) => [operationId, { operationId, ...link }]))
         : {};
-      const derived = idPointer ? linksOf(route, routes, idPointer) : undefined;
-      const links = derived || Object.keys(declared).length ? { ...derived, ...declared } : undefined;
+      const merged = { ...(idPointer ? linksOf(route, routes, idPointer) : {}), ...declared };
+      const links = Object.keys(merged).length > 0 ? merged : undefined;
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),

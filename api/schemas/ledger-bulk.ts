@@ -3,7 +3,7 @@ import { errorSchema, metadataSchema, objectSchema } from './common';
 import { createTransactionBodySchema, v2TransactionSchema } from './ledger';
 
 /** Bulks larger than this are refused (400): one request should stay well under the 1 MiB body limit and a minute. */
-export const MAX_BULK_ELEMENTS = 1000;
+const MAX_BULK_ELEMENTS = 1000;
 
 const ik = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency key of this element (CREATE_TRANSACTION).' } as const;
 const target = {
