@@ -5,12 +5,12 @@ import { stringifyJson } from '../../lib/json';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { orchestrationInstance } from '../../workflows/orchestration/instance';
 import type { ListRequest } from '../../api/pagination';
-import { inTransaction } from '../errors';
+import { translateDbError } from '../errors';
 import type { Db, Executor } from '../knex';
-import { emitEvents } from '../outbox';
+import { OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
 import { keysetPage, type Page } from '../pagination';
 import { recordInstanceEnded } from './read-model';
-import { getWorkflowRow, isUuid } from './workflows';
+import { isUuid, type WorkflowRow } from './workflows';
 
 export interface StageStatus {
   stage: number;
@@ -79,6 +79,32 @@ function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
 }
 
 /**
+ * The workflow's lookup, the instance row and STARTED_WORKFLOW (with its NOTIFY) in one statement: a run pays one
+ * round trip to PostgreSQL before Temporal instead of six. Throws NOT_FOUND (workflow unknown or deleted), CONFLICT.
+ */
+async function createInstanceRow(db: Db, workflowID: string, id: string, variables: Record<string, string>, triggerID?: string): Promise<WorkflowRow> {
+  if (!isUuid(workflowID)) throw notFound(`workflow ${workflowID} not found`);
+  const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflowID.toLowerCase(), instanceID: id } };
+  let result;
+  try {
+    result = await db.raw(
+      `WITH w AS (SELECT * FROM orchestration_workflows WHERE id = ? AND deleted_at IS NULL),
+       i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
+       e AS (${outboxInsert('EXISTS (SELECT 1 FROM i)')}),
+       n AS (SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted)
+       SELECT w.*, (SELECT count(*) FROM n) AS notified FROM w`,
+      [workflowID, id, triggerID ?? null, stringifyJson(variables), ...outboxParameters([event]), OUTBOX_CHANNEL],
+    );
+  } catch (error) {
+    throw translateDbError(error, { conflict: `instance ${id} already exists` });
+  }
+  const row = result.rows[0] as (WorkflowRow & { notified?: unknown }) | undefined;
+  if (!row) throw notFound(`workflow ${workflowID} not found`);
+  delete row.notified;
+  return row;
+}
+
+/**
  * Op 12. The instance row (and STARTED_WORKFLOW) is committed before the Temporal workflow starts, so the workflow's
  * activities always find it; the workflow id is the instance id, so the Web UI finds a run by the id the API returned.
  * With `wait`, returns once the run has ended, or after RUN_WAIT_LIMIT_MS with the current state.
@@ -91,13 +117,9 @@ export async function runWorkflow(
   variables: Record<string, string>,
   options: { wait?: boolean; triggerID?: string; instanceID?: string } = {},
 ): Promise<WorkflowInstance> {
-  const workflow = await getWorkflowRow(deps.db, workflowID);
   // A caller that must not start twice (a retried trigger activity) chooses the id; a reused id is a CONFLICT.
   const id = options.instanceID ?? randomUUID();
-  await inTransaction(deps.db, async (trx) => {
-    await trx('orchestration_instances').insert({ id, workflow_id: workflow.id, trigger_id: options.triggerID ?? null, variables: stringifyJson(variables) });
-    await emitEvents(trx, [{ app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflow.id, instanceID: id } }]);
-  });
+  const workflow = await createInstanceRow(deps.db, workflowID, id, variables, options.triggerID);
   let handle;
   try {
     handle = await deps.temporal.client.workflow.start<typeof orchestrationInstance>(INSTANCE_WORKFLOW_TYPE, {
@@ -132,11 +154,20 @@ export async function getInstanceRow(db: Executor, id: string): Promise<Instance
   return row;
 }
 
-/** Throws NOT_FOUND. */
+/** Throws NOT_FOUND. One query: `wait=true` reads the instance back on every run. */
 export async function getInstance(db: Executor, id: string): Promise<WorkflowInstance> {
-  const row = await getInstanceRow(db, id);
-  const stages = await db('orchestration_stage_statuses').where({ instance_id: id }).orderBy('stage');
-  return present(row, stages);
+  const rows: Array<InstanceRow & { stage: number | null; stage_started_at: Date; stage_terminated_at: Date | null; stage_error: string | null }> = isUuid(id)
+    ? await db('orchestration_instances as i')
+        .leftJoin('orchestration_stage_statuses as s', 's.instance_id', 'i.id')
+        .where('i.id', id)
+        .orderBy('s.stage')
+        .select('i.*', 's.stage', 's.started_at as stage_started_at', 's.terminated_at as stage_terminated_at', 's.error as stage_error')
+    : [];
+  if (rows.length === 0) throw notFound(`instance ${id} not found`);
+  const stages = rows
+    .filter((r) => r.stage !== null)
+    .map((r): StageRow => ({ instance_id: r.id, stage: r.stage as number, started_at: r.stage_started_at, terminated_at: r.stage_terminated_at, error: r.stage_error }));
+  return present(rows[0], stages);
 }
 
 /** Newest first, filtered by workflow and by `running` (true: not terminated; false: terminated). */

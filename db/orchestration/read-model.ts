@@ -1,6 +1,7 @@
-import { inTransaction } from '../errors';
+import type { Knex } from 'knex';
+import { inTransaction, translateDbError } from '../errors';
 import type { Db, Executor } from '../knex';
-import { emitEvents } from '../outbox';
+import { emitEvents, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
 
 /**
  * Writes of the instance workflow's activities into the read model, each with its Formance event in the same
@@ -16,30 +17,67 @@ export interface StageMark {
   at: Date | string;
 }
 
+/**
+ * One statement (the stage row, the instance's updated_at, STARTED_WORKFLOW_STAGE and its NOTIFY): the instance
+ * workflow writes this for every stage, and each round trip to PostgreSQL costs more CPU than the write itself.
+ */
 export async function recordStageStarted(db: Db, mark: StageMark): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    const inserted = await trx('orchestration_stage_statuses')
-      .insert({ instance_id: mark.instanceID, stage: mark.number, started_at: new Date(mark.at) })
-      .onConflict(['instance_id', 'stage'])
-      .ignore()
-      .returning('stage');
-    if (inserted.length === 0) return;
-    await trx('orchestration_instances').where({ id: mark.instanceID }).update({ updated_at: trx.fn.now() });
-    await emitEvents(trx, [
-      { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number } },
-    ]);
-  });
+  const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number } };
+  await run(
+    db,
+    `WITH s AS (
+       INSERT INTO orchestration_stage_statuses (instance_id, stage, started_at) VALUES (?, ?, ?::timestamptz)
+       ON CONFLICT (instance_id, stage) DO NOTHING RETURNING stage
+     ), touched AS (
+       UPDATE orchestration_instances SET updated_at = now() WHERE id = ? AND EXISTS (SELECT 1 FROM s) RETURNING id
+     ), e AS (${outboxInsert('EXISTS (SELECT 1 FROM s)')})
+     SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted`,
+    [mark.instanceID, mark.number, new Date(mark.at), mark.instanceID, ...outboxParameters([event]), OUTBOX_CHANNEL],
+  );
 }
 
 /**
- * With `endsInstance`, the instance's end (as recordInstanceEnded) is written in the same transaction, after the
- * stage's: consumers see SUCCEEDED/FAILED_WORKFLOW_STAGE before SUCCEEDED/FAILED_WORKFLOW.
+ * With `endsInstance`, the instance ends too (with the stage's error). One statement, as recordStageStarted; its
+ * events are in this order, so consumers see SUCCEEDED/FAILED_WORKFLOW_STAGE before SUCCEEDED/FAILED_WORKFLOW. The
+ * instance's end does not depend on the stage's being new: a retry after a stage end whose instance end was lost
+ * still ends the instance.
  */
 export async function recordStageEnded(db: Db, mark: StageMark & { error?: string; endsInstance?: boolean }): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await stageEnded(trx, mark);
-    if (mark.endsInstance) await instanceEnded(trx, { instanceID: mark.instanceID, error: mark.error, at: mark.at });
-  });
+  const base = { id: mark.workflowID, instanceID: mark.instanceID };
+  const events: PlatformEvent[] = [
+    mark.error === undefined
+      ? { app: 'orchestration', type: 'SUCCEEDED_WORKFLOW_STAGE', payload: { ...base, number: mark.number } }
+      : { app: 'orchestration', type: 'FAILED_WORKFLOW_STAGE', payload: { ...base, number: mark.number, error: mark.error } },
+    mark.error === undefined
+      ? { app: 'orchestration', type: 'SUCCEEDED_WORKFLOW', payload: base }
+      : { app: 'orchestration', type: 'FAILED_WORKFLOW', payload: { ...base, error: mark.error } },
+  ];
+  const at = new Date(mark.at);
+  const error = mark.error ?? null;
+  await run(
+    db,
+    `WITH s AS (
+       UPDATE orchestration_stage_statuses SET terminated_at = ?::timestamptz, error = ?
+       WHERE instance_id = ? AND stage = ? AND terminated_at IS NULL RETURNING stage
+     ), ended AS (
+       UPDATE orchestration_instances SET terminated = true, terminated_at = ?::timestamptz, error = ?, updated_at = now()
+       WHERE id = ? AND terminated = false AND ?::boolean RETURNING id
+     ), touched AS (
+       UPDATE orchestration_instances SET updated_at = now()
+       WHERE id = ? AND EXISTS (SELECT 1 FROM s) AND NOT EXISTS (SELECT 1 FROM ended) RETURNING id
+     ), e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM s)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM ended))')})
+     SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted`,
+    [at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL],
+  );
+}
+
+/** A statement on its own (atomic without BEGIN/COMMIT round trips), its errors translated at the db edge. */
+async function run(db: Db, sql: string, bindings: unknown[]): Promise<void> {
+  try {
+    await db.raw(sql, bindings as Knex.RawBinding[]);
+  } catch (error) {
+    throw translateDbError(error);
+  }
 }
 
 export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promise<void> {
@@ -47,21 +85,6 @@ export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promis
 }
 
 interface InstanceEndMark { instanceID: string; error?: string; at: Date | string }
-
-async function stageEnded(trx: Executor, mark: StageMark & { error?: string }): Promise<void> {
-  const updated = await trx('orchestration_stage_statuses')
-    .where({ instance_id: mark.instanceID, stage: mark.number })
-    .whereNull('terminated_at')
-    .update({ terminated_at: new Date(mark.at), error: mark.error ?? null });
-  if (updated === 0) return;
-  await trx('orchestration_instances').where({ id: mark.instanceID }).update({ updated_at: trx.fn.now() });
-  const base = { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number };
-  await emitEvents(trx, [
-    mark.error === undefined
-      ? { app: 'orchestration', type: 'SUCCEEDED_WORKFLOW_STAGE', payload: base }
-      : { app: 'orchestration', type: 'FAILED_WORKFLOW_STAGE', payload: { ...base, error: mark.error } },
-  ]);
-}
 
 async function instanceEnded(trx: Executor, mark: InstanceEndMark): Promise<void> {
   const rows = await trx('orchestration_instances')

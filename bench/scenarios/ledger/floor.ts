@@ -77,10 +77,12 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
        SELECT $1, n.id, now(), $2::jsonb, '{}'::jsonb, $3::jsonb, $4::jsonb, $5::text[], $6::text[] FROM n RETURNING id`,
       [ledger, postings, JSON.stringify(pre), JSON.stringify(post), [source], [destination]],
     );
-    await client.query(`INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', $1, now())`, [
-      JSON.stringify({ ledger, transactions: [{ id: tx.rows[0].id, postings, preCommitVolumes: pre, postCommitVolumes: post }] }),
-    ]);
-    await client.query(`SELECT pg_notify('bench_floor', '')`);
+    // One statement for the event and its NOTIFY, as emitEvents does.
+    await client.query(
+      `WITH e AS (INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', $1, now()) RETURNING id)
+       SELECT e.id FROM e CROSS JOIN (SELECT pg_notify('bench_floor', '')) AS n`,
+      [JSON.stringify({ ledger, transactions: [{ id: tx.rows[0].id, postings, preCommitVolumes: pre, postCommitVolumes: post }] })],
+    );
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
@@ -127,8 +129,7 @@ INSERT INTO ledger_volumes (ledger, address, asset, input, output) SELECT ${l}, 
 UPDATE ledger_volumes SET input = input + CASE WHEN address = ${dst} THEN 1 ELSE 0 END, output = output + CASE WHEN address = ${src} THEN 1 ELSE 0 END WHERE ledger = ${l} AND asset = '${ASSET}' AND address IN (${src}, ${dst});
 INSERT INTO ledger_accounts (ledger, address) VALUES (${l}, ${src}), (${l}, ${dst}) ON CONFLICT DO NOTHING;
 WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ${l} RETURNING next_txid - 1 AS id) INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations) SELECT ${l}, n.id, now(), jsonb_build_array(jsonb_build_object('source', ${src}, 'destination', ${dst}, 'amount', 1, 'asset', '${ASSET}')), '{}', jsonb_build_object(${src}, '{}'::jsonb), jsonb_build_object(${dst}, '{}'::jsonb), ARRAY[${src}], ARRAY[${dst}] FROM n;
-INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', '{"ledger":"${shape.ledger}"}', now());
-SELECT pg_notify('bench_floor', '');
+WITH e AS (INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', '{"ledger":"${shape.ledger}"}', now()) RETURNING id) SELECT e.id FROM e CROSS JOIN (SELECT pg_notify('bench_floor', '')) AS n;
 END;
 `;
 }
