@@ -30,7 +30,27 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
 }
 
 /** Start a workflow that does nothing and wait for its result, through the same client and server as the API uses. */
-export async function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number, scenario = NOOP_WORKFLOW_BASELINE): Promise<Measurement> {
+export function noopWorkflow(platform: BenchPlatform, concurrency: number, total: number, scenario = NOOP_WORKFLOW_BASELINE): Promise<Measurement> {
+  return workflowLoop(platform, concurrency, total, scenario, () => ({ type: platformNoop.name, args: [] }));
+}
+
+export const ONE_ACTIVITY_WORKFLOW = 'temporal workflow with one activity (platformSelfTest)';
+
+/**
+ * Start `platformSelfTest` (one regular activity: `SELECT now()`) and wait for its result: what one activity adds to a
+ * workflow on this server and worker. Not a target; it shows how much of a run's cost is Temporal's share of one step.
+ */
+export function oneActivityWorkflow(platform: BenchPlatform, concurrency: number, total: number): Promise<Measurement> {
+  return workflowLoop(platform, concurrency, total, ONE_ACTIVITY_WORKFLOW, (i) => ({ type: 'platformSelfTest', args: [`bench-${i}`] }));
+}
+
+async function workflowLoop(
+  platform: BenchPlatform,
+  concurrency: number,
+  total: number,
+  scenario: string,
+  workflow: (i: number) => { type: string; args: unknown[] },
+): Promise<Measurement> {
   const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
     const run = Date.now();
@@ -40,7 +60,10 @@ export async function noopWorkflow(platform: BenchPlatform, concurrency: number,
       concurrency,
       total,
       warmup: 2 * concurrency,
-      operation: (i) => client.workflow.execute(platformNoop, { taskQueue: platform.taskQueue, workflowId: `bench-noop-${run}-${concurrency}-${i}` }),
+      operation: (i) => {
+        const { type, args } = workflow(i);
+        return client.workflow.execute(type, { taskQueue: platform.taskQueue, workflowId: `bench-${scenario.split(' ')[1]}-${run}-${concurrency}-${i}`, args });
+      },
     });
   } finally {
     await connection.close();

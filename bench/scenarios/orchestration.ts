@@ -1,5 +1,5 @@
 import type { Scenario } from '.';
-import { NOOP_WORKFLOW_BASELINE, noopWorkflow } from './baselines';
+import { NOOP_WORKFLOW_BASELINE, noopWorkflow, oneActivityWorkflow } from './baselines';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { authJson, call, settle } from '../lib/helpers';
 import { measureLoop } from '../lib/stats';
@@ -13,7 +13,9 @@ const SEQUENTIAL_BASELINE = 'temporal no-op workflow (start + result, c=1)';
  * run with `wait=true` (op 12), at the same concurrency as the no-op Temporal workflow baseline, which is started and
  * awaited through the same client and server. An operation counts only if the instance ended without error.
  * Throughput is measured saturated (c=16, where latency is mostly queueing: c / rate); the latency of one run is
- * measured with one client at a time (c=1), next to the no-op workflow measured the same way.
+ * measured with one client at a time (c=1), next to the no-op workflow measured the same way. A workflow with one
+ * trivial activity, loaded the same way, shows what a single step costs Temporal and the worker before any of the
+ * platform's own work.
  */
 export const orchestrationScenario: Scenario = {
   name: 'orchestration',
@@ -47,6 +49,10 @@ export const orchestrationScenario: Scenario = {
     const noop = await noopWorkflow(platform, CONCURRENCY, Math.round(400 * scale));
     const noopNote = `CPU ms/op: ${cpuPerOperation(noopCpu, cpuSnapshot(), noop.operations + 2 * CONCURRENCY)}`; // warm-up included
     await settle(platform);
+    const oneCpu = cpuSnapshot();
+    const oneActivity = await oneActivityWorkflow(platform, CONCURRENCY, Math.round(300 * scale));
+    const oneNote = `CPU ms/op: ${cpuPerOperation(oneCpu, cpuSnapshot(), oneActivity.operations + 2 * CONCURRENCY)}`;
+    await settle(platform);
     const cpu = cpuSnapshot();
     const measurement = await measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round(150 * scale) });
     const cpuNote = `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations + loop.warmup)}`;
@@ -56,6 +62,7 @@ export const orchestrationScenario: Scenario = {
     await settle(platform);
     return [
       { ...noop, notes: noopNote },
+      { ...oneActivity, baseline: NOOP_WORKFLOW_BASELINE, notes: oneNote },
       { ...measurement, baseline: NOOP_WORKFLOW_BASELINE, notes: cpuNote },
       sequentialNoop,
       { ...sequential, baseline: SEQUENTIAL_BASELINE },

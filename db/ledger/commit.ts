@@ -49,15 +49,9 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'the transaction has no postings');
 
   const { pre, post, changed } = applyPostings(locked, postings, !input.script && !options.force);
-  await writeVolumes(trx, ledger, changed);
-
   const sources = [...new Set(postings.map((p) => p.source))];
   const destinations = [...new Set(postings.map((p) => p.destination))];
-  const addresses = [...new Set([...sources, ...destinations])].sort();
-  await trx.raw(
-    `INSERT INTO ledger_accounts (ledger, address) SELECT ?, a FROM unnest(?::text[]) AS a ON CONFLICT (ledger, address) DO NOTHING`,
-    [ledger, addresses],
-  );
+  await writeVolumes(trx, ledger, changed, [...new Set([...sources, ...destinations])].sort());
   const withMetadata = Object.keys(accountMetadata).sort();
   if (withMetadata.length > 0) {
     await trx.raw(

@@ -61,13 +61,16 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
     const row = (address: string) => locked.rows.find((r) => r.address === address) as { input: string; output: string };
     const [src, dst] = [row(source), row(destination)];
     if (BigInt(src.input) - BigInt(src.output) < amount) throw new Error('floor source ran out of funds');
+    // Volumes and accounts in one statement, as writeVolumes does.
     await client.query(
-      `UPDATE ledger_volumes SET input = input + CASE WHEN address = $4 THEN $5::numeric ELSE 0 END,
-                                 output = output + CASE WHEN address = $3 THEN $5::numeric ELSE 0 END
-       WHERE ledger = $1 AND asset = $2 AND address IN ($3, $4)`,
-      [ledger, ASSET, source, destination, amount.toString()],
+      `WITH v AS (
+         UPDATE ledger_volumes SET input = input + CASE WHEN address = $4 THEN $5::numeric ELSE 0 END,
+                                   output = output + CASE WHEN address = $3 THEN $5::numeric ELSE 0 END
+         WHERE ledger = $1 AND asset = $2 AND address IN ($3, $4) RETURNING 1
+       )
+       INSERT INTO ledger_accounts (ledger, address) SELECT $1, a FROM unnest($6::text[]) AS a ON CONFLICT DO NOTHING`,
+      [ledger, ASSET, source, destination, amount.toString(), [destination, source].sort()],
     );
-    await client.query('INSERT INTO ledger_accounts (ledger, address) SELECT $1, a FROM unnest($2::text[]) AS a ON CONFLICT DO NOTHING', [ledger, [destination, source].sort()]);
     const postings = JSON.stringify([{ source, destination, amount: Number(amount), asset: ASSET }]);
     const pre = { [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output)) }, [destination]: { [ASSET]: volume(BigInt(dst.input), BigInt(dst.output)) } };
     const post = { [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output) + amount) }, [destination]: { [ASSET]: volume(BigInt(dst.input) + amount, BigInt(dst.output)) } };
@@ -126,8 +129,7 @@ function pgbenchScript(shape: FloorShape): string {
 \\set d random(0, ${shape.accounts - 1})
 BEGIN;
 INSERT INTO ledger_volumes (ledger, address, asset, input, output) SELECT ${l}, a, '${ASSET}', 0, 0 FROM unnest(ARRAY[${src}, ${dst}]) AS a ORDER BY a ON CONFLICT (ledger, address, asset) DO UPDATE SET input = ledger_volumes.input RETURNING address, input, output;
-UPDATE ledger_volumes SET input = input + CASE WHEN address = ${dst} THEN 1 ELSE 0 END, output = output + CASE WHEN address = ${src} THEN 1 ELSE 0 END WHERE ledger = ${l} AND asset = '${ASSET}' AND address IN (${src}, ${dst});
-INSERT INTO ledger_accounts (ledger, address) VALUES (${l}, ${src}), (${l}, ${dst}) ON CONFLICT DO NOTHING;
+WITH v AS (UPDATE ledger_volumes SET input = input + CASE WHEN address = ${dst} THEN 1 ELSE 0 END, output = output + CASE WHEN address = ${src} THEN 1 ELSE 0 END WHERE ledger = ${l} AND asset = '${ASSET}' AND address IN (${src}, ${dst}) RETURNING 1) INSERT INTO ledger_accounts (ledger, address) VALUES (${l}, ${src}), (${l}, ${dst}) ON CONFLICT DO NOTHING;
 WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ${l} RETURNING next_txid - 1 AS id) INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations) SELECT ${l}, n.id, now(), jsonb_build_array(jsonb_build_object('source', ${src}, 'destination', ${dst}, 'amount', 1, 'asset', '${ASSET}')), '{}', jsonb_build_object(${src}, '{}'::jsonb), jsonb_build_object(${dst}, '{}'::jsonb), ARRAY[${src}], ARRAY[${dst}] FROM n;
 WITH e AS (INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', '{"ledger":"${shape.ledger}"}', now()) RETURNING id) SELECT e.id FROM e CROSS JOIN (SELECT pg_notify('bench_floor', '')) AS n;
 END;
