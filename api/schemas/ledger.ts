@@ -79,18 +79,35 @@ const metadataFilter = { patternProperties: { '^metadata\\[.+\\]$': { type: 'str
 const pattern = (what: string): JsonSchema => ({ type: 'string', maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
 
 export const listLedgersQuery: JsonSchema = { ...listQuerySchema(), additionalProperties: false };
-export const listTransactionsQuery: JsonSchema = {
-  ...listQuerySchema({
-    account: pattern('Source or destination'),
-    source: pattern('Source'),
-    destination: pattern('Destination'),
-    reference: { type: 'string' },
-    startTime: { ...dateTimeSchema, description: 'Timestamp >= startTime.' },
-    endTime: { ...dateTimeSchema, description: 'Timestamp < endTime.' },
-  }),
-  ...metadataFilter,
+const transactionFilters = {
+  account: pattern('Source or destination'),
+  source: pattern('Source'),
+  destination: pattern('Destination'),
+  reference: { type: 'string' },
+  startTime: { ...dateTimeSchema, description: 'Timestamp >= startTime.' },
+  endTime: { ...dateTimeSchema, description: 'Timestamp < endTime.' },
 };
-export const listAccountsQuery: JsonSchema = { ...listQuerySchema({ address: pattern('Address') }), ...metadataFilter };
+const accountFilters = { address: pattern('Address') };
+export const listTransactionsQuery: JsonSchema = { ...listQuerySchema(transactionFilters), ...metadataFilter };
+export const listAccountsQuery: JsonSchema = { ...listQuerySchema(accountFilters), ...metadataFilter };
+/** HEAD counts take the filters of their list, without its page. */
+export const countTransactionsQuery: JsonSchema = { ...objectSchema(transactionFilters), ...metadataFilter };
+export const countAccountsQuery: JsonSchema = { ...objectSchema(accountFilters), ...metadataFilter };
+export const listVolumesQuery: JsonSchema = {
+  ...listQuerySchema({
+    ...accountFilters,
+    startTime: { ...dateTimeSchema, description: 'Only transactions at or after startTime (then volumes are summed from postings).' },
+    endTime: { ...dateTimeSchema, description: 'Only transactions before endTime (then volumes are summed from postings).' },
+    insertionDate: { type: 'boolean', description: 'startTime and endTime bound the insertion date instead of the timestamp.' },
+    groupBy: { type: 'integer', minimum: 1, maximum: 64, description: 'Group addresses by their first N segments.' },
+  }),
+  additionalProperties: false,
+};
+export const volumesWithBalanceSchema = objectSchema(
+  { account: { type: 'string' }, asset: assetSchema, input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') },
+  ['account', 'asset', 'input', 'output', 'balance'],
+);
+export const ledgerStatsSchema = objectSchema({ accounts: { type: 'integer', minimum: 0 }, transactions: { type: 'integer', minimum: 0 } }, ['accounts', 'transactions']);
 export const balancesQuery: JsonSchema = objectSchema({ address: pattern('Address') });
 export const dryRunQuery: JsonSchema = objectSchema({ dryRun: { type: 'boolean', description: 'Run every check and roll back.' } });
 export const revertQuery: JsonSchema = objectSchema({

@@ -57,13 +57,7 @@ export interface AccountFilters {
 /** Accounts by address ascending. @throws ApiError LEDGER_NOT_FOUND */
 export async function listAccounts(db: Executor, ledger: string, filters: AccountFilters, page: PageRequest): Promise<Page<LedgerAccount>> {
   await assertLedgerExists(db, ledger);
-  const query = db('ledger_accounts').where({ ledger }).select('address', 'metadata');
-  if (filters.address) {
-    const regex = addressPatternRegex(filters.address);
-    if (regex) query.whereRaw('address ~ ?', [regex]);
-    else query.where({ address: filters.address });
-  }
-  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
+  const query = accountsQuery(db, ledger, filters).select('address', 'metadata');
   const result = await keysetPage<{ address: string; metadata: Record<string, string> }>(query, ['address'], 'asc', page);
   const volumes = await volumesOf(db, ledger, result.items.map((r) => r.address));
   return {
@@ -73,6 +67,24 @@ export async function listAccounts(db: Executor, ledger: string, filters: Accoun
       return { address: r.address, metadata: r.metadata ?? {}, volumes: v, effectiveVolumes: v };
     }),
   };
+}
+
+/** How many accounts match the filters of listAccounts (HEAD accounts, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
+export async function countAccounts(db: Executor, ledger: string, filters: AccountFilters): Promise<number> {
+  await assertLedgerExists(db, ledger);
+  const row = await accountsQuery(db, ledger, filters).count<{ count: string }>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
+  const query = db('ledger_accounts').where({ ledger });
+  if (filters.address) {
+    const regex = addressPatternRegex(filters.address);
+    if (regex) query.whereRaw('address ~ ?', [regex]);
+    else query.where({ address: filters.address });
+  }
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
+  return query;
 }
 
 /** Upserts the account and merges keys into its metadata, with a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, VALIDATION */

@@ -7,9 +7,11 @@ export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volu
 export { WORLD } from './types';
 export { createTransaction } from './create-transaction';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
-export { getTransaction, listTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
-export { getAccount, listAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters } from './accounts';
-export { createLedger, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
+export { getTransaction, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
+export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters } from './accounts';
+export { createLedger, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
 export { v1TransactionView, v2TransactionView } from './views';
 export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
 export { runBulk, type BulkElement, type BulkResult } from './bulk';
+export { ledgerStats, type LedgerStats } from './stats';
+export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';

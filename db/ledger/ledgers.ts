@@ -76,3 +76,9 @@ export async function updateLedgerMetadata(db: Executor, name: string, metadata:
   const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]) });
   if (updated === 0) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
 }
+
+/** Removes one key of a ledger's metadata; an absent key is not an error (Formance). @throws ApiError LEDGER_NOT_FOUND */
+export async function deleteLedgerMetadata(db: Executor, name: string, key: string): Promise<void> {
+  const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata - ?::text', [key]) });
+  if (updated === 0) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
+}

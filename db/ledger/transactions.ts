@@ -83,7 +83,19 @@ function whereAccounts(query: import('knex').Knex.QueryBuilder, columns: string[
 /** Newest first (txid desc), keyset-paginated so concurrent writes never shift a page. @throws ApiError LEDGER_NOT_FOUND */
 export async function listTransactions(db: Executor, ledger: string, filters: TransactionFilters, page: PageRequest): Promise<Page<LedgerTransaction>> {
   await assertLedgerExists(db, ledger);
-  const query = db('ledger_transactions').where({ ledger }).select('*');
+  const result = await keysetPage<TransactionRow>(transactionsQuery(db, ledger, filters).select('*'), ['id'], 'desc', page);
+  return { ...result, items: result.items.map(presentTransaction) };
+}
+
+/** How many transactions match the filters of listTransactions (HEAD transactions, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
+export async function countTransactions(db: Executor, ledger: string, filters: TransactionFilters): Promise<number> {
+  await assertLedgerExists(db, ledger);
+  const row = await transactionsQuery(db, ledger, filters).count<{ count: string }>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+function transactionsQuery(db: Executor, ledger: string, filters: TransactionFilters) {
+  const query = db('ledger_transactions').where({ ledger });
   if (filters.account) whereAccounts(query, ['sources', 'destinations'], filters.account);
   if (filters.source) whereAccounts(query, ['sources'], filters.source);
   if (filters.destination) whereAccounts(query, ['destinations'], filters.destination);
@@ -91,8 +103,7 @@ export async function listTransactions(db: Executor, ledger: string, filters: Tr
   if (filters.startTime) query.where('timestamp', '>=', filters.startTime);
   if (filters.endTime) query.where('timestamp', '<', filters.endTime);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
-  const result = await keysetPage<TransactionRow>(query, ['id'], 'desc', page);
-  return { ...result, items: result.items.map(presentTransaction) };
+  return query;
 }
 
 /** Merges keys into a transaction's metadata and emits SAVED_METADATA. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION */

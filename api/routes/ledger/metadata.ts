@@ -1,10 +1,10 @@
-import { deleteAccountMetadata, deleteTransactionMetadata } from '../../../db/ledger';
+import { deleteAccountMetadata, deleteLedgerMetadata, deleteTransactionMetadata } from '../../../db/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
 import { objectSchema } from '../../schemas/common';
-import { accountParams, txParams } from '../../schemas/ledger';
+import { accountParams, ledgerParams, txParams } from '../../schemas/ledger';
 
 const tags = ['ledger'];
 const keyParam = { key: { type: 'string', minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' } };
@@ -39,4 +39,18 @@ export const deleteTransactionMetadataRoute = defineRoute(
   },
 );
 
-export const metadataRoutes = [deleteAccountMetadataRoute, deleteTransactionMetadataRoute];
+export const deleteLedgerMetadataRoute = defineRoute(
+  {
+    method: 'delete', path: '/api/ledger/v2/{ledger}/metadata/{key}', operationId: 'deleteLedgerMetadata', tags,
+    summary: 'Remove a key from a ledger\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+  },
+  authenticate('ledger:write'),
+  validate({ params: withKey(ledgerParams) }),
+  async function deleteLedgerMetadataHandler(ctx: AppContext) {
+    const { ledger, key } = ctx.state.input.params;
+    await deleteLedgerMetadata(ctx.deps.db, ledger, key);
+    ctx.status = 204;
+  },
+);
+
+export const metadataRoutes = [deleteLedgerMetadataRoute, deleteAccountMetadataRoute, deleteTransactionMetadataRoute];

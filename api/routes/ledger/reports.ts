@@ -1,0 +1,77 @@
+import { countAccounts, countTransactions, ledgerStats, listVolumes, type VolumesWithBalance } from '../../../db/ledger';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../middleware/authenticate';
+import { validate } from '../../middleware/validate';
+import { cursorEnvelope } from '../../pagination';
+import { defineRoute } from '../../routing';
+import { cursorOf, dataOf } from '../../schemas/common';
+import { countAccountsQuery, countTransactionsQuery, ledgerParams, ledgerStatsSchema, listVolumesQuery, metadataFilters, volumesWithBalanceSchema } from '../../schemas/ledger';
+
+const tags = ['ledger'];
+const countHeader = { Count: { description: 'How many items the list would return over all its pages.', schema: { type: 'integer', minimum: 0 } } };
+
+/** Registered before the list routes of the same paths: Koa's router would otherwise answer HEAD with the GET list. */
+export const countTransactionsRoute = defineRoute(
+  { method: 'head', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'countTransactions', summary: 'Count the transactions a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
+  authenticate('ledger:read'),
+  validate({ params: ledgerParams, query: countTransactionsQuery }),
+  async function countTransactionsHandler(ctx: AppContext) {
+    const { rest, metadata } = metadataFilters(ctx.state.input.query);
+    const filters = {
+      ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
+      startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
+      endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
+      metadata,
+    };
+    ctx.set('Count', String(await countTransactions(ctx.deps.db, ctx.state.input.params.ledger, filters)));
+    ctx.status = 204;
+  },
+);
+
+export const countAccountsRoute = defineRoute(
+  { method: 'head', path: '/api/ledger/v2/{ledger}/accounts', operationId: 'countAccounts', summary: 'Count the accounts a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
+  authenticate('ledger:read'),
+  validate({ params: ledgerParams, query: countAccountsQuery }),
+  async function countAccountsHandler(ctx: AppContext) {
+    const { rest, metadata } = metadataFilters(ctx.state.input.query);
+    const count = await countAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address as string | undefined, metadata });
+    ctx.set('Count', String(count));
+    ctx.status = 204;
+  },
+);
+
+export const ledgerStatsRoute = defineRoute(
+  { method: 'get', path: '/api/ledger/v2/{ledger}/stats', operationId: 'readLedgerStats', summary: 'How many accounts and transactions a ledger holds', tags, responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } } },
+  authenticate('ledger:read'),
+  validate({ params: ledgerParams }),
+  async function ledgerStatsHandler(ctx: AppContext) {
+    ctx.body = { data: await ledgerStats(ctx.deps.db, ctx.state.input.params.ledger) };
+  },
+);
+
+export const listVolumesRoute = defineRoute(
+  {
+    method: 'get', path: '/api/ledger/v2/{ledger}/volumes', operationId: 'listVolumes', tags,
+    summary: 'Volumes and balances per account and asset, current or over a time window',
+    description: 'Without startTime/endTime: the current volumes. With either: the sums of the postings of the transactions in [startTime, endTime). `groupBy=N` groups addresses by their first N segments.',
+    responses: { 200: { description: 'Volumes', schema: cursorOf(volumesWithBalanceSchema) } },
+  },
+  authenticate('ledger:read'),
+  validate({ params: ledgerParams, query: listVolumesQuery }),
+  async function listVolumesHandler(ctx: AppContext) {
+    const list = ctx.state.input.list!;
+    const f = list.filters as { address?: string; startTime?: string; endTime?: string; insertionDate?: boolean; groupBy?: number };
+    const filters = {
+      address: f.address,
+      startTime: f.startTime ? new Date(f.startTime) : undefined,
+      endTime: f.endTime ? new Date(f.endTime) : undefined,
+      insertionDate: f.insertionDate,
+      groupBy: f.groupBy,
+    };
+    const page = await listVolumes(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
+    ctx.body = cursorEnvelope(list, page, (v: VolumesWithBalance) => [v.account, v.asset]);
+  },
+);
+
+export const countRoutes = [countTransactionsRoute, countAccountsRoute];
+export const reportRoutes = [ledgerStatsRoute, listVolumesRoute];
