@@ -81,3 +81,15 @@ export async function inTransaction<T>(
     }
   }
 }
+
+/**
+ * Runs one SQL statement on its own: atomic without BEGIN/COMMIT round trips (a data-modifying CTE chain commits or
+ * fails whole), its errors translated at the db edge like inTransaction's.
+ */
+export async function inStatement(db: import('knex').Knex, sql: string, bindings: readonly unknown[], messages: { conflict?: string } = {}) {
+  try {
+    return await db.raw(sql, bindings as import('knex').Knex.RawBinding[]);
+  } catch (error) {
+    throw translateDbError(error, messages);
+  }
+}

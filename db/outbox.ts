@@ -38,6 +38,9 @@ export function outboxInsert(only = 'true'): string {
     WHERE ${only} ORDER BY e.n RETURNING id, seq`;
 }
 
+/** A CTE body that NOTIFYs once if the CTE `e` (an outboxInsert) inserted anything; its binding is OUTBOX_CHANNEL. */
+export const NOTIFY_IF_EMITTED = `SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted`;
+
 export function outboxParameters(events: PlatformEvent[]): string[][] {
   return [events.map((e) => e.app), events.map((e) => e.type), events.map((e) => e.version ?? 'v2'), events.map((e) => stringifyJson(e.payload))];
 }

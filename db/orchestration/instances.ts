@@ -5,9 +5,9 @@ import { stringifyJson } from '../../lib/json';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { orchestrationInstance } from '../../workflows/orchestration/instance';
 import type { ListRequest } from '../../api/pagination';
-import { translateDbError } from '../errors';
+import { inStatement } from '../errors';
 import type { Db, Executor } from '../knex';
-import { OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
+import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
 import { keysetPage, type Page } from '../pagination';
 import { recordInstanceEnded } from './read-model';
 import { isUuid, type WorkflowRow } from './workflows';
@@ -85,22 +85,18 @@ function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
 async function createInstanceRow(db: Db, workflowID: string, id: string, variables: Record<string, string>, triggerID?: string): Promise<WorkflowRow> {
   if (!isUuid(workflowID)) throw notFound(`workflow ${workflowID} not found`);
   const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflowID.toLowerCase(), instanceID: id } };
-  let result;
-  try {
-    result = await db.raw(
-      `WITH w AS (SELECT * FROM orchestration_workflows WHERE id = ? AND deleted_at IS NULL),
-       i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
-       e AS (${outboxInsert('EXISTS (SELECT 1 FROM i)')}),
-       n AS (SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted)
-       SELECT w.*, (SELECT count(*) FROM n) AS notified FROM w`,
-      [workflowID, id, triggerID ?? null, stringifyJson(variables), ...outboxParameters([event]), OUTBOX_CHANNEL],
-    );
-  } catch (error) {
-    throw translateDbError(error, { conflict: `instance ${id} already exists` });
-  }
-  const row = result.rows[0] as (WorkflowRow & { notified?: unknown }) | undefined;
+  const result = await inStatement(
+    db,
+    `WITH w AS (SELECT * FROM orchestration_workflows WHERE id = ? AND deleted_at IS NULL),
+     i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
+     e AS (${outboxInsert('EXISTS (SELECT 1 FROM i)')}),
+     n AS (${NOTIFY_IF_EMITTED})
+     SELECT w.* FROM w LEFT JOIN n ON true`,
+    [workflowID, id, triggerID ?? null, stringifyJson(variables), ...outboxParameters([event]), OUTBOX_CHANNEL],
+    { conflict: `instance ${id} already exists` },
+  );
+  const row = result.rows[0] as WorkflowRow | undefined;
   if (!row) throw notFound(`workflow ${workflowID} not found`);
-  delete row.notified;
   return row;
 }
 

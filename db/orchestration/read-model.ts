@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
-import { inTransaction, translateDbError } from '../errors';
+import { inStatement, inTransaction } from '../errors';
 import type { Db, Executor } from '../knex';
-import { emitEvents, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
+import { emitEvents, NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
 
 /**
  * Writes of the instance workflow's activities into the read model, each with its Formance event in the same
@@ -23,7 +22,7 @@ export interface StageMark {
  */
 export async function recordStageStarted(db: Db, mark: StageMark): Promise<void> {
   const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number } };
-  await run(
+  await inStatement(
     db,
     `WITH s AS (
        INSERT INTO orchestration_stage_statuses (instance_id, stage, started_at) VALUES (?, ?, ?::timestamptz)
@@ -31,7 +30,7 @@ export async function recordStageStarted(db: Db, mark: StageMark): Promise<void>
      ), touched AS (
        UPDATE orchestration_instances SET updated_at = now() WHERE id = ? AND EXISTS (SELECT 1 FROM s) RETURNING id
      ), e AS (${outboxInsert('EXISTS (SELECT 1 FROM s)')})
-     SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted`,
+     ${NOTIFY_IF_EMITTED}`,
     [mark.instanceID, mark.number, new Date(mark.at), mark.instanceID, ...outboxParameters([event]), OUTBOX_CHANNEL],
   );
 }
@@ -54,7 +53,7 @@ export async function recordStageEnded(db: Db, mark: StageMark & { error?: strin
   ];
   const at = new Date(mark.at);
   const error = mark.error ?? null;
-  await run(
+  await inStatement(
     db,
     `WITH s AS (
        UPDATE orchestration_stage_statuses SET terminated_at = ?::timestamptz, error = ?
@@ -66,18 +65,9 @@ export async function recordStageEnded(db: Db, mark: StageMark & { error?: strin
        UPDATE orchestration_instances SET updated_at = now()
        WHERE id = ? AND EXISTS (SELECT 1 FROM s) AND NOT EXISTS (SELECT 1 FROM ended) RETURNING id
      ), e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM s)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM ended))')})
-     SELECT pg_notify(?, '') FROM (SELECT 1 FROM e LIMIT 1) AS emitted`,
+     ${NOTIFY_IF_EMITTED}`,
     [at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL],
   );
-}
-
-/** A statement on its own (atomic without BEGIN/COMMIT round trips), its errors translated at the db edge. */
-async function run(db: Db, sql: string, bindings: unknown[]): Promise<void> {
-  try {
-    await db.raw(sql, bindings as Knex.RawBinding[]);
-  } catch (error) {
-    throw translateDbError(error);
-  }
 }
 
 export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promise<void> {

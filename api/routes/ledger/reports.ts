@@ -5,6 +5,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
+import { transactionFiltersOf } from './transactions';
 import { countAccountsQuery, countTransactionsQuery, ledgerParams, ledgerStatsSchema, listVolumesQuery, metadataFilters, volumesWithBalanceSchema } from '../../schemas/ledger';
 
 const tags = ['ledger'];
@@ -16,14 +17,7 @@ export const countTransactionsRoute = defineRoute(
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countTransactionsQuery }),
   async function countTransactionsHandler(ctx: AppContext) {
-    const { rest, metadata } = metadataFilters(ctx.state.input.query);
-    const filters = {
-      ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
-      startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
-      endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
-      metadata,
-    };
-    ctx.set('Count', String(await countTransactions(ctx.deps.db, ctx.state.input.params.ledger, filters)));
+    ctx.set('Count', String(await countTransactions(ctx.deps.db, ctx.state.input.params.ledger, transactionFiltersOf(ctx.state.input.query))));
     ctx.status = 204;
   },
 );

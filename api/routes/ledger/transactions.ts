@@ -6,6 +6,7 @@ import {
   revertTransaction,
   v2TransactionView,
   type LedgerTransaction,
+  type TransactionFilters,
 } from '../../../db/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
@@ -54,17 +55,21 @@ export const listTransactionsRoute = defineRoute(
   validate({ params: ledgerParams, query: listTransactionsQuery }),
   async function listTransactionsHandler(ctx: AppContext) {
     const list = ctx.state.input.list!;
-    const { rest, metadata } = metadataFilters(list.filters);
-    const filters = {
-      ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
-      startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
-      endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
-      metadata,
-    };
-    const page = await listTransactions(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
+    const page = await listTransactions(ctx.deps.db, ctx.state.input.params.ledger, transactionFiltersOf(list.filters), list);
     ctx.body = cursorEnvelope(list, page, (tx: LedgerTransaction) => [tx.id.toString()], v2TransactionView);
   },
 );
+
+/** The validated filters of the transactions list (and of its HEAD count), as the ledger service takes them. */
+export function transactionFiltersOf(query: Record<string, unknown>): TransactionFilters {
+  const { rest, metadata } = metadataFilters(query);
+  return {
+    ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
+    startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
+    endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
+    metadata,
+  };
+}
 
 export const readTransactionRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/transactions/{id}', operationId: 'getTransaction', summary: 'Read a transaction with its volumes', tags, responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } } },
