@@ -84,12 +84,18 @@ export async function inTransaction<T>(
 
 /**
  * Runs one SQL statement on its own: atomic without BEGIN/COMMIT round trips (a data-modifying CTE chain commits or
- * fails whole), its errors translated at the db edge like inTransaction's.
+ * fails whole), retried on deadlock or serialization failure and translated at the db edge, as inTransaction does.
  */
 export async function inStatement(db: import('knex').Knex, sql: string, bindings: readonly unknown[], messages: { conflict?: string } = {}) {
-  try {
-    return await db.raw(sql, bindings as import('knex').Knex.RawBinding[]);
-  } catch (error) {
-    throw translateDbError(error, messages);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.raw(sql, bindings as import('knex').Knex.RawBinding[]);
+    } catch (error) {
+      if (attempt < 5 && isRetryableTransactionError(error)) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        continue;
+      }
+      throw translateDbError(error, messages);
+    }
   }
 }

@@ -28,11 +28,16 @@ export interface VolumesWithBalance {
  * Volumes per account and asset, ordered by account then asset (Formance's GetVolumesWithBalances). Without time
  * bounds they are the current volumes, read from the rows every write locks and updates, so they always agree with
  * the accounts' own volumes. With bounds they are recomputed from the transactions' postings, so a bounded window
- * reads every transaction in it. @throws ApiError LEDGER_NOT_FOUND
+ * reads every transaction in it, on every page (as does groupBy over the current volumes): the cursor bounds the rows
+ * returned, not the rows aggregated. @throws ApiError LEDGER_NOT_FOUND
  */
 export async function listVolumes(db: Executor, ledger: string, filters: VolumesFilters, page: PageRequest): Promise<Page<VolumesWithBalance>> {
   await assertLedgerExists(db, ledger);
-  const base = filters.startTime || filters.endTime ? volumesFromPostings(db, ledger, filters) : db('ledger_volumes').where({ ledger }).select('address', 'asset', 'input', 'output');
+  const base = filters.startTime || filters.endTime ? volumesFromPostings(db, ledger, filters) : db('ledger_volumes')
+        .where({ ledger })
+        // A pair a script only read has a (0, 0) row; it never moved, so it is not listed (as from postings).
+        .where((q) => q.whereNot('input', 0).orWhereNot('output', 0))
+        .select('address', 'asset', 'input', 'output');
   const grouped = db
     .from(base.as('v'))
     .select(db.raw(`${accountExpression(filters.groupBy)} AS account`), 'asset')

@@ -91,12 +91,14 @@ async function createInstanceRow(db: Db, workflowID: string, id: string, variabl
      i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
      e AS (${outboxInsert('EXISTS (SELECT 1 FROM i)')}),
      n AS (${NOTIFY_IF_EMITTED})
-     SELECT w.* FROM w LEFT JOIN n ON true`,
+     SELECT w.*, (SELECT count(*) FROM n) AS notified FROM w`,
     [workflowID, id, triggerID ?? null, stringifyJson(variables), ...outboxParameters([event]), OUTBOX_CHANNEL],
     { conflict: `instance ${id} already exists` },
   );
-  const row = result.rows[0] as WorkflowRow | undefined;
+  // `notified` only makes the statement read `n`, so the NOTIFY cannot be planned away.
+  const row = result.rows[0] as (WorkflowRow & { notified?: unknown }) | undefined;
   if (!row) throw notFound(`workflow ${workflowID} not found`);
+  delete row.notified;
   return row;
 }
 
