@@ -42,3 +42,9 @@ export async function keysetPage<T>(
   if (backwards) return { items: items.reverse(), hasNext: true, hasPrevious: more };
   return { items, hasNext: more, hasPrevious: request.position !== undefined };
 }
+
+/** How many rows `query` matches (the count behind a list's HEAD). */
+export async function countRows(query: Knex.QueryBuilder): Promise<number> {
+  const row = await query.count<{ count: string }>('* as count').first();
+  return Number(row?.count ?? 0);
+}

@@ -1,8 +1,8 @@
 import { emitEvents } from '../outbox';
-import { keysetPage, type Page, type PageRequest } from '../pagination';
+import { countRows, keysetPage, type Page, type PageRequest } from '../pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
-import { addressPatternRegex, assertAddress, assertMetadata } from './rules';
+import { assertAddress, assertMetadata, whereAddress } from './rules';
 import type { Executor, Volumes } from './types';
 
 export interface LedgerAccount {
@@ -72,17 +72,12 @@ export async function listAccounts(db: Executor, ledger: string, filters: Accoun
 /** How many accounts match the filters of listAccounts (HEAD accounts, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
 export async function countAccounts(db: Executor, ledger: string, filters: AccountFilters): Promise<number> {
   await assertLedgerExists(db, ledger);
-  const row = await accountsQuery(db, ledger, filters).count<{ count: string }>('* as count').first();
-  return Number(row?.count ?? 0);
+  return countRows(accountsQuery(db, ledger, filters));
 }
 
 function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   const query = db('ledger_accounts').where({ ledger });
-  if (filters.address) {
-    const regex = addressPatternRegex(filters.address);
-    if (regex) query.whereRaw('address ~ ?', [regex]);
-    else query.where({ address: filters.address });
-  }
+  if (filters.address) whereAddress(query, filters.address);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
   return query;
 }
@@ -106,11 +101,7 @@ export async function addAccountMetadata(db: Executor, ledger: string, address: 
 export async function aggregateBalances(db: Executor, ledger: string, filters: { address?: string }): Promise<Record<string, bigint>> {
   await assertLedgerExists(db, ledger);
   const query = db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS balance')).groupBy('asset').orderBy('asset');
-  if (filters.address) {
-    const regex = addressPatternRegex(filters.address);
-    if (regex) query.whereRaw('address ~ ?', [regex]);
-    else query.where({ address: filters.address });
-  }
+  if (filters.address) whereAddress(query, filters.address);
   const rows: Array<{ asset: string; balance: string }> = await query;
   return Object.fromEntries(rows.map((r) => [r.asset, BigInt(r.balance)]));
 }

@@ -1,4 +1,5 @@
 import { ApiError, validationError } from '../../lib/errors';
+import type { Knex } from 'knex';
 import type { Posting } from './types';
 
 /** Formance's rules (pkg/accounts, pkg/assets): the same patterns guard the HTTP schemas and in-process callers. */
@@ -57,4 +58,11 @@ export function addressPatternRegex(pattern: string): string | undefined {
   const escape = (s: string) => s.replace(/[^a-zA-Z0-9_]/g, (c) => `\\${c}`);
   const body = segments.map((s) => (s === '' ? '[^:]+' : escape(s))).join(':');
   return `^${body}${deep ? '(:.+)?' : ''}$`;
+}
+
+/** Restricts `query` to the rows whose `column` matches an address filter (a plain address or a pattern). */
+export function whereAddress(query: Knex.QueryBuilder, pattern: string, column = 'address'): void {
+  const regex = addressPatternRegex(pattern);
+  if (regex) query.whereRaw('?? ~ ?', [column, regex]);
+  else query.where(column, pattern);
 }

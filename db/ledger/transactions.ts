@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../../lib/errors';
 import { emitEvents } from '../outbox';
-import { keysetPage, type Page, type PageRequest } from '../pagination';
+import { countRows, keysetPage, type Page, type PageRequest } from '../pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
 import { addressPatternRegex, assertMetadata } from './rules';
@@ -90,8 +90,7 @@ export async function listTransactions(db: Executor, ledger: string, filters: Tr
 /** How many transactions match the filters of listTransactions (HEAD transactions, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
 export async function countTransactions(db: Executor, ledger: string, filters: TransactionFilters): Promise<number> {
   await assertLedgerExists(db, ledger);
-  const row = await transactionsQuery(db, ledger, filters).count<{ count: string }>('* as count').first();
-  return Number(row?.count ?? 0);
+  return countRows(transactionsQuery(db, ledger, filters));
 }
 
 function transactionsQuery(db: Executor, ledger: string, filters: TransactionFilters) {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../pagination';
 import { assertLedgerExists } from './ledgers';
-import { addressPatternRegex } from './rules';
+import { whereAddress } from './rules';
 import type { Executor } from './types';
 
 export interface VolumesFilters {
@@ -43,11 +43,7 @@ export async function listVolumes(db: Executor, ledger: string, filters: Volumes
     .select(db.raw(`${accountExpression(filters.groupBy)} AS account`), 'asset')
     .select(db.raw('sum(input)::text AS input, sum(output)::text AS output'))
     .groupByRaw('1, 2');
-  if (filters.address) {
-    const regex = addressPatternRegex(filters.address);
-    if (regex) grouped.whereRaw('address ~ ?', [regex]);
-    else grouped.where({ address: filters.address });
-  }
+  if (filters.address) whereAddress(grouped, filters.address);
   const result = await keysetPage<{ account: string; asset: string; input: string; output: string }>(db.from(grouped.as('g')).select('*'), ['account', 'asset'], 'asc', page);
   return {
     ...result,
