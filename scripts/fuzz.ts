@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './stack/ports';
-import { startPlatform, type RunningPlatform } from './stack/platform';
+import { startThrowawayPlatform, type RunningPlatform } from './stack/platform';
 import { runFuzzPasses } from './fuzz/passes';
 import { ensureSchemathesis, fetchToken } from './fuzz/schemathesis';
 
@@ -31,20 +29,13 @@ async function main(): Promise<void> {
   let clientId = process.env.FUZZ_CLIENT_ID;
   let clientSecret = process.env.FUZZ_CLIENT_SECRET;
   if (!apiUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-fuzz-'));
-    fs.chmodSync(dataDir, 0o755);
-    const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
-    process.stdout.write(`starting a platform for the fuzzer (logs: ${dataDir}/platform.log)\n`);
-    platform = await startPlatform({
-      dataDir,
+    const started = await startThrowawayPlatform({
+      purpose: 'fuzz',
       env: { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_FOR_MS: '30000' },
-      apiPort: await freePort(),
-      postgresPort: await freePort(),
-      temporalPort: await freePort(),
-      temporalSqlite: false,
-      persistentPostgres: false,
-      log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
     });
+    platform = started;
+    dataDir = started.dataDir;
+    process.stdout.write(`platform for the fuzzer up (logs: ${dataDir}/platform.log)\n`);
     apiUrl = platform.apiUrl;
     clientId = platform.credentials.clientId;
     clientSecret = platform.credentials.clientSecret;

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createTemporalClient } from '../lib/temporal';
 import { historyToFile } from '../test/replay/history-file';
-import { startPlatform } from './stack/platform';
-import { freePort } from './stack/ports';
+import { startThrowawayPlatform } from './stack/platform';
 
 /**
  * `npm run replay:record`: starts a throw-away platform (own ports, temporary directory), runs every scenario of
@@ -13,21 +11,12 @@ import { freePort } from './stack/ports';
  * to test/replay/histories/<name>.json. `npm run replay:record -- <scenario>...` runs only the named scenarios.
  */
 async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-record-'));
-  // Embedded PostgreSQL runs as its own user when we are root: it must be able to enter the directory.
-  fs.chmodSync(dataDir, 0o755);
-  const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
-  const platform = await startPlatform({
-    dataDir,
+  const platform = await startThrowawayPlatform({
+    purpose: 'replay-record',
     // As the jest platform: webhooks may reach the local receivers and retry within a second.
     env: { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', EVENTS_POLL_INTERVAL_MS: '500' },
-    apiPort: await freePort(),
-    postgresPort: await freePort(),
-    temporalPort: await freePort(),
-    temporalSqlite: false,
-    persistentPostgres: false,
-    log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
   });
+  const { dataDir } = platform;
   const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
     Object.assign(process.env, {

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../scripts/stack/ports';
-import { startPlatform } from '../../scripts/stack/platform';
+import { startThrowawayPlatform } from '../../scripts/stack/platform';
 import { readBootstrapCredentials } from '../../scripts/bootstrap-client';
 
 export interface BenchPlatform {
@@ -32,21 +30,13 @@ export async function benchPlatform(): Promise<BenchPlatform> {
     if (!saved || !databaseUrl || !temporalAddress) throw new Error('with BENCH_API_URL also set DATABASE_URL, TEMPORAL_ADDRESS and DATA_DIR');
     credentials = saved;
   } else {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
-    fs.chmodSync(dataDir, 0o755);
-    const log = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
-    const platform = await startPlatform({
-      dataDir,
+    const platform = await startThrowawayPlatform({
+      purpose: 'bench',
       // The webhook scenario's receiver is on loopback (allowed here only); its 5% of 500s retry after 1 s instead of
       // the production default, so the run can check that every event ends with one success within its bound.
       env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000' },
-      apiPort: await freePort(),
-      postgresPort: await freePort(),
-      temporalPort: await freePort(),
-      temporalSqlite: false,
-      persistentPostgres: false,
-      log: (part, line) => fs.writeSync(log, `${part.padEnd(10)}| ${line}\n`),
     });
+    const { dataDir } = platform;
     ({ apiUrl, databaseUrl, temporalAddress, credentials } = platform);
     stop = async () => {
       await platform.stop();

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../db/knex';
 import { migrateLatest } from '../../db/migrations';
 import { ensureBootstrapClient, type BootstrapCredentials } from '../bootstrap-client';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
-import { isPortFree } from './ports';
+import { freePort, isPortFree } from './ports';
 import { runNodeProcess, type ManagedProcess } from './processes';
 import { ensureTemporalCli, startTemporalDevServer, waitForTemporal, type RunningTemporal } from './temporal';
 
@@ -152,4 +153,27 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * A throw-away platform (tests, fuzzer, replay recorder, benchmarks): free 127.0.0.1 ports, an in-memory Temporal dev
+ * server, an embedded PostgreSQL that is not kept, logs appended to <dataDir>/platform.log. `dataDir` defaults to a
+ * new temporary directory named after `purpose`.
+ */
+export async function startThrowawayPlatform(options: { purpose: string; env: NodeJS.ProcessEnv; dataDir?: string }): Promise<RunningPlatform & { dataDir: string }> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `platform-${options.purpose}-`));
+  // Embedded PostgreSQL runs as its own user when we are root: it must be able to enter the directory.
+  fs.chmodSync(dataDir, 0o755);
+  const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
+  const platform = await startPlatform({
+    dataDir,
+    env: options.env,
+    apiPort: await freePort(),
+    postgresPort: await freePort(),
+    temporalPort: await freePort(),
+    temporalSqlite: false,
+    persistentPostgres: false,
+    log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
+  });
+  return { ...platform, dataDir };
 }

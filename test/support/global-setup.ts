@@ -1,8 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { freePort } from '../../scripts/stack/ports';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform';
+import { startThrowawayPlatform, type RunningPlatform } from '../../scripts/stack/platform';
 import { startControlServer } from './control-server';
 
 declare global {
@@ -16,23 +12,12 @@ declare global {
  */
 export default async function globalSetup(): Promise<void> {
   const ownDataDir = !process.env.TEST_DATA_DIR;
-  const dataDir = process.env.TEST_DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));
-  fs.chmodSync(dataDir, 0o755);
-  const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
   const started = Date.now();
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
   // Webhooks: the test receivers listen on 127.0.0.1, and retries come within a second instead of minutes.
   Object.assign(env, { WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', WEBHOOKS_RETRY_FOR_MS: '30000', EVENTS_POLL_INTERVAL_MS: '500' });
-  const platform = await startPlatform({
-    dataDir,
-    env,
-    apiPort: await freePort(),
-    postgresPort: await freePort(),
-    temporalPort: await freePort(),
-    temporalSqlite: false,
-    persistentPostgres: false,
-    log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
-  });
+  const platform = await startThrowawayPlatform({ purpose: 'test', env, dataDir: process.env.TEST_DATA_DIR || undefined });
+  const { dataDir } = platform;
   process.env.TEST_API_URL = platform.apiUrl;
   process.env.TEST_DATABASE_URL = platform.databaseUrl;
   process.env.TEST_TEMPORAL_ADDRESS = platform.temporalAddress;
