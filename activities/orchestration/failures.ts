@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isApiError } from '../../lib/errors';
@@ -20,11 +21,22 @@ export async function classified<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const stepKey = new AsyncLocalStorage<string>();
+
+/** Runs `work` with the key a step was given (StepOptions.key), which idempotencyKey() then returns. */
+export function withIdempotencyKey<T>(key: string, work: () => Promise<T>): Promise<T> {
+  return stepKey.run(key, work);
+}
+
 /**
  * `<workflowId>-<activityId>`: stable across retries of the activity and across worker restarts (activity ids are
- * chosen by the workflow, deterministically), so the area underneath applies a retried call once.
+ * chosen by the workflow, deterministically), so the area underneath applies a retried call once. A step called with
+ * StepOptions brings its key, the same for its local and its regular attempts (a local activity's id is a sequence
+ * number, not the step's id).
  */
 export function idempotencyKey(): string {
+  const given = stepKey.getStore();
+  if (given) return given;
   const info = Context.current().info;
   return `${info.workflowExecution?.workflowId ?? 'standalone'}-${info.activityId}`;
 }

@@ -5,6 +5,7 @@ import { matchTriggers } from '../../db/orchestration/trigger-occurrences';
 import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../db/orchestration/read-model';
 import { createLedgerActivities } from './ledger';
 import { createPaymentActivities } from './payments';
+import { asSteps } from './steps';
 import { createWalletActivities } from './wallets';
 
 /**
@@ -13,9 +14,7 @@ import { createWalletActivities } from './wallets';
  */
 export function createOrchestrationActivities(deps: { db: Db; temporal: { client: Client; taskQueue: string } }) {
   return {
-    ...createLedgerActivities(deps.db),
-    ...createWalletActivities(deps.db),
-    ...createPaymentActivities(deps),
+    ...asSteps(deps.db, { ...createLedgerActivities(deps.db), ...createWalletActivities(deps.db), ...createPaymentActivities(deps) }),
     /**
      * name and input are not stored in PostgreSQL: op 13 reads them from the history, where a local activity leaves
      * only its result (hence the echo) and a regular one of the previous release its input.

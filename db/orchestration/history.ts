@@ -4,6 +4,9 @@ import { optionalTsToDate, tsToDate } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 import { notFound } from '../../lib/errors';
 import { payloadConverter } from '../../lib/temporal-payload-converter';
+import type { StepResult } from '../../activities/orchestration/steps';
+import { describeStage } from '../../workflows/orchestration/config';
+import type { InstanceInput } from '../../workflows/orchestration/instance';
 import { getInstanceRow, type OrchestrationDeps } from './instances';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -49,24 +52,66 @@ type StageMark = { kind: 'start' | 'end'; number: number; name?: string; input?:
 
 const MARK_ACTIVITIES: Record<string, StageMark['kind']> = { orchestrationStageStarted: 'start', orchestrationStageEnded: 'end' };
 
-/**
- * A stage start or end recorded in the history: the result of the local activity in a `core_local_activity` marker
- * (runs started with `bookkeeping: 'local'`), or the input of the regular activity `s<N>-start`/`s<N>-end` (runs
- * of the previous release).
- */
-function stageMarkOf(event: HistoryEvent): StageMark | undefined {
+/** A local activity's marker: its type, attempt and schedule time (core's marker data), and its result if it succeeded. */
+interface LocalActivity {
+  type: string;
+  attempt: number;
+  scheduledAt?: Date;
+  result?: unknown;
+}
+
+function localActivityOf(event: HistoryEvent): LocalActivity | undefined {
   const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName === 'core_local_activity') {
-    const meta = decode(marker.details?.data?.payloads) as { activity_type?: string } | undefined;
-    const kind = meta?.activity_type ? MARK_ACTIVITIES[meta.activity_type] : undefined;
-    const result = decode(marker.details?.result?.payloads) as Omit<StageMark, 'kind'> | undefined;
-    return kind && result ? { ...result, kind } : undefined;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const meta = decode(marker.details?.data?.payloads) as { activity_type?: string; attempt?: number; original_schedule_time?: { seconds: number; nanos: number } } | undefined;
+  const scheduled = meta?.original_schedule_time;
+  return {
+    type: meta?.activity_type ?? '',
+    attempt: meta?.attempt ?? 1,
+    ...(scheduled ? { scheduledAt: new Date(scheduled.seconds * 1000 + Math.floor(scheduled.nanos / 1e6)) } : {}),
+    result: decode(marker.details?.result?.payloads),
+  };
+}
+
+/** A business step's result in runs started with `execution: 'local-first'`; undefined for anything else. */
+function stepResultOf(value: unknown): StepResult<unknown> | undefined {
+  const step = value as Partial<StepResult<unknown>> | undefined;
+  return step && typeof step === 'object' && typeof step.id === 'string' && 'input' in step ? (step as StepResult<unknown>) : undefined;
+}
+
+/**
+ * The stage starts and ends an event records, from any release:
+ * - the result of a local orchestrationStageStarted/Ended in a `core_local_activity` marker (`bookkeeping: 'local'`);
+ * - the input of the regular activity `s<N>-start`/`s<N>-end` (the first release);
+ * - stage 0's start in the workflow's own input, recorded by the API (`execution: 'local-first'`);
+ * - a stage's end carried by its last step (`ended` in its result, local or regular).
+ */
+function stageMarksOf(event: HistoryEvent): StageMark[] {
+  const local = localActivityOf(event);
+  if (local) {
+    const kind = MARK_ACTIVITIES[local.type];
+    if (kind && local.result) return [{ ...(local.result as Omit<StageMark, 'kind'>), kind }];
+    const ended = stepResultOf(local.result)?.ended;
+    return ended ? [{ kind: 'end', ...ended }] : [];
+  }
+  const completed = event.activityTaskCompletedEventAttributes;
+  if (completed) {
+    const ended = stepResultOf(decode(completed.result?.payloads))?.ended;
+    return ended ? [{ kind: 'end', ...ended }] : [];
+  }
+  const started = event.workflowExecutionStartedEventAttributes;
+  if (started) {
+    const input = decode(started.input?.payloads) as InstanceInput | undefined;
+    if (input?.execution !== 'local-first' || !input.firstStageStartedAt || !input.stages?.[0]) return [];
+    const { name, input: stageInput } = describeStage(input.stages[0], 0, input.variables ?? {});
+    // Through the payload converter, as every other mark: the same JSON shape (big integers) as a recorded input.
+    return [{ kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt }];
   }
   const scheduled = event.activityTaskScheduledEventAttributes;
   const legacy = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
-  if (!scheduled || !legacy) return undefined;
+  if (!scheduled || !legacy) return [];
   const mark = decode(scheduled.input?.payloads) as Omit<StageMark, 'kind' | 'number'>;
-  return { ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] };
+  return [{ ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] }];
 }
 
 /**
@@ -82,13 +127,7 @@ export async function readInstanceHistory(deps: OrchestrationDeps, id: string): 
 export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[] {
   const entries = new Map<number, InstanceHistoryEntry>();
   for (const event of events) {
-    const mark = stageMarkOf(event);
-    if (mark?.kind === 'start') {
-      entries.set(mark.number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
-    } else if (mark?.kind === 'end') {
-      const entry = entries.get(mark.number);
-      if (entry) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
-    }
+    for (const mark of stageMarksOf(event)) addMark(entries, mark);
     if (event.workflowExecutionTerminatedEventAttributes || event.workflowExecutionTimedOutEventAttributes) {
       for (const entry of entries.values()) {
         if (!entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: eventTime(event), error: 'terminated' });
@@ -98,6 +137,16 @@ export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[
   return [...entries.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
 }
 
+function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): void {
+    if (mark.kind === 'start') {
+      entries.set(mark.number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
+    } else {
+      const entry = entries.get(mark.number);
+      // The first end counts: a carried end and a bookkeeping end never both exist, but a replayed write must not move it.
+      if (entry && !entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
+    }
+}
+
 /**
  * Op 14: the activities `s<N>-<k>-<Name>` of stage N, matched with their outcome by scheduledEventId. The history
  * records an activity's attempts only when it closes, so a pending one's attempt, last failure and next retry time
@@ -105,19 +154,37 @@ export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
   const events = await instanceEvents(deps, id);
-  const started = events.some((e) => {
-    const mark = stageMarkOf(e);
-    return mark?.kind === 'start' && mark.number === number;
-  });
+  const started = events.some((e) => stageMarksOf(e).some((mark) => mark.kind === 'start' && mark.number === number));
   if (!started) throw notFound(`stage ${number} of instance ${id} not found`);
   const prefix = new RegExp(`^s${number}-\\d+-`);
   const byScheduledId = new Map<string, StageHistoryEntry>();
   const byActivityId = new Map<string, StageHistoryEntry>();
+  const entries: StageHistoryEntry[] = [];
+  // Steps called with StepOptions (a second argument) return a StepResult around the business output.
+  const wrapped = new Set<StageHistoryEntry>();
   for (const event of events) {
+    const local = localActivityOf(event);
+    const step = stepResultOf(local?.result);
+    // A local attempt that failed is followed by the step's regular activity, which shows the failure and the retries.
+    if (local && step && prefix.test(step.id)) {
+      const name = local.type;
+      entries.push({
+        name,
+        input: { [name]: step.input },
+        ...(step.output !== undefined && step.output !== null ? { output: { [name]: step.output } } : {}),
+        terminated: true,
+        startedAt: local.scheduledAt ?? eventTime(event),
+        terminatedAt: eventTime(event),
+        attempt: local.attempt,
+      });
+      continue;
+    }
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityId && prefix.test(scheduled.activityId)) {
       const name = scheduled.activityType?.name ?? '';
       const entry: StageHistoryEntry = { name, input: { [name]: decode(scheduled.input?.payloads) }, terminated: false, startedAt: eventTime(event), attempt: 1 };
+      if ((scheduled.input?.payloads?.length ?? 0) > 1) wrapped.add(entry);
+      entries.push(entry);
       byScheduledId.set(String(event.eventId), entry);
       byActivityId.set(scheduled.activityId, entry);
       continue;
@@ -136,8 +203,9 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
     entry.terminated = true;
     entry.terminatedAt = eventTime(event);
     if (event.activityTaskCompletedEventAttributes) {
-      const output = decode(event.activityTaskCompletedEventAttributes.result?.payloads);
-      if (output !== undefined) entry.output = { [entry.name]: output };
+      const result = decode(event.activityTaskCompletedEventAttributes.result?.payloads);
+      const output = wrapped.has(entry) ? stepResultOf(result)?.output : result;
+      if (output !== undefined && output !== null) entry.output = { [entry.name]: output };
     } else if (event.activityTaskFailedEventAttributes) {
       entry.error = event.activityTaskFailedEventAttributes.failure?.message ?? 'failed';
     } else {
@@ -145,7 +213,7 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
     }
   }
   await addPendingState(deps, id, byActivityId);
-  return [...byScheduledId.values()];
+  return entries;
 }
 
 async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {

@@ -9,7 +9,7 @@ import { inStatement } from '../errors';
 import type { Db, Executor } from '../knex';
 import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
 import { keysetPage, type Page } from '../pagination';
-import { recordInstanceEnded } from './read-model';
+import { recordStageEnded } from './read-model';
 import { isUuid, type WorkflowRow } from './workflows';
 
 export interface StageStatus {
@@ -79,20 +79,30 @@ function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
 }
 
 /**
- * The workflow's lookup, the instance row and STARTED_WORKFLOW (with its NOTIFY) in one statement: a run pays one
- * round trip to PostgreSQL before Temporal instead of six. Throws NOT_FOUND (workflow unknown or deleted), CONFLICT.
+ * The workflow's lookup, the instance row, stage 0's start and their events (STARTED_WORKFLOW, then
+ * STARTED_WORKFLOW_STAGE, with one NOTIFY) in one statement: a run pays one round trip to PostgreSQL before Temporal
+ * instead of six, and its workflow starts with its first stage already recorded (InstanceInput.firstStageStartedAt).
+ * Throws NOT_FOUND (workflow unknown or deleted), CONFLICT.
  */
-async function createInstanceRow(db: Db, workflowID: string, id: string, variables: Record<string, string>, triggerID?: string): Promise<WorkflowRow> {
+async function createInstanceRow(db: Db, workflowID: string, id: string, variables: Record<string, string>, startedAt: Date, triggerID?: string): Promise<WorkflowRow> {
   if (!isUuid(workflowID)) throw notFound(`workflow ${workflowID} not found`);
-  const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW', payload: { id: workflowID.toLowerCase(), instanceID: id } };
+  const ids = { id: workflowID.toLowerCase(), instanceID: id };
+  const events: PlatformEvent[] = [
+    { app: 'orchestration', type: 'STARTED_WORKFLOW', payload: ids },
+    { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { ...ids, number: 0 } },
+  ];
   const result = await inStatement(
     db,
     `WITH w AS (SELECT * FROM orchestration_workflows WHERE id = ? AND deleted_at IS NULL),
      i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
-     e AS (${outboxInsert('EXISTS (SELECT 1 FROM i)')}),
+     s AS (
+       INSERT INTO orchestration_stage_statuses (instance_id, stage, started_at)
+       SELECT i.id, 0, ?::timestamptz FROM i, w WHERE jsonb_array_length(coalesce(w.config->'stages', '[]'::jsonb)) > 0 RETURNING stage
+     ),
+     e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM i)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM s))')}),
      n AS (${NOTIFY_IF_EMITTED})
      SELECT w.*, (SELECT count(*) FROM n) AS notified FROM w`,
-    [workflowID, id, triggerID ?? null, stringifyJson(variables), ...outboxParameters([event]), OUTBOX_CHANNEL],
+    [workflowID, id, triggerID ?? null, stringifyJson(variables), startedAt, ...outboxParameters(events), OUTBOX_CHANNEL],
     { conflict: `instance ${id} already exists` },
   );
   // `notified` only makes the statement read `n`, so the NOTIFY cannot be planned away.
@@ -117,14 +127,15 @@ export async function runWorkflow(
 ): Promise<WorkflowInstance> {
   // A caller that must not start twice (a retried trigger activity) chooses the id; a reused id is a CONFLICT.
   const id = options.instanceID ?? randomUUID();
-  const workflow = await createInstanceRow(deps.db, workflowID, id, variables, options.triggerID);
+  const startedAt = new Date();
+  const workflow = await createInstanceRow(deps.db, workflowID, id, variables, startedAt, options.triggerID);
   let handle;
   try {
     handle = await deps.temporal.client.workflow.start<typeof orchestrationInstance>(INSTANCE_WORKFLOW_TYPE, {
       taskQueue: deps.temporal.taskQueue,
       workflowId: id,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, bookkeeping: 'local' }],
+      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, bookkeeping: 'local', execution: 'local-first', firstStageStartedAt: startedAt.toISOString() }],
       staticSummary: `${workflow.name || 'workflow'} (${workflow.id})`,
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'orchestration' },
@@ -133,7 +144,8 @@ export async function runWorkflow(
       ],
     });
   } catch (cause) {
-    await recordInstanceEnded(deps.db, { instanceID: id, error: 'the workflow could not be started', at: new Date() });
+    // Stage 0 was recorded as started with the row: it ends with the instance (FAILED_WORKFLOW_STAGE, FAILED_WORKFLOW).
+    await recordStageEnded(deps.db, { instanceID: id, workflowID: workflow.id, number: 0, at: new Date(), error: 'the workflow could not be started', endsInstance: true });
     throw new ApiError('SERVICE_UNAVAILABLE', 'the workflow engine is unavailable, retry later', { cause, headers: { 'Retry-After': '1' } });
   }
   if (options.wait) {

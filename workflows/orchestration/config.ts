@@ -4,7 +4,7 @@
  * resolve each stage when it starts.
  */
 
-import { parseStage } from './stage-parse';
+import { parseStage, stageTypeOf } from './stage-parse';
 import { ConfigError, type ResolvedStage, type StageType, type WorkflowConfig } from './stage-types';
 
 export * from './stage-types';
@@ -48,4 +48,27 @@ export function validateConfig(config: unknown): WorkflowConfig {
  */
 export function resolveStage(stage: Record<string, unknown>, index: number, variables: Record<string, string>): ResolvedStage {
   return parseStage(substitute(stage, variables), index, true);
+}
+
+/**
+ * What a stage shows in op 13 and in its start mark: its name and its input with the run's variables substituted,
+ * plus the resolved stage, or the error it fails with when it does not resolve. The instance workflow and op 13 both
+ * call this, so a first stage recorded by the API (see InstanceInput.firstStageStartedAt) reads as a recorded one.
+ */
+export function describeStage(raw: Record<string, unknown>, number: number, variables: Record<string, string>): { name: string; input: unknown; stage?: ResolvedStage; error?: string } {
+  try {
+    const stage = resolveStage(raw, number, variables);
+    return { name: stageName(stage.type), input: stage.spec, stage };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return { name: stageNameOf(raw, number), input: Object.values(substitute(raw, variables) as object)[0], error: e.message };
+  }
+}
+
+function stageNameOf(raw: unknown, number: number): string {
+  try {
+    return stageName(stageTypeOf(raw, `stages[${number}]`));
+  } catch {
+    return 'RunUnknown';
+  }
 }

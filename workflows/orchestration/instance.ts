@@ -11,7 +11,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
-import { ConfigError, resolveStage, stageName, stageTypeOf, substitute, type ResolvedStage } from './config';
+import { describeStage, type ResolvedStage } from './config';
 import { INTERNAL_ACTIVITY_OPTIONS, LOCAL_BOOKKEEPING_OPTIONS } from './retry';
 import { runSend } from './send';
 import { failureMessage, StageContext } from './stage-context';
@@ -24,6 +24,16 @@ export interface InstanceInput {
   variables: Record<string, string>;
   /** 'local' for runs started since the stage bookkeeping moved to local activities; absent on older runs. */
   bookkeeping?: 'local';
+  /**
+   * 'local-first' for runs started since steps run their first attempt locally and the last step of a stage records
+   * the stage's end (StageContext); absent on older runs, which replay as they ran.
+   */
+  execution?: 'local-first';
+  /**
+   * With 'local-first': the API recorded stage 0's start (and STARTED_WORKFLOW_STAGE) at this time, with the instance
+   * row, so the workflow does not; op 13 derives stage 0's name and input from this input.
+   */
+  firstStageStartedAt?: string;
 }
 
 /** `POST .../instances/{id}/events {name}` arrives as this signal. */
@@ -50,6 +60,9 @@ const now = () => new Date(Date.now()).toISOString();
  * resolved input for op 13) and orchestrationStageEnded (its outcome), and its own activities are `s<N>-<k>-<Name>`
  * (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
  * and the run with "canceled". The read model is written in non-cancellable scopes so an abort cannot skip it.
+ * With `execution: 'local-first'` two of those marks are made elsewhere, each saving the workflow an activation: stage
+ * 0's start by the API with the instance row, and a stage's successful end by its last step (StageContext.last). A
+ * one-step run is then one workflow task: start, one local activity, complete.
  */
 export async function orchestrationInstance(input: InstanceInput): Promise<void> {
   // Events are queued, not matched on arrival: one sent before its wait_event stage starts is kept for it.
@@ -57,41 +70,39 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
   setHandler(eventSignal, ({ name }) => void events.push(name));
   const base = { instanceID: input.instanceID, workflowID: input.workflowID };
   const useLocal = input.bookkeeping === 'local';
+  const localFirst = useLocal && input.execution === 'local-first';
   const bookkeeping = (activityId: string) => (useLocal ? local : regular(activityId));
   let failure: string | undefined;
   let cancellation: unknown;
   let instanceEndRecorded = false;
 
   for (let number = 0; number < input.stages.length && failure === undefined; number++) {
-    const raw = input.stages[number];
-    let stage: ResolvedStage | undefined;
-    let error: string | undefined;
-    try {
-      stage = resolveStage(raw, number, input.variables);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      error = e.message;
+    const { name, input: stageInput, stage, error: invalid } = describeStage(input.stages[number], number, input.variables);
+    let error = invalid;
+    const lastStage = number === input.stages.length - 1;
+    if (!(localFirst && number === 0)) {
+      await CancellationScope.nonCancellable(() =>
+        bookkeeping(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
+      );
     }
-    const name = stage ? stageName(stage.type) : stageNameOf(raw, number);
-    const stageInput = stage ? stage.spec : Object.values(substitute(raw, input.variables) as object)[0];
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
-    );
+    const ctx = new StageContext(number, localFirst ? { ...base, number, ...(lastStage ? { endsInstance: true } : {}) } : undefined);
     if (stage) {
       try {
         // A stage with nothing to wait on (noop) would not notice an abort requested between two stages.
         if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(CANCELED);
-        await runStage(stage, new StageContext(number), events);
+        await runStage(stage, ctx, events);
       } catch (e) {
         if (isCancellation(e)) cancellation = e;
         error = isCancellation(e) ? CANCELED : failureMessage(e);
       }
     }
     // The stage that ends the run also ends the instance, in the same write: one local activity fewer per run.
-    const endsInstance = useLocal && (error !== undefined || number === input.stages.length - 1);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
-    );
+    const endsInstance = useLocal && (error !== undefined || lastStage);
+    if (error !== undefined || !ctx.endRecorded) {
+      await CancellationScope.nonCancellable(() =>
+        bookkeeping(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
+      );
+    }
     instanceEndRecorded = endsInstance;
     failure = error;
   }
@@ -122,17 +133,9 @@ async function runStage(stage: ResolvedStage, ctx: StageContext, events: string[
       return;
     }
     case 'update':
-      await ctx.call('AddAccountMetadata', stage.spec.account);
+      await ctx.last('AddAccountMetadata', stage.spec.account);
       return;
     case 'send':
       await runSend(stage.spec, ctx);
-  }
-}
-
-function stageNameOf(raw: unknown, number: number): string {
-  try {
-    return stageName(stageTypeOf(raw, `stages[${number}]`));
-  } catch {
-    return 'RunUnknown';
   }
 }

@@ -38,3 +38,13 @@ export const LOCAL_BOOKKEEPING_OPTIONS = {
   localRetryThreshold: '10s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
 } as const;
+
+/**
+ * The local first attempt of a business step (StageContext): one attempt only, since any failure hands the step to
+ * the regular activity and its retry policy. Its timeout is short because a step that slow belongs in a regular
+ * activity; a late finish is harmless, as both attempts carry the same idempotency key.
+ */
+export const LOCAL_STEP_OPTIONS = {
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 1 },
+} as const;

@@ -56,23 +56,24 @@ export async function runSend(spec: SendStage, ctx: StageContext): Promise<void>
 
 const tagged = (move: Move, key: string, ledger: string) => ({ ...move.metadata, [key]: ledger });
 
-async function transfer(ctx: StageContext, ledger: string, source: string, destination: string, move: Move, metadata = move.metadata) {
-  await ctx.call('CreateTransaction', {
+/** `last`: the stage's last step (StageContext.last); every send ends with one. */
+async function transfer(ctx: StageContext, ledger: string, source: string, destination: string, move: Move, metadata = move.metadata, last = false) {
+  await (last ? ctx.last.bind(ctx) : ctx.call.bind(ctx))('CreateTransaction', {
     ledger,
     data: { postings: [{ source, destination, ...move.amount }], metadata, ...(move.timestamp ? { timestamp: move.timestamp } : {}) },
   });
 }
 
 async function accountToAccount(ctx: StageContext, from: AccountRef, to: AccountRef, move: Move) {
-  if (from.ledger === to.ledger) return transfer(ctx, from.ledger, from.id, to.id, move);
+  if (from.ledger === to.ledger) return transfer(ctx, from.ledger, from.id, to.id, move, move.metadata, true);
   await transfer(ctx, from.ledger, from.id, 'world', move, tagged(move, MOVE_TO, to.ledger));
-  await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger));
+  await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger), true);
 }
 
 async function accountToWallet(ctx: StageContext, from: AccountRef, to: ResolvedWallet, move: Move) {
   const sameLedger = from.ledger === to.ledger;
   if (!sameLedger) await transfer(ctx, from.ledger, from.id, 'world', move, tagged(move, MOVE_TO, to.ledger));
-  await ctx.call('CreditWallet', {
+  await ctx.last('CreditWallet', {
     id: to.id,
     data: {
       amount: move.amount,
@@ -86,7 +87,7 @@ async function accountToWallet(ctx: StageContext, from: AccountRef, to: Resolved
 
 async function walletToAccount(ctx: StageContext, from: ResolvedWallet, to: AccountRef, move: Move) {
   const sameLedger = from.ledger === to.ledger;
-  await ctx.call('DebitWallet', {
+  await (sameLedger ? ctx.last.bind(ctx) : ctx.call.bind(ctx))('DebitWallet', {
     id: from.id,
     data: {
       amount: move.amount,
@@ -97,7 +98,7 @@ async function walletToAccount(ctx: StageContext, from: ResolvedWallet, to: Acco
       ...(move.timestamp ? { timestamp: move.timestamp } : {}),
     },
   });
-  if (!sameLedger) await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger));
+  if (!sameLedger) await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger), true);
 }
 
 async function walletToWallet(ctx: StageContext, from: ResolvedWallet, to: ResolvedWallet, move: Move) {
@@ -108,7 +109,7 @@ async function walletToWallet(ctx: StageContext, from: ResolvedWallet, to: Resol
       data: { amount: move.amount, balances: [from.balance], pending: false, metadata: tagged(move, MOVE_TO, to.ledger) },
     });
   }
-  await ctx.call('CreditWallet', {
+  await ctx.last('CreditWallet', {
     id: to.id,
     data: {
       amount: move.amount,
@@ -135,7 +136,7 @@ async function walletToPayment(ctx: StageContext, from: ResolvedWallet, to: Paym
 
 async function providerTransfer(ctx: StageContext, to: PaymentDestinationRef, destination: string, move: Move) {
   const connectorID = to.connectorId ?? (await ctx.call('findConnector', { psp: to.psp, destination })).connectorID;
-  await ctx.call('ProviderTransfer', {
+  await ctx.last('ProviderTransfer', {
     connectorID,
     amount: move.amount.amount,
     asset: move.amount.asset,

@@ -1,25 +1,68 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
-import { BUSINESS_ACTIVITY_OPTIONS } from './retry';
+import type { StageEnd, StepOptions, StepResult } from '../../activities/orchestration/steps';
+import { BUSINESS_ACTIVITY_OPTIONS, LOCAL_STEP_OPTIONS } from './retry';
 
 type Activities = OrchestrationActivities;
+type Call<K extends keyof Activities> = Promise<Awaited<ReturnType<Activities[K]>>>;
+
+/**
+ * Steps that only touch this platform's database run their first attempt as a local activity (see StageContext);
+ * ProviderTransfer calls a payment provider over the network, where a slow answer must not hold a workflow task.
+ */
+const REMOTE_STEPS: ReadonlySet<string> = new Set(['ProviderTransfer']);
 
 /**
  * Runs the activities of stage `number`. Each gets the id `s<number>-<k>-<Name>`: op 14 selects a stage's activities
  * by that prefix, an operator reads stage and step in the Web UI, and the id (hence the idempotency key derived from
  * it) is the same on every replay because k counts calls in program order.
+ *
+ * With `end` (runs started with `execution: 'local-first'`) a step is called as `Name(input, StepOptions)`:
+ * - its first attempt is a local activity, run inside the workflow task that reaches it: no activity task goes
+ *   through the Temporal server, which halves what a one-step stage costs the server. If that attempt fails for any
+ *   reason, the step runs again as a regular activity with the business retry policy, so a step that waits (funds,
+ *   a provider) or fails shows in op 14 and in the Web UI with its attempts, last failure and next retry, as before.
+ *   Both attempts carry the same idempotency key, so the ledger applies the step once whichever attempt got through.
+ * - the stage's last step (`last`) also records the stage's end (and the instance's, for the last stage) once it
+ *   succeeds, in the same activity: the workflow then has no bookkeeping activity left to run for that stage.
  */
 export class StageContext {
   private calls = 0;
+  /** True once a step recorded this stage's end in the read model. */
+  endRecorded = false;
 
-  constructor(readonly number: number) {}
+  constructor(
+    readonly number: number,
+    private readonly end?: StageEnd,
+  ) {}
 
-  call<K extends keyof Activities>(name: K, ...args: Parameters<Activities[K]>): Promise<Awaited<ReturnType<Activities[K]>>> {
+  call<K extends keyof Activities>(name: K, ...args: Parameters<Activities[K]>): Call<K> {
+    return this.step(name, args[0], false);
+  }
+
+  /** The stage's last step: nothing of the stage runs after it succeeds. */
+  last<K extends keyof Activities>(name: K, ...args: Parameters<Activities[K]>): Call<K> {
+    return this.step(name, args[0], true);
+  }
+
+  private async step<K extends keyof Activities>(name: K, input: unknown, last: boolean): Call<K> {
     this.calls += 1;
-    const activityId = `s${this.number}-${this.calls}-${String(name)}`;
-    const proxy = proxyActivities<Activities>({ ...BUSINESS_ACTIVITY_OPTIONS, activityId, summary: `stage ${this.number}: ${String(name)}` });
-    const activity = proxy[name] as unknown as (...a: Parameters<Activities[K]>) => Promise<Awaited<ReturnType<Activities[K]>>>;
-    return activity(...args);
+    const id = `s${this.number}-${this.calls}-${String(name)}`;
+    const regular = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary: `stage ${this.number}: ${String(name)}` }) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    if (!this.end) return (await regular[name as string](input)) as Awaited<ReturnType<Activities[K]>>;
+    const options: StepOptions = { id, key: `${workflowInfo().workflowId}-${id}`, ...(last ? { ends: this.end } : {}) };
+    let result: StepResult<unknown> | undefined;
+    if (!REMOTE_STEPS.has(String(name))) {
+      const local = proxyLocalActivities({ ...LOCAL_STEP_OPTIONS, summary: `stage ${this.number}: ${String(name)}` }) as Record<string, (...a: unknown[]) => Promise<StepResult<unknown>>>;
+      try {
+        result = await local[name as string](input, options);
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+      }
+    }
+    result ??= (await regular[name as string](input, options)) as StepResult<unknown>;
+    if (result.ended) this.endRecorded = true;
+    return result.output as Awaited<ReturnType<Activities[K]>>;
   }
 }
 

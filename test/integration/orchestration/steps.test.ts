@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { createTemporalClient } from '../../../lib/temporal';
+import { createOrchestrationActivities } from '../../../activities/orchestration';
+import type { StepResult } from '../../../activities/orchestration/steps';
+import { createDb, type Db } from '../../../db/knex';
+import { api } from '../../support/http';
+import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
+
+const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
+
+async function fundedLedger(amount: number): Promise<string> {
+  const ledger = `steps-${randomUUID().slice(0, 8)}`;
+  await api('POST', `/api/ledger/v2/${ledger}`);
+  await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: [{ source: 'world', destination: 'src', amount, asset: 'USD' }] } });
+  return ledger;
+}
+
+const send = (ledger: string, amount: number) => ({
+  send: { source: { account: { id: 'src', ledger } }, destination: { account: { id: 'dst', ledger } }, amount: { asset: 'USD', amount } },
+});
+
+/**
+ * Runs started since `execution: 'local-first'`: stage 0 starts with the instance row, a step's first attempt is a
+ * local activity, and a stage's last step records the stage's end.
+ */
+describe('orchestration steps run locally first', () => {
+  let db: Db;
+  let temporal: Awaited<ReturnType<typeof createTemporalClient>>;
+  beforeAll(async () => {
+    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 2 });
+    temporal = await createTemporalClient({ address: process.env.TEST_TEMPORAL_ADDRESS!, namespace: 'default' });
+  });
+  afterAll(async () => {
+    await temporal.connection.close();
+    await db.destroy();
+  });
+
+  it('a one-step stage is one local activity: no activity task, and ops 13 and 14 read it from the marker', async () => {
+    const ledger = await fundedLedger(100);
+    const workflowID = await createWorkflow([send(ledger, 30)]);
+    const { body } = await runInstance(workflowID, {}, true);
+    const id = body.data.id;
+    expect(body.data).toMatchObject({ terminated: true, status: [{ stage: 0, startedAt: iso, terminatedAt: iso }] });
+    expect(body.data.error).toBeUndefined();
+
+    const { events } = await temporal.client.workflow.getHandle(id).fetchHistory();
+    const kinds = (events ?? []).map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes')));
+    expect(kinds).not.toContain('activityTaskScheduledEventAttributes');
+    // One marker: the step itself; its stage's start came with the instance row and its end with the step.
+    expect(kinds.filter((k) => k === 'markerRecordedEventAttributes')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'workflowTaskCompletedEventAttributes')).toHaveLength(1);
+
+    const stages = (await instanceHistory(id)).body.data;
+    expect(stages).toEqual([
+      {
+        name: 'RunSend',
+        input: { source: { account: { id: 'src', ledger } }, destination: { account: { id: 'dst', ledger } }, amount: { asset: 'USD', amount: 30 }, metadata: {} },
+        terminated: true,
+        startedAt: body.data.status[0].startedAt,
+        terminatedAt: body.data.status[0].terminatedAt,
+      },
+    ]);
+    const steps = (await stageHistory(id, 0)).body.data;
+    expect(steps).toEqual([
+      {
+        name: 'CreateTransaction',
+        input: { CreateTransaction: { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 30, asset: 'USD' }], metadata: {} } } },
+        output: { CreateTransaction: { data: [expect.objectContaining({ txid: expect.any(Number), postings: [{ source: 'src', destination: 'dst', amount: 30, asset: 'USD' }] })] } },
+        terminated: true,
+        startedAt: iso,
+        terminatedAt: iso,
+        attempt: 1,
+      },
+    ]);
+  });
+
+  it('a step run twice with the same options (its local attempt committed, then its regular one ran) posts once and ends its stage once', async () => {
+    const ledger = await fundedLedger(100);
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    // A real instance row with stage 0 open, as the API leaves it before the workflow runs.
+    const instanceID = (await runInstance(workflowID, {}, true)).body.data.id;
+    await db('orchestration_stage_statuses').where({ instance_id: instanceID }).update({ terminated_at: null, error: null });
+    await db('orchestration_instances').where({ id: instanceID }).update({ terminated: false, terminated_at: null });
+    const before = await db('events_outbox').where({ app: 'orchestration' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID]).count<{ count: string }[]>('* as count');
+
+    const activities = createOrchestrationActivities({ db, temporal: { client: temporal.client, taskQueue: process.env.TEST_TASK_QUEUE! } });
+    const step = activities.CreateTransaction as unknown as (input: unknown, options: unknown) => Promise<StepResult<{ data: Array<{ txid: bigint }> }>>;
+    const input = { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 40, asset: 'USD' }], metadata: {} } };
+    const options = { id: 's0-1-CreateTransaction', key: `${instanceID}-s0-1-CreateTransaction`, ends: { instanceID, workflowID, number: 0, endsInstance: true } };
+    const first = await step(input, options);
+    const second = await step(input, options);
+
+    expect(second.output.data[0].txid).toBe(first.output.data[0].txid);
+    expect(first).toMatchObject({ id: 's0-1-CreateTransaction', input, ended: { number: 0, at: iso } });
+    const dst = (await api('GET', `/api/ledger/v2/${ledger}/accounts/dst?expand=volumes`)).body.data;
+    expect(dst.volumes.USD.input).toBe(40);
+    const after = await db('events_outbox').where({ app: 'orchestration' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID]).orderBy('seq');
+    // The first run ended the stage and the instance (two events); the second found both ended and emitted nothing.
+    expect(after.length - Number(before[0].count)).toBe(2);
+    expect(after.slice(-2).map((e: { type: string }) => e.type)).toEqual(['SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
+    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, status: [{ stage: 0, terminatedAt: iso }] });
+  });
+});
