@@ -62,7 +62,7 @@ export async function measureLoop(options: {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
   if (firstError) console.error(`[bench] ${options.scenario}: ${errors} errors, first: ${String(firstError)}`);
-  return {
+  const measurement: Measurement = {
     scenario: options.scenario,
     unit: options.unit,
     throughput: latencies.length / seconds,
@@ -70,5 +70,33 @@ export async function measureLoop(options: {
     p99Ms: percentile(latencies, 99),
     operations: latencies.length,
     errors,
+  };
+  samples.set(measurement, { latencies, seconds });
+  return measurement;
+}
+
+/** The raw latencies and measured seconds of each measureLoop result, for combineRounds (kept out of the report). */
+const samples = new WeakMap<Measurement, { latencies: number[]; seconds: number }>();
+
+/**
+ * One measurement from several rounds of the same loop (measureLoop results): operations over the rounds' summed
+ * measured time, percentiles over all their latencies. Rounds of two loops interleaved (A B A B ...) see the same
+ * drift of the machine, which a ratio of one A window to one later B window does not (README, Benchmarks).
+ */
+export function combineRounds(rounds: Measurement[]): Measurement {
+  const all = rounds.map((round) => {
+    const sample = samples.get(round);
+    if (!sample) throw new Error(`${round.scenario}: not a measureLoop result`);
+    return sample;
+  });
+  const latencies = all.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const seconds = all.reduce((sum, s) => sum + s.seconds, 0);
+  return {
+    ...rounds[0],
+    throughput: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    operations: latencies.length,
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
   };
 }

@@ -1,11 +1,12 @@
 import type { Scenario } from '.';
 import { NOOP_WORKFLOW_BASELINE, noopWorkflow, oneActivityWorkflow } from './baselines';
-import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
+import { cpuPerOperation, cpuSnapshot, type CpuSnapshot } from '../lib/cpu';
 import { authJson, call, settle } from '../lib/helpers';
-import { measureLoop } from '../lib/stats';
+import { combineRounds, measureLoop, type Measurement } from '../lib/stats';
 
 const SOURCES = 64;
 const CONCURRENCY = 16;
+const ROUNDS = 3;
 const SEQUENTIAL_BASELINE = 'temporal no-op workflow (start + result, c=1)';
 
 /**
@@ -44,19 +45,32 @@ export const orchestrationScenario: Scenario = {
         if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
       },
     };
-    // The no-op floor is measured here, just before the runs it is compared with: same server state, same load.
-    const noopCpu = cpuSnapshot();
-    const noop = await noopWorkflow(platform, CONCURRENCY, Math.round(400 * scale));
-    const noopNote = `CPU ms/op: ${cpuPerOperation(noopCpu, cpuSnapshot(), noop.operations + 2 * CONCURRENCY)}`; // warm-up included
-    await settle(platform);
-    const oneCpu = cpuSnapshot();
-    const oneActivity = await oneActivityWorkflow(platform, CONCURRENCY, Math.round(300 * scale));
-    const oneNote = `CPU ms/op: ${cpuPerOperation(oneCpu, cpuSnapshot(), oneActivity.operations + 2 * CONCURRENCY)}`;
-    await settle(platform);
-    const cpu = cpuSnapshot();
-    const measurement = await measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round(150 * scale) });
-    const cpuNote = `CPU ms/run incl. its events: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations + loop.warmup)}`;
-    await settle(platform);
+    // The floors are measured here, in rounds interleaved with the runs they are compared with (no-op, one activity,
+    // runs; three times): the machine's speed drifts by 10-25% within a minute, and a ratio of one early window to
+    // one later window measured that drift as much as the code. Each loop's CPU is summed over its rounds.
+    const rounds = { noop: [] as Measurement[], one: [] as Measurement[], runs: [] as Measurement[] };
+    const cpu = { noop: new Map() as CpuSnapshot, one: new Map() as CpuSnapshot, runs: new Map() as CpuSnapshot };
+    const timed = async (into: CpuSnapshot, loop: () => Promise<Measurement>) => {
+      const before = cpuSnapshot();
+      const measured = await loop();
+      const after = cpuSnapshot();
+      for (const [part, seconds] of after) into.set(part, (into.get(part) ?? 0) + seconds - (before.get(part) ?? 0));
+      await settle(platform);
+      return measured;
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      rounds.noop.push(await timed(cpu.noop, () => noopWorkflow(platform, CONCURRENCY, Math.round((600 * scale) / ROUNDS))));
+      rounds.one.push(await timed(cpu.one, () => oneActivityWorkflow(platform, CONCURRENCY, Math.round((300 * scale) / ROUNDS))));
+      rounds.runs.push(
+        await timed(cpu.runs, () => measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round((300 * scale) / ROUNDS) })),
+      );
+    }
+    const [noop, oneActivity, measurement] = [combineRounds(rounds.noop), combineRounds(rounds.one), combineRounds(rounds.runs)];
+    // Warm-ups included: their CPU is in the sums.
+    const perOperation = (sums: CpuSnapshot, measured: Measurement) => cpuPerOperation(new Map(), sums, measured.operations + ROUNDS * 2 * CONCURRENCY);
+    const noopNote = `${ROUNDS} rounds; CPU ms/op: ${perOperation(cpu.noop, noop)}`;
+    const oneNote = `${ROUNDS} rounds; CPU ms/op: ${perOperation(cpu.one, oneActivity)}`;
+    const cpuNote = `${ROUNDS} rounds; CPU ms/run incl. its events: ${perOperation(cpu.runs, measurement)}`;
     const sequentialNoop = await noopWorkflow(platform, 1, Math.round(100 * scale), SEQUENTIAL_BASELINE);
     const sequential = await measureLoop({ ...loop, scenario: 'orchestration one-stage send, wait=true (c=1)', concurrency: 1, total: Math.round(100 * scale) });
     await settle(platform);
