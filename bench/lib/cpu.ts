@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-/** CPU seconds used so far by each part of the stack this process started (its descendants) and by itself. */
+/** CPU seconds used so far by each process of the stack this process started (`<part>#<pid>`) and by itself (`bench`). */
 export type CpuSnapshot = Map<string, number>;
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -47,7 +47,8 @@ export function cpuSnapshot(): CpuSnapshot {
   const visit = (pid: number, inherited?: string) => {
     for (const child of children.get(pid) ?? []) {
       const part = inherited ?? partOf(child.cmdline);
-      snapshot.set(part, (snapshot.get(part) ?? 0) + child.seconds);
+      // Per process: a PostgreSQL backend that exits between two snapshots would otherwise make its part's sum drop.
+      snapshot.set(`${part}#${child.pid}`, child.seconds);
       visit(child.pid, part === 'other' ? undefined : part);
     }
   };
@@ -79,11 +80,27 @@ export function pauseOwnWorker(): { paused: number; resume: () => void } {
   return { paused: workers.length, resume: () => workers.forEach((pid) => process.kill(pid, 'SIGCONT')) };
 }
 
+const partOfKey = (key: string) => key.split('#')[0];
+
+/**
+ * CPU seconds each process used between two snapshots; a process started in between counts from zero, one that exited
+ * in between is missing (its last seconds are lost, never subtracted).
+ */
+export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
+  return new Map([...after].map(([key, seconds]) => [key, seconds - (before.get(key) ?? 0)]));
+}
+
 /** "api 1.2, worker 3.4, ..." milliseconds of CPU per operation between two snapshots. */
 export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operations: number): string {
-  const parts = [...after.keys()].filter((k) => k !== 'other').sort();
-  return parts
-    .map((part) => [part, ((after.get(part)! - (before.get(part) ?? 0)) * 1000) / Math.max(1, operations)] as const)
+  const byPart = new Map<string, number>();
+  for (const [key, seconds] of cpuDelta(before, after)) {
+    const part = partOfKey(key);
+    byPart.set(part, (byPart.get(part) ?? 0) + seconds);
+  }
+  return [...byPart.keys()]
+    .filter((k) => k !== 'other')
+    .sort()
+    .map((part) => [part, (byPart.get(part)! * 1000) / Math.max(1, operations)] as const)
     .filter(([, ms]) => ms >= 0.05)
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');

@@ -1,6 +1,6 @@
 import type { Scenario } from '.';
 import { NOOP_WORKFLOW_BASELINE, noopWorkflow, oneActivityWorkflow } from './baselines';
-import { cpuPerOperation, cpuSnapshot, type CpuSnapshot } from '../lib/cpu';
+import { cpuDelta, cpuPerOperation, cpuSnapshot, type CpuSnapshot } from '../lib/cpu';
 import { authJson, call, settle } from '../lib/helpers';
 import { combineRounds, measureLoop, type Measurement } from '../lib/stats';
 
@@ -54,7 +54,7 @@ export const orchestrationScenario: Scenario = {
       const before = cpuSnapshot();
       const measured = await loop();
       const after = cpuSnapshot();
-      for (const [part, seconds] of after) into.set(part, (into.get(part) ?? 0) + seconds - (before.get(part) ?? 0));
+      for (const [key, seconds] of cpuDelta(before, after)) into.set(key, (into.get(key) ?? 0) + seconds);
       await settle(platform);
       return measured;
     };
