@@ -45,9 +45,11 @@ export function asSteps<A extends Record<string, Step>>(db: Db, activities: A): 
       const output = await withIdempotencyKey(options.key, () => activity(input));
       const result: StepResult<unknown> = { id: options.id, input, output };
       if (options.ends) {
-        const at = new Date().toISOString();
-        await recordStageEnded(db, { ...options.ends, at });
-        result.ended = { number: options.ends.number, at };
+        const at = new Date();
+        // A repeated step (its first attempt committed, then its result was lost) reports the end time stored first,
+        // so op 13 and the read model agree.
+        const { alreadyEndedAt } = await recordStageEnded(db, { ...options.ends, at });
+        result.ended = { number: options.ends.number, at: (alreadyEndedAt ?? at).toISOString() };
       }
       return result;
     },

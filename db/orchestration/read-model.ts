@@ -39,9 +39,9 @@ export async function recordStageStarted(db: Db, mark: StageMark): Promise<void>
  * With `endsInstance`, the instance ends too (with the stage's error). One statement, as recordStageStarted; its
  * events are in this order, so consumers see SUCCEEDED/FAILED_WORKFLOW_STAGE before SUCCEEDED/FAILED_WORKFLOW. The
  * instance's end does not depend on the stage's being new: a retry after a stage end whose instance end was lost
- * still ends the instance.
+ * still ends the instance. Returns the stage's earlier end time when it had already ended (a replayed write).
  */
-export async function recordStageEnded(db: Db, mark: StageMark & { error?: string; endsInstance?: boolean }): Promise<void> {
+export async function recordStageEnded(db: Db, mark: StageMark & { error?: string; endsInstance?: boolean }): Promise<{ alreadyEndedAt?: Date }> {
   const base = { id: mark.workflowID, instanceID: mark.instanceID };
   const events: PlatformEvent[] = [
     mark.error === undefined
@@ -53,7 +53,7 @@ export async function recordStageEnded(db: Db, mark: StageMark & { error?: strin
   ];
   const at = new Date(mark.at);
   const error = mark.error ?? null;
-  await inStatement(
+  const result = await inStatement(
     db,
     `WITH s AS (
        UPDATE orchestration_stage_statuses SET terminated_at = ?::timestamptz, error = ?
@@ -64,10 +64,15 @@ export async function recordStageEnded(db: Db, mark: StageMark & { error?: strin
      ), touched AS (
        UPDATE orchestration_instances SET updated_at = now()
        WHERE id = ? AND EXISTS (SELECT 1 FROM s) AND NOT EXISTS (SELECT 1 FROM ended) RETURNING id
-     ), e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM s)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM ended))')})
-     ${NOTIFY_IF_EMITTED}`,
-    [at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL],
+     ), e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM s)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM ended))')}),
+     n AS (${NOTIFY_IF_EMITTED})
+     SELECT (SELECT count(*) FROM n) AS notified,
+       (SELECT terminated_at FROM orchestration_stage_statuses WHERE instance_id = ? AND stage = ?) AS already_ended_at`,
+    [at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL, mark.instanceID, mark.number],
   );
+  // The outer SELECT reads the table as it was before this statement's updates: a time here is an earlier end's.
+  const earlier = (result.rows[0] as { already_ended_at: Date | null } | undefined)?.already_ended_at;
+  return earlier ? { alreadyEndedAt: earlier } : {};
 }
 
 export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promise<void> {

@@ -92,12 +92,14 @@ describe('orchestration steps run locally first', () => {
 
     expect(second.output.data[0].txid).toBe(first.output.data[0].txid);
     expect(first).toMatchObject({ id: 's0-1-CreateTransaction', input, ended: { number: 0, at: iso } });
+    // The repeat reports the end the first run stored, not its own clock.
+    expect(second.ended).toEqual(first.ended);
     const dst = (await api('GET', `/api/ledger/v2/${ledger}/accounts/dst?expand=volumes`)).body.data;
     expect(dst.volumes.USD.input).toBe(40);
     const after = await db('events_outbox').where({ app: 'orchestration' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID]).orderBy('seq');
     // The first run ended the stage and the instance (two events); the second found both ended and emitted nothing.
     expect(after.length - Number(before[0].count)).toBe(2);
     expect(after.slice(-2).map((e: { type: string }) => e.type)).toEqual(['SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
-    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, status: [{ stage: 0, terminatedAt: iso }] });
+    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, status: [{ stage: 0, terminatedAt: first.ended!.at }] });
   });
 });
