@@ -61,7 +61,7 @@ const now = () => new Date(Date.now()).toISOString();
  * (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
  * and the run with "canceled". The read model is written in non-cancellable scopes so an abort cannot skip it.
  * With `execution: 'local-first'` two of those marks are made elsewhere, each saving the workflow an activation: stage
- * 0's start by the API with the instance row, and a stage's successful end by its last step (StageContext.last). A
+ * 0's start by the API with the instance row, and a stage's successful end by its last step (StageContext.call with `last`). A
  * one-step run is then one workflow task: start, one local activity, complete.
  */
 export async function orchestrationInstance(input: InstanceInput): Promise<void> {
@@ -133,7 +133,7 @@ async function runStage(stage: ResolvedStage, ctx: StageContext, events: string[
       return;
     }
     case 'update':
-      await ctx.last('AddAccountMetadata', stage.spec.account);
+      await ctx.call('AddAccountMetadata', stage.spec.account, { last: true });
       return;
     case 'send':
       await runSend(stage.spec, ctx);

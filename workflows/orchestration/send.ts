@@ -56,12 +56,13 @@ export async function runSend(spec: SendStage, ctx: StageContext): Promise<void>
 
 const tagged = (move: Move, key: string, ledger: string) => ({ ...move.metadata, [key]: ledger });
 
-/** `last`: the stage's last step (StageContext.last); every send ends with one. */
+/** `last`: the stage's last step (see StageContext.call); every send ends with one. */
 async function transfer(ctx: StageContext, ledger: string, source: string, destination: string, move: Move, metadata = move.metadata, last = false) {
-  await (last ? ctx.last.bind(ctx) : ctx.call.bind(ctx))('CreateTransaction', {
-    ledger,
-    data: { postings: [{ source, destination, ...move.amount }], metadata, ...(move.timestamp ? { timestamp: move.timestamp } : {}) },
-  });
+  await ctx.call(
+    'CreateTransaction',
+    { ledger, data: { postings: [{ source, destination, ...move.amount }], metadata, ...(move.timestamp ? { timestamp: move.timestamp } : {}) } },
+    { last },
+  );
 }
 
 async function accountToAccount(ctx: StageContext, from: AccountRef, to: AccountRef, move: Move) {
@@ -73,7 +74,7 @@ async function accountToAccount(ctx: StageContext, from: AccountRef, to: Account
 async function accountToWallet(ctx: StageContext, from: AccountRef, to: ResolvedWallet, move: Move) {
   const sameLedger = from.ledger === to.ledger;
   if (!sameLedger) await transfer(ctx, from.ledger, from.id, 'world', move, tagged(move, MOVE_TO, to.ledger));
-  await ctx.last('CreditWallet', {
+  await ctx.call('CreditWallet', {
     id: to.id,
     data: {
       amount: move.amount,
@@ -82,12 +83,12 @@ async function accountToWallet(ctx: StageContext, from: AccountRef, to: Resolved
       metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
       ...(move.timestamp ? { timestamp: move.timestamp } : {}),
     },
-  });
+  }, { last: true });
 }
 
 async function walletToAccount(ctx: StageContext, from: ResolvedWallet, to: AccountRef, move: Move) {
   const sameLedger = from.ledger === to.ledger;
-  await (sameLedger ? ctx.last.bind(ctx) : ctx.call.bind(ctx))('DebitWallet', {
+  await ctx.call('DebitWallet', {
     id: from.id,
     data: {
       amount: move.amount,
@@ -97,7 +98,7 @@ async function walletToAccount(ctx: StageContext, from: ResolvedWallet, to: Acco
       ...(sameLedger ? { destination: { type: 'ACCOUNT' as const, identifier: to.id } } : {}),
       ...(move.timestamp ? { timestamp: move.timestamp } : {}),
     },
-  });
+  }, { last: sameLedger });
   if (!sameLedger) await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger), true);
 }
 
@@ -109,7 +110,7 @@ async function walletToWallet(ctx: StageContext, from: ResolvedWallet, to: Resol
       data: { amount: move.amount, balances: [from.balance], pending: false, metadata: tagged(move, MOVE_TO, to.ledger) },
     });
   }
-  await ctx.last('CreditWallet', {
+  await ctx.call('CreditWallet', {
     id: to.id,
     data: {
       amount: move.amount,
@@ -118,7 +119,7 @@ async function walletToWallet(ctx: StageContext, from: ResolvedWallet, to: Resol
       metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
       ...(move.timestamp ? { timestamp: move.timestamp } : {}),
     },
-  });
+  }, { last: true });
 }
 
 async function accountToPayment(ctx: StageContext, from: AccountRef, to: PaymentDestinationRef, move: Move) {
@@ -136,14 +137,14 @@ async function walletToPayment(ctx: StageContext, from: ResolvedWallet, to: Paym
 
 async function providerTransfer(ctx: StageContext, to: PaymentDestinationRef, destination: string, move: Move) {
   const connectorID = to.connectorId ?? (await ctx.call('findConnector', { psp: to.psp, destination })).connectorID;
-  await ctx.last('ProviderTransfer', {
+  await ctx.call('ProviderTransfer', {
     connectorID,
     amount: move.amount.amount,
     asset: move.amount.asset,
     destination,
     waitingValidation: to.waitingValidation,
     metadata: move.metadata,
-  });
+  }, { last: true });
 }
 
 /** The provider-side account id stored in the source's metadata under `key` (default formanceAccountID). */

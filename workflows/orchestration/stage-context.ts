@@ -23,8 +23,9 @@ const REMOTE_STEPS: ReadonlySet<string> = new Set(['ProviderTransfer']);
  *   reason, the step runs again as a regular activity with the business retry policy, so a step that waits (funds,
  *   a provider) or fails shows in op 14 and in the Web UI with its attempts, last failure and next retry, as before.
  *   Both attempts carry the same idempotency key, so the ledger applies the step once whichever attempt got through.
- * - the stage's last step (`last`) also records the stage's end (and the instance's, for the last stage) once it
- *   succeeds, in the same activity: the workflow then has no bookkeeping activity left to run for that stage.
+ * - the stage's last step (`call(name, input, { last: true })`) also records the stage's end (and the instance's,
+ *   for the last stage) once it succeeds, in the same activity: the workflow then has no bookkeeping activity left to
+ *   run for that stage.
  */
 export class StageContext {
   private calls = 0;
@@ -36,16 +37,8 @@ export class StageContext {
     private readonly end?: StageEnd,
   ) {}
 
-  call<K extends keyof Activities>(name: K, ...args: Parameters<Activities[K]>): Call<K> {
-    return this.step(name, args[0], false);
-  }
-
-  /** The stage's last step: nothing of the stage runs after it succeeds. */
-  last<K extends keyof Activities>(name: K, ...args: Parameters<Activities[K]>): Call<K> {
-    return this.step(name, args[0], true);
-  }
-
-  private async step<K extends keyof Activities>(name: K, input: unknown, last: boolean): Call<K> {
+  /** `last`: the stage's last step, after whose success nothing of the stage runs (it records the stage's end). */
+  async call<K extends keyof Activities>(name: K, input: Parameters<Activities[K]>[0], { last = false } = {}): Call<K> {
     this.calls += 1;
     const id = `s${this.number}-${this.calls}-${String(name)}`;
     const regular = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary: `stage ${this.number}: ${String(name)}` }) as Record<string, (...a: unknown[]) => Promise<unknown>>;
