@@ -80,38 +80,38 @@ function stepResultOf(value: unknown): StepResult<unknown> | undefined {
 }
 
 /**
- * The stage starts and ends an event records, from any release:
+ * The stage start or end an event records, from any release:
  * - the result of a local orchestrationStageStarted/Ended in a `core_local_activity` marker (`bookkeeping: 'local'`);
  * - the input of the regular activity `s<N>-start`/`s<N>-end` (the first release);
  * - stage 0's start in the workflow's own input, recorded by the API (`execution: 'local-first'`);
  * - a stage's end carried by its last step (`ended` in its result, local or regular).
  */
-function stageMarksOf(event: HistoryEvent): StageMark[] {
+function stageMarkOf(event: HistoryEvent): StageMark | undefined {
   const local = localActivityOf(event);
   if (local) {
     const kind = MARK_ACTIVITIES[local.type];
-    if (kind && local.result) return [{ ...(local.result as Omit<StageMark, 'kind'>), kind }];
+    if (kind && local.result) return { ...(local.result as Omit<StageMark, 'kind'>), kind };
     const ended = stepResultOf(local.result)?.ended;
-    return ended ? [{ kind: 'end', ...ended }] : [];
+    return ended ? { kind: 'end', ...ended } : undefined;
   }
   const completed = event.activityTaskCompletedEventAttributes;
   if (completed) {
     const ended = stepResultOf(decode(completed.result?.payloads))?.ended;
-    return ended ? [{ kind: 'end', ...ended }] : [];
+    return ended ? { kind: 'end', ...ended } : undefined;
   }
   const started = event.workflowExecutionStartedEventAttributes;
   if (started) {
     const input = decode(started.input?.payloads) as InstanceInput | undefined;
-    if (input?.execution !== 'local-first' || !input.firstStageStartedAt || !input.stages?.[0]) return [];
+    if (input?.execution !== 'local-first' || !input.firstStageStartedAt || !input.stages?.[0]) return undefined;
     const { name, input: stageInput } = describeStage(input.stages[0], 0, input.variables ?? {});
     // Through the payload converter, as every other mark: the same JSON shape (big integers) as a recorded input.
-    return [{ kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt }];
+    return { kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt };
   }
   const scheduled = event.activityTaskScheduledEventAttributes;
   const legacy = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
-  if (!scheduled || !legacy) return [];
+  if (!scheduled || !legacy) return undefined;
   const mark = decode(scheduled.input?.payloads) as Omit<StageMark, 'kind' | 'number'>;
-  return [{ ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] }];
+  return { ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] };
 }
 
 /**
@@ -127,7 +127,8 @@ export async function readInstanceHistory(deps: OrchestrationDeps, id: string): 
 export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[] {
   const entries = new Map<number, InstanceHistoryEntry>();
   for (const event of events) {
-    for (const mark of stageMarksOf(event)) addMark(entries, mark);
+    const mark = stageMarkOf(event);
+    if (mark) addMark(entries, mark);
     if (event.workflowExecutionTerminatedEventAttributes || event.workflowExecutionTimedOutEventAttributes) {
       for (const entry of entries.values()) {
         if (!entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: eventTime(event), error: 'terminated' });
@@ -154,7 +155,10 @@ function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): v
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
   const events = await instanceEvents(deps, id);
-  const started = events.some((e) => stageMarksOf(e).some((mark) => mark.kind === 'start' && mark.number === number));
+  const started = events.some((e) => {
+    const mark = stageMarkOf(e);
+    return mark?.kind === 'start' && mark.number === number;
+  });
   if (!started) throw notFound(`stage ${number} of instance ${id} not found`);
   const prefix = new RegExp(`^s${number}-\\d+-`);
   const byScheduledId = new Map<string, StageHistoryEntry>();

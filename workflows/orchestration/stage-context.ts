@@ -41,8 +41,11 @@ export class StageContext {
   async call<K extends keyof Activities>(name: K, input: Parameters<Activities[K]>[0], { last = false } = {}): Call<K> {
     this.calls += 1;
     const id = `s${this.number}-${this.calls}-${String(name)}`;
-    const regular = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary: `stage ${this.number}: ${String(name)}` }) as Record<string, (...a: unknown[]) => Promise<unknown>>;
-    if (!this.end) return (await regular[name as string](input)) as Awaited<ReturnType<Activities[K]>>;
+    const regular = (...args: unknown[]) => {
+      const proxy = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary: `stage ${this.number}: ${String(name)}` });
+      return (proxy as Record<string, (...a: unknown[]) => Promise<unknown>>)[name as string](...args);
+    };
+    if (!this.end) return (await regular(input)) as Awaited<ReturnType<Activities[K]>>;
     const options: StepOptions = { id, key: `${workflowInfo().workflowId}-${id}`, ...(last ? { ends: this.end } : {}) };
     let result: StepResult<unknown> | undefined;
     if (!REMOTE_STEPS.has(String(name))) {
@@ -53,7 +56,7 @@ export class StageContext {
         if (isCancellation(error)) throw error;
       }
     }
-    result ??= (await regular[name as string](input, options)) as StepResult<unknown>;
+    result ??= (await regular(input, options)) as StepResult<unknown>;
     if (result.ended) this.endRecorded = true;
     return result.output as Awaited<ReturnType<Activities[K]>>;
   }
