@@ -17,6 +17,27 @@ export default tseslint.config(
     },
   },
   {
+    // Amounts are exact integers of any size (BigInt inside). The built-in JSON functions throw on a BigInt or round a
+    // big number, so every value that leaves or enters the process (HTTP, SQL JSON, events, webhooks, provider files and
+    // calls) goes through lib/json.ts. Numscript only quotes strings for its messages.
+    files: ['api/**/*.ts', 'db/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'lib/**/*.ts'],
+    ignores: ['lib/json.ts', 'db/ledger/numscript/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'JSON', property: 'stringify', message: 'Use stringifyJson from lib/json.ts: it writes BigInt amounts exactly.' },
+        { object: 'JSON', property: 'parse', message: 'Use parseJson from lib/json.ts: it reads big integers without rounding.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='json'][arguments.length=0]",
+          message: 'Read the body as text and parse it with parseJson from lib/json.ts: .json() rounds big integers.',
+        },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed by Temporal and must be deterministic: no Node built-ins, and only type imports of the
     // code that does I/O (db/, api/, activities/).
     files: ['workflows/**/*.ts'],

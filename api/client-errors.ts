@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { stringifyJson } from '../lib/json';
 
 const REASONS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request line and headers are larger than the 16 KiB limit'],
@@ -19,7 +20,7 @@ export function answerClientErrors(server: http.Server): void {
       return;
     }
     const [status, reason, message] = REASONS[error.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
-    const body = JSON.stringify({ errorCode: status === 431 ? 'HEADERS_TOO_LARGE' : 'VALIDATION', errorMessage: message });
+    const body = stringifyJson({ errorCode: status === 431 ? 'HEADERS_TOO_LARGE' : 'VALIDATION', errorMessage: message });
     socket.on('error', () => socket.destroy());
     socket.resume();
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from './routing';
+import { stringifyJson } from '../lib/json';
 
 /**
  * Two ajv instances, each compiling a schema once at start-up: bodies are validated strictly (no coercion), path and
@@ -60,7 +61,7 @@ export function describeErrors(where: string, errors: ErrorObject[] | null | und
     return `${path}: unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
   }
   if (error.keyword === 'required') return `${path}: missing required field "${(error.params as { missingProperty: string }).missingProperty}"`;
-  if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
+  if (error.keyword === 'enum') return `${path}: must be one of ${stringifyJson((error.params as { allowedValues: unknown[] }).allowedValues)}`;
   return `${path}: ${error.message ?? 'is invalid'}`;
 }
 

@@ -12,6 +12,7 @@ import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
 import { createSendWebhookBatch, type RetryDue } from './send-batch';
 import { attemptRecord, judgeAttempt } from './verdict';
+import { stringifyJson } from '../../lib/json';
 
 export type { DeliveryPlan, BatchDelivery, RetryDue };
 
@@ -96,7 +97,7 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
         throw error;
       }
       const id = randomUUID();
-      const body = JSON.stringify({ data: 'test' });
+      const body = stringifyJson({ data: 'test' });
       const now = new Date();
       const headers = webhookHeaders({ secrets: signingSecrets(config, now), id, body, test: true, now });
       const outcome = await postWebhook({ url: config.endpoint, headers, body, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
+import { stringifyJson } from '../../lib/json';
 
 /** The client authentication method the current token request used (basic or post); see token-request.ts. */
 export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post' }>();
@@ -27,7 +28,7 @@ export function createOidcAdapter(db: Db) {
       const row = {
         model: this.model,
         id,
-        payload: JSON.stringify(payload),
+        payload: stringifyJson(payload),
         grant_id: payload.grantId ?? null,
         uid: payload.uid ?? null,
         expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,

@@ -81,9 +81,9 @@ function toRow(input: ClientInput) {
     description: input.description ?? '',
     public: input.public ?? false,
     trusted: input.trusted ?? false,
-    redirect_uris: JSON.stringify(input.redirectUris ?? []),
-    post_logout_redirect_uris: JSON.stringify(input.postLogoutRedirectUris ?? []),
-    scopes: JSON.stringify([...new Set(input.scopes ?? [])]),
+    redirect_uris: stringifyJson(input.redirectUris ?? []),
+    post_logout_redirect_uris: stringifyJson(input.postLogoutRedirectUris ?? []),
+    scopes: stringifyJson([...new Set(input.scopes ?? [])]),
     metadata: stringifyJson(input.metadata ?? {}),
   };
 }
@@ -170,7 +170,7 @@ export async function verifyClientSecret(db: Executor, clientId: string, present
 export async function ensureClient(db: Executor, clientId: string, secret: string, scopes: string[], name: string): Promise<void> {
   const existing = await db('auth_clients').where({ id: clientId }).first();
   if (!existing) await createClient(db, { name, scopes, description: 'Created at start-up for local use and scripts.' }, clientId);
-  else await db('auth_clients').where({ id: clientId }).update({ scopes: JSON.stringify(scopes) });
+  else await db('auth_clients').where({ id: clientId }).update({ scopes: stringifyJson(scopes) });
   if (!(await verifyClientSecret(db, clientId, secret))) await createClientSecret(db, clientId, { name: 'bootstrap' }, secret);
 }
 

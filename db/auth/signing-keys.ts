@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../knex';
+import { stringifyJson } from '../../lib/json';
 
 /** How many keys the JWKS publishes: the signing key and the one before it, so tokens outlive a rotation. */
 const PUBLISHED_KEYS = 2;
@@ -8,7 +9,7 @@ const PUBLISHED_KEYS = 2;
 async function newSigningKey(db: Executor): Promise<JWK> {
   const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256', use: 'sig' };
-  await db('auth_signing_keys').insert({ kid: jwk.kid, private_jwk: JSON.stringify(jwk) });
+  await db('auth_signing_keys').insert({ kid: jwk.kid, private_jwk: stringifyJson(jwk) });
   return jwk;
 }
 

@@ -1,4 +1,5 @@
 import type { Executor } from '../knex';
+import { stringifyJson } from '../../lib/json';
 
 /**
  * An outbox event as it travels through Temporal. `payload` stays the raw JSON text written by `emitEvents`: Temporal's
@@ -41,7 +42,7 @@ export function webhookEventType(event: Pick<EventEnvelope, 'app' | 'type'>): st
  * built around the raw payload text so big integers are not rounded.
  */
 export function webhookBody(event: EventEnvelope): string {
-  const head = JSON.stringify({ id: event.id, date: event.date, app: event.app, version: event.version, type: webhookEventType(event) });
+  const head = stringifyJson({ id: event.id, date: event.date, app: event.app, version: event.version, type: webhookEventType(event) });
   return `${head.slice(0, -1)},"payload":${event.payload}}`;
 }
 

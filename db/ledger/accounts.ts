@@ -4,6 +4,7 @@ import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
 import { assertAddress, assertMetadata, whereAddress } from './rules';
 import type { Executor, Volumes } from './types';
+import { stringifyJson } from '../../lib/json';
 
 export interface LedgerAccount {
   address: string;
@@ -78,7 +79,7 @@ export async function countAccounts(db: Executor, ledger: string, filters: Accou
 function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   const query = db('ledger_accounts').where({ ledger });
   if (filters.address) whereAddress(query, filters.address);
-  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   return query;
 }
 
@@ -91,7 +92,7 @@ export async function addAccountMetadata(db: Executor, ledger: string, address: 
     await trx.raw(
       `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
        ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-      [ledger, address, JSON.stringify(metadata)],
+      [ledger, address, stringifyJson(metadata)],
     );
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, metadata } }]);
   });

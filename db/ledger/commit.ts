@@ -57,7 +57,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
     await trx.raw(
       `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
        ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-      [ledger, withMetadata, withMetadata.map((a) => JSON.stringify(accountMetadata[a]))],
+      [ledger, withMetadata, withMetadata.map((a) => stringifyJson(accountMetadata[a]))],
     );
   }
 
@@ -72,7 +72,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
       input.timestamp ?? new Date(),
       input.reference ?? null,
       stringifyJson(postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }))),
-      JSON.stringify(metadata),
+      stringifyJson(metadata),
       stringifyJson(pre),
       stringifyJson(post),
       sources,

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../errors';
 import { keysetPage, type Page, type PageRequest } from '../pagination';
 import { assertLedgerName, assertMetadata } from './rules';
 import type { Executor } from './types';
+import { stringifyJson } from '../../lib/json';
 
 export interface Ledger {
   id: string;
@@ -39,7 +40,7 @@ export async function createLedger(db: Executor, name: string, input: { bucket?:
   if (input.metadata !== undefined) assertMetadata(input.metadata, 'metadata');
   const rows = await db.raw(
     `INSERT INTO ledgers (name, bucket, metadata) VALUES (?, ?, ?::jsonb) ON CONFLICT (name) DO NOTHING RETURNING *`,
-    [name, input.bucket ?? '_default', JSON.stringify(input.metadata ?? {})],
+    [name, input.bucket ?? '_default', stringifyJson(input.metadata ?? {})],
   );
   if (rows.rows.length === 0) throw new ApiError('LEDGER_ALREADY_EXISTS', `ledger "${name}" already exists`);
   return present(rows.rows[0]);
@@ -73,7 +74,7 @@ export async function listLedgers(db: Executor, page: PageRequest): Promise<Page
 /** Merges keys into the ledger's metadata (no event: Formance's SAVED_METADATA targets accounts and transactions). @throws ApiError LEDGER_NOT_FOUND, VALIDATION */
 export async function updateLedgerMetadata(db: Executor, name: string, metadata: Record<string, string>): Promise<void> {
   assertMetadata(metadata, 'metadata');
-  const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]) });
+  const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
   if (updated === 0) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
 }
 

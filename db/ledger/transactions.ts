@@ -5,6 +5,7 @@ import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
 import { addressPatternRegex, assertMetadata } from './rules';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
+import { stringifyJson } from '../../lib/json';
 
 export interface TransactionRow {
   ledger: string;
@@ -101,7 +102,7 @@ function transactionsQuery(db: Executor, ledger: string, filters: TransactionFil
   if (filters.reference) query.where({ reference: filters.reference });
   if (filters.startTime) query.where('timestamp', '>=', filters.startTime);
   if (filters.endTime) query.where('timestamp', '<', filters.endTime);
-  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   return query;
 }
 
@@ -112,7 +113,7 @@ export async function addTransactionMetadata(db: Executor, ledger: string, id: b
   await inWriteTransaction(db, async (trx) => {
     const updated = await trx('ledger_transactions')
       .where({ ledger, id: id.toString() })
-      .update({ metadata: trx.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]), updated_at: trx.fn.now() });
+      .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
     if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, metadata } }]);
   });

@@ -3,6 +3,7 @@ import type { Executor } from '../knex';
 import { providerLabel } from './enums';
 import { emitPaymentsEvents } from './events';
 import { accountId } from './ids';
+import { stringifyJson } from '../../lib/json';
 
 /** An account as a provider describes it; `reference` is the provider's own id. */
 export interface ProviderAccount {
@@ -43,7 +44,7 @@ export async function upsertAccounts(trx: Executor, connectorID: string, provide
          IS DISTINCT FROM (excluded.type, excluded.name, excluded.default_asset, excluded.metadata, excluded.raw)
        RETURNING *`,
       [accountId(connectorID, a.reference), connectorID, a.reference, a.type, a.name ?? null, a.defaultAsset ?? null, a.createdAt,
-        JSON.stringify(a.metadata), JSON.stringify(a.raw ?? {})],
+        stringifyJson(a.metadata), stringifyJson(a.raw ?? {})],
     );
     for (const row of rows) {
       changed++;

@@ -5,6 +5,7 @@ import { withIdempotencyKey } from '../idempotency';
 import type { Db, Executor } from '../knex';
 import { getBankAccount, type BankAccount } from './bank-account-read';
 import { emitPaymentsEvents } from './events';
+import { stringifyJson } from '../../lib/json';
 
 export interface BankAccountInput {
   name: string;
@@ -33,7 +34,7 @@ export async function createBankAccount(db: Db, input: BankAccountInput, options
         account_number: input.accountNumber ?? null,
         swift_bic_code: input.swiftBicCode ?? null,
         country: input.country ?? null,
-        metadata: JSON.stringify(input.metadata ?? {}),
+        metadata: stringifyJson(input.metadata ?? {}),
       });
       await emitSavedBankAccount(trx, id);
       return id;
@@ -46,7 +47,7 @@ export async function createBankAccount(db: Db, input: BankAccountInput, options
 export async function updateBankAccountMetadata(db: Db, id: string, metadata: Record<string, string>): Promise<BankAccount> {
   return inTransaction(db, async (trx) => {
     await getBankAccount(trx, id);
-    const updated = await trx('payments_bank_accounts').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]) });
+    const updated = await trx('payments_bank_accounts').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
     if (updated === 0) throw notFound(`bank account ${id} not found`);
     await emitSavedBankAccount(trx, id);
     return getBankAccount(trx, id);

@@ -8,6 +8,7 @@ import { normalizeConnectorConfig, pollingPeriodMs, type ConnectorProvider } fro
 import { fetchWorkflowId, getConnectorRow } from './connectors';
 import { connectorId } from './ids';
 import type { TemporalDeps } from './initiation-workflow';
+import { stringifyJson } from '../../lib/json';
 
 /**
  * Installs a connector and starts its fetch workflow (`connector-<id>-fetch`, searchable in the Temporal UI by
@@ -23,7 +24,7 @@ export async function installConnector(
 ): Promise<string> {
   const config = normalizeConnectorConfig(provider, rawConfig, deps.dataDir);
   const id = connectorId(provider);
-  await inTransaction(deps.db, (trx) => trx('payments_connectors').insert({ id, provider, name: config.name, config: JSON.stringify(config) }))
+  await inTransaction(deps.db, (trx) => trx('payments_connectors').insert({ id, provider, name: config.name, config: stringifyJson(config) }))
     .catch((error) => {
       throw isUniqueViolation((error as ApiError).cause ?? error) || (error as ApiError).code === 'CONFLICT'
         ? new ApiError('CONFLICT', `a connector named "${config.name}" is already installed`)

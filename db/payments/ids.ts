@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { stringifyJson } from '../../lib/json';
 
 /**
  * Ids of provider-side objects follow Formance: base64url (no padding) of a canonical JSON object. They are
  * deterministic, so fetching the same provider object twice addresses the same row (idempotent upserts), and a
  * client can see which connector and reference an id stands for.
  */
-const encode = (value: Record<string, string>): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+const encode = (value: Record<string, string>): string => Buffer.from(stringifyJson(value)).toString('base64url');
 
 export const connectorId = (provider: string): string => encode({ Provider: provider, Reference: randomUUID() });
 export const accountId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });

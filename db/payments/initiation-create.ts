@@ -6,6 +6,7 @@ import { getConnectorRow } from './connectors';
 import { paymentInitiationId } from './ids';
 import { startInitiationWorkflow, type TemporalDeps } from './initiation-workflow';
 import { addInitiationAdjustment, emitSavedInitiation, getPaymentInitiation } from './initiations';
+import { stringifyJson } from '../../lib/json';
 
 export interface PaymentInitiationInput {
   reference: string;
@@ -49,7 +50,7 @@ export async function createPaymentInitiation(
         await trx('payments_initiations').insert({
           id, connector_id: input.connectorID, reference: input.reference, type: input.type, amount: input.amount.toString(), asset: input.asset,
           source_account_id: input.sourceAccountID ?? null, destination_account_id: input.destinationAccountID, description: input.description ?? '',
-          metadata: JSON.stringify(input.metadata ?? {}), scheduled_at: input.scheduledAt ?? null, status: 'WAITING_FOR_VALIDATION',
+          metadata: stringifyJson(input.metadata ?? {}), scheduled_at: input.scheduledAt ?? null, status: 'WAITING_FOR_VALIDATION',
         });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;

@@ -5,6 +5,7 @@ import { withIdempotencyKey } from '../idempotency';
 import type { Db, Executor } from '../knex';
 import { keysetPage, type Page, type PageRequest } from '../pagination';
 import { isUuid } from './ids';
+import { stringifyJson } from '../../lib/json';
 
 export interface ContactDetails { email?: string; phoneNumber?: string; locale?: string }
 export interface Address { streetNumber?: string; streetName?: string; city?: string; region?: string; postalCode?: string; country?: string }
@@ -40,9 +41,9 @@ export async function createPaymentServiceUser(db: Db, input: PaymentServiceUser
       await trx('payments_psus').insert({
         id,
         name: input.name,
-        contact_details: input.contactDetails ? JSON.stringify(input.contactDetails) : null,
-        address: input.address ? JSON.stringify(input.address) : null,
-        metadata: JSON.stringify(input.metadata ?? {}),
+        contact_details: input.contactDetails ? stringifyJson(input.contactDetails) : null,
+        address: input.address ? stringifyJson(input.address) : null,
+        metadata: stringifyJson(input.metadata ?? {}),
       });
       if (bankAccountIDs.length) await trx('payments_psu_bank_accounts').insert(bankAccountIDs.map((b) => ({ psu_id: id, bank_account_id: b })));
       return id;

@@ -4,6 +4,7 @@ import type { Db, Executor } from '../knex';
 import { providerLabel } from './enums';
 import { emitPaymentsEvents } from './events';
 import { accountId, adjustmentId, paymentId } from './ids';
+import { stringifyJson } from '../../lib/json';
 
 /** A payment as a provider describes it; `reference` is the provider's own id, `updatedAt` the time of this state. */
 export interface ProviderPayment {
@@ -87,12 +88,12 @@ export async function upsertPayment(trx: Executor, connectorID: string, p: Provi
        OR NOT payments_payments.metadata @> excluded.metadata
      RETURNING id`,
     [id, connectorID, p.reference, p.type, p.status, p.scheme, p.asset, (p.initialAmount ?? p.amount).toString(), p.amount.toString(),
-      account(p.sourceAccountReference), account(p.destinationAccountReference), p.createdAt, JSON.stringify(p.raw ?? {}), JSON.stringify(p.metadata)],
+      account(p.sourceAccountReference), account(p.destinationAccountReference), p.createdAt, stringifyJson(p.raw ?? {}), stringifyJson(p.metadata)],
   );
   const at = p.updatedAt ?? p.createdAt;
   const adjustment = await trx('payments_adjustments')
     .insert({ id: adjustmentId(id, p.reference, at, p.status), payment_id: id, reference: p.reference, created_at: at, status: p.status,
-      amount: p.amount.toString(), raw: JSON.stringify(p.raw ?? {}) })
+      amount: p.amount.toString(), raw: stringifyJson(p.raw ?? {}) })
     .onConflict('id').ignore().returning('id');
   const changed = rows.length > 0 || adjustment.length > 0;
   if (changed) await emitSavedPayment(trx, id);
@@ -102,7 +103,7 @@ export async function upsertPayment(trx: Executor, connectorID: string, p: Provi
 /** Merges metadata into a payment's metadata. Throws NOT_FOUND. */
 export async function updatePaymentMetadata(db: Db, id: string, metadata: Record<string, string>): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const updated = await trx('payments_payments').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]) });
+    const updated = await trx('payments_payments').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
     if (updated === 0) throw notFound(`payment ${id} not found`);
     await emitSavedPayment(trx, id);
   });

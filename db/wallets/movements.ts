@@ -7,6 +7,7 @@ import { inWriteTransaction } from '../ledger/executor';
 import { debitSources } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { getWalletRow } from './wallets';
+import { stringifyJson } from '../../lib/json';
 
 export interface Amount {
   asset: string;
@@ -93,9 +94,9 @@ export async function debitWallet(
         asset: input.amount.asset,
         original_amount: input.amount.amount.toString(),
         description: input.description ?? '',
-        metadata: JSON.stringify(input.metadata ?? {}),
-        destination: JSON.stringify(destination),
-        sources: JSON.stringify(taken),
+        metadata: stringifyJson(input.metadata ?? {}),
+        destination: stringifyJson(destination),
+        sources: stringifyJson(taken),
       });
       const hold: WalletDebitResult = { id: holdId, walletID: id, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
       return hold;

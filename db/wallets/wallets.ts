@@ -6,6 +6,7 @@ import { addAccountMetadata, ensureLedger, listAccounts } from '../ledger';
 import { inWriteTransaction } from '../ledger/executor';
 import { keysetPage, type Page, type PageRequest } from '../pagination';
 import { balanceAccount, MAIN_BALANCE, WALLETS_LEDGER } from './chart';
+import { stringifyJson } from '../../lib/json';
 
 export interface Wallet {
   id: string;
@@ -51,7 +52,7 @@ export async function createWallet(db: Db, input: { name: string; metadata?: Rec
   const id = await inWriteTransaction(db, async (trx) => {
     const claim = await withIdempotencyKey(trx, { scope: 'wallets/create', key: options.idempotencyKey, request: input }, async () => {
       const walletId = randomUUID();
-      await trx('wallets').insert({ id: walletId, name: input.name, metadata: JSON.stringify(input.metadata ?? {}), ledger: WALLETS_LEDGER });
+      await trx('wallets').insert({ id: walletId, name: input.name, metadata: stringifyJson(input.metadata ?? {}), ledger: WALLETS_LEDGER });
       await addAccountMetadata(trx, WALLETS_LEDGER, balanceAccount(walletId), {
         'wallets/spec/type': 'wallets.primary',
         'wallets/id': walletId,
@@ -89,7 +90,7 @@ export async function listWallets(
 ): Promise<Page<Omit<Wallet, 'balances'> & { seq: string }>> {
   const query = db('wallets').select('*');
   if (filters.name) query.where({ name: filters.name });
-  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(filters.metadata)]);
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   const result = await keysetPage<WalletRow>(query, ['seq'], 'asc', page);
   return { ...result, items: result.items.map(summary) };
 }
@@ -97,5 +98,5 @@ export async function listWallets(
 /** Merges keys into the wallet's metadata. @throws ApiError NOT_FOUND */
 export async function updateWalletMetadata(db: Executor, id: string, metadata: Record<string, string>): Promise<void> {
   await getWalletRow(db, id);
-  await db('wallets').where({ id }).update({ metadata: db.raw('metadata || ?::jsonb', [JSON.stringify(metadata)]) });
+  await db('wallets').where({ id }).update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
 }

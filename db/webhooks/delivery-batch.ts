@@ -3,6 +3,7 @@ import { webhookBody, webhookEventType, type EventEnvelope } from '../events/env
 import type { Db, Executor } from '../knex';
 import { presentConfig, type WebhookConfigRow } from './configs';
 import type { AttemptRecord } from './deliveries';
+import { stringifyJson } from '../../lib/json';
 
 /** One delivery of an event batch, with what its workflow id and search attributes need. */
 export interface BatchDelivery {
@@ -27,7 +28,7 @@ export async function planDeliveryBatch(db: Db, events: EventEnvelope[]): Promis
      JOIN webhook_configs c ON c.active AND c.event_types @> ARRAY[e.type]
      ON CONFLICT (event_id, config_id) DO NOTHING`,
     // JSON rather than arrays: knex would expand an array binding into a list of placeholders.
-    [JSON.stringify(events.map((e) => ({ id: e.id, type: webhookEventType(e), payload: webhookBody(e) })))],
+    [stringifyJson(events.map((e) => ({ id: e.id, type: webhookEventType(e), payload: webhookBody(e) })))],
   );
   const rows: Array<{ id: string; config_id: string; event_id: string; event_type: string }> = await db('webhook_deliveries')
     .select('id', 'config_id', 'event_id', 'event_type')
@@ -81,7 +82,7 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
         status_code: record.statusCode,
         status: record.status,
         error: record.error ?? null,
-        config: JSON.stringify(presentConfig(record.config)),
+        config: stringifyJson(presentConfig(record.config)),
         next_retry_after: record.nextRetryAfter ?? null,
         duration_ms: record.durationMs,
       })),
@@ -92,7 +93,7 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
        FROM json_to_recordset(?::json) AS v(id uuid, status text, code int, error text, next timestamptz)
        WHERE d.id = v.id`,
       [
-        JSON.stringify(
+        stringifyJson(
           records.map((r) => ({
             id: r.deliveryId,
             status: r.status === 'to retry' ? 'retrying' : r.status,

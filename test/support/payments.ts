@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../db/knex';
 import { upsertAccounts, type ProviderAccount } from '../../db/payments/accounts';
 import { accountId, connectorId } from '../../db/payments/ids';
+import { stringifyJson } from '../../lib/json';
 import { api } from './http';
 
 export const suffix = (): string => randomUUID().slice(0, 8);
@@ -26,7 +27,7 @@ export function simulatedDirectory(files: Record<string, unknown> = {}): string 
 }
 
 export function writeJson(dir: string, name: string, content: unknown): void {
-  fs.writeFileSync(path.join(dir, `${name}.tmp`), JSON.stringify(content));
+  fs.writeFileSync(path.join(dir, `${name}.tmp`), stringifyJson(content));
   fs.renameSync(path.join(dir, `${name}.tmp`), path.join(dir, name));
 }
 
