@@ -21,7 +21,7 @@ export default tseslint.config(
     // big number, so every value that leaves or enters the process (HTTP, SQL JSON, events, webhooks, provider files and
     // calls) goes through lib/json.ts. Numscript only quotes strings for its messages.
     files: ['api/**/*.ts', 'db/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'lib/**/*.ts'],
-    ignores: ['lib/json.ts', 'db/ledger/numscript/**'],
+    ignores: ['lib/json.ts'],
     rules: {
       'no-restricted-properties': [
         'error',
@@ -34,6 +34,17 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name='json'][arguments.length=0]",
           message: 'Read the body as text and parse it with parseJson from lib/json.ts: .json() rounds big integers.',
         },
+      ],
+    },
+  },
+  {
+    // Numscript is a language implementation: pure, no I/O, nothing of the platform. The ledger adapts it (its store
+    // interface, its error codes), never the reverse.
+    files: ['numscript/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'numscript/ imports nothing outside itself (no platform code, no package, no Node built-in).' }] },
       ],
     },
   },

@@ -1,6 +1,20 @@
 import type { Knex } from 'knex';
-import { compileNumscript, runNumscript, type NumscriptResult } from './numscript';
+import { ApiError } from '../../lib/errors';
+import { compileNumscript, NumscriptError, runNumscript, type NumscriptResult } from '../../numscript';
 import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
+
+/** Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. */
+function inApiTerms<T>(run: () => T): T {
+  const translate = (error: unknown): never => {
+    throw error instanceof NumscriptError ? new ApiError(error.code, error.message, { cause: error }) : error;
+  };
+  try {
+    const result = run();
+    return (result instanceof Promise ? result.catch(translate) : result) as T;
+  } catch (error) {
+    return translate(error);
+  }
+}
 
 /** A script cannot read an unbounded set of balances; past this many lock rounds something is wrong with it. */
 const MAX_LOCK_ROUNDS = 10;
@@ -19,7 +33,7 @@ export async function runScriptLocked(
   script: { plain: string; vars?: Record<string, unknown> },
   locked: VolumeMap,
 ): Promise<NumscriptResult> {
-  const program = compileNumscript(script.plain);
+  const program = inApiTerms(() => compileNumscript(script.plain));
   for (let round = 1; ; round++) {
     const reads: Array<[string, string]> = [];
     let clean = true;
@@ -38,7 +52,7 @@ export async function runScriptLocked(
     };
     let result: NumscriptResult | undefined;
     try {
-      result = await runNumscript(program, script.vars ?? {}, store);
+      result = await inApiTerms(() => runNumscript(program, script.vars ?? {}, store));
     } catch (error) {
       if (clean) throw error;
     }

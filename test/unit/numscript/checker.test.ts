@@ -1,4 +1,4 @@
-import { compileNumscript } from '../../../db/ledger/numscript';
+import { compileNumscript } from '../../../numscript';
 import { compileError } from './compile-error';
 
 describe('numscript type checker', () => {

@@ -1,4 +1,4 @@
-import { compileNumscript } from '../../../db/ledger/numscript';
+import { compileNumscript } from '../../../numscript';
 
 /** The message of the COMPILATION_FAILED error `source` raises; fails the test when it compiles or fails otherwise. */
 export function compileError(source: string): string {

@@ -1,4 +1,4 @@
-import { allocate } from '../../../db/ledger/numscript/allocation';
+import { allocate } from '../../../numscript/allocation';
 import { MemoryStore } from './memory-store';
 import { failure, run } from './run';
 

@@ -1,4 +1,4 @@
-import { compileNumscript, runNumscript } from '../../../db/ledger/numscript';
+import { compileNumscript, runNumscript } from '../../../numscript';
 import { MemoryStore } from './memory-store';
 import { failure, run } from './run';
 

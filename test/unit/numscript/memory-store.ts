@@ -1,4 +1,4 @@
-import type { NumscriptStore } from '../../../db/ledger/numscript';
+import type { NumscriptStore } from '../../../numscript';
 
 /**
  * An in-memory NumscriptStore for unit tests of the interpreter alone (the ledger's real store reads locked rows).

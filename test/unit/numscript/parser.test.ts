@@ -1,5 +1,5 @@
-import { parse } from '../../../db/ledger/numscript/parser';
-import { compileNumscript } from '../../../db/ledger/numscript';
+import { parse } from '../../../numscript/parser';
+import { compileNumscript } from '../../../numscript';
 import { compileError } from './compile-error';
 
 describe('numscript parser', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { allocate } from '../../../db/ledger/numscript/allocation';
-import { makePortion } from '../../../db/ledger/numscript/values';
+import { allocate } from '../../../numscript/allocation';
+import { makePortion } from '../../../numscript/values';
 import { MemoryStore } from './memory-store';
 import { failure, run } from './run';
 

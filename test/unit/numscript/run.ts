@@ -1,4 +1,4 @@
-import { compileNumscript, runNumscript, type NumscriptResult } from '../../../db/ledger/numscript';
+import { compileNumscript, runNumscript, type NumscriptResult } from '../../../numscript';
 import { MemoryStore } from './memory-store';
 
 /** Compiles and runs `source`; postings are returned as compact `source>destination:amount ASSET` strings. */

@@ -1,8 +1,7 @@
 import type { VarDecl } from './ast';
-import { compilationError } from './errors';
+import { compilationError, NumscriptError } from './errors';
 import type { Scope } from './evaluate';
 import type { NumscriptStore } from './store';
-import { ApiError } from '../../../lib/errors';
 import { EXPECTED_FORM, formatValue, parseValue, type Value } from './values';
 
 /**
@@ -12,7 +11,7 @@ import { EXPECTED_FORM, formatValue, parseValue, type Value } from './values';
  * - `meta(@acc, "key")` parses the account's metadata value with the same rules;
  * - `balance(@acc, ASSET)` reads the (locked) balance and gives a monetary; a negative balance cannot be one.
  * Variables passed in JSON that the script does not declare are ignored, as Formance does.
- * @throws ApiError COMPILATION_FAILED (missing or ill-typed JSON value, a JSON value for a variable with an origin),
+ * @throws NumscriptError COMPILATION_FAILED (missing or ill-typed JSON value, a JSON value for a variable with an origin),
  *   VALIDATION (missing or ill-typed metadata, negative balance)
  */
 export async function resolveVars(decls: VarDecl[], json: Record<string, unknown>, scope: Scope, store: NumscriptStore) {
@@ -37,10 +36,10 @@ async function resolveOne(decl: VarDecl, given: unknown, scope: Scope, store: Nu
   if (origin.kind === 'meta') {
     const key = scope.string(origin.key);
     const raw = await store.getAccountMetadata(account, key);
-    if (raw === undefined) throw new ApiError('VALIDATION', `variable $${decl.name}: account @${account} has no metadata "${key}"`);
+    if (raw === undefined) throw new NumscriptError('VALIDATION', `variable $${decl.name}: account @${account} has no metadata "${key}"`);
     const value = parseValue(decl.type, raw);
     if (!value) {
-      throw new ApiError('VALIDATION', `variable $${decl.name}: metadata "${key}" of @${account} is ${JSON.stringify(raw)}, not a ${EXPECTED_FORM[decl.type]}`);
+      throw new NumscriptError('VALIDATION', `variable $${decl.name}: metadata "${key}" of @${account} is ${JSON.stringify(raw)}, not a ${EXPECTED_FORM[decl.type]}`);
     }
     return value;
   }
@@ -48,7 +47,7 @@ async function resolveOne(decl: VarDecl, given: unknown, scope: Scope, store: Nu
   const amount = await store.getBalance(account, asset);
   if (amount < 0n) {
     const shown = formatValue({ type: 'monetary', value: { asset, amount } });
-    throw new ApiError('VALIDATION', `variable $${decl.name}: balance of @${account} is negative (${shown}), not a monetary`);
+    throw new NumscriptError('VALIDATION', `variable $${decl.name}: balance of @${account} is negative (${shown}), not a monetary`);
   }
   return { type: 'monetary', value: { asset, amount } };
 }

@@ -1,7 +1,6 @@
-import { ApiError } from '../../../lib/errors';
 import { allocate, resolveAllotment } from './allocation';
 import type { AllotmentShare, Destination, Expr, Pos, Program, Source, Statement, Target } from './ast';
-import { compilationError } from './errors';
+import { compilationError, NumscriptError } from './errors';
 import { Scope } from './evaluate';
 import type { NumscriptResult, NumscriptStore } from './store';
 import { formatValue } from './values';
@@ -188,9 +187,9 @@ export class Interpreter {
     this.delta.set(key, (this.delta.get(key) ?? 0n) + change);
   }
 
-  private insufficient(source: Source, asset: string, needed: bigint, available: bigint): ApiError {
+  private insufficient(source: Source, asset: string, needed: bigint, available: bigint): NumscriptError {
     const accounts = [...new Set(this.accountsOf(source))].map((account) => `@${account}`).join(', ');
-    return new ApiError(
+    return new NumscriptError(
       'INSUFFICIENT_FUND',
       `account(s) ${accounts} had insufficient funds: needed ${asset} ${needed}, could take ${asset} ${available}`,
     );

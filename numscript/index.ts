@@ -5,6 +5,7 @@ import { parse } from './parser';
 import type { NumscriptResult, NumscriptStore } from './store';
 
 export type { NumscriptPosting, NumscriptResult, NumscriptStore } from './store';
+export { NumscriptError, type NumscriptErrorCode } from './errors';
 
 /** A parsed and type-checked script; opaque to callers, reusable across runs (running never mutates it). */
 export interface NumscriptProgram {
@@ -17,7 +18,7 @@ const CACHE_SIZE = 256;
 
 /**
  * Parses and type-checks a Numscript source (valid programs are memoised; running never mutates them).
- * @throws ApiError COMPILATION_FAILED `<line>:<column>: <message>` for syntax and type errors
+ * @throws NumscriptError COMPILATION_FAILED `<line>:<column>: <message>` for syntax and type errors
  */
 export function compileNumscript(source: string): NumscriptProgram {
   const cached = cache.get(source);
@@ -33,7 +34,7 @@ export function compileNumscript(source: string): NumscriptProgram {
 /**
  * Runs a compiled script with its JSON vars against the store (balances and account metadata as the caller has
  * locked them). Several `send` statements see the balances as changed by the earlier ones. The store is only read.
- * @throws ApiError INSUFFICIENT_FUND (a source cannot cover the amount), COMPILATION_FAILED (missing or ill-typed var,
+ * @throws NumscriptError INSUFFICIENT_FUND (a source cannot cover the amount), COMPILATION_FAILED (missing or ill-typed var,
  *   allotment not adding up, mismatched assets, `*` from an unbounded or portioned source), VALIDATION (metadata or
  *   balance read by meta()/balance() that does not fit the variable)
  */

@@ -24,7 +24,7 @@ export function allocate(amount: bigint, portions: Portion[]): bigint[] {
 /**
  * Turns the shares of an allotment, with their portion values resolved, into exact portions that add up to 1,
  * checking the totals again now that variable portions are known.
- * @throws ApiError COMPILATION_FAILED when the portions exceed 100%, or miss it without `remaining`
+ * @throws NumscriptError COMPILATION_FAILED when the portions exceed 100%, or miss it without `remaining`
  */
 export function resolveAllotment(shares: AllotmentShare[], valueOf: (portion: Expr) => Portion, pos: Pos): Portion[] {
   const portions = shares.map((share) => (share.kind === 'portion' ? valueOf(share.portion) : undefined));
