@@ -23,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   temporal: { client: Client; connection: Connection; taskQueue: string };
   verifier: TokenVerifier;
+  /** Signs list cursors; shared by every API process of a deployment (db/platform-secrets.ts). */
+  cursorKey: Buffer;
   /** Per-client request rate limit; undefined disables it. */
   rateLimiter?: import('./middleware/rate-limit').RateLimiter;
   /** The OpenAPI document, built from the route table at app creation. */

@@ -1,12 +1,26 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../lib/errors';
 import { parseJson, stringifyJson } from '../lib/json';
 import type { Page, PageRequest } from '../db/pagination';
 
 export const DEFAULT_PAGE_SIZE = 15;
 
+/**
+ * What a cursor is signed with: the deployment's cursor key (the same in every API process) and the identity of the
+ * list it pages. A cursor carries keyset values that go into SQL as they are, so the server accepts only cursors it
+ * issued, unchanged, on the list that issued them; checking each value's type per list instead would have to be
+ * repeated, and kept right, in every list.
+ */
+export interface CursorScope {
+  key: Buffer;
+  list: string;
+}
+
 /** The decoded state a cursor carries: the list's filters, its page size and where the page starts. */
 export interface ListRequest<F = Record<string, unknown>> extends PageRequest {
   filters: F;
+  /** Signs the cursors of this list's pages. */
+  scope: CursorScope;
 }
 
 interface CursorState {
@@ -16,21 +30,29 @@ interface CursorState {
   d: 'next' | 'prev';
 }
 
-export function encodeCursor(state: CursorState): string {
-  return Buffer.from(stringifyJson(state)).toString('base64url');
+/** A truncated HMAC-SHA256: 128 bits are beyond guessing, and every page answer carries two cursors. */
+const TAG_BYTES = 16;
+
+// A key per list, derived from the deployment key, binds the tag to the list without any framing of list and payload.
+function tagOf(scope: CursorScope, payload: Buffer): Buffer {
+  const listKey = createHmac('sha256', scope.key).update(scope.list).digest();
+  return createHmac('sha256', listKey).update(payload).digest().subarray(0, TAG_BYTES);
 }
 
-export function decodeCursor(cursor: string): CursorState {
-  try {
-    const state = parseJson(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState;
-    const valid =
-      state && typeof state === 'object' && typeof state.f === 'object' && state.f !== null && Number.isInteger(state.p) &&
-      Array.isArray(state.k) && (state.d === 'next' || state.d === 'prev');
-    if (valid) return state;
-  } catch {
-    // fall through: any undecodable cursor is the same client error
+/** The wire form, an opaque base64url string: the tag, then the state's JSON. */
+export function encodeCursor(state: CursorState, scope: CursorScope): string {
+  const payload = Buffer.from(stringifyJson(state));
+  return Buffer.concat([tagOf(scope, payload), payload]).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, scope: CursorScope): CursorState {
+  const raw = Buffer.from(cursor, 'base64url');
+  // Node's decoder skips characters outside the alphabet; only the canonical spelling of the bytes is the cursor.
+  if (raw.length > TAG_BYTES && raw.toString('base64url') === cursor) {
+    const payload = raw.subarray(TAG_BYTES);
+    if (timingSafeEqual(raw.subarray(0, TAG_BYTES), tagOf(scope, payload))) return parseJson(payload.toString('utf8')) as CursorState;
   }
-  throw validationError('invalid cursor: pass back the `next` or `previous` value of an earlier page unchanged');
+  throw validationError('invalid cursor: a cursor is accepted only unchanged and only by the list that issued it; pass back the `next` or `previous` value of one of its pages');
 }
 
 /** Builds the cursor envelope; `keyOf` gives the sort key of an item (the same columns the page was sorted by). */
@@ -42,7 +64,8 @@ export function cursorEnvelope<T, R = T>(
 ) {
   const first = page.items[0];
   const last = page.items[page.items.length - 1];
-  const at = (row: R, d: 'next' | 'prev') => encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: keyOf(row), d });
+  const at = (row: R, d: 'next' | 'prev') =>
+    encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: keyOf(row), d }, request.scope);
   return {
     cursor: {
       pageSize: request.pageSize,

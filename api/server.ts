@@ -3,6 +3,7 @@ import { loadConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
+import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
 import { answerClientErrors } from './client-errors';
 import { setupAuth } from './auth';
@@ -14,12 +15,14 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const db = createDb(config.databaseUrl);
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const auth = await setupAuth(config, db, logger);
+  const cursorKey = await cursorSigningKey(db, config.cursorSigningKey);
   const app = createApp({
     config,
     db,
     logger,
     temporal: { ...temporal, taskQueue: config.taskQueue },
     verifier: auth.verifier,
+    cursorKey,
     mounts: auth.mounts,
     rateLimiter: RateLimiter.fromEnv(),
   });

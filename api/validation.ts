@@ -10,34 +10,55 @@ import { stringifyJson } from '../lib/json';
 function buildAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false });
   addFormats(ajv);
-  // Amounts of any size: integers from the JSON parser are numbers when safe and BigInt beyond.
+  // Amounts and ids of any size: integers from the JSON parser are numbers when safe and BigInt beyond; a path or query
+  // parameter is a string, read digit for digit (ajv's coercion would round it to a double).
   ajv.addKeyword({
     keyword: 'bigInteger',
     errors: true,
-    validate: function bigInteger(this: unknown, minimum: number, data: unknown): boolean {
-      const ok = (typeof data === 'bigint' || (typeof data === 'number' && Number.isInteger(data))) && data >= minimum;
-      if (!ok) {
-        (bigInteger as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-          { keyword: 'bigInteger', message: `must be an integer >= ${minimum}`, params: {} },
-        ];
-      }
-      return ok;
+    compile(range: IntegerRange) {
+      const { minimum, maximum } = range;
+      const message = maximum === undefined ? `must be an integer >= ${minimum}` : `must be an integer from ${minimum} to ${maximum}`;
+      const bigInteger: ((data: unknown) => boolean) & { errors?: Partial<ErrorObject>[] } = (data) => {
+        const value = exactInteger(data, coerce);
+        const ok = value !== undefined && value >= minimum && (maximum === undefined || value <= maximum);
+        bigInteger.errors = ok ? undefined : [{ keyword: 'bigInteger', message, params: {} }];
+        return ok;
+      };
+      return bigInteger;
     },
   });
   return ajv;
 }
 
+/** Exact bounds: ajv's own `maximum` takes only numbers, and 2^63 - 1 is not one. */
+interface IntegerRange {
+  minimum: bigint;
+  maximum?: bigint;
+}
+
+function exactInteger(data: unknown, digits: boolean): bigint | undefined {
+  if (typeof data === 'bigint') return data;
+  if (typeof data === 'number') return Number.isInteger(data) ? BigInt(data) : undefined;
+  return digits && typeof data === 'string' && /^-?[0-9]+$/.test(data) ? BigInt(data) : undefined;
+}
+
 const bodyAjv = buildAjv(false);
 const paramAjv = buildAjv(true);
 
-/** Rewrites `{type: integer, format: bigint}` nodes into the `bigInteger` keyword; the document keeps the original. */
+const bound = (value: unknown) => (typeof value === 'number' || typeof value === 'bigint' ? BigInt(value) : undefined);
+
+/**
+ * Rewrites `{type: integer, format: bigint | int64}` nodes into the `bigInteger` keyword; the document keeps the original,
+ * whose BigInt bounds it prints exactly. Without `type`, ajv leaves a parameter's string as it is for the keyword.
+ */
 function forAjv(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(forAjv);
   if (!schema || typeof schema !== 'object') return schema;
   const node = schema as Record<string, unknown>;
-  if (node.format === 'bigint') {
-    const { type: _type, format: _format, minimum, ...rest } = node;
-    return { ...rest, bigInteger: typeof minimum === 'number' ? minimum : Number.MIN_SAFE_INTEGER };
+  if (node.format === 'bigint' || node.format === 'int64') {
+    const { type: _type, format: _format, minimum, maximum, ...rest } = node;
+    const range: IntegerRange = { minimum: bound(minimum) ?? BigInt(Number.MIN_SAFE_INTEGER), maximum: bound(maximum) };
+    return { ...rest, bigInteger: range };
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, forAjv(v)]));
 }

@@ -16,6 +16,8 @@ export interface Config {
   logLevel: string;
   authIssuerUrl?: string;
   authAudience: string;
+  /** Overrides the cursor signing key stored in PostgreSQL (db/platform-secrets.ts). */
+  cursorSigningKey?: string;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -26,7 +28,14 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return value;
 }
 
+/** A short key could be found offline by trying keys against any cursor a client holds (`openssl rand -base64 32` gives 44). */
+const MIN_CURSOR_KEY_LENGTH = 32;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cursorSigningKey = env.CURSOR_SIGNING_KEY || undefined;
+  if (cursorSigningKey !== undefined && cursorSigningKey.length < MIN_CURSOR_KEY_LENGTH) {
+    throw new Error(`CURSOR_SIGNING_KEY must be at least ${MIN_CURSOR_KEY_LENGTH} characters long`);
+  }
   const port = intFromEnv(env, 'PORT', 8080);
   const host = env.HOST || '127.0.0.1';
   const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
@@ -42,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     authIssuerUrl: env.AUTH_ISSUER_URL || undefined,
     authAudience: env.AUTH_AUDIENCE || `${publicUrl}/api`,
+    cursorSigningKey,
   };
 }
 

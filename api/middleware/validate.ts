@@ -1,6 +1,7 @@
 import { ApiError, validationError } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
 import type { AppContext, ValidInput } from '../context';
-import { DEFAULT_PAGE_SIZE, decodeCursor, type ListRequest } from '../pagination';
+import { DEFAULT_PAGE_SIZE, decodeCursor, type CursorScope, type ListRequest } from '../pagination';
 import type { ChainMiddleware, JsonSchema } from '../routing';
 import { compileBody, compileParams, describeErrors, findUnstorableText } from '../validation';
 
@@ -17,6 +18,11 @@ declare module '../context' {
     /** Set on paginated lists: filters, page size and position, from the query or from the cursor. */
     list?: ListRequest<any>;
   }
+}
+
+/** A list is its operation and its path parameters: a cursor of one ledger's transactions does not page another's. */
+function cursorScopeOf(ctx: AppContext): CursorScope {
+  return { key: ctx.deps.cursorKey, list: stringifyJson([ctx.routerName ?? ctx.routerPath, ctx.params]) };
 }
 
 /**
@@ -42,15 +48,16 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
         throw validationError('query: `cursor` must be sent alone; it already carries the page size and filters of its list');
       }
       if (Array.isArray(input.query.cursor)) throw validationError('query.cursor: must be a single value');
-      const state = decodeCursor(input.query.cursor);
+      const scope = cursorScopeOf(ctx);
+      const state = decodeCursor(input.query.cursor, scope);
       input.query = { ...state.f, pageSize: state.p };
       if (query && !query(input.query)) throw validationError('invalid cursor: its filters are not valid for this list');
-      input.list = { filters: state.f, pageSize: state.p, position: { key: state.k, dir: state.d } };
+      input.list = { filters: state.f, pageSize: state.p, position: { key: state.k, dir: state.d }, scope };
     } else if (query) {
       if (!query(input.query)) throw validationError(describeErrors('query', query.errors));
       if (paginated) {
         const { pageSize, cursor: _cursor, ...filters } = input.query;
-        input.list = { filters, pageSize: pageSize ?? DEFAULT_PAGE_SIZE };
+        input.list = { filters, pageSize: pageSize ?? DEFAULT_PAGE_SIZE, scope: cursorScopeOf(ctx) };
       }
     }
 

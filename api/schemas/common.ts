@@ -13,6 +13,15 @@ export const bigIntegerSchema = (description = 'Integer of any size'): JsonSchem
   description,
 });
 
+/** 2^63 - 1, the largest PostgreSQL bigint; a BigInt, so the document prints it exactly (lib/json.ts). */
+export const MAX_INT64 = 9223372036854775807n;
+
+/**
+ * A database id (a bigint column), exact over its whole range 0..2^63-1: digits in a path, a JSON number in a body. An id
+ * in range that does not exist is then a 404 from the service, never a database range error.
+ */
+export const int64IdSchema = (description: string): JsonSchema => ({ type: 'integer', format: 'int64', minimum: 0, maximum: MAX_INT64, description });
+
 export const metadataSchema: JsonSchema = {
   type: 'object',
   additionalProperties: { type: 'string' },

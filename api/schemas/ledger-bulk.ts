@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../routing';
 import { errorSchema, metadataSchema, objectSchema } from './common';
-import { createTransactionBodySchema, v2TransactionSchema } from './ledger';
+import { createTransactionBodySchema, transactionIdSchema, v2TransactionSchema } from './ledger';
 
 /** Bulks larger than this are refused (400): one request should stay well under the 1 MiB body limit and a minute. */
 const MAX_BULK_ELEMENTS = 1000;
@@ -8,7 +8,7 @@ const MAX_BULK_ELEMENTS = 1000;
 const ik = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency key of this element (CREATE_TRANSACTION).' } as const;
 const target = {
   targetType: { enum: ['ACCOUNT', 'TRANSACTION'] },
-  targetId: { oneOf: [{ type: 'string', minLength: 1, maxLength: 1024 }, { type: 'integer', minimum: 0 }], description: 'An account address, or a transaction id.' },
+  targetId: { oneOf: [{ type: 'string', minLength: 1, maxLength: 1024 }, transactionIdSchema], description: 'An account address, or a transaction id.' },
 } as const;
 const element = (action: string, data: JsonSchema): JsonSchema => objectSchema({ action: { const: action }, ik, data }, ['action', 'data']);
 
@@ -19,7 +19,7 @@ export const bulkBodySchema: JsonSchema = {
     oneOf: [
       element('CREATE_TRANSACTION', createTransactionBodySchema),
       element('ADD_METADATA', objectSchema({ ...target, metadata: metadataSchema }, ['targetType', 'targetId', 'metadata'])),
-      element('REVERT_TRANSACTION', objectSchema({ id: { type: 'integer', minimum: 0 }, force: { type: 'boolean' }, atEffectiveDate: { type: 'boolean' }, metadata: metadataSchema }, ['id'])),
+      element('REVERT_TRANSACTION', objectSchema({ id: transactionIdSchema, force: { type: 'boolean' }, atEffectiveDate: { type: 'boolean' }, metadata: metadataSchema }, ['id'])),
       element('DELETE_METADATA', objectSchema({ ...target, key: { type: 'string', minLength: 1, maxLength: 1000 } }, ['targetType', 'targetId', 'key'])),
     ],
   },

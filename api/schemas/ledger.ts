@@ -1,6 +1,6 @@
 import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../db/ledger/rules';
 import type { JsonSchema } from '../routing';
-import { bigIntegerSchema, dateTimeSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
+import { bigIntegerSchema, dateTimeSchema, int64IdSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
 
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const amount = (description: string): JsonSchema => ({ ...bigIntegerSchema(description), minimum: undefined });
@@ -9,8 +9,8 @@ export const assetSchema: JsonSchema = { type: 'string', pattern: ASSET_PATTERN,
 
 export const ledgerParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 } }, ['ledger']);
 export const newLedgerParams = objectSchema({ ledger: { type: 'string', pattern: LEDGER_NAME_PATTERN } }, ['ledger']);
-export const txParams = (name: 'id' | 'txid') =>
-  objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: { type: 'integer', minimum: 0, maximum: 9223372036854775807, description: 'Transaction id, an integer from 0 to 2^63 - 1.' } }, ['ledger', name]);
+export const transactionIdSchema = int64IdSchema('Transaction id, an integer from 0 to 2^63 - 1.');
+export const txParams = (name: 'id' | 'txid') => objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: transactionIdSchema }, ['ledger', name]);
 export const accountParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, address: addressSchema }, ['ledger', 'address']);
 
 export const ledgerSchema = objectSchema(
@@ -30,7 +30,7 @@ export const volumesByAccountSchema: JsonSchema = { type: 'object', additionalPr
 /** Op 11's LedgerTransaction (v1 path): `txid` and exactly the spec's fields. */
 export const v1TransactionSchema = objectSchema(
   {
-    txid: { type: 'integer', minimum: 0 },
+    txid: transactionIdSchema,
     timestamp: dateTimeSchema,
     postings: { type: 'array', items: postingSchema },
     reference: { type: 'string', description: 'Empty string when the transaction has none.' },
@@ -43,7 +43,7 @@ export const v1TransactionSchema = objectSchema(
 
 export const v2TransactionSchema = objectSchema(
   {
-    id: { type: 'integer', minimum: 0 },
+    id: transactionIdSchema,
     timestamp: dateTimeSchema,
     postings: { type: 'array', items: postingSchema },
     reference: { type: 'string' },

@@ -33,7 +33,7 @@ describe('external issuer (AUTH_ISSUER_URL)', () => {
     const auth = await setupAuth(config, db, logger);
     expect(auth.mounts).toEqual([]);
     expect(auth.issuer).toBe(`${apiUrl()}/api/auth`);
-    const app = createApp({ config, db, logger, temporal: { ...temporal, taskQueue: 'unused' }, verifier: auth.verifier });
+    const app = createApp({ config, db, logger, temporal: { ...temporal, taskQueue: 'unused' }, verifier: auth.verifier, cursorKey: Buffer.alloc(32) });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
