@@ -1,3 +1,4 @@
+import { EVENT_NAME_MAX_LENGTH } from '../../workflows/orchestration/config';
 import type { JsonSchema } from '../routing';
 import { dateTimeSchema, listQuerySchema, objectSchema } from './common';
 
@@ -74,7 +75,7 @@ export const runQuerySchema = objectSchema({
   wait: { type: 'string', description: '`true` or `1` (any case): answer when the run has ended, or after 60 s with its current state.' },
 });
 export const variablesSchema: JsonSchema = { type: 'object', additionalProperties: { type: 'string' }, description: 'Variables for ${name} references' };
-export const eventBodySchema = objectSchema({ name: { type: 'string', minLength: 1, maxLength: 500 } }, ['name']);
+export const eventBodySchema = objectSchema({ name: { type: 'string', minLength: 1, maxLength: EVENT_NAME_MAX_LENGTH } }, ['name']);
 export const instanceListQuery = listQuerySchema({ workflowID: { type: 'string' }, running: { type: 'boolean' } });
 
 export const triggerInputSchema = objectSchema({

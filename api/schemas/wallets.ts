@@ -1,3 +1,4 @@
+import { BALANCE_NAME_PATTERN, WALLET_NAME_MAX_LENGTH } from '../../lib/grammar';
 import type { JsonSchema } from '../routing';
 import { bigIntegerSchema, dateTimeSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
 import { addressSchema, assetSchema, postingSchema, volumesByAccountSchema } from './ledger';
@@ -5,7 +6,7 @@ import { addressSchema, assetSchema, postingSchema, volumesByAccountSchema } fro
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 const idParam: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
-const balanceName: JsonSchema = { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' };
+const balanceName: JsonSchema = { type: 'string', pattern: BALANCE_NAME_PATTERN };
 const assetsSchema: JsonSchema = { type: 'object', additionalProperties: { ...bigIntegerSchema('Balance'), minimum: undefined } };
 
 export const walletParams = objectSchema({ id: idParam }, ['id']);
@@ -61,7 +62,7 @@ export const walletTransactionSchema = objectSchema(
   ['ledger', 'id', 'timestamp', 'postings', 'reference', 'metadata', 'preCommitVolumes', 'postCommitVolumes'],
 );
 
-export const createWalletBody = objectSchema({ name: { type: 'string', minLength: 1, maxLength: 200 }, metadata: metadataSchema }, ['name']);
+export const createWalletBody = objectSchema({ name: { type: 'string', minLength: 1, maxLength: WALLET_NAME_MAX_LENGTH }, metadata: metadataSchema }, ['name']);
 export const patchWalletBody = objectSchema({ metadata: metadataSchema }, ['metadata']);
 export const createBalanceBody = objectSchema({ name: balanceName, expiresAt: dateTimeSchema, priority: { type: 'integer', minimum: 0, maximum: 1_000_000 } }, ['name']);
 export const creditBody = objectSchema(

@@ -1,11 +1,10 @@
 import { ApiError, validationError } from '../../lib/errors';
+import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import type { Knex } from 'knex';
 import type { Posting } from './types';
 
 /** Formance's rules (pkg/accounts, pkg/assets): the same patterns guard the HTTP schemas and in-process callers. */
-export const ADDRESS_PATTERN = '^[a-zA-Z0-9_-]+(:[a-zA-Z0-9_-]+)*$';
-export const ASSET_PATTERN = '^[A-Z][A-Z0-9]{0,16}(_[A-Z]{1,16})?(\\/\\d{1,6})?$';
-export const LEDGER_NAME_PATTERN = '^[0-9a-zA-Z_-]{1,63}$';
+export { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN };
 
 const address = new RegExp(ADDRESS_PATTERN);
 const asset = new RegExp(ASSET_PATTERN);

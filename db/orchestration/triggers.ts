@@ -4,7 +4,7 @@ import { stringifyJson } from '../../lib/json';
 import type { ListRequest } from '../../api/pagination';
 import type { Executor } from '../knex';
 import { keysetPage, type Page } from '../pagination';
-import { compileExpression, evaluateFilter, evaluateVariable, expressionError } from './expressions';
+import { checkExpression, evaluateFilter, evaluateVariable } from './expressions';
 import { getWorkflowRow, isUuid } from './workflows';
 
 export interface TriggerInput {
@@ -45,23 +45,22 @@ export const presentTrigger = (row: TriggerRow): Trigger => ({
   createdAt: row.created_at,
 });
 
-function assertCompiles(source: string, field: string): void {
-  try {
-    compileExpression(source);
-  } catch (error) {
-    throw validationError(`${field}: error compiling expression '${source}': ${expressionError(error)}`);
-  }
+function assertExpression(source: string, field: string, event: string, kind: 'filter' | 'variable'): void {
+  const reason = checkExpression(source, event, kind);
+  if (reason !== undefined) throw validationError(`${field}: error compiling expression '${source}': ${reason}`, { field });
 }
 
 /**
- * Op 15. Checks in Formance's order: event, workflowID, every expression compiles, the workflow exists.
+ * Op 15. Checks in Formance's order: event, workflowID, every expression compiles, the workflow exists. Compiling
+ * includes checking the expression against the event's payload (checkExpression), so one that could only fail on
+ * every event is refused here.
  * Throws VALIDATION, NOT_FOUND (workflow).
  */
 export async function createTrigger(db: Executor, input: TriggerInput): Promise<Trigger> {
   if (!input.event) throw validationError('event: missing event');
   if (!input.workflowID) throw validationError('workflowID: missing workflow id');
-  if (input.filter) assertCompiles(input.filter, 'filter');
-  for (const [name, source] of Object.entries(input.vars ?? {})) assertCompiles(source, `vars.${name}`);
+  if (input.filter) assertExpression(input.filter, 'filter', input.event, 'filter');
+  for (const [name, source] of Object.entries(input.vars ?? {})) assertExpression(source, `vars.${name}`, input.event, 'variable');
   await getWorkflowRow(db, input.workflowID);
   const [row] = await db('orchestration_triggers')
     .insert({

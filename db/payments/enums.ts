@@ -21,7 +21,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type PaymentInitiationStatus = (typeof PAYMENT_INITIATION_STATUSES)[number];
 
 /** `EUR/2`, `USD`, `BTC/8`: an upper-case code and an optional number of decimals, as Formance writes assets. */
-export const ASSET_PATTERN = '^[A-Z][A-Z0-9]{0,16}(/[0-9]{1,6})?$';
+export { PAYMENT_ASSET_PATTERN as ASSET_PATTERN } from '../../lib/grammar';
 
 /** The spec's `provider` is upper case (DUMMY-PAY, GENERIC...); connectors store the plugin name in lower case. */
 export const providerLabel = (provider: string): string => provider.toUpperCase();

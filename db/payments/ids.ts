@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UUID_PATTERN } from '../../lib/grammar';
 import { stringifyJson } from '../../lib/json';
 
 /**
@@ -17,5 +18,4 @@ export const paymentInitiationId = (connectorID: string, reference: string): str
 export const adjustmentId = (paymentID: string, reference: string, createdAt: Date, status: string): string =>
   encode({ PaymentID: paymentID, Reference: reference, CreatedAt: createdAt.toISOString(), Status: status });
 
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const isUuid = (value: string): boolean => new RegExp(UUID_PATTERN).test(value);

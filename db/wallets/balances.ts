@@ -1,4 +1,5 @@
 import { ApiError, notFound, validationError } from '../../lib/errors';
+import { BALANCE_NAME_PATTERN } from '../../lib/grammar';
 import type { Executor } from '../knex';
 import { addAccountMetadata, getAccount } from '../ledger';
 import { inWriteTransaction } from '../ledger/executor';
@@ -23,7 +24,7 @@ const MAIN: WalletBalance = { name: MAIN_BALANCE, expiresAt: null, priority: 0 }
 /** Creates a named balance. @throws ApiError NOT_FOUND (wallet), VALIDATION (`main` or a bad name), CONFLICT (exists) */
 export async function createBalance(db: Executor, walletId: string, input: { name: string; expiresAt?: Date; priority?: number }): Promise<WalletBalance> {
   if (input.name === MAIN_BALANCE) throw validationError('balance name "main" is reserved: every wallet has it');
-  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(input.name)) throw validationError('balance name: 1 to 64 of [a-zA-Z0-9_-]');
+  if (!new RegExp(BALANCE_NAME_PATTERN).test(input.name)) throw validationError('balance name: 1 to 64 of [a-zA-Z0-9_-]');
   await getWalletRow(db, walletId);
   return inWriteTransaction(db, async (trx) => {
     const inserted = await trx('wallet_balances')

@@ -8,6 +8,7 @@ import {
   type StageType,
   type WalletRef,
 } from './stage-types';
+import { Fields } from './stage-fields';
 
 /**
  * Checks one stage and, when `resolved` (variables substituted), returns it with defaults applied and amounts as
@@ -23,7 +24,7 @@ export function parseStage(stage: unknown, index: number, resolved: boolean): Re
       return { type, spec: {} };
     case 'wait_event': {
       const o = f.object(body, '', ['event']);
-      return { type, spec: { event: f.string(o.event, 'event', true) } };
+      return { type, spec: { event: f.eventName(o.event, 'event') } };
     }
     case 'delay':
       return { type, spec: parseDelay(f, body) };
@@ -74,19 +75,20 @@ function parseSend(f: Fields, body: unknown): SendStage {
   if (sourceKind === 'payment' && destinationKind === 'payment') throw f.error('destination', 'a send from a payment to a payment is not supported');
   const spec: SendStage = { source: {}, destination: {}, metadata: f.metadata(o.metadata, 'metadata', false) };
   if (sourceKind === 'account') spec.source.account = parseAccount(f, f.object(source.account, 'source.account', ['id', 'ledger']), 'source.account');
-  if (sourceKind === 'wallet') spec.source.wallet = parseWallet(f, source.wallet, 'source.wallet');
+  // Every wallet lives on the wallets ledger, so a wallet-to-wallet send credits from the named source balance.
+  if (sourceKind === 'wallet') spec.source.wallet = parseWallet(f, source.wallet, 'source.wallet', destinationKind !== 'wallet');
   if (sourceKind === 'payment') {
     const payment = f.object(source.payment, 'source.payment', ['id']);
-    spec.source.payment = { id: f.string(payment.id, 'source.payment.id', true) };
+    spec.source.payment = { id: f.providerObjectId(payment.id, 'source.payment.id', true) };
   }
   if (destinationKind === 'account') {
     spec.destination.account = parseAccount(f, f.object(destination.account, 'destination.account', ['id', 'ledger']), 'destination.account');
   }
-  if (destinationKind === 'wallet') spec.destination.wallet = parseWallet(f, destination.wallet, 'destination.wallet');
+  if (destinationKind === 'wallet') spec.destination.wallet = parseWallet(f, destination.wallet, 'destination.wallet', false);
   if (destinationKind === 'payment') spec.destination.payment = parsePaymentDestination(f, destination.payment);
   if (o.amount !== undefined) {
     const amount = f.object(o.amount, 'amount', ['asset', 'amount']);
-    spec.amount = { asset: f.asset(amount.asset, 'amount.asset'), amount: f.amount(amount.amount, 'amount.amount') };
+    spec.amount = { asset: f.asset(amount.asset, 'amount.asset', destinationKind === 'payment'), amount: f.amount(amount.amount, 'amount.amount') };
   } else if (sourceKind !== 'payment') {
     throw f.error('amount', 'is required unless the source is a payment');
   }
@@ -99,24 +101,25 @@ function parseSend(f: Fields, body: unknown): SendStage {
 }
 
 function parseAccount(f: Fields, o: Record<string, unknown>, path: string): AccountRef {
-  const ledger = f.string(o.ledger, `${path}.ledger`, false);
-  return { id: f.string(o.id, `${path}.id`, true), ledger: ledger || 'default' };
+  const ledger = f.ledger(o.ledger, `${path}.ledger`);
+  return { id: f.address(o.id, `${path}.id`), ledger };
 }
 
-function parseWallet(f: Fields, body: unknown, path: string): WalletRef {
+/** `allBalances`: the wallet is debited, so its balance may be `*`. */
+function parseWallet(f: Fields, body: unknown, path: string, allBalances: boolean): WalletRef {
   const o = f.object(body, path, ['id', 'name', 'balance']);
-  const id = f.string(o.id, `${path}.id`, false);
-  const name = f.string(o.name, `${path}.name`, false);
+  const id = f.walletId(o.id, `${path}.id`);
+  const name = f.walletName(o.name, `${path}.name`);
   if (!id && !name) throw f.error(path, 'one of id or name is required');
   if (id && name && f.resolved) throw f.error(path, 'give id or name, not both');
-  return { ...(id ? { id } : { name }), balance: f.string(o.balance, `${path}.balance`, false) || 'main' };
+  return { ...(id ? { id } : { name }), balance: f.balance(o.balance, `${path}.balance`, allBalances) };
 }
 
 function parsePaymentDestination(f: Fields, body: unknown): PaymentDestinationRef {
   const path = 'destination.payment';
   const o = f.object(body, path, ['psp', 'metadata', 'waitingValidation', 'connectorId']);
   const psp = f.string(o.psp, `${path}.psp`, false);
-  const connectorId = f.string(o.connectorId, `${path}.connectorId`, false);
+  const connectorId = f.providerObjectId(o.connectorId, `${path}.connectorId`, false);
   if (!psp && !connectorId) throw f.error(path, 'one of psp or connectorId is required');
   if (o.waitingValidation !== undefined && typeof o.waitingValidation !== 'boolean') throw f.error(`${path}.waitingValidation`, 'must be a boolean');
   return {
@@ -125,64 +128,6 @@ function parsePaymentDestination(f: Fields, body: unknown): PaymentDestinationRe
     waitingValidation: o.waitingValidation === true,
     ...(connectorId ? { connectorId } : {}),
   };
-}
-
-/** Field checks that name the offending path; strings with variables pass until the stage is resolved. */
-class Fields {
-  constructor(private readonly base: string, readonly resolved: boolean) {}
-
-  error(path: string, message: string): ConfigError {
-    return new ConfigError(path ? `${this.base}.${path}` : this.base, message);
-  }
-
-  isVariable(value: string): boolean {
-    return !this.resolved && /\$\{[^}]*\}/.test(value);
-  }
-
-  object(value: unknown, path: string, allowed: string[]): Record<string, unknown> {
-    const o = value ?? {};
-    if (typeof o !== 'object' || Array.isArray(o)) throw this.error(path, 'must be an object');
-    const unknown = Object.keys(o).find((key) => !allowed.includes(key));
-    if (unknown !== undefined) throw this.error(path ? `${path}.${unknown}` : unknown, 'unknown field');
-    return o as Record<string, unknown>;
-  }
-
-  oneOf(o: Record<string, unknown>, path: string, keys: string[]): string {
-    const present = keys.filter((key) => o[key] !== undefined && o[key] !== null);
-    if (present.length !== 1) throw this.error(path, `exactly one of ${keys.join(', ')} is required`);
-    return present[0];
-  }
-
-  string(value: unknown, path: string, required: boolean): string {
-    if (value === undefined || value === null) value = '';
-    if (typeof value !== 'string') throw this.error(path, 'must be a string');
-    if (required && value === '') throw this.error(path, 'is required');
-    return value;
-  }
-
-  asset(value: unknown, path: string): string {
-    const asset = this.string(value, path, true);
-    if (!this.isVariable(asset) && !/^[A-Z][A-Z0-9]{0,16}(\/\d{1,6})?$/.test(asset)) throw this.error(path, `"${asset}" is not an asset (e.g. USD/2)`);
-    return asset;
-  }
-
-  amount(value: unknown, path: string): bigint {
-    if (typeof value === 'bigint' && value >= 0n) return value;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-    if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
-    if (typeof value === 'string' && this.isVariable(value)) return 0n;
-    throw this.error(path, 'must be a non-negative integer (or a string of digits, possibly from a ${variable})');
-  }
-
-  metadata(value: unknown, path: string, required: boolean): Record<string, string> {
-    if (value === undefined || value === null) {
-      if (required) throw this.error(path, 'is required');
-      return {};
-    }
-    if (typeof value !== 'object' || Array.isArray(value)) throw this.error(path, 'must be an object of strings');
-    for (const [key, item] of Object.entries(value)) if (typeof item !== 'string') throw this.error(`${path}.${key}`, 'must be a string');
-    return value as Record<string, string>;
-  }
 }
 
 /** Go's time.ParseDuration syntax (Formance's delay stage), in milliseconds; undefined when malformed. */

@@ -3,6 +3,9 @@
 export const STAGE_TYPES = ['send', 'delay', 'wait_event', 'update', 'noop'] as const;
 export type StageType = (typeof STAGE_TYPES)[number];
 
+/** The longest event name POST /instances/{id}/events takes: a wait_event on a longer one could never end. */
+export const EVENT_NAME_MAX_LENGTH = 500;
+
 export interface WorkflowConfig {
   name?: string;
   stages: Array<Record<string, unknown>>;

@@ -4,6 +4,7 @@ import { createWorkflow, eventually, readInstance } from '../../support/orchestr
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 const occurrences = async (id: string) => (await api('GET', `/api/orchestration/triggers/${id}/occurrences`)).body.cursor.data;
+const triggerIds = async () => (await api('GET', '/api/orchestration/triggers?pageSize=1000')).body.cursor.data.map((t: { id: string }) => t.id);
 
 describe('orchestration triggers', () => {
   it('creates (op 15), reads, lists, tests and deletes a trigger', async () => {
@@ -39,6 +40,30 @@ describe('orchestration triggers', () => {
     expect(res.body.errorMessage).toMatch(message);
   });
 
+  it.each([
+    ['an unknown variable', { filter: 'nosuchvar.x == 1' }, `filter: error compiling expression 'nosuchvar.x == 1': Unknown variable: nosuchvar`],
+    ['an unknown function', { vars: { x: 'eval("1")' } }, `vars.x: error compiling expression 'eval("1")': found no matching overload for 'eval(string)'`],
+    ['a field the payload does not have', { vars: { x: 'event.nosuchfield' } }, 'vars.x: error compiling expression \'event.nosuchfield\': No such key: nosuchfield (not in a SAVED_PAYMENT payload)'],
+    ['a filter that is not a boolean', { filter: '1 + 1' }, `filter: error compiling expression '1 + 1': the filter gives int, not a bool`],
+  ])('refuses %s at creation with 400 naming the field, and stores nothing', async (_name, expressions, message) => {
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const before = await triggerIds();
+    const res = await api('POST', '/api/orchestration/triggers', { body: { event: 'SAVED_PAYMENT', workflowID, ...expressions } });
+    expect(res.status).toBe(400);
+    expect(res.body.errorCode).toBe('VALIDATION');
+    expect(res.body.errorMessage).toContain(message);
+    expect(await triggerIds()).toEqual(before);
+  });
+
+  it('checks only the variable and the functions on an event type the platform does not emit', async () => {
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const body = { event: 'SOME_OTHER_EVENT', workflowID, filter: 'event.anything == 1' };
+    expect((await api('POST', '/api/orchestration/triggers', { body })).status).toBe(201);
+    const refused = await api('POST', '/api/orchestration/triggers', { body: { ...body, vars: { y: 'other.anything' } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorMessage).toMatch(/^vars\.y: .*Unknown variable: other/);
+  });
+
   it('starts the workflow on a matching ledger event with the evaluated vars; a non-matching event starts nothing', async () => {
     const ledger = await newLedger('trig');
     const workflowID = await createWorkflow([
@@ -71,7 +96,8 @@ describe('orchestration triggers', () => {
     const workflowID = await createWorkflow([{ noop: {} }]);
     const trigger = (
       await api('POST', '/api/orchestration/v2/triggers', {
-        body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}"`, vars: { missing: 'event.nothing.here' } },
+        // A transaction without a reference has no `reference` field: the variable fails on this event only.
+        body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}"`, vars: { missing: 'event.transactions[0].reference' } },
       })
     ).body.data;
     await fund(ledger, 'users:x', 10);

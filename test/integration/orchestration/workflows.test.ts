@@ -1,4 +1,6 @@
 import { api } from '../../support/http';
+import { balance, newLedger } from '../../support/ledger-fixtures';
+import { runInstance } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 
@@ -56,6 +58,30 @@ describe('orchestration workflow definitions', () => {
     expect(res.status).toBe(400);
     expect(res.body.errorCode).toBe('VALIDATION');
     expect(res.body.errorMessage).toContain(message);
+  });
+
+  it('refuses a literal account address outside the ledger grammar and stores nothing; a valid one still creates and runs', async () => {
+    const ledger = await newLedger('orch');
+    const config = (destination: string) => ({ stages: [send({ account: { id: 'world', ledger } }, { account: { id: destination, ledger } }, { amount: { asset: 'USD/2', amount: 250 } })] });
+    const ids = async () => (await api('GET', '/api/orchestration/v2/workflows?pageSize=1000')).body.cursor.data.map((w: { id: string }) => w.id);
+    const before = await ids();
+    for (const address of ['orch:😀', 'world:']) {
+      const res = await api('POST', '/api/orchestration/v2/workflows', { body: config(address) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        errorCode: 'VALIDATION',
+        errorMessage: `stages[0].send.destination.account.id: invalid account address "${address}"`,
+        details: { field: 'stages[0].send.destination.account.id' },
+      });
+    }
+    expect(await ids()).toEqual(before);
+
+    const created = await api('POST', '/api/orchestration/v2/workflows', { body: config('orch:ok') });
+    expect(created.status).toBe(201);
+    const run = await runInstance(created.body.data.id, {}, true);
+    expect(run.body.data).toMatchObject({ terminated: true });
+    expect(run.body.data.error).toBeUndefined();
+    expect(await balance(ledger, 'orch:ok')).toBe(250n);
   });
 
   it('refuses a stage that is not an object, and unknown config fields', async () => {
