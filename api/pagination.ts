@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../lib/errors';
 import { parseJson, stringifyJson } from '../lib/json';
-import type { Page, PageRequest } from '../db/pagination';
+import type { ListQuery, Page } from '../db/pagination';
 
 export const DEFAULT_PAGE_SIZE = 15;
 
@@ -16,9 +16,8 @@ export interface CursorScope {
   list: string;
 }
 
-/** The decoded state a cursor carries: the list's filters, its page size and where the page starts. */
-export interface ListRequest<F = Record<string, unknown>> extends PageRequest {
-  filters: F;
+/** The decoded state a cursor carries (the database's ListQuery), and the key that signs the next pages' cursors. */
+export interface ListRequest<F = Record<string, unknown>> extends ListQuery<F> {
   /** Signs the cursors of this list's pages. */
   scope: CursorScope;
 }

@@ -11,6 +11,11 @@ export interface PageRequest {
   position?: Position;
 }
 
+/** A list request as the database sees it: the list's filters, its page size and where the page starts. */
+export interface ListQuery<F = Record<string, unknown>> extends PageRequest {
+  filters: F;
+}
+
 export interface Page<T> {
   items: T[];
   hasNext: boolean;

@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { orchestrationInstance } from '../../workflows/orchestration/instance';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import { inStatement } from '../errors';
 import type { Db, Executor } from '../knex';
 import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../outbox';
@@ -181,7 +181,7 @@ export async function getInstance(db: Executor, id: string): Promise<WorkflowIns
 }
 
 /** Newest first, filtered by workflow and by `running` (true: not terminated; false: terminated). */
-export async function listInstances(db: Executor, list: ListRequest<{ workflowID?: string; running?: boolean }>) {
+export async function listInstances(db: Executor, list: ListQuery<{ workflowID?: string; running?: boolean }>) {
   const query = db('orchestration_instances');
   if (list.filters.workflowID !== undefined) query.where({ workflow_id: isUuid(list.filters.workflowID) ? list.filters.workflowID : null });
   if (list.filters.running !== undefined) query.where({ terminated: !list.filters.running });

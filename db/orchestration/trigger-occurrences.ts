@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '../events/envelope';
 import { parseJson, stringifyJson } from '../../lib/json';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import { inTransaction } from '../errors';
 import type { Executor } from '../knex';
 import { emitEvents } from '../outbox';
@@ -30,7 +30,7 @@ export const presentOccurrence = (row: OccurrenceRow) => ({
 });
 
 /** Newest first. Throws NOT_FOUND (trigger). */
-export async function listOccurrences(db: Executor, triggerID: string, list: ListRequest): Promise<Page<OccurrenceRow>> {
+export async function listOccurrences(db: Executor, triggerID: string, list: ListQuery): Promise<Page<OccurrenceRow>> {
   await getTriggerRow(db, triggerID);
   return keysetPage<OccurrenceRow>(db('orchestration_trigger_occurrences').where({ trigger_id: triggerID }), ['date', 'id'], 'desc', list);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { notFound, validationError } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import type { Executor } from '../knex';
 import { keysetPage, type Page } from '../pagination';
 import { checkExpression, evaluateFilter, evaluateVariable } from './expressions';
@@ -82,7 +82,7 @@ export async function getTriggerRow(db: Executor, id: string): Promise<TriggerRo
   return row;
 }
 
-export async function listTriggers(db: Executor, list: ListRequest<{ name?: string }>): Promise<Page<TriggerRow>> {
+export async function listTriggers(db: Executor, list: ListQuery<{ name?: string }>): Promise<Page<TriggerRow>> {
   const query = db('orchestration_triggers').whereNull('deleted_at');
   if (list.filters.name) query.whereILike('name', `%${list.filters.name.replace(/[\\%_]/g, '\\$&')}%`);
   return keysetPage<TriggerRow>(query, ['created_at', 'id'], 'desc', list);

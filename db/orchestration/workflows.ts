@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import { ConfigError, validateConfig, type WorkflowConfig } from '../../workflows/orchestration/config';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import type { Executor } from '../knex';
 import { keysetPage, type Page } from '../pagination';
 
@@ -63,7 +63,7 @@ export async function getWorkflow(db: Executor, id: string): Promise<Workflow> {
 }
 
 /** Newest first; deleted workflows are left out. */
-export async function listWorkflows(db: Executor, list: ListRequest): Promise<Page<WorkflowRow>> {
+export async function listWorkflows(db: Executor, list: ListQuery): Promise<Page<WorkflowRow>> {
   return keysetPage<WorkflowRow>(db('orchestration_workflows').whereNull('deleted_at'), ['created_at', 'id'], 'desc', list);
 }
 

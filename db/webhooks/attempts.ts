@@ -1,4 +1,4 @@
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import { keysetPage, type Page } from '../pagination';
 import type { Executor } from '../knex';
 import type { WebhookConfig } from './configs';
@@ -54,7 +54,7 @@ export function presentAttempt(row: AttemptRow): WebhookAttempt {
 }
 
 /** A delivery's attempts, oldest first (replays included). @throws ApiError NOT_FOUND */
-export async function listAttempts(db: Executor, deliveryId: string, list: ListRequest): Promise<Page<AttemptRow>> {
+export async function listAttempts(db: Executor, deliveryId: string, list: ListQuery): Promise<Page<AttemptRow>> {
   const delivery = await getDeliveryRow(db, deliveryId);
   const query = db('webhook_attempts').select('webhook_attempts.*', db.raw('? AS payload', [delivery.payload])).where('delivery_id', delivery.id);
   return keysetPage<AttemptRow>(query, ['seq'], 'asc', list);

@@ -3,7 +3,7 @@ import { notFound, validationError } from '../../lib/errors';
 import { generateSecret, secretProblem } from '../../lib/webhooks/signature';
 import { checkEndpointUrl } from '../../lib/webhooks/ssrf';
 import { loadWebhookSettings } from '../../lib/webhooks/settings';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import { keysetPage, type Page } from '../pagination';
 import type { Executor } from '../knex';
 
@@ -141,7 +141,7 @@ export async function deleteConfig(db: Executor, id: string): Promise<void> {
 }
 
 /** Most recently updated first (Formance's order); filters `id` and `endpoint` (exact). */
-export async function listConfigs(db: Executor, list: ListRequest<{ id?: string; endpoint?: string }>): Promise<Page<WebhookConfigRow>> {
+export async function listConfigs(db: Executor, list: ListQuery<{ id?: string; endpoint?: string }>): Promise<Page<WebhookConfigRow>> {
   const query = db<WebhookConfigRow>('webhook_configs').select('*');
   if (list.filters.id !== undefined) {
     if (!isUuid(list.filters.id)) return { items: [], hasNext: false, hasPrevious: false };

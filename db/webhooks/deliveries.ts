@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../../lib/errors';
-import type { ListRequest } from '../../api/pagination';
+import type { ListQuery } from '../pagination';
 import type { EventEnvelope } from '../events/envelope';
 import { keysetPage, type Page } from '../pagination';
 import type { Db, Executor } from '../knex';
@@ -85,7 +85,7 @@ export interface DeliveryFilters {
 }
 
 /** Newest first; filters configID, eventID and status. */
-export async function listDeliveries(db: Executor, list: ListRequest<DeliveryFilters>): Promise<Page<DeliveryRow>> {
+export async function listDeliveries(db: Executor, list: ListQuery<DeliveryFilters>): Promise<Page<DeliveryRow>> {
   const { configID, eventID, status } = list.filters;
   if ((configID !== undefined && !isUuid(configID)) || (eventID !== undefined && !isUuid(eventID))) {
     return { items: [], hasNext: false, hasPrevious: false };
