@@ -1,7 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
-import type { EventEnvelope } from '../../db/events/envelope';
-import { matchTriggers } from '../../db/orchestration/trigger-occurrences';
 import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../db/orchestration/read-model';
 import { createLedgerActivities } from './ledger';
 import { createPaymentActivities } from './payments';
@@ -27,10 +25,6 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     async orchestrationStageEnded<M extends StageMark & { error?: string; endsInstance?: boolean }>(mark: M): Promise<M> {
       await recordStageEnded(deps.db, mark);
       return mark;
-    },
-    /** The trigger step of the per-event workflow; returns how many occurrences the event has. */
-    async matchTriggers(event: EventEnvelope): Promise<number> {
-      return (await matchTriggers(deps, event)).length;
     },
     async orchestrationInstanceEnded(mark: { instanceID: string; error?: string; at: string }): Promise<void> {
       await recordInstanceEnded(deps.db, mark);

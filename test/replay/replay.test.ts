@@ -32,7 +32,6 @@ describe('replay of committed workflow histories', () => {
     expect(files.sort()).toEqual(historyNames().sort());
   });
 
-  // A type kept only so that runs of the previous release finish (processEvent) is covered by its legacy history.
   it('covers every workflow type the worker registers', () => {
     const registered = Object.keys(workflows);
     const recorded = new Set([...historyNames(), ...legacyNames()].map((name) => workflowTypeOf(name)));
