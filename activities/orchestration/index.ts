@@ -15,7 +15,7 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     ...asSteps(deps.db, { ...createLedgerActivities(deps.db), ...createWalletActivities(deps.db), ...createPaymentActivities(deps) }),
     /**
      * name and input are not stored in PostgreSQL: op 13 reads them from the history, where a local activity leaves
-     * only its result (hence the echo) and a regular one of the previous release its input.
+     * only its result (hence the echo).
      */
     async orchestrationStageStarted<M extends StageMark & { name: string; input: unknown }>(mark: M): Promise<M> {
       await recordStageStarted(deps.db, mark);
@@ -26,7 +26,8 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
       await recordStageEnded(deps.db, mark);
       return mark;
     },
-    async orchestrationInstanceEnded(mark: { instanceID: string; error?: string; at: string }): Promise<void> {
+    /** The end of a run without stages (every other run's instance ends with its last stage). */
+    async orchestrationInstanceEnded(mark: { instanceID: string; at: string }): Promise<void> {
       await recordInstanceEnded(deps.db, mark);
     },
   };
