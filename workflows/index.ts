@@ -4,7 +4,6 @@ export { platformNoop } from './noop';
 export { connectorFetch } from './payments/connector-fetch';
 export { paymentInitiationExecute } from './payments/payment-initiation';
 export { bankAccountForward } from './payments/bank-account-forward';
-export { processEvent } from './events/process-event';
 export { processEventBatch } from './events/process-event-batch';
 export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';

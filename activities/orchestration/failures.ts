@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isApiError } from '../../lib/errors';
 import { NON_RETRYABLE_CODES } from '../../workflows/orchestration/retry';
@@ -29,14 +28,12 @@ export function withIdempotencyKey<T>(key: string, work: () => Promise<T>): Prom
 }
 
 /**
- * `<workflowId>-<activityId>`: stable across retries of the activity and across worker restarts (activity ids are
- * chosen by the workflow, deterministically), so the area underneath applies a retried call once. A step called with
- * StepOptions brings its key, the same for its local and its regular attempts (a local activity's id is a sequence
- * number, not the step's id).
+ * The running step's key, `<workflowId>-<stepId>` (StepOptions.key): the workflow chooses it deterministically, the
+ * same for the step's local and regular attempts and across retries and worker restarts, so the area underneath
+ * applies a repeated call once. Throws outside a step: a call without a key could be applied twice.
  */
 export function idempotencyKey(): string {
-  const given = stepKey.getStore();
-  if (given) return given;
-  const info = Context.current().info;
-  return `${info.workflowExecution?.workflowId ?? 'standalone'}-${info.activityId}`;
+  const key = stepKey.getStore();
+  if (!key) throw new Error('no idempotency key: business activities run as steps (asSteps)');
+  return key;
 }

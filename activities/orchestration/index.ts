@@ -1,7 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
-import type { EventEnvelope } from '../../db/events/envelope';
-import { matchTriggers } from '../../db/orchestration/trigger-occurrences';
 import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../db/orchestration/read-model';
 import { createLedgerActivities } from './ledger';
 import { createPaymentActivities } from './payments';
@@ -17,7 +15,7 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     ...asSteps(deps.db, { ...createLedgerActivities(deps.db), ...createWalletActivities(deps.db), ...createPaymentActivities(deps) }),
     /**
      * name and input are not stored in PostgreSQL: op 13 reads them from the history, where a local activity leaves
-     * only its result (hence the echo) and a regular one of the previous release its input.
+     * only its result (hence the echo).
      */
     async orchestrationStageStarted<M extends StageMark & { name: string; input: unknown }>(mark: M): Promise<M> {
       await recordStageStarted(deps.db, mark);
@@ -28,11 +26,8 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
       await recordStageEnded(deps.db, mark);
       return mark;
     },
-    /** The trigger step of the per-event workflow; returns how many occurrences the event has. */
-    async matchTriggers(event: EventEnvelope): Promise<number> {
-      return (await matchTriggers(deps, event)).length;
-    },
-    async orchestrationInstanceEnded(mark: { instanceID: string; error?: string; at: string }): Promise<void> {
+    /** The end of a run without stages (every other run's instance ends with its last stage). */
+    async orchestrationInstanceEnded(mark: { instanceID: string; at: string }): Promise<void> {
       await recordInstanceEnded(deps.db, mark);
     },
   };

@@ -11,7 +11,7 @@ export interface StageEnd {
   endsInstance?: boolean;
 }
 
-/** The second argument of a step in runs started with `execution: 'local-first'` (StageContext). */
+/** The second argument of every step (StageContext). */
 export interface StepOptions {
   /** `s<N>-<k>-<Name>`: op 14 finds a local attempt's step by it (a local activity's own id is a sequence number). */
   id: string;
@@ -33,15 +33,13 @@ export interface StepResult<T> {
 type Step = (input: never) => Promise<unknown>;
 
 /**
- * Wraps business activities so that each also accepts StepOptions: it then runs under the step's idempotency key and,
- * if it is its stage's last, records the stage's end once the call succeeded (conditional and idempotent, as every
- * read-model write). Called with the input alone (runs started before, replayed), it behaves as it always did.
+ * Wraps business activities into steps: each runs under the step's idempotency key and, if it is its stage's last,
+ * records the stage's end once the call succeeded (conditional and idempotent, as every read-model write).
  */
 export function asSteps<A extends Record<string, Step>>(db: Db, activities: A): A {
   const wrapped = Object.entries(activities).map(([name, activity]) => [
     name,
-    async (input: never, options?: StepOptions): Promise<unknown> => {
-      if (!options) return activity(input);
+    async (input: never, options: StepOptions): Promise<StepResult<unknown>> => {
       const output = await withIdempotencyKey(options.key, () => activity(input));
       const result: StepResult<unknown> = { id: options.id, input, output };
       if (options.ends) {

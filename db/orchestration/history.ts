@@ -50,6 +50,7 @@ async function instanceEvents(deps: OrchestrationDeps, id: string): Promise<Hist
 
 type StageMark = { kind: 'start' | 'end'; number: number; name?: string; input?: unknown; at: string; error?: string };
 
+/** The local activities that record a stage's start or end themselves (the other marks come with the run's input or a step). */
 const MARK_ACTIVITIES: Record<string, StageMark['kind']> = { orchestrationStageStarted: 'start', orchestrationStageEnded: 'end' };
 
 /** A local activity's marker: its type, attempt and schedule time (core's marker data), and its result if it succeeded. */
@@ -73,57 +74,46 @@ function localActivityOf(event: HistoryEvent): LocalActivity | undefined {
   };
 }
 
-/** A business step's result in runs started with `execution: 'local-first'`; undefined for anything else. */
-function stepResultOf(value: unknown): StepResult<unknown> | undefined {
-  const step = value as Partial<StepResult<unknown>> | undefined;
-  return step && typeof step === 'object' && typeof step.id === 'string' && 'input' in step ? (step as StepResult<unknown>) : undefined;
+/** A step's local attempt that succeeded (a failed one has no result: the step's regular activity follows it). */
+function localStepOf(local: LocalActivity): StepResult<unknown> | undefined {
+  return local.type in MARK_ACTIVITIES ? undefined : (local.result as StepResult<unknown> | undefined);
 }
 
 /**
- * The stage start or end an event records, from any release:
- * - the result of a local orchestrationStageStarted/Ended in a `core_local_activity` marker (`bookkeeping: 'local'`);
- * - the input of the regular activity `s<N>-start`/`s<N>-end` (the first release);
- * - stage 0's start in the workflow's own input, recorded by the API (`execution: 'local-first'`);
- * - a stage's end carried by its last step (`ended` in its result, local or regular).
+ * The stage start or end an event records (see orchestrationInstance): stage 0's start in the workflow's input,
+ * recorded by the API; a stage's end carried by its last step (`ended` in its result, local or regular); any other
+ * mark in the result of a local orchestrationStageStarted/Ended.
  */
 function stageMarkOf(event: HistoryEvent): StageMark | undefined {
   const local = localActivityOf(event);
   if (local) {
     const kind = MARK_ACTIVITIES[local.type];
-    if (kind && local.result) return { ...(local.result as Omit<StageMark, 'kind'>), kind };
-    const ended = stepResultOf(local.result)?.ended;
+    if (kind) return local.result ? { ...(local.result as Omit<StageMark, 'kind'>), kind } : undefined;
+    const ended = localStepOf(local)?.ended;
     return ended ? { kind: 'end', ...ended } : undefined;
   }
   const completed = event.activityTaskCompletedEventAttributes;
   if (completed) {
-    const ended = stepResultOf(decode(completed.result?.payloads))?.ended;
+    const ended = (decode(completed.result?.payloads) as StepResult<unknown> | undefined)?.ended;
     return ended ? { kind: 'end', ...ended } : undefined;
   }
   const started = event.workflowExecutionStartedEventAttributes;
-  if (started) {
-    const input = decode(started.input?.payloads) as InstanceInput | undefined;
-    if (input?.execution !== 'local-first' || !input.firstStageStartedAt || !input.stages?.[0]) return undefined;
-    const { name, input: stageInput } = describeStage(input.stages[0], 0, input.variables ?? {});
-    // Through the payload converter, as every other mark: the same JSON shape (big integers) as a recorded input.
-    return { kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt };
-  }
-  const scheduled = event.activityTaskScheduledEventAttributes;
-  const legacy = scheduled?.activityId ? /^s(\d+)-(start|end)$/.exec(scheduled.activityId) : null;
-  if (!scheduled || !legacy) return undefined;
-  const mark = decode(scheduled.input?.payloads) as Omit<StageMark, 'kind' | 'number'>;
-  return { ...mark, number: Number(legacy[1]), kind: legacy[2] as StageMark['kind'] };
+  const input = started ? (decode(started.input?.payloads) as InstanceInput | undefined) : undefined;
+  if (!input?.stages?.[0]) return undefined;
+  const { name, input: stageInput } = describeStage(input.stages[0], 0, input.variables ?? {});
+  // Through the payload converter, as every other mark: the same JSON shape (big integers) as a recorded input.
+  return { kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt };
 }
 
 /**
- * Op 13, from Temporal's history: stage N starts with the mark of orchestrationStageStarted (the stage's name and
- * resolved input) and ends with orchestrationStageEnded's (its error). A run terminated from outside (Web UI, CLI)
- * closes its open stage with "terminated". Throws NOT_FOUND.
+ * Op 13, from Temporal's history: each stage from its start mark (its name and resolved input) to its end mark (its
+ * error). A run terminated from outside (Web UI, CLI) closes its open stage with "terminated". Throws NOT_FOUND.
  */
 export async function readInstanceHistory(deps: OrchestrationDeps, id: string): Promise<InstanceHistoryEntry[]> {
   return instanceHistoryOf(await instanceEvents(deps, id));
 }
 
-/** Op 13's stages from an instance workflow's events, of either release. */
+/** Op 13's stages from an instance workflow's events. */
 export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[] {
   const entries = new Map<number, InstanceHistoryEntry>();
   for (const event of events) {
@@ -139,19 +129,20 @@ export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[
 }
 
 function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): void {
-    if (mark.kind === 'start') {
-      entries.set(mark.number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
-    } else {
-      const entry = entries.get(mark.number);
-      // The first end counts: a carried end and a bookkeeping end never both exist, but a replayed write must not move it.
-      if (entry && !entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
-    }
+  if (mark.kind === 'start') {
+    entries.set(mark.number, { name: mark.name ?? '', input: mark.input ?? {}, terminated: false, startedAt: new Date(mark.at) });
+  } else {
+    const entry = entries.get(mark.number);
+    // A stage ends once; should a second end mark ever appear, it must not move the first.
+    if (entry && !entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
+  }
 }
 
 /**
- * Op 14: the activities `s<N>-<k>-<Name>` of stage N, matched with their outcome by scheduledEventId. The history
- * records an activity's attempts only when it closes, so a pending one's attempt, last failure and next retry time
- * come from DescribeWorkflowExecution. Throws NOT_FOUND (instance, or a stage that has not started).
+ * Op 14: the steps `s<N>-<k>-<Name>` of stage N in history order: a local attempt from its marker (its result repeats
+ * the step's id and input), a regular activity matched with its outcome by scheduledEventId. The history records an
+ * activity's attempts only when it closes, so a pending one's attempt, last failure and next retry time come from
+ * DescribeWorkflowExecution. Throws NOT_FOUND (instance, or a stage that has not started).
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
   const events = await instanceEvents(deps, id);
@@ -164,12 +155,9 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
   const byScheduledId = new Map<string, StageHistoryEntry>();
   const byActivityId = new Map<string, StageHistoryEntry>();
   const entries: StageHistoryEntry[] = [];
-  // Steps called with StepOptions (a second argument) return a StepResult around the business output.
-  const wrapped = new Set<StageHistoryEntry>();
   for (const event of events) {
     const local = localActivityOf(event);
-    const step = stepResultOf(local?.result);
-    // A local attempt that failed is followed by the step's regular activity, which shows the failure and the retries.
+    const step = local && localStepOf(local);
     if (local && step && prefix.test(step.id)) {
       const name = local.type;
       entries.push({
@@ -186,8 +174,8 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityId && prefix.test(scheduled.activityId)) {
       const name = scheduled.activityType?.name ?? '';
+      // decode reads the first argument, the step's input (the second is its StepOptions).
       const entry: StageHistoryEntry = { name, input: { [name]: decode(scheduled.input?.payloads) }, terminated: false, startedAt: eventTime(event), attempt: 1 };
-      if ((scheduled.input?.payloads?.length ?? 0) > 1) wrapped.add(entry);
       entries.push(entry);
       byScheduledId.set(String(event.eventId), entry);
       byActivityId.set(scheduled.activityId, entry);
@@ -207,8 +195,7 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
     entry.terminated = true;
     entry.terminatedAt = eventTime(event);
     if (event.activityTaskCompletedEventAttributes) {
-      const result = decode(event.activityTaskCompletedEventAttributes.result?.payloads);
-      const output = wrapped.has(entry) ? stepResultOf(result)?.output : result;
+      const output = (decode(event.activityTaskCompletedEventAttributes.result?.payloads) as StepResult<unknown> | undefined)?.output;
       if (output !== undefined && output !== null) entry.output = { [entry.name]: output };
     } else if (event.activityTaskFailedEventAttributes) {
       entry.error = event.activityTaskFailedEventAttributes.failure?.message ?? 'failed';

@@ -135,7 +135,7 @@ export async function runWorkflow(
       taskQueue: deps.temporal.taskQueue,
       workflowId: id,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, bookkeeping: 'local', execution: 'local-first', firstStageStartedAt: startedAt.toISOString() }],
+      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, firstStageStartedAt: startedAt.toISOString() }],
       staticSummary: `${workflow.name || 'workflow'} (${workflow.id})`,
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'orchestration' },

@@ -8,17 +8,15 @@ import { historyNames } from './scenarios';
 
 const dir = path.join(__dirname, 'histories');
 /**
- * Histories of earlier versions of a workflow, frozen when a versioned change (patched(), a new input field) was
- * re-recorded: runs started before the change are still running somewhere, so today's code must replay them too.
- * Never regenerated; `npm run replay:record` only rewrites the files of `dir`.
+ * One history per scenario (`<name>.json`, rewritten by `npm run replay:record`) and, after a patched() change, the
+ * previous shape kept as `<name>@<release>.json` until no run of it can be in flight (README, Orchestration).
  */
-const legacyDir = path.join(dir, 'legacy');
-const legacyNames = () => (fs.existsSync(legacyDir) ? fs.readdirSync(legacyDir).filter((f) => f.endsWith('.json')).map((f) => `legacy/${f.replace(/\.json$/, '')}`) : []);
+const committed = () => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
 
 /**
- * Replays the committed histories of every recorded scenario against today's workflow code: a change that would
- * break running workflows (a non-deterministic change to any workflow type) fails here. Regenerate the files
- * with `npm run replay:record` after an intended, versioned change.
+ * Replays every committed history against today's workflow code: a change that would break running workflows (a
+ * non-deterministic change to any workflow type) fails here. Record the new shape with `npm run replay:record` after
+ * an intended, versioned change.
  */
 describe('replay of committed workflow histories', () => {
   let bundle: WorkflowBundleWithSourceMap;
@@ -27,20 +25,20 @@ describe('replay of committed workflow histories', () => {
     bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
   }, 120_000);
 
-  it('has a committed history for every scenario', () => {
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
-    expect(files.sort()).toEqual(historyNames().sort());
+  it('has a committed history for every scenario, and none of a scenario that is gone', () => {
+    const files = committed();
+    expect(historyNames().filter((name) => !files.includes(name))).toEqual([]);
+    expect(files.filter((file) => !historyNames().includes(file.split('@')[0]))).toEqual([]);
   });
 
-  // A type kept only so that runs of the previous release finish (processEvent) is covered by its legacy history.
   it('covers every workflow type the worker registers', () => {
     const registered = Object.keys(workflows);
-    const recorded = new Set([...historyNames(), ...legacyNames()].map((name) => workflowTypeOf(name)));
+    const recorded = new Set(historyNames().map((name) => workflowTypeOf(name)));
     expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
   });
 
-  it('replays each history, current and legacy, without non-determinism', async () => {
-    const histories = [...historyNames(), ...legacyNames()].map((name) => ({
+  it('replays each history without non-determinism', async () => {
+    const histories = committed().map((name) => ({
       workflowId: name,
       history: historyFromFile(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')),
     }));

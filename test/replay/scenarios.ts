@@ -37,6 +37,11 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     return (await runInstance(workflowID, {}, true)).body.data.id;
   }),
 
+  instance('no-stage', async () => {
+    const workflowID = await createWorkflow([]);
+    return (await runInstance(workflowID, {}, true)).body.data.id;
+  }),
+
   instance('wait-event-early', async () => {
     const workflowID = await createWorkflow([{ delay: { duration: '300ms' } }, { wait_event: { event: 'approved' } }]);
     const id = (await runInstance(workflowID)).body.data.id;

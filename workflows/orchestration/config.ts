@@ -53,7 +53,7 @@ export function resolveStage(stage: Record<string, unknown>, index: number, vari
 /**
  * What a stage shows in op 13 and in its start mark: its name and its input with the run's variables substituted,
  * plus the resolved stage, or the error it fails with when it does not resolve. The instance workflow and op 13 both
- * call this, so a first stage recorded by the API (see InstanceInput.firstStageStartedAt) reads as a recorded one.
+ * call this, so stage 0, whose start the API records (InstanceInput.firstStageStartedAt), reads as any later stage.
  */
 export function describeStage(raw: Record<string, unknown>, number: number, variables: Record<string, string>): { name: string; input: unknown; stage?: ResolvedStage; error?: string } {
   try {

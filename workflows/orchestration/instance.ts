@@ -5,14 +5,13 @@ import {
   condition,
   defineSignal,
   isCancellation,
-  proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
 } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
 import { describeStage, type ResolvedStage } from './config';
-import { INTERNAL_ACTIVITY_OPTIONS, LOCAL_BOOKKEEPING_OPTIONS } from './retry';
+import { LOCAL_BOOKKEEPING_OPTIONS } from './retry';
 import { runSend } from './send';
 import { failureMessage, StageContext } from './stage-context';
 import { parseGoDuration } from './stage-parse';
@@ -22,18 +21,8 @@ export interface InstanceInput {
   workflowID: string;
   stages: Array<Record<string, unknown>>;
   variables: Record<string, string>;
-  /** 'local' for runs started since the stage bookkeeping moved to local activities; absent on older runs. */
-  bookkeeping?: 'local';
-  /**
-   * 'local-first' for runs started since steps run their first attempt locally and the last step of a stage records
-   * the stage's end (StageContext); absent on older runs, which replay as they ran.
-   */
-  execution?: 'local-first';
-  /**
-   * With 'local-first': the API recorded stage 0's start (and STARTED_WORKFLOW_STAGE) at this time, with the instance
-   * row, so the workflow does not; op 13 derives stage 0's name and input from this input.
-   */
-  firstStageStartedAt?: string;
+  /** When the API recorded stage 0's start (and STARTED_WORKFLOW_STAGE) with the instance row; op 13 reads it here. */
+  firstStageStartedAt: string;
 }
 
 /** `POST .../instances/{id}/events {name}` arrives as this signal. */
@@ -43,49 +32,44 @@ export const eventSignal = defineSignal<[{ name: string }]>('event');
 export const CANCELED = 'canceled';
 
 /**
- * Since `bookkeeping: 'local'` (set by every run the API starts now) the read-model writes are local activities: they
- * run inside the workflow task that reaches them, so a stage costs the Temporal server no extra task round trip per
- * write (a one-stage run went from four activities to one). Runs started before, without the field, replay with the
- * regular activities they recorded. An input field rather than patched(): the SDK upserts the TemporalChangeVersion
- * search attribute on every run that calls patched(), one more visibility write per run.
+ * Local activities: a read-model write runs inside the workflow task that reaches it, so it costs the Temporal server
+ * no task round trip of its own.
  */
-type Bookkeeping = Pick<OrchestrationActivities, 'orchestrationStageStarted' | 'orchestrationStageEnded' | 'orchestrationInstanceEnded'>;
-const local: Bookkeeping = proxyLocalActivities<OrchestrationActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-const regular = (activityId: string): Bookkeeping => proxyActivities<OrchestrationActivities>({ ...INTERNAL_ACTIVITY_OPTIONS, activityId });
+const bookkeeping = proxyLocalActivities<OrchestrationActivities>(LOCAL_BOOKKEEPING_OPTIONS);
 const now = () => new Date(Date.now()).toISOString();
 
 /**
- * One workflow instance = this Temporal workflow, with id = the instance id. Stages run in order; stage N is framed by
- * the local activities orchestrationStageStarted (its result, in the history's marker, carries the stage's name and
- * resolved input for op 13) and orchestrationStageEnded (its outcome), and its own activities are `s<N>-<k>-<Name>`
- * (op 14). The first failing stage ends the run; an abort (cancellation) ends the running stage
- * and the run with "canceled". The read model is written in non-cancellable scopes so an abort cannot skip it.
- * With `execution: 'local-first'` two of those marks are made elsewhere, each saving the workflow an activation: stage
- * 0's start by the API with the instance row, and a stage's successful end by its last step (StageContext.call with `last`). A
- * one-step run is then one workflow task: start, one local activity, complete.
+ * One workflow instance = this Temporal workflow, with id = the instance id. Stages run in order; stage N's steps are
+ * `s<N>-<k>-<Name>` (StageContext; op 14). Each read-model mark is made where it costs the run no extra activation:
+ * stage 0's start by the API with the instance row, a later stage's start by the local activity
+ * orchestrationStageStarted (its result carries the stage's name and resolved input for op 13), a stage's successful
+ * end by its last step, and any other end (a failed or aborted stage, a stage without steps) by the local activity
+ * orchestrationStageEnded. The stage that ends the run ends the instance in the same write. A one-step run is thus one
+ * workflow task: start, one local activity, complete. The first failing stage ends the run; an abort (cancellation)
+ * ends the running stage and the run with "canceled". Marks are written in non-cancellable scopes so an abort cannot
+ * skip them.
  */
 export async function orchestrationInstance(input: InstanceInput): Promise<void> {
   // Events are queued, not matched on arrival: one sent before its wait_event stage starts is kept for it.
   const events: string[] = [];
   setHandler(eventSignal, ({ name }) => void events.push(name));
   const base = { instanceID: input.instanceID, workflowID: input.workflowID };
-  const useLocal = input.bookkeeping === 'local';
-  const localFirst = useLocal && input.execution === 'local-first';
-  const bookkeeping = (activityId: string) => (useLocal ? local : regular(activityId));
+  if (input.stages.length === 0) {
+    // No stage to end the instance with.
+    await CancellationScope.nonCancellable(() => bookkeeping.orchestrationInstanceEnded({ instanceID: input.instanceID, at: now() }));
+    return;
+  }
   let failure: string | undefined;
   let cancellation: unknown;
-  let instanceEndRecorded = false;
 
   for (let number = 0; number < input.stages.length && failure === undefined; number++) {
     const { name, input: stageInput, stage, error: invalid } = describeStage(input.stages[number], number, input.variables);
-    let error = invalid;
     const lastStage = number === input.stages.length - 1;
-    if (!(localFirst && number === 0)) {
-      await CancellationScope.nonCancellable(() =>
-        bookkeeping(`s${number}-start`).orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }),
-      );
+    if (number > 0) {
+      await CancellationScope.nonCancellable(() => bookkeeping.orchestrationStageStarted({ ...base, number, name, input: stageInput, at: now() }));
     }
-    const ctx = new StageContext(number, localFirst ? { ...base, number, ...(lastStage ? { endsInstance: true } : {}) } : undefined);
+    const ctx = new StageContext({ ...base, number, ...(lastStage ? { endsInstance: true } : {}) });
+    let error = invalid;
     if (stage) {
       try {
         // A stage with nothing to wait on (noop) would not notice an abort requested between two stages.
@@ -96,22 +80,15 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
         error = isCancellation(e) ? CANCELED : failureMessage(e);
       }
     }
-    // The stage that ends the run also ends the instance, in the same write: one local activity fewer per run.
-    const endsInstance = useLocal && (error !== undefined || lastStage);
     if (error !== undefined || !ctx.endRecorded) {
+      const endsInstance = error !== undefined || lastStage;
       await CancellationScope.nonCancellable(() =>
-        bookkeeping(`s${number}-end`).orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
+        bookkeeping.orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
       );
     }
-    instanceEndRecorded = endsInstance;
     failure = error;
   }
 
-  if (!instanceEndRecorded) {
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping('end').orchestrationInstanceEnded({ instanceID: input.instanceID, at: now(), ...(failure !== undefined ? { error: failure } : {}) }),
-    );
-  }
   // The Temporal status mirrors the instance's, so the Web UI shows failed and aborted runs as such.
   if (cancellation !== undefined) throw cancellation;
   if (failure !== undefined) throw ApplicationFailure.create({ message: failure, type: 'STAGE_FAILED', nonRetryable: true });

@@ -23,15 +23,10 @@ export const BUSINESS_ACTIVITY_OPTIONS = {
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '100s', nonRetryableErrorTypes: NON_RETRYABLE_CODES },
 } as const;
 
-/** Read-model writes: short, and retried until the database answers (they are idempotent). */
-export const INTERNAL_ACTIVITY_OPTIONS = {
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
-} as const;
-
 /**
- * The same writes as local activities: retried by the worker within the workflow task; a database outage longer than
- * the local retry threshold turns into timers in the history, which is what a long outage should look like.
+ * Read-model writes (local activities, idempotent): retried by the worker within the workflow task until the database
+ * answers; an outage longer than the local retry threshold turns into timers in the history, which is what a long
+ * outage should look like.
  */
 export const LOCAL_BOOKKEEPING_OPTIONS = {
   startToCloseTimeout: '10s',

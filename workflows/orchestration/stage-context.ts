@@ -5,6 +5,7 @@ import { BUSINESS_ACTIVITY_OPTIONS, LOCAL_STEP_OPTIONS } from './retry';
 
 type Activities = OrchestrationActivities;
 type Call<K extends keyof Activities> = Promise<Awaited<ReturnType<Activities[K]>>>;
+type Steps = Record<string, (input: unknown, options: StepOptions) => Promise<StepResult<unknown>>>;
 
 /**
  * Steps that only touch this platform's database run their first attempt as a local activity (see StageContext);
@@ -13,15 +14,13 @@ type Call<K extends keyof Activities> = Promise<Awaited<ReturnType<Activities[K]
 const REMOTE_STEPS: ReadonlySet<string> = new Set(['ProviderTransfer']);
 
 /**
- * Runs the activities of stage `number`. Each gets the id `s<number>-<k>-<Name>`: op 14 selects a stage's activities
- * by that prefix, an operator reads stage and step in the Web UI, and the id (hence the idempotency key derived from
- * it) is the same on every replay because k counts calls in program order.
- *
- * With `end` (runs started with `execution: 'local-first'`) a step is called as `Name(input, StepOptions)`:
+ * Runs the steps of one stage. Each gets the id `s<number>-<k>-<Name>`: op 14 selects a stage's steps by that prefix,
+ * an operator reads stage and step in the Web UI, and the id (hence the idempotency key derived from it) is the same on
+ * every replay because k counts calls in program order. A step is called as `Name(input, StepOptions)`:
  * - its first attempt is a local activity, run inside the workflow task that reaches it: no activity task goes
  *   through the Temporal server, which halves what a one-step stage costs the server. If that attempt fails for any
  *   reason, the step runs again as a regular activity with the business retry policy, so a step that waits (funds,
- *   a provider) or fails shows in op 14 and in the Web UI with its attempts, last failure and next retry, as before.
+ *   a provider) or fails shows in op 14 and in the Web UI with its attempts, last failure and next retry.
  *   Both attempts carry the same idempotency key, so the ledger applies the step once whichever attempt got through.
  * - the stage's last step (`call(name, input, { last: true })`) also records the stage's end (and the instance's,
  *   for the last stage) once it succeeds, in the same activity: the workflow then has no bookkeeping activity left to
@@ -32,31 +31,28 @@ export class StageContext {
   /** True once a step recorded this stage's end in the read model. */
   endRecorded = false;
 
-  constructor(
-    readonly number: number,
-    private readonly end?: StageEnd,
-  ) {}
+  constructor(private readonly stage: StageEnd) {}
 
   /** `last`: the stage's last step, after whose success nothing of the stage runs (it records the stage's end). */
   async call<K extends keyof Activities>(name: K, input: Parameters<Activities[K]>[0], { last = false } = {}): Call<K> {
     this.calls += 1;
-    const id = `s${this.number}-${this.calls}-${String(name)}`;
-    const regular = (...args: unknown[]) => {
-      const proxy = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary: `stage ${this.number}: ${String(name)}` });
-      return (proxy as Record<string, (...a: unknown[]) => Promise<unknown>>)[name as string](...args);
-    };
-    if (!this.end) return (await regular(input)) as Awaited<ReturnType<Activities[K]>>;
-    const options: StepOptions = { id, key: `${workflowInfo().workflowId}-${id}`, ...(last ? { ends: this.end } : {}) };
+    const { number } = this.stage;
+    const id = `s${number}-${this.calls}-${String(name)}`;
+    const summary = `stage ${number}: ${String(name)}`;
+    const options: StepOptions = { id, key: `${workflowInfo().workflowId}-${id}`, ...(last ? { ends: this.stage } : {}) };
     let result: StepResult<unknown> | undefined;
     if (!REMOTE_STEPS.has(String(name))) {
-      const local = proxyLocalActivities({ ...LOCAL_STEP_OPTIONS, summary: `stage ${this.number}: ${String(name)}` }) as Record<string, (...a: unknown[]) => Promise<StepResult<unknown>>>;
+      const local = proxyLocalActivities({ ...LOCAL_STEP_OPTIONS, summary }) as Steps;
       try {
         result = await local[name as string](input, options);
       } catch (error) {
         if (isCancellation(error)) throw error;
       }
     }
-    result ??= (await regular(input, options)) as StepResult<unknown>;
+    if (!result) {
+      const regular = proxyActivities({ ...BUSINESS_ACTIVITY_OPTIONS, activityId: id, summary }) as Steps;
+      result = await regular[name as string](input, options);
+    }
     if (result.ended) this.endRecorded = true;
     return result.output as Awaited<ReturnType<Activities[K]>>;
   }

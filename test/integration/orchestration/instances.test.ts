@@ -96,6 +96,15 @@ describe('orchestration instances on Temporal', () => {
     expect(history).toEqual([{ name: 'RunDelay', input: { duration: 'soon' }, error: res.body.data.error, terminated: true, startedAt: iso, terminatedAt: iso }]);
   });
 
+  it('ends a run of a workflow without stages at once, with no stage in the instance or op 13', async () => {
+    const workflowID = await createWorkflow([]);
+    const { body } = await runInstance(workflowID, {}, true);
+    expect(body.data).toMatchObject({ terminated: true, terminatedAt: iso, status: [] });
+    expect(body.data.error).toBeUndefined();
+    expect((await instanceHistory(body.data.id)).body.data).toEqual([]);
+    expect((await stageHistory(body.data.id, 0)).status).toBe(404);
+  });
+
   it('answers 404 for unknown workflows, instances and stages, 400 for a non-integer stage', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await runInstance(unknown)).status).toBe(404);
