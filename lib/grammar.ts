@@ -16,5 +16,5 @@ export const BALANCE_NAME_PATTERN = '^[a-zA-Z0-9_-]{1,64}$';
 export const WALLET_NAME_MAX_LENGTH = 200;
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-/** Payments, accounts and connectors are named by base64url (unpadded) of a JSON object (db/payments/ids.ts). */
+/** Payments, accounts and connectors are named by base64url (unpadded) of a JSON object (areas/payments/ids.ts). */
 export const PROVIDER_OBJECT_ID_PATTERN = '^[A-Za-z0-9_-]+$';

@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/errors';
-import { upsertAccounts, upsertBalances } from '../../db/payments/accounts';
-import { getBankAccount } from '../../db/payments/bank-account-read';
-import { recordForwardedAccount } from '../../db/payments/bank-account-forward';
-import { getConnectorRow, type ConnectorRow } from '../../db/payments/connectors';
-import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../db/payments/initiation-execute';
-import { upsertPayment } from '../../db/payments/payments';
+import { upsertAccounts, upsertBalances } from '../../areas/payments/accounts';
+import { getBankAccount } from '../../areas/payments/bank-account-read';
+import { recordForwardedAccount } from '../../areas/payments/bank-account-forward';
+import { getConnectorRow, type ConnectorRow } from '../../areas/payments/connectors';
+import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments/initiation-execute';
+import { upsertPayment } from '../../areas/payments/payments';
 import { isApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { pluginFor } from './plugins/registry';

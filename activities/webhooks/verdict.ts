@@ -1,5 +1,5 @@
-import type { WebhookConfigRow } from '../../db/webhooks/configs';
-import type { AttemptRecord, AttemptStatus } from '../../db/webhooks/deliveries';
+import type { WebhookConfigRow } from '../../areas/webhooks/configs';
+import type { AttemptRecord, AttemptStatus } from '../../areas/webhooks/deliveries';
 import { backoffDelayMs, type WebhookSettings } from '../../lib/webhooks/settings';
 import { classifyOutcome, type HttpOutcome } from './http-send';
 

@@ -1,8 +1,8 @@
 import type { Scenario } from '.';
 import { KOA_BASELINE } from './baselines';
-import { upsertAccounts } from '../../db/payments/accounts';
-import { connectorId } from '../../db/payments/ids';
-import { upsertPayment } from '../../db/payments/payments';
+import { upsertAccounts } from '../../areas/payments/accounts';
+import { connectorId } from '../../areas/payments/ids';
+import { upsertPayment } from '../../areas/payments/payments';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { settle, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';
@@ -12,7 +12,7 @@ const PAYMENTS = 1100;
 
 /**
  * Op 7 (`GET /api/payments/payments`, default sort date:desc, no filter) at pageSize 15 and 1000 over 1,100 payments
- * (each with one adjustment), seeded through db/payments' own upsert on a connector row of their own; next to Koa
+ * (each with one adjustment), seeded through areas/payments' own upsert on a connector row of their own; next to Koa
  * hello-world. A page of 1000 is ~0.6 MB of JSON, so its rate is a serialisation figure more than a database one.
  */
 export const paymentsScenario: Scenario = {

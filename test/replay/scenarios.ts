@@ -1,5 +1,5 @@
 import { createDb } from '../../db/knex';
-import { accountId, paymentId } from '../../db/payments/ids';
+import { accountId, paymentId } from '../../areas/payments/ids';
 import { api } from '../support/http';
 import { fund, newLedger } from '../support/ledger-fixtures';
 import { createWorkflow, eventually, readInstance, runInstance, stageHistory } from '../support/orchestration';

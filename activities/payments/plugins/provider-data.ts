@@ -1,6 +1,6 @@
-import type { ProviderAccount, ProviderBalance } from '../../../db/payments/accounts';
-import { PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../../db/payments/enums';
-import type { ProviderPayment } from '../../../db/payments/payments';
+import type { ProviderAccount, ProviderBalance } from '../../../areas/payments/accounts';
+import { PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../../areas/payments/enums';
+import type { ProviderPayment } from '../../../areas/payments/payments';
 import { invalidData } from './plugin';
 
 /**

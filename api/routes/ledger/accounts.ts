@@ -1,4 +1,4 @@
-import { addAccountMetadata, aggregateBalances, getAccount, listAccounts, type LedgerAccount } from '../../../db/ledger';
+import { addAccountMetadata, aggregateBalances, getAccount, listAccounts, type LedgerAccount } from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

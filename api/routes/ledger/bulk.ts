@@ -1,4 +1,4 @@
-import { runBulk, v2TransactionView, type BulkElement, type BulkResult } from '../../../db/ledger';
+import { runBulk, v2TransactionView, type BulkElement, type BulkResult } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';

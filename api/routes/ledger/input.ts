@@ -1,4 +1,4 @@
-import type { CreateTransactionInput } from '../../../db/ledger';
+import type { CreateTransactionInput } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
 import type { AppContext } from '../../context';
 

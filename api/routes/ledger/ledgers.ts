@@ -1,4 +1,4 @@
-import { createLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from '../../../db/ledger';
+import { createLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { deleteAccountMetadata, deleteLedgerMetadata, deleteTransactionMetadata } from '../../../db/ledger';
+import { deleteAccountMetadata, deleteLedgerMetadata, deleteTransactionMetadata } from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { countAccounts, countTransactions, ledgerStats, listVolumes, type VolumesWithBalance } from '../../../db/ledger';
+import { countAccounts, countTransactions, ledgerStats, listVolumes, type VolumesWithBalance } from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

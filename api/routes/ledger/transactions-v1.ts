@@ -1,4 +1,4 @@
-import { createTransaction, getTransaction, v1TransactionView } from '../../../db/ledger';
+import { createTransaction, getTransaction, v1TransactionView } from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

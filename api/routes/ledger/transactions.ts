@@ -7,7 +7,7 @@ import {
   v2TransactionView,
   type LedgerTransaction,
   type TransactionFilters,
-} from '../../../db/ledger';
+} from '../../../areas/ledger';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

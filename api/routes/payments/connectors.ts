@@ -1,6 +1,6 @@
-import { installConnector, uninstallConnector } from '../../../db/payments/connector-install';
-import type { ConnectorProvider } from '../../../db/payments/connector-config';
-import { connectorKey, getConnectorConfig, listConnectors } from '../../../db/payments/connectors';
+import { installConnector, uninstallConnector } from '../../../areas/payments/connector-install';
+import type { ConnectorProvider } from '../../../areas/payments/connector-config';
+import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments/connectors';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,8 +1,8 @@
-import { createPaymentInitiation } from '../../../db/payments/initiation-create';
+import { createPaymentInitiation } from '../../../areas/payments/initiation-create';
 import {
   approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation,
-} from '../../../db/payments/initiation-transitions';
-import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../db/payments/initiations';
+} from '../../../areas/payments/initiation-transitions';
+import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../areas/payments/initiations';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

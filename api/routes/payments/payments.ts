@@ -1,5 +1,5 @@
-import { getPayment, updatePaymentMetadata } from '../../../db/payments/payments';
-import { listPayments, paymentSortKeyOf } from '../../../db/payments/payments-list';
+import { getPayment, updatePaymentMetadata } from '../../../areas/payments/payments';
+import { listPayments, paymentSortKeyOf } from '../../../areas/payments/payments-list';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { createBalance, getBalance, listBalances } from '../../../db/wallets';
+import { createBalance, getBalance, listBalances } from '../../../areas/wallets';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { confirmHold, getHold, listHolds, voidHold } from '../../../db/wallets';
+import { confirmHold, getHold, listHolds, voidHold } from '../../../areas/wallets';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { creditWallet, debitWallet } from '../../../db/wallets';
+import { creditWallet, debitWallet } from '../../../areas/wallets';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

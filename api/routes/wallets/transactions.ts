@@ -1,4 +1,4 @@
-import { listWalletTransactions, walletTransactionView } from '../../../db/wallets';
+import { listWalletTransactions, walletTransactionView } from '../../../areas/wallets';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

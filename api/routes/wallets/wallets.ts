@@ -1,4 +1,4 @@
-import { createWallet, getWallet, listWallets, updateWalletMetadata } from '../../../db/wallets';
+import { createWallet, getWallet, listWallets, updateWalletMetadata } from '../../../areas/wallets';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,5 +1,5 @@
-import { listAttempts, presentAttempt } from '../../../db/webhooks/attempts';
-import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../db/webhooks/deliveries';
+import { listAttempts, presentAttempt } from '../../../areas/webhooks/attempts';
+import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../areas/webhooks/deliveries';
 import { ApiError } from '../../../lib/errors';
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { deliveryPlan, loadWebhookSettings } from '../../../lib/webhooks/settings';

@@ -1,5 +1,5 @@
 import { createDb, type Db } from '../../../db/knex';
-import { recordStageEnded, recordStageStarted } from '../../../db/orchestration/read-model';
+import { recordStageEnded, recordStageStarted } from '../../../areas/orchestration/read-model';
 import { createWorkflow, runInstance } from '../../support/orchestration';
 
 /** The instance's orchestration events, in outbox order, payloads parsed. */

@@ -1,4 +1,4 @@
-import { accountId, paymentId } from '../../../db/payments/ids';
+import { accountId, paymentId } from '../../../areas/payments/ids';
 import { api } from '../../support/http';
 import { balance, fund, newLedger } from '../../support/ledger-fixtures';
 import { createWorkflow, runInstance, stageHistory } from '../../support/orchestration';

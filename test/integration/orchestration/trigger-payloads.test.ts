@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/knex';
-import { EVENT_PAYLOADS, ListOf, MapOf, type PayloadShape } from '../../../db/orchestration/event-payloads';
+import { EVENT_PAYLOADS, ListOf, MapOf, type PayloadShape } from '../../../areas/orchestration/event-payloads';
 import { parseJson } from '../../../lib/json';
 import { api } from '../../support/http';
 import { fund, newLedger } from '../../support/ledger-fixtures';

@@ -1,11 +1,11 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { Db } from '../../../db/knex';
-import { findConnectorByProvider, getPaymentForStage, providerTransfer } from '../../../db/payments/orchestration';
+import { findConnectorByProvider, getPaymentForStage, providerTransfer } from '../../../areas/payments/orchestration';
 import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
 
-describe('db/payments/orchestration.ts: the in-process contract of ProviderTransfer and GetPayment', () => {
+describe('areas/payments/orchestration.ts: the in-process contract of ProviderTransfer and GetPayment', () => {
   let db: Db;
   let client: Client;
   let connection: Connection;

@@ -1,5 +1,5 @@
-import { BATCH_MAX_DELIVERIES, BATCH_MAX_INPUT_BYTES, cutBatch } from '../../../db/events/batches';
-import type { Subscriptions } from '../../../db/events/subscriptions';
+import { BATCH_MAX_DELIVERIES, BATCH_MAX_INPUT_BYTES, cutBatch } from '../../../areas/events/batches';
+import type { Subscriptions } from '../../../areas/events/subscriptions';
 
 const subscriptions = (configs: Record<string, number>, triggers: string[] = []): Subscriptions => ({
   listens: (event) => (configs[event.type] ?? 0) > 0 || triggers.includes(event.type),

@@ -1,4 +1,4 @@
-import { addressPatternRegex, assertAddress, assertAsset, assertLedgerName } from '../../../db/ledger/rules';
+import { addressPatternRegex, assertAddress, assertAsset, assertLedgerName } from '../../../areas/ledger/rules';
 
 describe('ledger rules', () => {
   it.each([

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { instanceHistoryOf } from '../../../db/orchestration/history';
+import { instanceHistoryOf } from '../../../areas/orchestration/history';
 import { historyFromFile } from '../../replay/history-file';
 
 const histories = path.join(__dirname, '..', '..', 'replay', 'histories');

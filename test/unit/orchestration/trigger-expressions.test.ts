@@ -1,4 +1,4 @@
-import { checkExpression, evaluateFilter, evaluateVariable } from '../../../db/orchestration/expressions';
+import { checkExpression, evaluateFilter, evaluateVariable } from '../../../areas/orchestration/expressions';
 
 describe('trigger expression checks', () => {
   it.each([

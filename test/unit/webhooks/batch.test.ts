@@ -1,8 +1,8 @@
 import { createLimiter, keyedLimiter } from '../../../activities/webhooks/limiter';
 import { sortDeliveries } from '../../../activities/webhooks/send-batch';
 import { MAX_RETRY_AFTER_MS, judgeAttempt } from '../../../activities/webhooks/verdict';
-import type { DeliveryToSend } from '../../../db/webhooks/delivery-batch';
-import type { WebhookConfigRow } from '../../../db/webhooks/configs';
+import type { DeliveryToSend } from '../../../areas/webhooks/delivery-batch';
+import type { WebhookConfigRow } from '../../../areas/webhooks/configs';
 import { backoffDelayMs, endpointConcurrency } from '../../../lib/webhooks/settings';
 import { sendBatchTimeoutMs, sendRetryInitialIntervalMs } from '../../../workflows/webhooks/retry-schedule';
 

@@ -1,0 +1,108 @@
+import { emitEvents } from '../../db/outbox';
+import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { inWriteTransaction } from './executor';
+import { assertLedgerExists } from './ledgers';
+import { assertAddress, assertMetadata, whereAddress } from './rules';
+import type { Executor, Volumes } from './types';
+import { stringifyJson } from '../../lib/json';
+
+export interface LedgerAccount {
+  address: string;
+  metadata: Record<string, string>;
+  volumes: Volumes;
+  effectiveVolumes: Volumes;
+}
+
+interface VolumeRow {
+  address: string;
+  asset: string;
+  input: string;
+  output: string;
+}
+
+async function volumesOf(db: Executor, ledger: string, addresses: string[]): Promise<Map<string, Volumes>> {
+  const rows: VolumeRow[] = await db('ledger_volumes')
+    .where({ ledger })
+    .whereIn('address', addresses)
+    .select('address', 'asset', db.raw('input::text AS input'), db.raw('output::text AS output'))
+    .orderBy(['address', 'asset']);
+  const out = new Map<string, Volumes>();
+  for (const row of rows) {
+    const input = BigInt(row.input);
+    const output = BigInt(row.output);
+    if (!out.has(row.address)) out.set(row.address, {});
+    out.get(row.address)![row.asset] = { input, output, balance: input - output };
+  }
+  return out;
+}
+
+/**
+ * An account with its volumes. An account never used answers with empty volumes and metadata (ledger v1 did the
+ * same; wallets rely on it). effectiveVolumes equal volumes: this ledger orders volumes by txid, not by timestamp.
+ * @throws ApiError LEDGER_NOT_FOUND, VALIDATION
+ */
+export async function getAccount(db: Executor, ledger: string, address: string): Promise<LedgerAccount> {
+  assertAddress(address, 'address');
+  await assertLedgerExists(db, ledger);
+  const row = await db('ledger_accounts').where({ ledger, address }).first('metadata');
+  const volumes = (await volumesOf(db, ledger, [address])).get(address) ?? {};
+  return { address, metadata: row?.metadata ?? {}, volumes, effectiveVolumes: volumes };
+}
+
+export interface AccountFilters {
+  /** An address or a pattern (`users:` for one level, `users:...` for any depth). */
+  address?: string;
+  metadata?: Record<string, string>;
+}
+
+/** Accounts by address ascending. @throws ApiError LEDGER_NOT_FOUND */
+export async function listAccounts(db: Executor, ledger: string, filters: AccountFilters, page: PageRequest): Promise<Page<LedgerAccount>> {
+  await assertLedgerExists(db, ledger);
+  const query = accountsQuery(db, ledger, filters).select('address', 'metadata');
+  const result = await keysetPage<{ address: string; metadata: Record<string, string> }>(query, ['address'], 'asc', page);
+  const volumes = await volumesOf(db, ledger, result.items.map((r) => r.address));
+  return {
+    ...result,
+    items: result.items.map((r) => {
+      const v = volumes.get(r.address) ?? {};
+      return { address: r.address, metadata: r.metadata ?? {}, volumes: v, effectiveVolumes: v };
+    }),
+  };
+}
+
+/** How many accounts match the filters of listAccounts (HEAD accounts, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
+export async function countAccounts(db: Executor, ledger: string, filters: AccountFilters): Promise<number> {
+  await assertLedgerExists(db, ledger);
+  return countRows(accountsQuery(db, ledger, filters));
+}
+
+function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
+  const query = db('ledger_accounts').where({ ledger });
+  if (filters.address) whereAddress(query, filters.address);
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
+  return query;
+}
+
+/** Upserts the account and merges keys into its metadata, with a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, VALIDATION */
+export async function addAccountMetadata(db: Executor, ledger: string, address: string, metadata: Record<string, string>): Promise<void> {
+  assertAddress(address, 'address');
+  assertMetadata(metadata, 'metadata');
+  await assertLedgerExists(db, ledger);
+  await inWriteTransaction(db, async (trx) => {
+    await trx.raw(
+      `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
+       ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
+      [ledger, address, stringifyJson(metadata)],
+    );
+    await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, metadata } }]);
+  });
+}
+
+/** Sum of balances per asset over the accounts matching `address` (all accounts when absent: every asset sums to 0). */
+export async function aggregateBalances(db: Executor, ledger: string, filters: { address?: string }): Promise<Record<string, bigint>> {
+  await assertLedgerExists(db, ledger);
+  const query = db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS balance')).groupBy('asset').orderBy('asset');
+  if (filters.address) whereAddress(query, filters.address);
+  const rows: Array<{ asset: string; balance: string }> = await query;
+  return Object.fromEntries(rows.map((r) => [r.asset, BigInt(r.balance)]));
+}

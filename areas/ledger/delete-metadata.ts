@@ -1,0 +1,41 @@
+import { ApiError, validationError } from '../../lib/errors';
+import { emitEvents } from '../../db/outbox';
+import { inWriteTransaction } from './executor';
+import { assertLedgerExists } from './ledgers';
+import { assertAddress } from './rules';
+import type { Executor } from './types';
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 1000) throw validationError('key: a metadata key of 1 to 1000 characters');
+}
+
+/**
+ * Removes one key from an account's metadata, with a DELETED_METADATA event. Deleting is idempotent, as accounts exist
+ * implicitly: an absent key or an unused address is a no-op (no event). @throws ApiError LEDGER_NOT_FOUND, VALIDATION
+ */
+export async function deleteAccountMetadata(db: Executor, ledger: string, address: string, key: string): Promise<void> {
+  assertAddress(address, 'address');
+  assertKey(key);
+  await assertLedgerExists(db, ledger);
+  await inWriteTransaction(db, async (trx) => {
+    const updated = await trx('ledger_accounts').where({ ledger, address }).whereRaw('metadata \\? ?', [key]).update({ metadata: trx.raw('metadata - ?::text', [key]) });
+    if (updated === 0) return;
+    await emitEvents(trx, [{ app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, key } }]);
+  });
+}
+
+/**
+ * Removes one key from a transaction's metadata, with a DELETED_METADATA event; an absent key is a no-op.
+ * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (transaction), VALIDATION
+ */
+export async function deleteTransactionMetadata(db: Executor, ledger: string, id: bigint, key: string): Promise<void> {
+  assertKey(key);
+  await assertLedgerExists(db, ledger);
+  await inWriteTransaction(db, async (trx) => {
+    const row = await trx('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first('id', trx.raw('metadata \\? ? AS has', [key]));
+    if (!row) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
+    if (!row.has) return;
+    await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ metadata: trx.raw('metadata - ?::text', [key]), updated_at: trx.fn.now() });
+    await emitEvents(trx, [{ app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, key } }]);
+  });
+}

@@ -1,0 +1,55 @@
+import { ApiError, notFound } from '../../lib/errors';
+import { emitEvents } from '../../db/outbox';
+import { commitTransaction } from './commit';
+import { inWriteTransaction } from './executor';
+import { assertLedgerExists } from './ledgers';
+import { assertMetadata } from './rules';
+import { presentTransaction, type TransactionRow } from './transactions';
+import type { Executor, LedgerTransaction } from './types';
+import { v2TransactionView } from './views';
+
+/** Formance's link from a revert transaction to the one it reverts. */
+export const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
+
+/**
+ * Reverts a transaction: a new transaction with the postings reversed (source and destination swapped, order
+ * reversed), the body's metadata plus the link to the original. The original row is locked first, so two concurrent
+ * reverts produce one revert and one ALREADY_REVERT. Without `force`, a revert that would take a non-world account
+ * below zero is INSUFFICIENT_FUND.
+ * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND, VALIDATION
+ */
+export async function revertTransaction(
+  db: Executor,
+  ledger: string,
+  id: bigint,
+  options: { force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string> } = {},
+): Promise<LedgerTransaction> {
+  if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
+  await assertLedgerExists(db, ledger);
+  return inWriteTransaction(db, async (trx) => {
+    const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first();
+    if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
+    if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
+    const original = presentTransaction(row);
+    const postings = original.postings.map((p) => ({ source: p.destination, destination: p.source, amount: p.amount, asset: p.asset })).reverse();
+    const { transaction: revert } = await commitTransaction(
+      trx,
+      ledger,
+      {
+        postings,
+        metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
+        ...(options.atEffectiveDate ? { timestamp: original.timestamp } : {}),
+      },
+      { force: options.force },
+    );
+    const marked = await trx('ledger_transactions')
+      .where({ ledger, id: id.toString() })
+      .update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() })
+      .returning('*');
+    const reverted = presentTransaction(marked[0] as TransactionRow);
+    await emitEvents(trx, [
+      { app: 'ledger', type: 'REVERTED_TRANSACTION', payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) } },
+    ]);
+    return revert;
+  });
+}

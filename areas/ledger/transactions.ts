@@ -1,0 +1,120 @@
+import { ApiError, notFound } from '../../lib/errors';
+import { emitEvents } from '../../db/outbox';
+import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { inWriteTransaction } from './executor';
+import { assertLedgerExists } from './ledgers';
+import { addressPatternRegex, assertMetadata } from './rules';
+import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
+import { stringifyJson } from '../../lib/json';
+
+export interface TransactionRow {
+  ledger: string;
+  id: string;
+  timestamp: Date;
+  reference: string | null;
+  postings: Array<{ source: string; destination: string; amount: number | bigint; asset: string }>;
+  metadata: Record<string, string>;
+  pre_commit_volumes: Record<string, Record<string, { input: number | bigint; output: number | bigint }>>;
+  post_commit_volumes: Record<string, Record<string, { input: number | bigint; output: number | bigint }>>;
+  inserted_at: Date;
+  reverted_at: Date | null;
+}
+
+// jsonb comes back with safe integers as numbers and larger ones as BigInt: the contract is bigint everywhere.
+function volumesOf(stored: TransactionRow['post_commit_volumes']): VolumesByAccount {
+  const out: VolumesByAccount = {};
+  for (const [address, assets] of Object.entries(stored)) {
+    out[address] = {};
+    for (const [asset, v] of Object.entries(assets)) {
+      const input = BigInt(v.input);
+      const output = BigInt(v.output);
+      out[address][asset] = { input, output, balance: input - output };
+    }
+  }
+  return out;
+}
+
+export function presentTransaction(row: TransactionRow): LedgerTransaction {
+  return {
+    id: BigInt(row.id),
+    ledger: row.ledger,
+    postings: row.postings.map((p): Posting => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })),
+    ...(row.reference !== null ? { reference: row.reference } : {}),
+    metadata: row.metadata ?? {},
+    timestamp: row.timestamp,
+    insertedAt: row.inserted_at,
+    reverted: row.reverted_at !== null,
+    ...(row.reverted_at !== null ? { revertedAt: row.reverted_at } : {}),
+    preCommitVolumes: volumesOf(row.pre_commit_volumes),
+    postCommitVolumes: volumesOf(row.post_commit_volumes),
+  };
+}
+
+/** @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND */
+export async function getTransaction(db: Executor, ledger: string, id: bigint): Promise<LedgerTransaction> {
+  await assertLedgerExists(db, ledger);
+  const row = await db<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).first();
+  if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
+  return presentTransaction(row);
+}
+
+export interface TransactionFilters {
+  account?: string;
+  source?: string;
+  destination?: string;
+  reference?: string;
+  /** Inclusive lower bound on the transaction timestamp. */
+  startTime?: Date;
+  /** Exclusive upper bound. */
+  endTime?: Date;
+  metadata?: Record<string, string>;
+}
+
+/** `column` contains the address, or an address matching the pattern (see addressPatternRegex). */
+function whereAccounts(query: import('knex').Knex.QueryBuilder, columns: string[], address: string): void {
+  const regex = addressPatternRegex(address);
+  query.where((q) => {
+    for (const column of columns) {
+      if (regex) q.orWhereRaw(`EXISTS (SELECT 1 FROM unnest(??) a WHERE a ~ ?)`, [column, regex]);
+      else q.orWhereRaw(`?? @> ARRAY[?]::text[]`, [column, address]);
+    }
+  });
+}
+
+/** Newest first (txid desc), keyset-paginated so concurrent writes never shift a page. @throws ApiError LEDGER_NOT_FOUND */
+export async function listTransactions(db: Executor, ledger: string, filters: TransactionFilters, page: PageRequest): Promise<Page<LedgerTransaction>> {
+  await assertLedgerExists(db, ledger);
+  const result = await keysetPage<TransactionRow>(transactionsQuery(db, ledger, filters).select('*'), ['id'], 'desc', page);
+  return { ...result, items: result.items.map(presentTransaction) };
+}
+
+/** How many transactions match the filters of listTransactions (HEAD transactions, `Count` header). @throws ApiError LEDGER_NOT_FOUND */
+export async function countTransactions(db: Executor, ledger: string, filters: TransactionFilters): Promise<number> {
+  await assertLedgerExists(db, ledger);
+  return countRows(transactionsQuery(db, ledger, filters));
+}
+
+function transactionsQuery(db: Executor, ledger: string, filters: TransactionFilters) {
+  const query = db('ledger_transactions').where({ ledger });
+  if (filters.account) whereAccounts(query, ['sources', 'destinations'], filters.account);
+  if (filters.source) whereAccounts(query, ['sources'], filters.source);
+  if (filters.destination) whereAccounts(query, ['destinations'], filters.destination);
+  if (filters.reference) query.where({ reference: filters.reference });
+  if (filters.startTime) query.where('timestamp', '>=', filters.startTime);
+  if (filters.endTime) query.where('timestamp', '<', filters.endTime);
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
+  return query;
+}
+
+/** Merges keys into a transaction's metadata and emits SAVED_METADATA. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION */
+export async function addTransactionMetadata(db: Executor, ledger: string, id: bigint, metadata: Record<string, string>): Promise<void> {
+  assertMetadata(metadata, 'metadata');
+  await assertLedgerExists(db, ledger);
+  await inWriteTransaction(db, async (trx) => {
+    const updated = await trx('ledger_transactions')
+      .where({ ledger, id: id.toString() })
+      .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
+    if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
+    await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, metadata } }]);
+  });
+}

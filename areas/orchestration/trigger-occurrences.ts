@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '../events/envelope';
+import { parseJson, stringifyJson } from '../../lib/json';
+import type { ListQuery } from '../../db/pagination';
+import { inTransaction } from '../../db/errors';
+import type { Executor } from '../../db/knex';
+import { emitEvents } from '../../db/outbox';
+import { keysetPage, type Page } from '../../db/pagination';
+import { evaluateFilter, evaluateVariable } from './expressions';
+import { runWorkflow, type OrchestrationDeps } from './instances';
+import { getTriggerRow, type TriggerRow } from './triggers';
+
+export interface OccurrenceRow {
+  id: string;
+  trigger_id: string;
+  event_id: string;
+  workflow_instance_id: string | null;
+  event: unknown;
+  error: string | null;
+  date: Date;
+}
+
+export const presentOccurrence = (row: OccurrenceRow) => ({
+  id: row.id,
+  triggerID: row.trigger_id,
+  ...(row.workflow_instance_id ? { workflowInstanceID: row.workflow_instance_id } : {}),
+  date: row.date,
+  event: row.event,
+  ...(row.error ? { error: row.error } : {}),
+});
+
+/** Newest first. Throws NOT_FOUND (trigger). */
+export async function listOccurrences(db: Executor, triggerID: string, list: ListQuery): Promise<Page<OccurrenceRow>> {
+  await getTriggerRow(db, triggerID);
+  return keysetPage<OccurrenceRow>(db('orchestration_trigger_occurrences').where({ trigger_id: triggerID }), ['date', 'id'], 'desc', list);
+}
+
+/**
+ * The trigger step of the per-event workflow: every live trigger on the event's type whose filter matches gets one
+ * occurrence, which either starts an instance with the evaluated vars or records the evaluation error. Idempotent per
+ * (trigger, event): the occurrence row, with the instance id chosen up front, is committed before the instance
+ * starts, so a retried activity finishes the same start instead of making a second one.
+ * @returns the occurrences of this event (new or already recorded).
+ */
+export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelope): Promise<OccurrenceRow[]> {
+  // Orchestration's own events never trigger: a trigger on STARTED_WORKFLOW would otherwise start itself forever.
+  if (event.app === 'orchestration') return [];
+  const triggers: TriggerRow[] = await deps.db('orchestration_triggers').where({ event: event.type }).whereNull('deleted_at');
+  if (triggers.length === 0) return [];
+  const payload = parseJson(event.payload);
+  const occurrences: OccurrenceRow[] = [];
+  for (const trigger of triggers) {
+    if (trigger.filter && !evaluateFilter(trigger.filter, payload).match) continue;
+    const variables: Record<string, string> = {};
+    let error: string | undefined;
+    for (const [name, source] of Object.entries(trigger.vars ?? {})) {
+      const result = evaluateVariable(source, payload);
+      if (result.error !== undefined) {
+        error = `variable ${name}: ${result.error}`;
+        break;
+      }
+      variables[name] = result.value ?? '';
+    }
+    const occurrence = await claimOccurrence(deps, trigger, event, error);
+    if (occurrence.workflow_instance_id && !(await deps.db('orchestration_instances').where({ id: occurrence.workflow_instance_id }).first('id'))) {
+      await runWorkflow(deps, trigger.workflow_id, variables, { triggerID: trigger.id, instanceID: occurrence.workflow_instance_id });
+    }
+    occurrences.push(occurrence);
+  }
+  return occurrences;
+}
+
+async function claimOccurrence(deps: OrchestrationDeps, trigger: TriggerRow, event: EventEnvelope, error: string | undefined): Promise<OccurrenceRow> {
+  return inTransaction(deps.db, async (trx) => {
+    const id = randomUUID();
+    const instanceID = error === undefined ? randomUUID() : null;
+    const [inserted] = await trx('orchestration_trigger_occurrences')
+      .insert({ id, trigger_id: trigger.id, event_id: event.id, workflow_instance_id: instanceID, event: stringifyJson(envelopeOf(event)), error: error ?? null })
+      .onConflict(['trigger_id', 'event_id'])
+      .ignore()
+      .returning('*');
+    if (!inserted) return trx('orchestration_trigger_occurrences').where({ trigger_id: trigger.id, event_id: event.id }).first();
+    await emitEvents(trx, [
+      error === undefined
+        ? { app: 'orchestration', type: 'SUCCEEDED_TRIGGER', payload: { id, triggerID: trigger.id, workflowInstanceID: instanceID } }
+        : { app: 'orchestration', type: 'FAILED_TRIGGER', payload: { id, triggerID: trigger.id, error } },
+    ]);
+    return inserted;
+  });
+}
+
+const envelopeOf = (event: EventEnvelope) => ({ date: event.date, app: event.app, version: event.version, type: event.type, payload: parseJson(event.payload) });

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, notFound, validationError } from '../../lib/errors';
+import { inTransaction } from '../../db/errors';
+import { withIdempotencyKey } from '../../db/idempotency';
+import type { Db, Executor } from '../../db/knex';
+import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { emitPaymentsEvents } from './events';
+import { isUuid } from './ids';
+
+export interface Pool { id: string; name: string; createdAt: Date; type: 'STATIC'; poolAccounts: string[] }
+
+/** A pool groups INTERNAL accounts (the platform's own money at providers); each id must exist. Throws VALIDATION. */
+async function assertPoolAccounts(trx: Executor, ids: string[], where: string): Promise<void> {
+  const rows = ids.length ? await trx('payments_accounts').whereIn('id', ids).select('id', 'type') : [];
+  for (const id of ids) {
+    const row = rows.find((r: any) => r.id === id);
+    if (!row) throw validationError(`${where}: account ${id} does not exist`);
+    if (row.type !== 'INTERNAL') throw validationError(`${where}: account ${id} is ${row.type}; a pool holds INTERNAL accounts only`);
+  }
+}
+
+async function present(db: Executor, rows: any[]): Promise<Pool[]> {
+  const links = rows.length ? await db('payments_pool_accounts').whereIn('pool_id', rows.map((r) => r.id)).orderBy('account_id') : [];
+  return rows.map((r) => ({
+    id: r.id, name: r.name, createdAt: r.created_at, type: 'STATIC' as const,
+    poolAccounts: links.filter((l: any) => l.pool_id === r.id).map((l: any) => l.account_id),
+  }));
+}
+
+async function emitSavedPool(trx: Executor, id: string): Promise<void> {
+  const pool = await getPool(trx, id);
+  await emitPaymentsEvents(trx, [{ type: 'SAVED_POOL', payload: { id: pool.id, name: pool.name, createdAt: pool.createdAt, type: pool.type, accountIDs: pool.poolAccounts } }]);
+}
+
+/** Op 5. Throws VALIDATION (unknown or EXTERNAL account), CONFLICT (name taken). */
+export async function createPool(db: Db, input: { name: string; accountIDs: string[] }, options: { idempotencyKey?: string } = {}): Promise<string> {
+  return inTransaction(db, async (trx) => {
+    const { value } = await withIdempotencyKey(trx, { scope: 'payments.pools', key: options.idempotencyKey, request: input }, async () => {
+      const accountIDs = [...new Set(input.accountIDs)];
+      await assertPoolAccounts(trx, accountIDs, 'body.accountIDs');
+      const id = randomUUID();
+      const inserted = await trx('payments_pools').insert({ id, name: input.name }).onConflict('name').ignore().returning('id');
+      if (inserted.length === 0) throw conflict(`a pool named "${input.name}" already exists`);
+      if (accountIDs.length) await trx('payments_pool_accounts').insert(accountIDs.map((a) => ({ pool_id: id, account_id: a })));
+      await emitSavedPool(trx, id);
+      return id;
+    });
+    return value;
+  });
+}
+
+/** Throws NOT_FOUND. */
+export async function getPool(db: Executor, id: string): Promise<Pool> {
+  const row = isUuid(id) ? await db('payments_pools').where({ id }).first() : undefined;
+  if (!row) throw notFound(`pool ${id} not found`);
+  return (await present(db, [row]))[0];
+}
+
+export async function listPools(db: Executor, page: PageRequest): Promise<Page<Pool>> {
+  const rows = await keysetPage<any>(db('payments_pools').select('*'), ['created_at', 'id'], 'desc', page);
+  return { ...rows, items: await present(db, rows.items) };
+}
+
+export const poolKey = (p: Pool): unknown[] => [p.createdAt.toISOString(), p.id];
+
+/** Throws NOT_FOUND. */
+export async function deletePool(db: Db, id: string): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const pool = await getPool(trx, id);
+    await trx('payments_pools').where({ id }).delete();
+    await emitPaymentsEvents(trx, [{ type: 'DELETED_POOL', payload: { id, createdAt: pool.createdAt } }]);
+  });
+}
+
+/** Adds (idempotent) or removes an account. Throws NOT_FOUND (pool, or account not in the pool), VALIDATION. */
+export async function changePoolAccount(db: Db, id: string, accountID: string, change: 'add' | 'remove'): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await getPool(trx, id);
+    await trx('payments_pools').where({ id }).forUpdate().first();
+    if (change === 'add') {
+      await assertPoolAccounts(trx, [accountID], 'path.accountID');
+      await trx('payments_pool_accounts').insert({ pool_id: id, account_id: accountID }).onConflict(['pool_id', 'account_id']).ignore();
+    } else {
+      const removed = await trx('payments_pool_accounts').where({ pool_id: id, account_id: accountID }).delete();
+      if (removed === 0) throw notFound(`account ${accountID} is not in pool ${id}`);
+    }
+    await emitSavedPool(trx, id);
+  });
+}
+
+/** The sum of the last fetched balances of the pool's accounts, per asset. Throws NOT_FOUND. */
+export async function getPoolBalances(db: Executor, id: string): Promise<Array<{ asset: string; amount: bigint }>> {
+  await getPool(db, id);
+  const rows = await db('payments_pool_accounts as p').join('payments_balances as b', 'b.account_id', 'p.account_id')
+    .where('p.pool_id', id).groupBy('b.asset').orderBy('b.asset').select('b.asset', db.raw('sum(b.balance)::text AS amount'));
+  return rows.map((r: any) => ({ asset: r.asset, amount: BigInt(r.amount) }));
+}

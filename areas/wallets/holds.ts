@@ -1,0 +1,155 @@
+import type { Knex } from 'knex';
+import { ApiError, notFound } from '../../lib/errors';
+import { withIdempotencyKey } from '../../db/idempotency';
+import type { Db, Executor } from '../../db/knex';
+import { createTransaction, type Posting } from '../ledger';
+import { inWriteTransaction } from '../ledger/executor';
+import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
+import { getWalletRow } from './wallets';
+
+export interface Hold {
+  id: string;
+  walletID: string;
+  asset: string;
+  description: string;
+  metadata: Record<string, string>;
+  destination: Subject;
+  originalAmount: bigint;
+  remaining: bigint;
+  closed: boolean;
+}
+
+interface HoldRow {
+  seq: string;
+  id: string;
+  wallet_id: string;
+  asset: string;
+  original_amount: string;
+  description: string;
+  metadata: Record<string, string>;
+  destination: Subject;
+  sources: Array<{ account: string; amount: string | number | bigint }>;
+  closed_at: Date | null;
+}
+
+/**
+ * What is still held: the hold account's balance in the ledger; nothing once the hold is closed. The wallets ledger is
+ * an ordinary ledger, so a forced revert through the ledger API can push a hold account below zero: that is reported as
+ * nothing held, never as a negative amount. One query for any number of holds (a page of the list).
+ */
+async function remainingOfAll(db: Executor, rows: HoldRow[]): Promise<Map<string, bigint>> {
+  const open = rows.filter((row) => row.closed_at === null);
+  const balances: Array<{ address: string; asset: string; balance: string }> = open.length
+    ? await db('ledger_volumes')
+        .where({ ledger: WALLETS_LEDGER })
+        .whereIn('address', open.map((row) => holdAccount(row.id)))
+        .select('address', 'asset', db.raw('(input - output)::text AS balance'))
+    : [];
+  const byKey = new Map(balances.map((b) => [`${b.address} ${b.asset}`, BigInt(b.balance)]));
+  return new Map(rows.map((row) => {
+    const balance = row.closed_at === null ? (byKey.get(`${holdAccount(row.id)} ${row.asset}`) ?? 0n) : 0n;
+    return [row.id, balance > 0n ? balance : 0n];
+  }));
+}
+
+const remainingOf = async (db: Executor, row: HoldRow): Promise<bigint> => (await remainingOfAll(db, [row])).get(row.id) ?? 0n;
+
+const present = (row: HoldRow, remaining: bigint): Hold => ({
+  id: row.id,
+  walletID: row.wallet_id,
+  asset: row.asset,
+  description: row.description,
+  metadata: row.metadata ?? {},
+  destination: row.destination,
+  originalAmount: BigInt(row.original_amount),
+  remaining,
+  closed: row.closed_at !== null,
+});
+
+async function holdRow(db: Executor, id: string, lock = false): Promise<HoldRow> {
+  const query = db<HoldRow>('wallet_holds').where({ id }).first();
+  const row = /^[0-9a-f-]{36}$/i.test(id) ? await (lock ? query.forUpdate() : query) : undefined;
+  if (!row) throw notFound(`hold "${id}" not found`);
+  return row;
+}
+
+/** @throws ApiError NOT_FOUND */
+export async function getHold(db: Executor, id: string): Promise<Hold> {
+  const row = await holdRow(db, id);
+  return present(row, await remainingOf(db, row));
+}
+
+/** Holds in creation order, optionally of one wallet. @throws ApiError NOT_FOUND (wallet) */
+export async function listHolds(db: Executor, filters: { walletID?: string }, page: PageRequest): Promise<Page<Hold & { seq: string }>> {
+  const query = db('wallet_holds').select('*');
+  if (filters.walletID) {
+    await getWalletRow(db, filters.walletID);
+    query.where({ wallet_id: filters.walletID });
+  }
+  const result = await keysetPage<HoldRow>(query, ['seq'], 'asc', page);
+  const remaining = await remainingOfAll(db, result.items);
+  const items = result.items.map((row) => ({ ...present(row, remaining.get(row.id) ?? 0n), seq: row.seq }));
+  return { ...result, items };
+}
+
+/**
+ * Locks an open hold and runs `settle` with its remaining amount. The row lock is what makes two concurrent
+ * confirm/void calls settle a hold once: the second waits, then sees it closed.
+ */
+async function settleHold(
+  db: Db,
+  id: string,
+  scope: string,
+  request: unknown,
+  idempotencyKey: string | undefined,
+  settle: (trx: Knex.Transaction, row: HoldRow, remaining: bigint) => Promise<{ postings: Posting[]; close: boolean }>,
+): Promise<void> {
+  await inWriteTransaction(db, (trx) =>
+    withIdempotencyKey(trx, { scope: `wallets/${scope}/${id}`, key: idempotencyKey, request }, async () => {
+      const row = await holdRow(trx, id, true);
+      const remaining = row.closed_at === null ? await remainingOf(trx, row) : 0n;
+      if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
+      const { postings, close } = await settle(trx, row, remaining);
+      const moving = postings.filter((p) => p.amount > 0n);
+      if (moving.length > 0) {
+        await createTransaction(trx, WALLETS_LEDGER, { postings: moving, metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) });
+      }
+      if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
+      return true;
+    }),
+  );
+}
+
+/** Sends `amount` back along the accounts the hold was funded from, each up to what it gave (in debit order). */
+function returnPostings(row: HoldRow, amount: bigint): Posting[] {
+  const postings: Posting[] = [];
+  let left = amount;
+  for (const source of row.sources) {
+    const back = BigInt(source.amount) < left ? BigInt(source.amount) : left;
+    if (back > 0n) postings.push({ source: holdAccount(row.id), destination: source.account, amount: back, asset: row.asset });
+    left -= back;
+  }
+  return postings;
+}
+
+/**
+ * Confirms a hold: `amount` (default, or 0: all that remains) goes to the hold's destination. With `final`, what is
+ * left goes back to the wallet and the hold closes; it also closes when nothing remains.
+ * @throws ApiError NOT_FOUND, HOLD_CLOSED, INSUFFICIENT_FUND (more than remains)
+ */
+export async function confirmHold(db: Db, holdId: string, input: { amount?: bigint; final?: boolean } = {}, options: { idempotencyKey?: string } = {}): Promise<void> {
+  await settleHold(db, holdId, 'confirm', input, options.idempotencyKey, async (_trx, row, remaining) => {
+    const amount = input.amount && input.amount > 0n ? input.amount : remaining;
+    if (amount > remaining) throw new ApiError('INSUFFICIENT_FUND', `hold "${holdId}" has ${remaining} ${row.asset} left, cannot confirm ${amount}`);
+    const postings: Posting[] = [{ source: holdAccount(row.id), destination: subjectAccount(row.destination), amount, asset: row.asset }];
+    const rest = remaining - amount;
+    if (input.final && rest > 0n) postings.push(...returnPostings(row, rest));
+    return { postings, close: input.final === true || rest === 0n };
+  });
+}
+
+/** Voids a hold: all that remains goes back to where it came from, and the hold closes. @throws ApiError NOT_FOUND, HOLD_CLOSED */
+export async function voidHold(db: Db, holdId: string, options: { idempotencyKey?: string } = {}): Promise<void> {
+  await settleHold(db, holdId, 'void', {}, options.idempotencyKey, async (_trx, row, remaining) => ({ postings: returnPostings(row, remaining), close: true }));
+}

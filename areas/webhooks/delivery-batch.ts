@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { webhookBody, webhookEventType, type EventEnvelope } from '../events/envelope';
+import type { Db, Executor } from '../../db/knex';
+import { presentConfig, type WebhookConfigRow } from './configs';
+import type { AttemptRecord } from './deliveries';
+import { stringifyJson } from '../../lib/json';
+
+/** One delivery of an event batch, with what its workflow id and search attributes need. */
+export interface BatchDelivery {
+  deliveryId: string;
+  configId: string;
+  eventId: string;
+  eventType: string;
+}
+
+/**
+ * One delivery per (event, active config subscribed to its type) for a whole batch of events, in one statement.
+ * Idempotent (unique (event, config)): a retried planning activity gets the rows the first run created.
+ * @returns every delivery of these events, in event order then config id.
+ */
+export async function planDeliveryBatch(db: Db, events: EventEnvelope[]): Promise<BatchDelivery[]> {
+  if (events.length === 0) return [];
+  const ids = events.map((e) => e.id);
+  await db.raw(
+    `INSERT INTO webhook_deliveries (id, event_id, config_id, event_type, endpoint, payload)
+     SELECT gen_random_uuid(), e.id, c.id, e.type, c.endpoint, e.payload
+     FROM json_to_recordset(?::json) AS e(id uuid, type text, payload text)
+     JOIN webhook_configs c ON c.active AND c.event_types @> ARRAY[e.type]
+     ON CONFLICT (event_id, config_id) DO NOTHING`,
+    // JSON rather than arrays: knex would expand an array binding into a list of placeholders.
+    [stringifyJson(events.map((e) => ({ id: e.id, type: webhookEventType(e), payload: webhookBody(e) })))],
+  );
+  const rows: Array<{ id: string; config_id: string; event_id: string; event_type: string }> = await db('webhook_deliveries')
+    .select('id', 'config_id', 'event_id', 'event_type')
+    .whereIn('event_id', ids);
+  const order = new Map(ids.map((id, i) => [id, i]));
+  rows.sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.config_id.localeCompare(b.config_id));
+  return rows.map((r) => ({ deliveryId: r.id, configId: r.config_id, eventId: r.event_id, eventType: r.event_type }));
+}
+
+/** A delivery as the batch's first attempt needs it: its row and its config (undefined when deleted). */
+export interface DeliveryToSend {
+  id: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  replays: number;
+  nextRetryAt: Date | null;
+  runStartedAt: Date;
+  config?: WebhookConfigRow;
+}
+
+/** Reads deliveries and their configs in two queries. */
+export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise<DeliveryToSend[]> {
+  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'attempts', 'replays', 'next_retry_at', 'run_started_at').whereIn('id', ids);
+  const configIds = [...new Set(rows.map((r: { config_id: string }) => r.config_id))];
+  const configs = new Map<string, WebhookConfigRow>((await db<WebhookConfigRow>('webhook_configs').whereIn('id', configIds)).map((c) => [c.id, c]));
+  return rows.map((r: any) => ({
+    id: r.id,
+    payload: r.payload,
+    status: r.status,
+    attempts: r.attempts,
+    replays: r.replays,
+    nextRetryAt: r.next_retry_at,
+    runStartedAt: r.run_started_at,
+    config: configs.get(r.config_id),
+  }));
+}
+
+/**
+ * Stores attempts and moves each delivery to the state its attempt implies, in one transaction of two statements
+ * whatever the number of attempts.
+ */
+export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await db.transaction(async (trx) => {
+    await trx('webhook_attempts').insert(
+      records.map((record) => ({
+        id: randomUUID(),
+        delivery_id: record.deliveryId,
+        retry_attempt: record.retryAttempt,
+        status_code: record.statusCode,
+        status: record.status,
+        error: record.error ?? null,
+        config: stringifyJson(presentConfig(record.config)),
+        next_retry_after: record.nextRetryAfter ?? null,
+        duration_ms: record.durationMs,
+      })),
+    );
+    await trx.raw(
+      `UPDATE webhook_deliveries d
+       SET status = v.status, attempts = d.attempts + 1, last_status_code = v.code, last_error = v.error, next_retry_at = v.next, updated_at = now()
+       FROM json_to_recordset(?::json) AS v(id uuid, status text, code int, error text, next timestamptz)
+       WHERE d.id = v.id`,
+      [
+        stringifyJson(
+          records.map((r) => ({
+            id: r.deliveryId,
+            status: r.status === 'to retry' ? 'retrying' : r.status,
+            code: r.statusCode,
+            error: r.error ?? null,
+            next: r.nextRetryAfter?.toISOString() ?? null,
+          })),
+        ),
+      ],
+    );
+  });
+}
+
+/** Final failure of several deliveries decided outside an attempt (config deleted or deactivated). */
+export async function markDeliveriesFailed(db: Executor, ids: string[], error: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db('webhook_deliveries').whereIn('id', ids).whereNot('status', 'success').update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
+}
