@@ -1,8 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
-import { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pendingBatches } from '../../areas/events/batches';
-import { webhookEventType } from '../../areas/events/envelope';
+import { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pendingBatches } from '../../areas/events';
+import { webhookEventType } from '../../areas/events';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';

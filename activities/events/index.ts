@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
-import type { EventEnvelope } from '../../areas/events/envelope';
-import { matchTriggers } from '../../areas/orchestration/trigger-occurrences';
+import type { EventEnvelope } from '../../areas/events';
+import { matchTriggers } from '../../areas/orchestration';
 
 /** Activities of the event batch workflow that are not about webhooks. */
 export function createEventActivities(deps: { db: Db; temporal: { client: Client; taskQueue: string } }) {

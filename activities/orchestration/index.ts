@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
-import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../areas/orchestration/read-model';
+import { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMark } from '../../areas/orchestration';
 import { createLedgerActivities } from './ledger';
 import { createPaymentActivities } from './payments';
 import { asSteps } from './steps';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { recordStageEnded } from '../../areas/orchestration/read-model';
+import { recordStageEnded } from '../../areas/orchestration';
 import { withIdempotencyKey } from './failures';
 
 /** Which stage a step ends, when it is its stage's last (the read-model mark without its time). */

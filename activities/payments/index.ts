@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/errors';
-import { upsertAccounts, upsertBalances } from '../../areas/payments/accounts';
-import { getBankAccount } from '../../areas/payments/bank-account-read';
-import { recordForwardedAccount } from '../../areas/payments/bank-account-forward';
-import { getConnectorRow, type ConnectorRow } from '../../areas/payments/connectors';
-import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments/initiation-execute';
-import { upsertPayment } from '../../areas/payments/payments';
+import { upsertAccounts, upsertBalances } from '../../areas/payments';
+import { getBankAccount } from '../../areas/payments';
+import { recordForwardedAccount } from '../../areas/payments';
+import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
+import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
+import { upsertPayment } from '../../areas/payments';
 import { isApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { pluginFor } from './plugins/registry';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
-import type { EventEnvelope } from '../../areas/events/envelope';
-import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks/configs';
-import { markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../areas/webhooks/deliveries';
-import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks/delivery-batch';
-import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks/attempts';
+import type { EventEnvelope } from '../../areas/events';
+import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks';
+import { markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../areas/webhooks';
+import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks';
+import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks';
 import { isApiError } from '../../lib/errors';
 import { deliveryPlan, endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
-import { signingSecrets } from '../../areas/webhooks/configs';
-import { loadDeliveriesToSend, markDeliveriesFailed, recordAttempts, type DeliveryToSend } from '../../areas/webhooks/delivery-batch';
-import type { AttemptRecord } from '../../areas/webhooks/deliveries';
+import { signingSecrets } from '../../areas/webhooks';
+import { loadDeliveriesToSend, markDeliveriesFailed, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
+import type { AttemptRecord } from '../../areas/webhooks';
 import { endpointConcurrency, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { postWebhook } from './http-send';

@@ -1,5 +1,5 @@
-import type { WebhookConfigRow } from '../../areas/webhooks/configs';
-import type { AttemptRecord, AttemptStatus } from '../../areas/webhooks/deliveries';
+import type { WebhookConfigRow } from '../../areas/webhooks';
+import type { AttemptRecord, AttemptStatus } from '../../areas/webhooks';
 import { backoffDelayMs, type WebhookSettings } from '../../lib/webhooks/settings';
 import { classifyOutcome, type HttpOutcome } from './http-send';
 

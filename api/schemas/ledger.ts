@@ -1,4 +1,4 @@
-import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../areas/ledger/rules';
+import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import type { JsonSchema } from '../routing';
 import { bigIntegerSchema, dateTimeSchema, int64IdSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
 

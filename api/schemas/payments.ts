@@ -1,7 +1,7 @@
-import { DURATION_PATTERN } from '../../areas/payments/connector-config';
-import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES } from '../../areas/payments/enums';
-import { QUERY_FIELDS } from '../../areas/payments/payments-query';
-import { SORT_FIELDS } from '../../areas/payments/payments-list';
+import { DURATION_PATTERN } from '../../areas/payments';
+import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES } from '../../areas/payments';
+import { QUERY_FIELDS } from '../../areas/payments';
+import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
 import { bigIntegerSchema, dateTimeSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
 

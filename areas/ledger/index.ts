@@ -15,3 +15,4 @@ export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metad
 export { runBulk, type BulkElement, type BulkResult } from './bulk';
 export { ledgerStats, type LedgerStats } from './stats';
 export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';
+export { inWriteTransaction } from './executor';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '../events/envelope';
+import type { EventEnvelope } from '../events';
 import { parseJson, stringifyJson } from '../../lib/json';
 import type { ListQuery } from '../../db/pagination';
 import { inTransaction } from '../../db/errors';

@@ -2,7 +2,7 @@ import { ApiError, notFound, validationError } from '../../lib/errors';
 import { BALANCE_NAME_PATTERN } from '../../lib/grammar';
 import type { Executor } from '../../db/knex';
 import { addAccountMetadata, getAccount } from '../ledger';
-import { inWriteTransaction } from '../ledger/executor';
+import { inWriteTransaction } from '../ledger';
 import { balanceAccount, MAIN_BALANCE, WALLETS_LEDGER } from './chart';
 import { getWalletRow } from './wallets';
 

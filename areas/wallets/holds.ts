@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { createTransaction, type Posting } from '../ledger';
-import { inWriteTransaction } from '../ledger/executor';
+import { inWriteTransaction } from '../ledger';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { getWalletRow } from './wallets';

@@ -3,7 +3,7 @@ import { validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db } from '../../db/knex';
 import { createTransaction, ensureLedger, WORLD } from '../ledger';
-import { inWriteTransaction } from '../ledger/executor';
+import { inWriteTransaction } from '../ledger';
 import { debitSources } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { getWalletRow } from './wallets';

@@ -3,7 +3,7 @@ import { notFound } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { addAccountMetadata, ensureLedger, listAccounts } from '../ledger';
-import { inWriteTransaction } from '../ledger/executor';
+import { inWriteTransaction } from '../ledger';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { balanceAccount, MAIN_BALANCE, WALLETS_LEDGER } from './chart';
 import { stringifyJson } from '../../lib/json';

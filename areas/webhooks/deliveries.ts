@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../../lib/errors';
 import type { ListQuery } from '../../db/pagination';
-import type { EventEnvelope } from '../events/envelope';
+import type { EventEnvelope } from '../events';
 import { keysetPage, type Page } from '../../db/pagination';
 import type { Db, Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { webhookBody, webhookEventType, type EventEnvelope } from '../events/envelope';
+import { webhookBody, webhookEventType, type EventEnvelope } from '../events';
 import type { Db, Executor } from '../../db/knex';
 import { presentConfig, type WebhookConfigRow } from './configs';
 import type { AttemptRecord } from './deliveries';

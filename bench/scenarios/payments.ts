@@ -1,8 +1,8 @@
 import type { Scenario } from '.';
 import { KOA_BASELINE } from './baselines';
-import { upsertAccounts } from '../../areas/payments/accounts';
-import { connectorId } from '../../areas/payments/ids';
-import { upsertPayment } from '../../areas/payments/payments';
+import { upsertAccounts } from '../../areas/payments';
+import { connectorId } from '../../areas/payments';
+import { upsertPayment } from '../../areas/payments';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { settle, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';

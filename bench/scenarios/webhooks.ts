@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Scenario } from '.';
 import { emitEvents } from '../../db/outbox';
-import { createConfig, deleteConfig } from '../../areas/webhooks/configs';
+import { createConfig, deleteConfig } from '../../areas/webhooks';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { settle, withDb } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';

@@ -1,5 +1,5 @@
 import { ParentClosePolicy, proxyActivities, proxyLocalActivities, sleep, startChild } from '@temporalio/workflow';
-import type { EventEnvelope } from '../../areas/events/envelope';
+import type { EventEnvelope } from '../../areas/events';
 import type { DeliveryBatchPlan, RetryDue, WebhookActivities } from '../../activities/webhooks';
 import type { EventActivities } from '../../activities/events';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';

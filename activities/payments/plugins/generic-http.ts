@@ -1,6 +1,6 @@
 import { parseJson, stringifyJson } from '../../../lib/json';
-import type { GenericConfig } from '../../../areas/payments/connector-config';
-import { durationMs } from '../../../areas/payments/connector-config';
+import type { GenericConfig } from '../../../areas/payments';
+import { durationMs } from '../../../areas/payments';
 import { guardedRequest, isBlockedAddress } from './guarded-request';
 import { invalidData, providerRejected, type ConnectorPlugin } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';

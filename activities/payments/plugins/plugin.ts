@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ProviderAccount, ProviderBalance } from '../../../areas/payments/accounts';
-import type { ProviderPayment } from '../../../areas/payments/payments';
+import type { ProviderAccount, ProviderBalance } from '../../../areas/payments';
+import type { ProviderPayment } from '../../../areas/payments';
 
 /** A transfer or payout to execute at the provider. `idempotencyKey` is the same for every retry of one attempt. */
 export interface InitiationRequest {

@@ -1,6 +1,6 @@
-import type { ProviderAccount, ProviderBalance } from '../../../areas/payments/accounts';
-import { PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../../areas/payments/enums';
-import type { ProviderPayment } from '../../../areas/payments/payments';
+import type { ProviderAccount, ProviderBalance } from '../../../areas/payments';
+import { PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../../areas/payments';
+import type { ProviderPayment } from '../../../areas/payments';
 import { invalidData } from './plugin';
 
 /**

@@ -1,4 +1,4 @@
-import { resolveSimulatedDirectory, type ConnectorConfig, type GenericConfig, type SimulatedConfig } from '../../../areas/payments/connector-config';
+import { resolveSimulatedDirectory, type ConnectorConfig, type GenericConfig, type SimulatedConfig } from '../../../areas/payments';
 import { genericHttpPlugin } from './generic-http';
 import type { ConnectorPlugin } from './plugin';
 import { simulatedPlugin } from './simulated';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../../../lib/json';
-import type { ProviderAccount } from '../../../areas/payments/accounts';
-import type { ProviderPayment } from '../../../areas/payments/payments';
+import type { ProviderAccount } from '../../../areas/payments';
+import type { ProviderPayment } from '../../../areas/payments';
 import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 

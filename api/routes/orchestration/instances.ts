@@ -1,5 +1,5 @@
-import { abortInstance, getInstance, listInstances, runWorkflow, sendEvent } from '../../../areas/orchestration/instances';
-import { readInstanceHistory, readStageHistory } from '../../../areas/orchestration/history';
+import { abortInstance, getInstance, listInstances, runWorkflow, sendEvent } from '../../../areas/orchestration';
+import { readInstanceHistory, readStageHistory } from '../../../areas/orchestration';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

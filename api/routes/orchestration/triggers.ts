@@ -1,5 +1,5 @@
-import { listOccurrences, presentOccurrence } from '../../../areas/orchestration/trigger-occurrences';
-import { createTrigger, deleteTrigger, getTriggerRow, listTriggers, presentTrigger, testTrigger } from '../../../areas/orchestration/triggers';
+import { listOccurrences, presentOccurrence } from '../../../areas/orchestration';
+import { createTrigger, deleteTrigger, getTriggerRow, listTriggers, presentTrigger, testTrigger } from '../../../areas/orchestration';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, presentWorkflow } from '../../../areas/orchestration/workflows';
+import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, presentWorkflow } from '../../../areas/orchestration';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,6 +1,6 @@
-import { bankAccountKey, getBankAccount, listBankAccounts } from '../../../areas/payments/bank-account-read';
-import { forwardBankAccount } from '../../../areas/payments/bank-account-forward';
-import { createBankAccount, updateBankAccountMetadata } from '../../../areas/payments/bank-account-write';
+import { bankAccountKey, getBankAccount, listBankAccounts } from '../../../areas/payments';
+import { forwardBankAccount } from '../../../areas/payments';
+import { createBankAccount, updateBankAccountMetadata } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,6 +1,6 @@
-import { installConnector, uninstallConnector } from '../../../areas/payments/connector-install';
-import type { ConnectorProvider } from '../../../areas/payments/connector-config';
-import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments/connectors';
+import { installConnector, uninstallConnector } from '../../../areas/payments';
+import type { ConnectorProvider } from '../../../areas/payments';
+import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,8 +1,8 @@
-import { createPaymentInitiation } from '../../../areas/payments/initiation-create';
+import { createPaymentInitiation } from '../../../areas/payments';
 import {
   approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation,
-} from '../../../areas/payments/initiation-transitions';
-import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../areas/payments/initiations';
+} from '../../../areas/payments';
+import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

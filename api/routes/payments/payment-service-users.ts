@@ -1,6 +1,6 @@
 import {
   createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey,
-} from '../../../areas/payments/payment-service-users';
+} from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

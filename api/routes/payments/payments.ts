@@ -1,5 +1,5 @@
-import { getPayment, updatePaymentMetadata } from '../../../areas/payments/payments';
-import { listPayments, paymentSortKeyOf } from '../../../areas/payments/payments-list';
+import { getPayment, updatePaymentMetadata } from '../../../areas/payments';
+import { listPayments, paymentSortKeyOf } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,4 +1,4 @@
-import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from '../../../areas/payments/pools';
+import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

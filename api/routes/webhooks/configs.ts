@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { changeSecret, createConfig, deleteConfig, getConfig, listConfigs, presentConfig, setConfigActive, updateConfig } from '../../../areas/webhooks/configs';
+import { changeSecret, createConfig, deleteConfig, getConfig, listConfigs, presentConfig, setConfigActive, updateConfig } from '../../../areas/webhooks';
 import { notFound } from '../../../lib/errors';
-import type { WebhookAttempt } from '../../../areas/webhooks/attempts';
+import type { WebhookAttempt } from '../../../areas/webhooks';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

@@ -1,5 +1,5 @@
-import { listAttempts, presentAttempt } from '../../../areas/webhooks/attempts';
-import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../areas/webhooks/deliveries';
+import { listAttempts, presentAttempt } from '../../../areas/webhooks';
+import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../areas/webhooks';
 import { ApiError } from '../../../lib/errors';
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { deliveryPlan, loadWebhookSettings } from '../../../lib/webhooks/settings';

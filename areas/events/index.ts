@@ -1,0 +1,6 @@
+/**
+ * The events area's in-process API: the outbox's envelope and its batches. The dispatcher (activities/events) imports
+ * only this file; the batch workflows are started in engine.ts.
+ */
+export { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pendingBatches } from './batches';
+export { type EventEnvelope, webhookBody, webhookEventType } from './envelope';

@@ -1,0 +1,22 @@
+/**
+ * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
+ * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine.ts.
+ */
+export { type ProviderAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
+export { forwardBankAccount, recordForwardedAccount } from './bank-account-forward';
+export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
+export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
+export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
+export { installConnector, uninstallConnector } from './connector-install';
+export { connectorKey, type ConnectorRow, getConnectorConfig, getConnectorRow, listConnectors } from './connectors';
+export { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from './enums';
+export { connectorId } from './ids';
+export { createPaymentInitiation } from './initiation-create';
+export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiation-execute';
+export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
+export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
+export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey } from './payment-service-users';
+export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
+export { listPayments, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
+export { QUERY_FIELDS } from './payments-query';
+export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
