@@ -22,3 +22,9 @@ export async function createTemporalClient(settings: TemporalSettings): Promise<
 export async function pingTemporal(connection: Connection, timeoutMs = 2000): Promise<void> {
   await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
 }
+
+/** What an area's engine needs to reach Temporal: the client and the one task queue of every workflow. */
+export interface TemporalDeps {
+  client: Client;
+  taskQueue: string;
+}

@@ -1,16 +1,14 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
-import { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pendingBatches } from '../../areas/events';
-import { webhookEventType } from '../../areas/events';
+import { batchEvents, claimOutboxBatch, markBatchDispatched, pendingBatches, startEventBatch } from '../../areas/events';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
+import type { TemporalDeps } from '../../lib/temporal';
 
 export interface DispatcherOptions {
   db: Db;
   databaseUrl: string;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalDeps;
   logger: Logger;
   /** EVENTS_POLL_INTERVAL_MS: the fallback scan when a notification is missed (LISTEN connection down, restart). */
   pollIntervalMs?: number;
@@ -51,21 +49,10 @@ export function startEventDispatcher(options: DispatcherOptions) {
     const events = await batchEvents(db, batchId);
     if (events.length === 0) return true; // another dispatcher finished it meanwhile
     try {
-      await options.temporal.client.workflow.start('processEventBatch', {
-        taskQueue: options.temporal.taskQueue,
-        workflowId: batchWorkflowId(batchId),
-        args: [events],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'events' },
-          { key: SEARCH_ATTRIBUTES.EventTypes, value: [...new Set(events.map(webhookEventType))].sort() },
-        ],
-      });
+      await startEventBatch(options.temporal, batchId, events);
     } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
-        logger.warn({ err: error, batchId }, 'could not start the event batch workflow; its events stay in the outbox');
-        return false;
-      }
+      logger.warn({ err: error, batchId }, 'could not start the event batch workflow; its events stay in the outbox');
+      return false;
     }
     await markBatchDispatched(db, batchId);
     return true;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { isApiError } from '../../lib/errors';
-import { NON_RETRYABLE_CODES } from '../../workflows/orchestration/retry';
+import { NON_RETRYABLE_CODES } from '../../lib/orchestration/failure-codes';
 
 /**
  * Runs one business call and turns its ApiError into an ApplicationFailure typed by the error code: the code would

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { INTERNAL_LEDGER } from '../../workflows/orchestration/send';
+import { INTERNAL_LEDGER } from '../../lib/orchestration/steps';
 import * as areas from './areas';
 import { classified, idempotencyKey } from './failures';
 

@@ -1,4 +1,4 @@
-import { EVENT_NAME_MAX_LENGTH } from '../../workflows/orchestration/config';
+import { EVENT_NAME_MAX_LENGTH } from '../../lib/orchestration/config';
 import type { JsonSchema } from '../routing';
 import { dateTimeSchema, listQuerySchema, objectSchema } from './common';
 

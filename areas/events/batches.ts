@@ -3,7 +3,6 @@ import { OUTBOX_COLUMNS, toEnvelope, type EventEnvelope } from './envelope';
 import { loadSubscriptions, type Subscriptions } from './subscriptions';
 
 /** The workflow id of a batch: one batch, one `processEventBatch` run, whoever starts it and however often. */
-export const batchWorkflowId = (batchId: string): string => `events-${batchId}`;
 
 /**
  * Bounds of one batch, under Temporal's 2 MB limit per payload (it warns from 512 KB): the workflow input (the events,

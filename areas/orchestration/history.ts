@@ -1,15 +1,12 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { optionalTsToDate, tsToDate } from '@temporalio/common/lib/time';
-import type { temporal } from '@temporalio/proto';
 import { notFound } from '../../lib/errors';
 import { payloadConverter } from '../../lib/temporal-payload-converter';
-import type { StepResult } from '../../activities/orchestration/steps';
-import { describeStage } from '../../workflows/orchestration/config';
+import type { StepResult } from '../../lib/orchestration/steps';
+import { describeStage } from '../../lib/orchestration/config';
 import type { InstanceInput } from '../../workflows/orchestration/instance';
+import { instanceHistory, pendingActivities, type HistoryEvent } from './engine';
 import { getInstanceRow, type OrchestrationDeps } from './instances';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export interface InstanceHistoryEntry {
   name: string;
@@ -40,12 +37,7 @@ const eventTime = (event: HistoryEvent): Date => tsToDate(event.eventTime!);
 /** The instance workflow's history (all pages); empty when the workflow never started. Throws NOT_FOUND. */
 async function instanceEvents(deps: OrchestrationDeps, id: string): Promise<HistoryEvent[]> {
   await getInstanceRow(deps.db, id);
-  try {
-    return (await deps.temporal.client.workflow.getHandle(id).fetchHistory()).events ?? [];
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return [];
-    throw error;
-  }
+  return instanceHistory(deps.temporal, id);
 }
 
 type StageMark = { kind: 'start' | 'end'; number: number; name?: string; input?: unknown; at: string; error?: string };
@@ -209,8 +201,7 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
 
 async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {
   if (![...entries.values()].some((e) => !e.terminated)) return;
-  const { raw } = await deps.temporal.client.workflow.getHandle(id).describe();
-  for (const pending of raw.pendingActivities ?? []) {
+  for (const pending of await pendingActivities(deps.temporal, id)) {
     const entry = pending.activityId ? entries.get(pending.activityId) : undefined;
     if (!entry || entry.terminated) continue;
     entry.attempt = pending.attempt ?? entry.attempt;

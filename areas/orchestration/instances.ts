@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
-import type { orchestrationInstance } from '../../workflows/orchestration/instance';
+import type { TemporalDeps } from '../../lib/temporal';
 import type { ListQuery } from '../../db/pagination';
 import { inStatement } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../../db/outbox';
 import { keysetPage, type Page } from '../../db/pagination';
+import { cancelInstance, InstanceNotRunning, signalEvent, startInstance } from './engine';
 import { recordStageEnded } from './read-model';
 import { isUuid, type WorkflowRow } from './workflows';
 
@@ -52,12 +51,11 @@ interface StageRow {
 
 export interface OrchestrationDeps {
   db: Db;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalDeps;
 }
 
 /** Upper bound of `wait=true`: past it the run answers with the instance as it stands (terminated false). */
 export const RUN_WAIT_LIMIT_MS = 60_000;
-export const INSTANCE_WORKFLOW_TYPE = 'orchestrationInstance';
 
 function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
   return {
@@ -131,18 +129,11 @@ export async function runWorkflow(
   const workflow = await createInstanceRow(deps.db, workflowID, id, variables, startedAt, options.triggerID);
   let handle;
   try {
-    handle = await deps.temporal.client.workflow.start<typeof orchestrationInstance>(INSTANCE_WORKFLOW_TYPE, {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: id,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, firstStageStartedAt: startedAt.toISOString() }],
-      staticSummary: `${workflow.name || 'workflow'} (${workflow.id})`,
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'orchestration' },
-        { key: SEARCH_ATTRIBUTES.OrchestrationWorkflowID, value: workflow.id },
-        ...(options.triggerID ? [{ key: SEARCH_ATTRIBUTES.OrchestrationTriggerID, value: options.triggerID }] : []),
-      ],
-    });
+    handle = await startInstance(
+      deps.temporal,
+      { instanceID: id, workflowID: workflow.id, stages: workflow.config.stages ?? [], variables, firstStageStartedAt: startedAt.toISOString() },
+      { workflowName: workflow.name, triggerID: options.triggerID },
+    );
   } catch (cause) {
     // Stage 0 was recorded as started with the row: it ends with the instance (FAILED_WORKFLOW_STAGE, FAILED_WORKFLOW).
     await recordStageEnded(deps.db, { instanceID: id, workflowID: workflow.id, number: 0, at: new Date(), error: 'the workflow could not be started', endsInstance: true });
@@ -198,14 +189,14 @@ export async function listInstances(db: Executor, list: ListQuery<{ workflowID?:
 export async function sendEvent(deps: OrchestrationDeps, id: string, name: string): Promise<void> {
   const row = await getInstanceRow(deps.db, id);
   if (row.terminated) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
-  await onRunning(id, () => deps.temporal.client.workflow.getHandle(id).signal('event', { name }));
+  await onRunning(id, () => signalEvent(deps.temporal, id, name));
 }
 
 /** Cancels the instance's workflow; the running stage and the instance end with error "canceled". Throws NOT_FOUND, CONFLICT. */
 export async function abortInstance(deps: OrchestrationDeps, id: string): Promise<void> {
   const row = await getInstanceRow(deps.db, id);
   if (row.terminated) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
-  await onRunning(id, () => deps.temporal.client.workflow.getHandle(id).cancel());
+  await onRunning(id, () => cancelInstance(deps.temporal, id));
 }
 
 async function onRunning(id: string, call: () => Promise<unknown>): Promise<void> {
@@ -213,7 +204,7 @@ async function onRunning(id: string, call: () => Promise<unknown>): Promise<void
     await call();
   } catch (error) {
     // The read model lags the workflow by one activity: a run that just closed answers NotFound here.
-    if (error instanceof WorkflowNotFoundError) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
+    if (error instanceof InstanceNotRunning) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import { ConfigError, validateConfig, type WorkflowConfig } from '../../workflows/orchestration/config';
+import { ConfigError, validateConfig, type WorkflowConfig } from '../../lib/orchestration/config';
 import type { ListQuery } from '../../db/pagination';
 import type { Executor } from '../../db/knex';
 import { keysetPage, type Page } from '../../db/pagination';

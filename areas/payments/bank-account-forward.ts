@@ -1,7 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { ApiError, notFound } from '../../lib/errors';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
-import type { bankAccountForward } from '../../workflows/payments/bank-account-forward';
+import type { TemporalDeps } from '../../lib/temporal';
 import { inTransaction } from '../../db/errors';
 import type { Db } from '../../db/knex';
 import { upsertAccounts, type ProviderAccount } from './accounts';
@@ -9,7 +7,7 @@ import { getBankAccount, type BankAccount } from './bank-account-read';
 import { emitSavedBankAccount } from './bank-account-write';
 import { getConnectorRow } from './connectors';
 import { accountId } from './ids';
-import type { TemporalDeps } from './initiation-workflow';
+import { runBankAccountForward } from './engine';
 
 /**
  * Forwards a bank account to a connector: the provider creates the matching EXTERNAL account, which becomes a related
@@ -23,22 +21,9 @@ export async function forwardBankAccount(deps: { db: Db; temporal: TemporalDeps 
     throw notFound(`connector ${connectorID} not found or uninstalled`);
   });
   if (bankAccount.relatedAccounts.some((r) => r.connectorID === connectorID)) return bankAccount;
-  const workflowId = `bank-account-${id}-forward-${connectorID}`;
-  try {
-    const handle = await deps.temporal.client.workflow.start<typeof bankAccountForward>('bankAccountForward', {
-      taskQueue: deps.temporal.taskQueue, workflowId, args: [{ bankAccountID: id, connectorID }],
-      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' }, { key: SEARCH_ATTRIBUTES.ConnectorID, value: connectorID }],
-    }).catch((error) => {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return deps.temporal.client.workflow.getHandle(workflowId);
-      throw error;
-    });
-    await handle.result();
-  } catch (error) {
-    if (error instanceof WorkflowFailedError) {
-      throw new ApiError('VALIDATION', `the connector could not create the account: ${((error.cause?.cause ?? error.cause) as Error | undefined)?.message ?? 'failed'}`);
-    }
-    throw new ApiError('SERVICE_UNAVAILABLE', 'could not run the forward on Temporal', { cause: error });
-  }
+  const outcome = await runBankAccountForward(deps.temporal, id, connectorID);
+  if ('refused' in outcome) throw new ApiError('VALIDATION', `the connector could not create the account: ${outcome.refused}`);
+  if ('unavailable' in outcome) throw new ApiError('SERVICE_UNAVAILABLE', 'could not run the forward on Temporal', { cause: outcome.unavailable });
   return getBankAccount(deps.db, id);
 }
 

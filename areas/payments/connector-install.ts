@@ -1,13 +1,11 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApiError } from '../../lib/errors';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
-import type { connectorFetch } from '../../workflows/payments/connector-fetch';
+import type { TemporalDeps } from '../../lib/temporal';
 import { inTransaction, isUniqueViolation } from '../../db/errors';
 import type { Db } from '../../db/knex';
 import { normalizeConnectorConfig, pollingPeriodMs, type ConnectorProvider } from './connector-config';
-import { fetchWorkflowId, getConnectorRow } from './connectors';
+import { getConnectorRow } from './connectors';
+import { cancelConnectorFetch, startConnectorFetch } from './engine';
 import { connectorId } from './ids';
-import type { TemporalDeps } from './initiation-workflow';
 import { stringifyJson } from '../../lib/json';
 
 /**
@@ -31,15 +29,7 @@ export async function installConnector(
         : error;
     });
   try {
-    await deps.temporal.client.workflow.start<typeof connectorFetch>('connectorFetch', {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: fetchWorkflowId(id),
-      args: [{ connectorID: id, pollingPeriodMs: pollingPeriodMs(config), ...(options.cyclesPerRun ? { cyclesPerRun: options.cyclesPerRun } : {}) }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' },
-        { key: SEARCH_ATTRIBUTES.ConnectorID, value: id },
-      ],
-    });
+    await startConnectorFetch(deps.temporal, { connectorID: id, pollingPeriodMs: pollingPeriodMs(config), ...(options.cyclesPerRun ? { cyclesPerRun: options.cyclesPerRun } : {}) });
   } catch (error) {
     await deps.db('payments_connectors').where({ id }).update({ uninstalled_at: deps.db.fn.now() });
     throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the connector on Temporal; nothing was installed', { cause: error });
@@ -54,10 +44,5 @@ export async function installConnector(
 export async function uninstallConnector(deps: { db: Db; temporal: TemporalDeps }, id: string): Promise<void> {
   await getConnectorRow(deps.db, id);
   await deps.db('payments_connectors').where({ id }).whereNull('uninstalled_at').update({ uninstalled_at: deps.db.fn.now() });
-  try {
-    await deps.temporal.client.workflow.getHandle(fetchWorkflowId(id)).cancel();
-  } catch (error) {
-    // Already finished or cancelled: the row says uninstalled, and a still-running cycle ends when it reads it.
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
+  await cancelConnectorFetch(deps.temporal, id);
 }

@@ -14,7 +14,6 @@ export interface Connector {
 }
 export interface ConnectorRow { id: string; name: string; provider: string; config: ConnectorConfig; created_at: Date; uninstalled_at: Date | null }
 
-export const fetchWorkflowId = (connectorID: string): string => `connector-${connectorID}-fetch`;
 
 const present = (r: ConnectorRow): Connector => ({
   id: r.id, name: r.name, provider: providerLabel(r.provider), createdAt: r.created_at, installed: r.uninstalled_at === null,

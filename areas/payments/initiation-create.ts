@@ -4,7 +4,8 @@ import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { getConnectorRow } from './connectors';
 import { paymentInitiationId } from './ids';
-import { startInitiationWorkflow, type TemporalDeps } from './initiation-workflow';
+import type { TemporalDeps } from '../../lib/temporal';
+import { startInitiationWorkflow } from './initiation-workflow';
 import { addInitiationAdjustment, emitSavedInitiation, getPaymentInitiation } from './initiations';
 import { stringifyJson } from '../../lib/json';
 

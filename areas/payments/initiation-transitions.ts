@@ -2,7 +2,8 @@ import { validationError } from '../../lib/errors';
 import { inTransaction } from '../../db/errors';
 import type { Db } from '../../db/knex';
 import type { PaymentInitiationStatus } from './enums';
-import { startInitiationWorkflow, type TemporalDeps } from './initiation-workflow';
+import type { TemporalDeps } from '../../lib/temporal';
+import { startInitiationWorkflow } from './initiation-workflow';
 import { addInitiationAdjustment, getPaymentInitiation, type PaymentInitiation } from './initiations';
 
 /**

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { TemporalDeps } from '../../lib/temporal';
 import { createHash } from 'node:crypto';
 import type { Db, Executor } from '../../db/knex';
 import { accountId } from './ids';
@@ -16,7 +16,7 @@ import { getPayment } from './payments';
  * Throws NOT_FOUND (connector), VALIDATION (destination, amount).
  */
 export async function providerTransfer(
-  deps: { db: Db; temporal: { client: Client; taskQueue: string } },
+  deps: { db: Db; temporal: TemporalDeps },
   input: { connectorID: string; amount: bigint; asset: string; destination: string; waitingValidation: boolean; metadata: Record<string, string> },
   idempotencyKey: string,
 ): Promise<{ paymentInitiationID: string }> {

@@ -6,3 +6,4 @@ export { listAttempts, NO_RETRY, presentAttempt, type WebhookAttempt } from './a
 export { changeSecret, createConfig, deleteConfig, getConfig, getConfigRow, listConfigs, presentConfig, setConfigActive, signingSecrets, updateConfig, type WebhookConfigRow } from './configs';
 export { type AttemptRecord, type AttemptStatus, type DeliveryRow, getDeliveryRow, listDeliveries, markDeliveryFailed, planDeliveries, presentDelivery, recordAttempt, startReplay } from './deliveries';
 export { type BatchDelivery, type DeliveryToSend, loadDeliveriesToSend, markDeliveriesFailed, planDeliveryBatch, recordAttempts } from './delivery-batch';
+export { replayDelivery, testConfig } from './sends';

@@ -10,11 +10,11 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
-import { describeStage, type ResolvedStage } from './config';
+import { describeStage, type ResolvedStage } from '../../lib/orchestration/config';
 import { LOCAL_BOOKKEEPING_OPTIONS } from './retry';
 import { runSend } from './send';
 import { failureMessage, StageContext } from './stage-context';
-import { parseGoDuration } from './stage-parse';
+import { parseGoDuration } from '../../lib/orchestration/stage-parse';
 
 export interface InstanceInput {
   instanceID: string;

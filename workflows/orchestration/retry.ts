@@ -1,18 +1,4 @@
-/**
- * Failure types (ApiError codes carried as ApplicationFailure types) that fail a stage at once instead of being
- * retried: waiting cannot fix them. Shared by the workflow's retry policy and the activities' classification.
- */
-export const NON_RETRYABLE_CODES = [
-  'VALIDATION',
-  'COMPILATION_FAILED',
-  'CONFLICT',
-  'NOT_FOUND',
-  'LEDGER_NOT_FOUND',
-  'NO_POSTINGS',
-  'METADATA_OVERRIDE',
-  'HOLD_CLOSED',
-  'NO_SCRIPT',
-];
+import { NON_RETRYABLE_CODES } from '../../lib/orchestration/failure-codes';
 
 /**
  * Business activities (Formance's InfiniteRetryContext): no attempt limit, so insufficient funds or a provider that is

@@ -1,8 +1,8 @@
-import type { AccountRef, PaymentDestinationRef, SendStage, WalletRef } from './stage-types';
+import type { AccountRef, PaymentDestinationRef, SendStage, WalletRef } from '../../lib/orchestration/stage-types';
+import { INTERNAL_LEDGER } from '../../lib/orchestration/steps';
 import { failureCode, stageFailure, type StageContext } from './stage-context';
 
 /** Ledger where payments entering a workflow are materialised as accounts (Formance's name). */
-export const INTERNAL_LEDGER = 'orchestration-000-internal';
 const MOVE_TO = 'orchestration/move-to-ledger';
 const MOVE_FROM = 'orchestration/move-from-ledger';
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { OrchestrationActivities } from '../../activities/orchestration';
-import type { StageEnd, StepOptions, StepResult } from '../../activities/orchestration/steps';
+import type { StageEnd, StepOptions, StepResult } from '../../lib/orchestration/steps';
 import { BUSINESS_ACTIVITY_OPTIONS, LOCAL_STEP_OPTIONS } from './retry';
 
 type Activities = OrchestrationActivities;

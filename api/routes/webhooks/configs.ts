@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { changeSecret, createConfig, deleteConfig, getConfig, listConfigs, presentConfig, setConfigActive, updateConfig } from '../../../areas/webhooks';
-import { notFound } from '../../../lib/errors';
-import type { WebhookAttempt } from '../../../areas/webhooks';
+import { changeSecret, createConfig, deleteConfig, listConfigs, presentConfig, setConfigActive, testConfig, updateConfig } from '../../../areas/webhooks';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
@@ -94,16 +91,8 @@ export const testConfigRoute = defineRoute(
   authenticate('webhooks:read'),
   validate({ params: idParams }),
   async function testConfigHandler(ctx: AppContext) {
-    const config = await getConfig(ctx.deps.db, ctx.state.input.params.id);
-    // A Temporal activity without retries, so the send runs on the worker (the API never calls out) and shows in the UI.
-    const attempt = await ctx.deps.temporal.client.workflow.execute('testWebhook', {
-      taskQueue: ctx.deps.temporal.taskQueue,
-      workflowId: `webhook-test-${config.id}-${randomUUID()}`,
-      args: [config.id],
-      workflowExecutionTimeout: '2m',
-    });
-    if (!attempt) throw notFound('config not found');
-    ctx.body = { data: attempt as WebhookAttempt };
+    const attempt = await testConfig(ctx.deps, ctx.state.input.params.id);
+    ctx.body = { data: attempt };
   },
 );
 

@@ -1,8 +1,5 @@
 import { listAttempts, presentAttempt } from '../../../areas/webhooks';
-import { getDeliveryRow, listDeliveries, markDeliveryFailed, presentDelivery, startReplay } from '../../../areas/webhooks';
-import { ApiError } from '../../../lib/errors';
-import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
-import { deliveryPlan, loadWebhookSettings } from '../../../lib/webhooks/settings';
+import { getDeliveryRow, listDeliveries, presentDelivery, replayDelivery } from '../../../areas/webhooks';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
@@ -57,24 +54,7 @@ export const replayDeliveryRoute = defineRoute(
   authenticate('webhooks:write'),
   validate({ params: idParams }),
   async function replayDeliveryHandler(ctx: AppContext) {
-    const row = await startReplay(ctx.deps.db, ctx.state.input.params.id);
-    try {
-      await ctx.deps.temporal.client.workflow.start('deliverWebhook', {
-        taskQueue: ctx.deps.temporal.taskQueue,
-        workflowId: `webhook-${row.event_id}-${row.config_id}-replay-${row.replays}`,
-        args: [deliveryPlan(loadWebhookSettings(), row.id, row.config_id)],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
-          { key: SEARCH_ATTRIBUTES.EventType, value: row.event_type },
-          { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: row.config_id },
-        ],
-      });
-    } catch (error) {
-      // Leave the delivery replayable rather than pending forever with no workflow behind it.
-      await markDeliveryFailed(ctx.deps.db, row.id, 'replay could not be started');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'the replay could not be started; retry later', { cause: error });
-    }
+    const row = await replayDelivery(ctx.deps, ctx.state.input.params.id);
     ctx.body = { data: presentDelivery(row) };
   },
 );

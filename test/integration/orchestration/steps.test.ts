@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTemporalClient } from '../../../lib/temporal';
 import { createOrchestrationActivities } from '../../../activities/orchestration';
-import type { StepResult } from '../../../activities/orchestration/steps';
+import type { StepResult } from '../../../lib/orchestration/steps';
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';

@@ -1,5 +1,5 @@
-import { resolveStage, stageName, substitute, validateConfig } from '../../../workflows/orchestration/config';
-import { parseGoDuration } from '../../../workflows/orchestration/stage-parse';
+import { resolveStage, stageName, substitute, validateConfig } from '../../../lib/orchestration/config';
+import { parseGoDuration } from '../../../lib/orchestration/stage-parse';
 
 describe('orchestration config', () => {
   it('substitutes variables in every string leaf; a missing one becomes ""', () => {

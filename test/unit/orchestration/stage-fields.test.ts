@@ -1,4 +1,4 @@
-import { resolveStage, validateConfig } from '../../../workflows/orchestration/config';
+import { resolveStage, validateConfig } from '../../../lib/orchestration/config';
 
 const WALLET = '3f1c2a4e-8d6b-4c1e-9a7f-2b5d8e0c1a3b';
 const send = (source: unknown, destination: unknown, amount: unknown = { asset: 'USD/2', amount: 100 }) => ({ send: { source, destination, amount } });

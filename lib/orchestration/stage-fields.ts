@@ -7,7 +7,7 @@ import {
   PROVIDER_OBJECT_ID_PATTERN,
   UUID_PATTERN,
   WALLET_NAME_MAX_LENGTH,
-} from '../../lib/grammar';
+} from '../grammar';
 import { ConfigError, EVENT_NAME_MAX_LENGTH } from './stage-types';
 
 const VARIABLE = /\$\{[^}]*\}/g;
