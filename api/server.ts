@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { loadConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { markStopping } from '../lib/shutdown';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
 import { createApp } from './app';
@@ -43,7 +44,12 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig());
   const { close, logger } = await startApi(config);
+  let stopping = false;
+  // Ctrl-C under `npm start` brings the terminal's SIGINT and then the supervisor's SIGTERM: one stop is enough.
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    markStopping();
     logger.info({ signal }, 'api stopping');
     close().then(
       () => process.exit(0),

@@ -5,6 +5,7 @@ import { batchEvents, batchWorkflowId, claimOutboxBatch, markBatchDispatched, pe
 import { webhookEventType } from '../../db/events/envelope';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
+import { isExpectedShutdownError } from '../../lib/shutdown';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 
 export interface DispatcherOptions {
@@ -95,7 +96,7 @@ export function startEventDispatcher(options: DispatcherOptions) {
       try {
         while (!stopped && (await dispatchOnce()));
       } catch (error) {
-        logger.warn({ err: error }, 'event dispatch failed; retrying at the next notification or scan');
+        logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'event dispatch failed; retrying at the next notification or scan');
       }
     } while (again && !stopped);
   }
@@ -117,7 +118,7 @@ export function startEventDispatcher(options: DispatcherOptions) {
     const reconnect = (error: unknown) => {
       if (listener !== client || stopped) return;
       listener = undefined;
-      logger.warn({ err: error }, 'outbox LISTEN connection lost; reconnecting (the periodic scan covers the gap)');
+      logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'outbox LISTEN connection lost; reconnecting (the periodic scan covers the gap)');
       client.end().catch(() => undefined);
       setTimeout(() => void listen().catch(reconnect), 1000).unref();
     };
