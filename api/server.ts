@@ -30,6 +30,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    await auth.close();
     await temporal.connection.close();
     await db.destroy();
   };

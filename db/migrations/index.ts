@@ -7,6 +7,7 @@ import * as payments from './005-payments';
 import * as orchestration from './006-orchestration';
 import * as webhooks from './007-webhooks';
 import * as eventBatches from './008-event-batches';
+import * as tokenRevocations from './010-token-revocations';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Array<[string, Migration]> = [
   ['006-orchestration', orchestration],
   ['007-webhooks', webhooks],
   ['008-event-batches', eventBatches],
+  ['010-token-revocations', tokenRevocations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
