@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { createActivities } from './index';
@@ -39,6 +40,15 @@ export async function createWorker(options: {
 
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig());
+  // Runtime.install stops a running worker on these signals; from then on, a database going away is part of the stop.
+  // A signal during start-up (Ctrl-C right after `npm start` is up) ends the process at once: nothing runs yet, and
+  // the SDK would otherwise keep retrying its connection to a Temporal server that is stopping too.
+  let running = false;
+  const onStopSignal = () => {
+    markStopping();
+    if (!running) process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onStopSignal);
   Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
   const { worker, close, logger, db } = await createWorker({
     address: config.temporalAddress,
@@ -51,6 +61,7 @@ async function main(): Promise<void> {
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
+  running = true;
   await worker.run();
   await dispatcher.stop();
   await temporal.connection.close();

@@ -2,9 +2,10 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { stringifyJson } from '../lib/json';
 
-const REASONS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request line and headers are larger than the 16 KiB limit'],
-  HPE_REQUEST_TIMEOUT: [408, 'Request Timeout', 'the request did not arrive in time'],
+const REASONS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'request line and headers are larger than the 16 KiB limit'],
+  // Node's code when the headers or the whole request did not arrive within headersTimeout / requestTimeout.
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'the request did not arrive in time'],
 };
 
 /**
@@ -19,8 +20,8 @@ export function answerClientErrors(server: http.Server): void {
       socket.destroy();
       return;
     }
-    const [status, reason, message] = REASONS[error.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
-    const body = stringifyJson({ errorCode: status === 431 ? 'HEADERS_TOO_LARGE' : 'VALIDATION', errorMessage: message });
+    const [status, reason, errorCode, message] = REASONS[error.code ?? ''] ?? [400, 'Bad Request', 'VALIDATION', 'malformed HTTP request'];
+    const body = stringifyJson({ errorCode, errorMessage: message });
     socket.on('error', () => socket.destroy());
     socket.resume();
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

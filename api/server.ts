@@ -1,17 +1,18 @@
-import http from 'node:http';
 import { loadConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { markStopping } from '../lib/shutdown';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
 import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
-import { answerClientErrors } from './client-errors';
 import { setupAuth } from './auth';
+import { createHttpServer, httpTimeouts } from './http-server';
 import { RateLimiter } from './middleware/rate-limit';
 
 /** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
   const logger = createLogger('api', config.logLevel);
+  const timeouts = httpTimeouts();
   const db = createDb(config.databaseUrl);
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const auth = await setupAuth(config, db, logger);
@@ -26,17 +27,13 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     mounts: auth.mounts,
     rateLimiter: RateLimiter.fromEnv(),
   });
-  const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app.callback());
-  // Bounded header size and timeouts: slow or oversized clients cannot hold connections forever.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 120_000;
-  server.keepAliveTimeout = 5_000;
-  answerClientErrors(server);
+  const server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  logger.info({ url: config.publicUrl, issuer: auth.issuer }, 'api listening');
+  logger.info({ url: config.publicUrl, issuer: auth.issuer, timeouts }, 'api listening');
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    await auth.close();
     await temporal.connection.close();
     await db.destroy();
   };
@@ -46,7 +43,12 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig());
   const { close, logger } = await startApi(config);
+  let stopping = false;
+  // Ctrl-C under `npm start` brings the terminal's SIGINT and then the supervisor's SIGTERM: one stop is enough.
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    markStopping();
     logger.info({ signal }, 'api stopping');
     close().then(
       () => process.exit(0),

@@ -3,6 +3,7 @@ import { OUTBOX_CHANNEL } from '../../db/outbox';
 import { batchEvents, claimOutboxBatch, markBatchDispatched, pendingBatches, startEventBatch } from '../../areas/events';
 import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
+import { isExpectedShutdownError } from '../../lib/shutdown';
 import type { TemporalDeps } from '../../lib/temporal';
 
 export interface DispatcherOptions {
@@ -82,7 +83,7 @@ export function startEventDispatcher(options: DispatcherOptions) {
       try {
         while (!stopped && (await dispatchOnce()));
       } catch (error) {
-        logger.warn({ err: error }, 'event dispatch failed; retrying at the next notification or scan');
+        logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'event dispatch failed; retrying at the next notification or scan');
       }
     } while (again && !stopped);
   }
@@ -104,7 +105,7 @@ export function startEventDispatcher(options: DispatcherOptions) {
     const reconnect = (error: unknown) => {
       if (listener !== client || stopped) return;
       listener = undefined;
-      logger.warn({ err: error }, 'outbox LISTEN connection lost; reconnecting (the periodic scan covers the gap)');
+      logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'outbox LISTEN connection lost; reconnecting (the periodic scan covers the gap)');
       client.end().catch(() => undefined);
       setTimeout(() => void listen().catch(reconnect), 1000).unref();
     };

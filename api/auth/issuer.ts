@@ -3,10 +3,12 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { JWK } from 'jose';
 import type { Db } from '../../db/knex';
-import { verifyClientSecret } from '../../db/auth/clients';
+import { matchClientSecret } from '../../db/auth/clients';
 import { ALL_SCOPES } from '../middleware/authenticate';
-import { createOidcAdapter } from './oidc-adapter';
+import { jwtRevocation, REVOCATION_PATH } from './jwt-revocation';
+import { createOidcAdapter, tokenRequestContext } from './oidc-adapter';
 import { tokenRequestDefaults } from './token-request';
+import { SECRET_CLAIM } from './verifier';
 
 export const ACCESS_TOKEN_TTL_SECONDS = Number(process.env.AUTH_ACCESS_TOKEN_TTL || 3600);
 
@@ -19,8 +21,9 @@ function loadProvider(): { Provider: any; errors: any } {
 
 /**
  * The embedded OAuth 2.0 authorization server (oidc-provider, OpenID certified), mounted under /api/auth:
- * discovery, JWKS and the token endpoint with the client_credentials grant. Access tokens are RS256 JWTs
- * (RFC 9068 `at+jwt`) for one resource, the API itself (`audience`).
+ * discovery, JWKS, the token endpoint with the client_credentials grant and token revocation (RFC 7009). Access
+ * tokens are RS256 JWTs (RFC 9068 `at+jwt`) for one resource, the API itself (`audience`), and name the client secret
+ * they were issued with (`client_secret_id`), so deleting that secret revokes them.
  */
 export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[] }): Koa.Middleware[] {
   const { Provider, errors } = loadProvider();
@@ -33,11 +36,15 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     ttl: { ClientCredentials: ACCESS_TOKEN_TTL_SECONDS },
+    extraTokenClaims: async () => {
+      const secretId = tokenRequestContext.getStore()?.secretId;
+      return secretId ? { [SECRET_CLAIM]: secretId } : undefined;
+    },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: false },
-      revocation: { enabled: false },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => options.audience,
@@ -56,15 +63,24 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     },
   });
   provider.proxy = process.env.TRUST_PROXY === 'true';
-  // Secrets are stored as hashes, so the provider's plain comparison is replaced by ours (constant time, hashed).
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
-    return verifyClientSecret(options.db, this.clientId, actual);
+  // Secrets are stored as hashes, so the provider's plain comparison is replaced by ours (constant time, hashed). The
+  // matching secret's id is kept for the token (extraTokenClaims above).
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, actual: string) {
+    const secretId = await matchClientSecret(options.db, this.clientId, actual);
+    const request = tokenRequestContext.getStore();
+    if (request && secretId) request.secretId = secretId;
+    return secretId !== undefined;
   };
   const mounted = mount('/api/auth', provider.app);
+  const revokeJwt = jwtRevocation(options);
   // Only the provider's own endpoints go to it; the rest of /api/auth (the clients API) is ours. The provider's
   // actions end with `await next()`, so they get an empty continuation instead of our body parser and router.
   const providerPaths = /^\/api\/auth\/(\.well-known\/|jwks$|oauth\/)/;
   const endOfChain = async () => undefined;
-  const onlyProviderPaths: Koa.Middleware = (ctx, next) => (providerPaths.test(ctx.path) ? mounted(ctx, endOfChain) : next());
+  const onlyProviderPaths: Koa.Middleware = async (ctx, next) => {
+    if (!providerPaths.test(ctx.path)) return next();
+    await mounted(ctx, endOfChain);
+    if (ctx.path === REVOCATION_PATH && ctx.method === 'POST' && ctx.status === 200) await revokeJwt(ctx);
+  };
   return [tokenRequestDefaults(options.db), onlyProviderPaths];
 }

@@ -3,8 +3,11 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { stringifyJson } from '../../lib/json';
 
-/** The client authentication method the current token request used (basic or post); see token-request.ts. */
-export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post' }>();
+/**
+ * Per token or revocation request: the client authentication method it used (basic or post; see token-request.ts) and,
+ * once the client is authenticated, the id of the secret it presented (issuer.ts puts it in the token).
+ */
+export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post'; secretId?: string }>();
 
 // oidc-provider insists that a confidential client has a `client_secret`. Ours are verified against hashes instead
 // (issuer.ts overrides compareClientSecret), so this random value is never compared with anything a caller sends.

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import getRawBody from 'raw-body';
 import type { Db } from '../../db/knex';
 import { ALL_SCOPES } from '../middleware/authenticate';
+import { REVOCATION_PATH } from './jwt-revocation';
 import { tokenRequestContext } from './oidc-adapter';
 
 const TOKEN_PATH = '/api/auth/oauth/token';
@@ -15,7 +16,7 @@ function basicClientId(authorization: string): string | undefined {
 }
 
 /**
- * Runs before oidc-provider on the token endpoint, for two conventions it does not have:
+ * Runs before oidc-provider on the token and revocation endpoints, for two conventions it does not have:
  * - a client may authenticate with client_secret_basic or client_secret_post, whichever it sends (the provider wants
  *   one registered method per client);
  * - a client_credentials request without `scope` is granted all of the client's scopes (the provider grants none).
@@ -23,11 +24,12 @@ function basicClientId(authorization: string): string | undefined {
  */
 export function tokenRequestDefaults(db: Db): Koa.Middleware {
   return async function tokenRequestDefaultsMiddleware(ctx, next) {
-    if (ctx.path !== TOKEN_PATH || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
-    const raw = await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: '56kb', encoding: 'utf8' });
-    const form = new URLSearchParams(raw);
+    if ((ctx.path !== TOKEN_PATH && ctx.path !== REVOCATION_PATH) || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
     const basicId = basicClientId(ctx.get('Authorization'));
     const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
+    if (ctx.path === REVOCATION_PATH) return tokenRequestContext.run({ authMethod }, next);
+    const raw = await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: '56kb', encoding: 'utf8' });
+    const form = new URLSearchParams(raw);
     const clientId = basicId ?? form.get('client_id');
     // RFC 6749 §5.2: an unknown scope is invalid_scope (the provider would silently drop it and issue a weaker token).
     const unknown = (form.get('scope') ?? '').split(' ').filter((s) => s && !(ALL_SCOPES as string[]).includes(s));

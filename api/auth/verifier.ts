@@ -1,6 +1,10 @@
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWK, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ApiError } from '../../lib/errors';
 import type { Principal, TokenVerifier } from '../context';
+import type { RevocationList } from './revocation-list';
+
+/** The claim naming the client secret a token of the embedded issuer was issued with (see issuer.ts). */
+export const SECRET_CLAIM = 'client_secret_id';
 
 /** Asymmetric algorithms only: `none` and HMAC (which would let a public key act as a shared secret) are refused. */
 const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
@@ -18,25 +22,32 @@ function describe(error: unknown): string {
 
 /**
  * Verifies Bearer JWTs as a resource server (RFC 9068): signature against the issuer's keys, algorithm allow-list,
- * `iss`, `aud` and `exp`. Scopes come from the space-separated `scope` claim (or an `scp` array, as some issuers send).
+ * `iss`, `aud` and `exp`, then, for the embedded issuer, that the token was not revoked (`revocations`). Scopes come
+ * from the space-separated `scope` claim (or an `scp` array, as some issuers send).
  */
-export function createJwtVerifier(options: { issuer: string; audience: string; keys: JWTVerifyGetKey }): TokenVerifier {
+export function createJwtVerifier(options: { issuer: string; audience: string; keys: JWTVerifyGetKey; revocations?: Pick<RevocationList, 'assertNotRevoked'> }): TokenVerifier {
   return {
     async verify(token: string): Promise<Principal> {
+      let payload: JWTPayload;
       try {
-        const { payload } = await jwtVerify(token, options.keys, {
+        ({ payload } = await jwtVerify(token, options.keys, {
           issuer: options.issuer,
           audience: options.audience,
           algorithms: ALGORITHMS,
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
           requiredClaims: ['exp', 'sub'],
-        });
-        const scopeClaim = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
-        const clientId = typeof payload.client_id === 'string' ? payload.client_id : String(payload.azp ?? payload.sub);
-        return { subject: String(payload.sub), clientId, scopes: new Set(scopeClaim.filter(Boolean)) };
+        }));
       } catch (error) {
         throw new ApiError('UNAUTHORIZED', describe(error), { cause: error });
       }
+      const scopeClaim = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+      const clientId = typeof payload.client_id === 'string' ? payload.client_id : String(payload.azp ?? payload.sub);
+      await options.revocations?.assertNotRevoked({
+        clientId,
+        secretId: typeof payload[SECRET_CLAIM] === 'string' ? payload[SECRET_CLAIM] : undefined,
+        jti: payload.jti,
+      });
+      return { subject: String(payload.sub), clientId, scopes: new Set(scopeClaim.filter(Boolean)) };
     },
   };
 }

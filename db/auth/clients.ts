@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Executor } from '../knex';
+import { recordRevocations, revocationOf } from './revocations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -114,10 +115,19 @@ export async function updateClient(db: Executor, id: string, input: ClientInput)
   return getClient(db, id);
 }
 
-/** @throws ApiError NOT_FOUND */
+/**
+ * Deletes the client and its secrets, and revokes their access tokens in the same transaction (by client and by each
+ * secret: a token names the secret it was issued with, see db/auth/revocations.ts). @throws ApiError NOT_FOUND
+ */
 export async function deleteClient(db: Executor, id: string): Promise<void> {
-  const deleted = await db('auth_clients').where({ id }).delete();
-  if (deleted === 0) throw notFound(`client "${id}" not found`);
+  await db.transaction(async (trx) => {
+    // Locked first, so a secret created meanwhile waits and then fails, instead of slipping between the list and the delete.
+    const client = await trx('auth_clients').where({ id }).forUpdate().first('id');
+    if (!client) throw notFound(`client "${id}" not found`);
+    const secretIds: string[] = await trx('auth_client_secrets').where({ client_id: id }).pluck('id');
+    await trx('auth_clients').where({ id }).delete();
+    await recordRevocations(trx, [revocationOf('client', id, id), ...secretIds.map((secretId) => revocationOf('secret', secretId, id))]);
+  });
 }
 
 /**
@@ -145,25 +155,36 @@ export async function createClientSecret(
   return { id, name: input.name ?? '', lastDigits, clear, metadata: input.metadata ?? {} };
 }
 
-/** @throws ApiError NOT_FOUND when the client or the secret does not exist. */
+/**
+ * Deletes the secret and revokes the access tokens issued with it, in one transaction; the client's other secrets and
+ * their tokens are untouched. @throws ApiError NOT_FOUND when the client or the secret does not exist.
+ */
 export async function deleteClientSecret(db: Executor, clientId: string, secretId: string): Promise<void> {
   await getClient(db, clientId);
   // Secret ids are UUIDs: any other string names no secret (a 404, not a uuid cast error from PostgreSQL).
-  const deleted = UUID.test(secretId) ? await db('auth_client_secrets').where({ client_id: clientId, id: secretId }).delete() : 0;
-  if (deleted === 0) throw notFound(`secret "${secretId}" not found on client "${clientId}"`);
+  if (!UUID.test(secretId)) throw notFound(`secret "${secretId}" not found on client "${clientId}"`);
+  await db.transaction(async (trx) => {
+    const deleted = await trx('auth_client_secrets').where({ client_id: clientId, id: secretId }).delete();
+    if (deleted === 0) throw notFound(`secret "${secretId}" not found on client "${clientId}"`);
+    await recordRevocations(trx, [revocationOf('secret', secretId, clientId)]);
+  });
 }
 
 /**
- * True when `presented` matches one of the client's secrets. Every stored hash is compared in constant time, so the
- * timing says nothing about which secret or how many bytes matched.
+ * The id of the client's secret that `presented` matches, if any. Every stored hash is compared in constant time, so
+ * the timing says nothing about which secret or how many bytes matched.
  */
-export async function verifyClientSecret(db: Executor, clientId: string, presented: unknown): Promise<boolean> {
-  if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
+export async function matchClientSecret(db: Executor, clientId: string, presented: unknown): Promise<string | undefined> {
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return undefined;
   const candidate = Buffer.from(hashSecret(presented), 'hex');
-  const rows = await db<SecretRow>('auth_client_secrets').where({ client_id: clientId }).select('hash');
-  let matched = false;
-  for (const row of rows) matched = timingSafeEqual(candidate, Buffer.from(row.hash, 'hex')) || matched;
+  const rows = await db<SecretRow>('auth_client_secrets').where({ client_id: clientId }).select('id', 'hash');
+  let matched: string | undefined;
+  for (const row of rows) if (timingSafeEqual(candidate, Buffer.from(row.hash, 'hex'))) matched = row.id;
   return matched;
+}
+
+export async function verifyClientSecret(db: Executor, clientId: string, presented: unknown): Promise<boolean> {
+  return (await matchClientSecret(db, clientId, presented)) !== undefined;
 }
 
 /** Makes sure `clientId` exists with all `scopes` and accepts `secret` (the bootstrap client of a local start). */

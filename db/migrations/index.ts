@@ -8,6 +8,7 @@ import * as orchestration from './006-orchestration';
 import * as webhooks from './007-webhooks';
 import * as eventBatches from './008-event-batches';
 import * as platformSecrets from './009-platform-secrets';
+import * as tokenRevocations from './010-token-revocations';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Array<[string, Migration]> = [
   ['007-webhooks', webhooks],
   ['008-event-batches', eventBatches],
   ['009-platform-secrets', platformSecrets],
+  ['010-token-revocations', tokenRevocations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

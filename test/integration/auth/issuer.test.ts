@@ -1,17 +1,9 @@
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { api, apiUrl } from '../../support/http';
+import { adminCredentials as admin, issuerUrl, oauthPost } from '../../support/oauth';
 
-const issuerUrl = () => `${apiUrl()}/api/auth`;
-
-async function tokenRequest(form: Record<string, string>, basic?: [string, string]) {
-  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-  if (basic) headers.Authorization = `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}`;
-  const response = await fetch(`${issuerUrl()}/oauth/token`, { method: 'POST', headers, body: new URLSearchParams(form) });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-const admin = (): [string, string] => [process.env.TEST_CLIENT_ID as string, process.env.TEST_CLIENT_SECRET as string];
+const tokenRequest = (form: Record<string, string>, basic?: [string, string]) => oauthPost('token', form, basic);
 
 describe('embedded OAuth 2.0 issuer', () => {
   it('is found through discovery and issues client_credentials tokens that openid-client obtains and the API accepts', async () => {

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import { answerClientErrors } from './client-errors';
+
+export interface HttpTimeouts {
+  /** How long an idle keep-alive connection is kept open (HTTP_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeout: number;
+  /** How long a request's headers may take to arrive, from its first byte (HTTP_HEADERS_TIMEOUT_MS). */
+  headersTimeout: number;
+  /** How long a whole request may take to arrive (HTTP_REQUEST_TIMEOUT_MS). */
+  requestTimeout: number;
+}
+
+function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${raw}"`);
+  return value;
+}
+
+/**
+ * The API's HTTP timeouts. The keep-alive timeout must exceed the idle timeout of whatever reuses connections to the
+ * API: a load balancer (AWS ALB: 60 s) or a client. Otherwise the API closes an idle connection at the moment the
+ * other side sends a request on it, which the client sees as a reset (`other side closed`) and a load balancer as a
+ * 502. Hence 65 s. The headers timeout does not need to exceed it on Node 18+ (it runs from a request's first byte,
+ * not over the idle time; test/integration/foundation/keep-alive.test.ts checks this), so it stays short against
+ * slow-header clients. @throws Error on a malformed value, which stops the process at start.
+ */
+export function httpTimeouts(env: NodeJS.ProcessEnv = process.env): HttpTimeouts {
+  const timeouts = {
+    keepAliveTimeout: msFromEnv(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
+    headersTimeout: msFromEnv(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000),
+    requestTimeout: msFromEnv(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000),
+  };
+  if (timeouts.headersTimeout > timeouts.requestTimeout) {
+    throw new Error(`HTTP_HEADERS_TIMEOUT_MS (${timeouts.headersTimeout}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${timeouts.requestTimeout})`);
+  }
+  return timeouts;
+}
+
+/**
+ * The API's HTTP server: bounded header size and the timeouts above, so slow or oversized clients cannot hold
+ * connections forever, and parser errors answered in JSON. `connectionsCheckingInterval` (how often Node enforces the
+ * headers and request timeouts; 30 s by default) is only shortened by tests.
+ */
+export function createHttpServer(
+  handler: http.RequestListener,
+  timeouts: HttpTimeouts = httpTimeouts(),
+  options: { connectionsCheckingInterval?: number } = {},
+): http.Server {
+  const server = http.createServer(
+    { maxHeaderSize: 16 * 1024, headersTimeout: timeouts.headersTimeout, requestTimeout: timeouts.requestTimeout, ...options },
+    handler,
+  );
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  answerClientErrors(server);
+  return server;
+}
