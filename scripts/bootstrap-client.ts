@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex';
-import { ensureClient } from '../db/auth/clients';
+import { ensureClient } from '../areas/auth';
 import { ALL_SCOPES } from '../api/middleware/authenticate';
 
 export interface BootstrapCredentials {

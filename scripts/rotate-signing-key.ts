@@ -1,6 +1,6 @@
 import { loadConfig } from '../lib/config';
 import { createDb } from '../db/knex';
-import { rotateSigningKey } from '../db/auth/signing-keys';
+import { rotateSigningKey } from '../areas/auth';
 
 /**
  * `npm run auth:rotate-key`: adds a new signing key. After the API restarts it signs with the new key while the JWKS

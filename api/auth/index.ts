@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Config } from '../../lib/config';
 import type { Db } from '../../db/knex';
-import { loadSigningKeys, publicJwk } from '../../db/auth/signing-keys';
+import { loadSigningKeys, publicJwk } from '../../areas/auth';
 import type { Logger } from '../../lib/logger';
 import type { TokenVerifier } from '../context';
 import { createIssuer } from './issuer';

@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { JWK } from 'jose';
 import type { Db } from '../../db/knex';
-import { matchClientSecret } from '../../db/auth/clients';
+import { matchClientSecret } from '../../areas/auth';
 import { ALL_SCOPES } from '../middleware/authenticate';
 import { jwtRevocation, REVOCATION_PATH } from './jwt-revocation';
 import { createOidcAdapter, tokenRequestContext } from './oidc-adapter';

@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import { createLocalJWKSet, jwtVerify, type JWK } from 'jose';
 import type { Db } from '../../db/knex';
-import { revokeToken } from '../../db/auth/revocations';
-import { publicJwk } from '../../db/auth/signing-keys';
+import { revokeToken } from '../../areas/auth';
+import { publicJwk } from '../../areas/auth';
 
 export const REVOCATION_PATH = '/api/auth/oauth/revoke';
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { readRevocationsAfter, REVOCATIONS_CHANNEL, type RevocationKind, type RevocationRow } from '../../db/auth/revocations';
+import { readRevocationsAfter, REVOCATIONS_CHANNEL, type RevocationKind, type RevocationRow } from '../../areas/auth';
 import { ApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { isExpectedShutdownError } from '../../lib/shutdown';

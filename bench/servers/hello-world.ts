@@ -3,7 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { createJwtVerifier, localKeySet } from '../../api/auth/verifier';
 import { authenticate } from '../../api/middleware/authenticate';
-import { loadSigningKeys, publicJwk } from '../../db/auth/signing-keys';
+import { loadSigningKeys, publicJwk } from '../../areas/auth';
 import { createDb } from '../../db/knex';
 
 /**

@@ -6,7 +6,7 @@ import {
   getClient,
   listClients,
   updateClient,
-} from '../../../db/auth/clients';
+} from '../../../areas/auth';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';

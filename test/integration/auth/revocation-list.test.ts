@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { startRevocationList, type RevocationList, type TokenIdentity } from '../../../api/auth/revocation-list';
-import { recordRevocations, revocationOf } from '../../../db/auth/revocations';
+import { recordRevocations, revocationOf } from '../../../areas/auth/revocations';
 import { createDb, type Db } from '../../../db/knex';
 import { createLogger } from '../../../lib/logger';
 

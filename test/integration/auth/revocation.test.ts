@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { createApp } from '../../../api/app';
 import { startRevocationList, type RevocationList } from '../../../api/auth/revocation-list';
 import { createJwtVerifier, localKeySet } from '../../../api/auth/verifier';
-import { loadSigningKeys, publicJwk } from '../../../db/auth/signing-keys';
+import { loadSigningKeys, publicJwk } from '../../../areas/auth/signing-keys';
 import { createDb, type Db } from '../../../db/knex';
 import { loadConfig } from '../../../lib/config';
 import { createLogger } from '../../../lib/logger';

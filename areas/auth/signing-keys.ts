@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../knex';
+import type { Executor } from '../../db/knex';
 import { stringifyJson } from '../../lib/json';
 
 /** How many keys the JWKS publishes: the signing key and the one before it, so tokens outlive a rotation. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import type { Executor } from '../knex';
+import type { Executor } from '../../db/knex';
 import { recordRevocations, revocationOf } from './revocations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -117,7 +117,7 @@ export async function updateClient(db: Executor, id: string, input: ClientInput)
 
 /**
  * Deletes the client and its secrets, and revokes their access tokens in the same transaction (by client and by each
- * secret: a token names the secret it was issued with, see db/auth/revocations.ts). @throws ApiError NOT_FOUND
+ * secret: a token names the secret it was issued with, see revocations.ts). @throws ApiError NOT_FOUND
  */
 export async function deleteClient(db: Executor, id: string): Promise<void> {
   await db.transaction(async (trx) => {
