@@ -1,13 +1,13 @@
 /**
  * The one place orchestration's activities reach the other areas (ledger, wallets, payments): in-process calls through
- * the areas' service modules (areas/ledger, areas/wallets, areas/payments/orchestration.ts), never our own HTTP API.
+ * the areas' in-process APIs (their index.ts), never our own HTTP API.
  */
 
-// ---- ledger: areas/ledger/index.ts -----------------------------------------------------------------------------------
+// ---- ledger ------------------------------------------------------------------------------------------------------
 export { addAccountMetadata, createTransaction, ensureLedger, getAccount, type Posting } from '../../areas/ledger';
 
-// ---- wallets: areas/wallets/index.ts ---------------------------------------------------------------------------------
+// ---- wallets -----------------------------------------------------------------------------------------------------
 export { confirmHold, creditWallet, debitWallet, getWallet, listWallets, voidHold, type Subject } from '../../areas/wallets';
 
-// ---- payments: areas/payments/orchestration.ts -----------------------------------------------------------------------
-export { findConnectorByProvider, getPaymentForStage, providerTransfer } from '../../areas/payments/orchestration';
+// ---- payments ----------------------------------------------------------------------------------------------------
+export { findConnectorByProvider, getPaymentForStage, providerTransfer } from '../../areas/payments';

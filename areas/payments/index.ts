@@ -20,3 +20,4 @@ export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment 
 export { listPayments, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
+export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';

@@ -4,7 +4,8 @@ import path from 'node:path';
 /**
  * No import cycles among the platform's modules. A cycle makes load order decide which module sees `undefined` for
  * the other's exports, and it means two layers depend on each other, which the layering rules (eslint.config.mjs)
- * exist to prevent. Type-only imports are erased at compile time, so they cannot form a runtime cycle and are ignored.
+ * exist to prevent. Type-only imports are erased at compile time, so they cannot form a runtime cycle and are ignored:
+ * an engine names its workflow's type, the workflow names its activities' types, and the activities call the area.
  */
 const ROOT = path.resolve(__dirname, '../..');
 const FOLDERS = ['api', 'areas', 'activities', 'db', 'lib', 'numscript', 'workflows', 'scripts'];
@@ -29,10 +30,10 @@ export function valueImports(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
   const out: string[] = [];
   for (const match of text.matchAll(IMPORT)) {
-    if (match[2] && process.env.CYCLES_WITH_TYPES !== "1") continue;
+    if (match[2]) continue;
     const names = /^\s*(?:import|export)\s*\{([^}]*)\}/.exec(match[0])?.[1];
     const onlyTypes = names !== undefined && names.split(',').map((n) => n.trim()).filter(Boolean).every((n) => n.startsWith('type '));
-    if (onlyTypes && process.env.CYCLES_WITH_TYPES !== "1") continue;
+    if (onlyTypes) continue;
     const target = resolve(file, match[3]);
     if (target) out.push(target);
   }
