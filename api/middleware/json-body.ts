@@ -31,7 +31,7 @@ export function jsonBody(): Koa.Middleware[] {
       const text = ctx.request.body;
       if (typeof text === 'string' && text.trim() !== '') {
         try {
-          ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH }) as typeof ctx.request.body;
+          ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH, integersOnly: true }) as typeof ctx.request.body;
         } catch (error) {
           throw validationError(`body: malformed JSON (${(error as Error).message})`);
         }

@@ -21,3 +21,18 @@ describe('JSON depth limit', () => {
     expect(parseJson(`{"s":"${'['.repeat(100)}"}`, { maxDepth: 2 })).toEqual({ s: '['.repeat(100) });
   });
 });
+
+describe('parseJson for request bodies (integersOnly)', () => {
+  it.each(['1e3', '1E3', '1.0', '-0.0', '1e30', '12.5e-1'])('refuses %s: a number with a fraction or an exponent could round an amount', (number) => {
+    expect(() => parseJson(`{"amount":${number}}`, { integersOnly: true })).toThrow(/not an integer written with digits only/);
+  });
+
+  it('keeps integers exact and leaves digits inside strings, true, false and null alone', () => {
+    expect(parseJson('{"a":-12,"b":"1.5e3","c":true,"d":false,"e":null,"f":[0,-0]}', { integersOnly: true })).toEqual({ a: -12, b: '1.5e3', c: true, d: false, e: null, f: [0, -0] });
+    expect(parseJson('{"a":340282366920938463463374607431768211457}', { integersOnly: true })).toEqual({ a: 340282366920938463463374607431768211457n });
+  });
+
+  it('still checks the depth of a document whose float comes first', () => {
+    expect(() => parseJson(`[1.5,${'['.repeat(70)}${']'.repeat(70)}]`, { maxDepth: 64 })).toThrow(/nesting deeper than 64/);
+  });
+});
