@@ -79,3 +79,22 @@ export function stringifyJson(value: unknown, space?: number): string {
   const text = JSON.stringify(value, replacer, space);
   return text.includes(MARKER) ? text.replace(MARKED, '$1') : text;
 }
+
+/**
+ * The canonical text of a JSON value, for hashing: object keys sorted by UTF-16 code units at every level (as RFC 8785),
+ * no whitespace, integers of any size digit for digit, dates as ISO 8601 (what stringifyJson writes), undefined members
+ * dropped. Two values that serialize to the same JSON document have the same canonical text whatever their key order,
+ * and whether an integer was read as a number or a BigInt.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
