@@ -6,6 +6,7 @@ import { orchestrationRoutes } from './orchestration';
 import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
+import { serverInfoRoutes } from './system/info';
 import { openApiRoute } from './system/openapi';
 import { webhookRoutes } from './webhooks';
 
@@ -18,6 +19,7 @@ export const allRoutes: RouteDefinition[] = [
   openApiRoute,
   docsPageRoute,
   docsAssetRoute,
+  ...serverInfoRoutes,
   ...authRoutes,
   ...ledgerRoutes,
   ...walletsRoutes,
