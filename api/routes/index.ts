@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
+import { userRoutes } from './auth/users';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
@@ -21,6 +22,7 @@ export const allRoutes: RouteDefinition[] = [
   docsAssetRoute,
   ...serverInfoRoutes,
   ...authRoutes,
+  ...userRoutes,
   ...ledgerRoutes,
   ...walletsRoutes,
   ...paymentsRoutes,
