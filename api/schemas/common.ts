@@ -63,6 +63,16 @@ export const cursorOf = (item: JsonSchema): JsonSchema => ({
 });
 
 /** Query schema of a paginated list: pageSize 1..1000 (default 15), an opaque cursor, and the list's own filters. */
+/**
+ * A query parameter Formance defines for the operation but this platform does not use: accepted (and type-checked) so
+ * Formance's clients work unchanged, then ignored (api/middleware/validate.ts drops it before filters and cursors).
+ */
+export const ignoredParam = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  'x-ignored': true,
+  description: `Formance's; accepted and ignored.${schema.description ? ` ${schema.description}` : ''}`,
+});
+
 export function listQuerySchema(filters: Record<string, JsonSchema> = {}): JsonSchema {
   return {
     type: 'object',

@@ -1,6 +1,6 @@
 import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import type { JsonSchema } from '../routing';
-import { bigIntegerSchema, dateTimeSchema, int64IdSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
+import { bigIntegerSchema, dateTimeSchema, ignoredParam, int64IdSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
 
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const amount = (description: string): JsonSchema => ({ ...bigIntegerSchema(description), minimum: undefined });
@@ -78,7 +78,10 @@ export const revertBodySchema = objectSchema({ metadata: metadataSchema });
 const metadataFilter = { patternProperties: { '^metadata\\[.+\\]$': { type: 'string' } }, additionalProperties: false };
 const pattern = (what: string): JsonSchema => ({ type: 'string', maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
 
-export const listLedgersQuery: JsonSchema = { ...listQuerySchema(), additionalProperties: false };
+export const listLedgersQuery: JsonSchema = {
+  ...listQuerySchema({ includeDeleted: ignoredParam({ type: 'boolean', description: 'Ledgers are never deleted here.' }), sort: ignoredParam({ type: 'string', description: 'The order is always oldest first.' }) }),
+  additionalProperties: false,
+};
 const transactionFilters = {
   account: pattern('Source or destination'),
   source: pattern('Source'),

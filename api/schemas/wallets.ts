@@ -35,8 +35,8 @@ export const balanceSchema = objectSchema(
 );
 export const balanceWithAssetsSchema = objectSchema({ ...(balanceSchema.properties as Record<string, JsonSchema>), assets: assetsSchema }, ['name', 'expiresAt', 'priority', 'assets']);
 export const holdSchema = objectSchema(
-  { id: uuid, walletID: uuid, metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
-  ['id', 'walletID', 'metadata', 'description', 'destination'],
+  { id: uuid, walletID: uuid, asset: { type: 'string' }, metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
+  ['id', 'walletID', 'asset', 'metadata', 'description', 'destination'],
 );
 export const holdDetailSchema = objectSchema(
   {
@@ -84,6 +84,13 @@ export const debitBody = objectSchema(
 export const confirmBody = objectSchema({ amount: bigIntegerSchema('Amount to confirm; absent or 0 confirms all that remains'), final: { type: 'boolean' } });
 
 const metadataFilter = { patternProperties: { '^metadata\\[.+\\]$': { type: 'string' } }, additionalProperties: false };
-export const listWalletsQuery: JsonSchema = { ...listQuerySchema({ name: { type: 'string' } }), ...metadataFilter };
-export const listHoldsQuery: JsonSchema = { ...listQuerySchema({ walletID: idParam }), additionalProperties: false };
+// `expand` is Formance's (it names what to embed); accepted and unused: list items never carry balances here.
+export const listWalletsQuery: JsonSchema = { ...listQuerySchema({ name: { type: 'string' }, expand: { type: 'string', description: 'Accepted for Formance\'s clients; ignored.' } }), ...metadataFilter };
+export const listHoldsQuery: JsonSchema = { ...listQuerySchema({ walletID: idParam }), ...metadataFilter };
 export const listWalletTransactionsQuery: JsonSchema = { ...listQuerySchema({ walletID: { ...idParam, description: 'Only this wallet\'s transactions.' } }), additionalProperties: false };
+
+const fundsSchema: JsonSchema = { type: 'object', additionalProperties: bigIntegerSchema() };
+export const walletFundsSummarySchema = objectSchema(
+  { balances: { type: 'array', items: balanceWithAssetsSchema }, availableFunds: fundsSchema, expiredFunds: fundsSchema, expirableFunds: fundsSchema, holdFunds: fundsSchema },
+  ['balances', 'availableFunds', 'expiredFunds', 'expirableFunds', 'holdFunds'],
+);

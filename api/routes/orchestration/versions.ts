@@ -21,3 +21,23 @@ export function versionedRoutes(spec: Omit<OperationSpec, 'path'> & { path: stri
     ),
   ];
 }
+
+/**
+ * Formance's v1 lists answer `{data: [...]}` where v2 answers a cursor envelope. The v1 path answers both: `data`
+ * for Formance's v1 clients, `cursor` for the clients of this API that already page the v1 paths.
+ */
+const v1DataEnvelope: ChainMiddleware = async function v1DataEnvelope(ctx, next) {
+  await next();
+  const body = ctx.body as { cursor?: { data?: unknown } } | undefined;
+  if (ctx.status === 200 && body?.cursor) ctx.body = { ...body, data: body.cursor.data };
+};
+
+export function versionedListRoutes(spec: Omit<OperationSpec, 'path'> & { path: string }, ...chain: ChainMiddleware[]): RouteDefinition[] {
+  const [v2, v1] = versionedRoutes(spec, ...chain);
+  const cursorSchema = spec.responses[200]?.schema as { properties?: { cursor?: { properties?: { data?: unknown } } } } | undefined;
+  const responses = {
+    ...v1.spec.responses,
+    200: { description: `${spec.responses[200]?.description ?? 'List'} (with Formance v1's \`data\`)`, schema: { ...cursorSchema, properties: { ...cursorSchema?.properties, data: cursorSchema?.properties?.cursor?.properties?.data } } },
+  };
+  return [v2, { ...v1, spec: { ...v1.spec, responses }, chain: [v1DataEnvelope, ...v1.chain] }];
+}
