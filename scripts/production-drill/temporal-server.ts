@@ -23,25 +23,24 @@ export interface TemporalServerBinaries {
 /**
  * The Temporal server and its SQL tool built from the release docker-compose.yml pins, cached in .tools/temporal-server.
  * Temporal publishes no server binary to any package registry, so `go install` builds it; the first build takes
- * about ten minutes on two cores (mostly compiling the server's dependencies), later runs reuse the binaries.
+ * 15-20 minutes on two cores (mostly compiling the server's dependencies), later runs reuse the binaries.
  */
 export async function ensureTemporalServerBinaries(log: (line: string) => void): Promise<TemporalServerBinaries> {
   const server = path.join(TEMPORAL_SERVER_DIR, 'server');
-  // `go install …/cmd/tools/sql` names its binary `sql`; the release archives call it temporal-sql-tool.
-  const sqlTool = path.join(TEMPORAL_SERVER_DIR, 'temporal-sql-tool');
+  // `go install …/cmd/tools/sql` names its binary `sql`; the release archives call it temporal-sql-tool. Either will do.
+  const sqlTools = ['temporal-sql-tool', 'sql'].map((name) => path.join(TEMPORAL_SERVER_DIR, name));
   const started = Date.now();
-  const env = { ...process.env, GOBIN: TEMPORAL_SERVER_DIR, GOFLAGS: '-mod=mod' };
+  const env = { ...process.env, GOBIN: TEMPORAL_SERVER_DIR };
   if (!fs.existsSync(server)) {
-    log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} with go install (a first build takes about 10 minutes)`);
+    log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} with go install (a first build takes 15-20 minutes on two cores)`);
     await run('go', ['install', `go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`], { env, maxBuffer: 64 << 20 });
   }
-  if (!fs.existsSync(sqlTool)) {
-    if (!fs.existsSync(path.join(TEMPORAL_SERVER_DIR, 'sql'))) {
-      log(`building temporal-sql-tool ${TEMPORAL_SERVER_VERSION} with go install`);
-      await run('go', ['install', `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], { env, maxBuffer: 64 << 20 });
-    }
-    fs.renameSync(path.join(TEMPORAL_SERVER_DIR, 'sql'), sqlTool);
+  if (!sqlTools.some((tool) => fs.existsSync(tool))) {
+    log(`building temporal-sql-tool ${TEMPORAL_SERVER_VERSION} with go install (about a minute once the server is built)`);
+    await run('go', ['install', `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], { env, maxBuffer: 64 << 20 });
+    fs.renameSync(sqlTools[1], sqlTools[0]);
   }
+  const sqlTool = sqlTools.find((tool) => fs.existsSync(tool))!;
   const modcache = (await run('go', ['env', 'GOMODCACHE'])).stdout.trim();
   const schemaDir = path.join(modcache, MODULE, 'schema', 'postgresql', 'v12');
   if (!fs.existsSync(schemaDir)) await run('go', ['mod', 'download', MODULE], { env });
