@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stopChild, waitForTemporal } from '../stack/temporal';
-import { freePort } from '../stack/ports';
+import { isPortFree } from '../stack/ports';
 import { TEMPORAL_SERVER_VERSION, searchAttributeRegistrations } from './topology';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -80,7 +80,15 @@ export async function startTemporalServer(options: {
   postgres: { port: number; user: string; password: string };
   log: (line: string) => void;
 }): Promise<TemporalServer> {
-  const port = async () => freePort();
+  const taken = new Set<number>();
+  const port = async () => {
+    // Temporal stores membership ports in a smallint column (cluster_membership.rpc_port): an ephemeral port above
+    // 32767 makes the server exit at start, so ports come from 20000-32767, never from the OS's ephemeral range.
+    for (;;) {
+      const candidate = 20_000 + Math.floor(Math.random() * 12_768);
+      if (!taken.has(candidate) && (await isPortFree(candidate))) return taken.add(candidate), candidate;
+    }
+  };
   const services: Record<string, { grpcPort: number; membershipPort: number; httpPort?: number }> = {};
   for (const name of ['frontend', 'matching', 'history', 'worker']) services[name] = { grpcPort: await port(), membershipPort: await port() };
   services.frontend.httpPort = await port();
