@@ -66,6 +66,28 @@ function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return work().then((value) => [value, (Date.now() - started) / 1000]);
 }
 
+/** Each replica's token tried on every replica (the load balancer sends a client's requests to either). */
+async function tokensRefusedAcrossReplicas(ports: number[], credentials: { clientId: string; clientSecret: string }): Promise<string[]> {
+  const refused: string[] = [];
+  for (const issuer of ports) {
+    const token = await fetch(`http://127.0.0.1:${issuer}/api/auth/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    }).then((r) => r.text());
+    const accessToken = /"access_token":"([^"]+)"/.exec(token)?.[1];
+    if (!accessToken) {
+      refused.push(`no token from :${issuer}`);
+      continue;
+    }
+    for (const verifier of ports) {
+      const answer = await fetch(`http://127.0.0.1:${verifier}/api/auth/clients`, { headers: { Authorization: `Bearer ${accessToken}` } });
+      if (answer.status !== 200) refused.push(`a token issued by :${issuer} answered ${answer.status} on :${verifier}: ${(await answer.text()).slice(0, 120)}`);
+    }
+  }
+  return refused;
+}
+
 interface FaultRow {
   fault: string;
   before: number;
@@ -147,6 +169,19 @@ async function main(): Promise<void> {
       stops.push(() => replica.stop());
     }
     await Promise.all(apiPorts.map((port) => healthy(`http://127.0.0.1:${port}`, 90_000)));
+    // Compose starts the API replicas together, as here: a token one replica issues must be accepted by the other.
+    const refused = await tokensRefusedAcrossReplicas(apiPorts, credentials);
+    if (refused.length) {
+      problems.push(...refused.map((line) => `first start of the replicas together: ${line}`));
+      say(`replicas started together refuse each other's tokens (${refused.length} cases); restarting both APIs to go on with the drill`);
+      for (const api of apis) {
+        await api.stop();
+        api.start();
+      }
+      await Promise.all(apiPorts.map((port) => healthy(`http://127.0.0.1:${port}`, 90_000)));
+      const still = await tokensRefusedAcrossReplicas(apiPorts, credentials);
+      if (still.length) throw new Error(`replicas still refuse each other's tokens after a restart: ${still.join('; ')}`);
+    }
     figures['topology up (PostgreSQL to healthy APIs)'] = `${((Date.now() - topologyStarted) / 1000).toFixed(1)} s`;
     say(`2 APIs behind ${proxy.url}, 2 workers; topology up in ${figures['topology up (PostgreSQL to healthy APIs)']}`);
 
