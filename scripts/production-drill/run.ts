@@ -286,7 +286,7 @@ async function checkEverything(db: Db, load: MixedLoad, ctx: { ledger: string; w
   // Runs: every instance terminated without error and posted exactly one transaction; every acknowledged run did.
   const instances = await db('orchestration_instances').where({ workflow_id: ctx.workflowId }).select('id', 'terminated', 'error');
   for (const i of instances) if (!i.terminated || i.error) problems.push(`instance ${i.id}: ${i.terminated ? `ended in error ${i.error}` : 'never terminated'}`);
-  const runRows = await db('ledger_transactions').where({ ledger: ctx.ledger }).whereRaw(`metadata ? 'run'`).select(db.raw(`metadata->>'run' AS n`)).count('* as c').groupBy(db.raw(`metadata->>'run'`));
+  const runRows = await db('ledger_transactions').where({ ledger: ctx.ledger }).whereRaw(`metadata->>'run' IS NOT NULL`).select(db.raw(`metadata->>'run' AS n`)).count('* as c').groupBy(db.raw(`metadata->>'run'`));
   const runCounts = new Map<string, number>(runRows.map((r: any) => [r.n, Number(r.c)]));
   for (const n of load.acknowledgedRuns) if (runCounts.get(n) !== 1) problems.push(`acknowledged run ${n} posted ${runCounts.get(n) ?? 0} transactions`);
   for (const [n, c] of runCounts) if (c !== 1) problems.push(`run ${n} posted ${c} transactions`);
