@@ -27,11 +27,11 @@ export class DrillClient {
   }
 
   /** One request; a transport failure (connection refused/reset, timeout) answers status 0. */
-  async call(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<Answer> {
+  async call(method: string, path: string, body?: unknown, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<Answer> {
     try {
       const response = await fetch(`${this.apiUrl}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${await this.bearer()}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: { Authorization: `Bearer ${await this.bearer()}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : stringifyJson(body),
         signal: AbortSignal.timeout(timeoutMs),
       });

@@ -1,0 +1,327 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection, Client } from '@temporalio/client';
+import { createDb, type Db } from '../../db/knex';
+import { stringifyJson } from '../../lib/json';
+import { startReceiver } from '../../test/support/webhook-receiver';
+import { ensureBootstrapClient } from '../bootstrap-client';
+import { DrillClient, sleep, waitUntil } from '../drills/client';
+import { sweepAllLedgers } from '../drills/sweep';
+import { freePort } from '../stack/ports';
+import { startEmbeddedPostgres, type RunningPostgres } from '../stack/postgres';
+import { ensureTemporalCli, stopChild } from '../stack/temporal';
+import { MixedLoad, errorsBetween, isSuccess, rate, waitForRecovery } from './load';
+import { startRoundRobinProxy } from './proxy';
+import { ensureTemporalServerBinaries, registerNamespaceAndSearchAttributes, setupTemporalSchemas, startTemporalServer, type TemporalServer } from './temporal-server';
+import { DRILL_ONLY_ENVIRONMENT, PLATFORM_SERVICES, type PlatformService } from './topology';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const PG = { user: 'postgres', password: 'postgres' };
+
+/** One replica of a compose service, started from dist/ with the compose command and only the compose variables. */
+class Replica {
+  private child?: ChildProcess;
+  constructor(readonly name: string, private readonly service: PlatformService, private readonly env: Record<string, string>, private readonly log: (name: string, line: string) => void) {}
+
+  start(): ChildProcess {
+    const [node, ...args] = this.service.command;
+    if (node !== 'node') throw new Error(`${this.name}: only node commands are run without Docker`);
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => this.log(this.name, line));
+    child.stdout?.on('data', forward);
+    child.stderr?.on('data', forward);
+    child.once('exit', (code, signal) => this.log(this.name, `exited (code ${code}, signal ${signal})`));
+    this.child = child;
+    return child;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  stop(): Promise<void> {
+    return this.child ? stopChild(this.child, 10_000) : Promise.resolve();
+  }
+
+  /** Resolves with the exit code (the one-shot migration job). */
+  done(): Promise<number | null> {
+    const child = this.child!;
+    if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+    return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+}
+
+async function healthy(url: string, timeoutMs: number): Promise<void> {
+  await waitUntil(`${url} healthy`, () => fetch(`${url}/_healthcheck`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false), timeoutMs, 200);
+}
+
+function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = Date.now();
+  return work().then((value) => [value, (Date.now() - started) / 1000]);
+}
+
+/** Each replica's token tried on every replica (the load balancer sends a client's requests to either). */
+async function tokensRefusedAcrossReplicas(ports: number[], credentials: { clientId: string; clientSecret: string }): Promise<string[]> {
+  const refused: string[] = [];
+  for (const issuer of ports) {
+    const token = await fetch(`http://127.0.0.1:${issuer}/api/auth/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    }).then((r) => r.text());
+    const accessToken = /"access_token":"([^"]+)"/.exec(token)?.[1];
+    if (!accessToken) {
+      refused.push(`no token from :${issuer}`);
+      continue;
+    }
+    for (const verifier of ports) {
+      const answer = await fetch(`http://127.0.0.1:${verifier}/api/auth/clients`, { headers: { Authorization: `Bearer ${accessToken}` } });
+      if (answer.status !== 200) refused.push(`a token issued by :${issuer} answered ${answer.status} on :${verifier}: ${(await answer.text()).slice(0, 120)}`);
+    }
+  }
+  return refused;
+}
+
+interface FaultRow {
+  fault: string;
+  before: number;
+  during: number;
+  after: number;
+  errors: string;
+  recoverSeconds?: number;
+}
+
+/**
+ * `npm run drill:production`: docker-compose.yml's topology assembled from real parts without Docker, on 127.0.0.1:
+ * PostgreSQL as its own server, a Temporal server (built from source, schemas by temporal-sql-tool) on it, the
+ * migration job, two APIs behind a round-robin load balancer and two workers from dist/, exactly as compose starts
+ * them. Under steady mixed load it kills a worker, then an API (kill -9, restarted), restarts Temporal, then
+ * PostgreSQL, and checks that nothing acknowledged was lost or doubled. Exit code 0 only when every check passes.
+ */
+async function main(): Promise<void> {
+  const started = Date.now();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-production-drill-'));
+  fs.chmodSync(dataDir, 0o755);
+  const logFile = fs.openSync(path.join(dataDir, 'drill.log'), 'a');
+  const log = (part: string, line: string) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`);
+  const say = (line: string) => process.stdout.write(`[drill:production] ${line}\n`);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error) => log('drill', `stop failed: ${error}`));
+  };
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted = true;
+      say(`${signal}: stopping everything`);
+      void stopAll().then(() => process.exit(130));
+    });
+  }
+  const problems: string[] = [];
+  const rows: FaultRow[] = [];
+  const figures: Record<string, string> = {};
+  try {
+    say(`logs: ${dataDir}/drill.log`);
+    const [binaries] = await timed(() => ensureTemporalServerBinaries((line) => say(line)));
+    figures['Temporal server build'] = binaries.builtInSeconds ? `${binaries.builtInSeconds} s` : 'cached';
+    const [, buildSeconds] = await timed(() => new Promise<void>((resolve, reject) => {
+      const build = spawn('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      build.stdout?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
+      build.stderr?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
+      build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${code}); see the log`))));
+    }));
+    figures['npm run build'] = `${buildSeconds.toFixed(0)} s`;
+
+    const topologyStarted = Date.now();
+    const pgPort = await freePort();
+    const postgres: RunningPostgres = await startEmbeddedPostgres({ dataDir, port: pgPort, persistent: true, log: (line) => log('postgres', line) });
+    stops.push(() => postgres.stop());
+    const databaseUrl = postgres.url;
+    await setupTemporalSchemas(binaries, { port: pgPort, ...PG });
+    const temporal: TemporalServer = await startTemporalServer({ binaries, dir: path.join(dataDir, 'temporal'), postgres: { port: pgPort, ...PG }, log: (line) => log('temporal', line) });
+    stops.push(() => temporal.stop());
+    const cli = await ensureTemporalCli();
+    await registerNamespaceAndSearchAttributes(cli, temporal.address, 'default');
+    say(`PostgreSQL on :${pgPort}, Temporal server ${temporal.address} (namespace default, search attributes registered)`);
+
+    const spec = (name: PlatformService['service']) => PLATFORM_SERVICES.find((s) => s.service === name)!;
+    const migrate = new Replica('migrate', spec('migrate'), { DATABASE_URL: databaseUrl }, log);
+    migrate.start();
+    if ((await migrate.done()) !== 0) throw new Error('the migration job failed; see the log');
+    const setupDb = createDb(databaseUrl, { poolMax: 2 });
+    const credentials = await ensureBootstrapClient(setupDb, dataDir, {}).finally(() => setupDb.destroy());
+
+    const apiPorts = await Promise.all(spec('api').replicas > 0 ? Array.from({ length: spec('api').replicas }, () => freePort()) : []);
+    const proxy = await startRoundRobinProxy(apiPorts.map((port) => () => port));
+    stops.push(() => proxy.close());
+    const common = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn', ...DRILL_ONLY_ENVIRONMENT };
+    const workers = Array.from({ length: spec('worker').replicas }, (_, i) => new Replica(`worker-${i + 1}`, spec('worker'), common, log));
+    // PUBLIC_URL is the load balancer's: a token issued by one API names it as issuer and audience, so the other accepts it.
+    const apis = apiPorts.map((port, i) => new Replica(`api-${i + 1}`, spec('api'), { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: proxy.url }, log));
+    for (const replica of [...workers, ...apis]) {
+      replica.start();
+      stops.push(() => replica.stop());
+    }
+    await Promise.all(apiPorts.map((port) => healthy(`http://127.0.0.1:${port}`, 90_000)));
+    // Compose starts the API replicas together, as here: a token one replica issues must be accepted by the other.
+    const refused = await tokensRefusedAcrossReplicas(apiPorts, credentials);
+    if (refused.length) {
+      problems.push(...refused.map((line) => `first start of the replicas together: ${line}`));
+      say(`replicas started together refuse each other's tokens (${refused.length} cases); restarting both APIs to go on with the drill`);
+      for (const api of apis) {
+        await api.stop();
+        api.start();
+      }
+      await Promise.all(apiPorts.map((port) => healthy(`http://127.0.0.1:${port}`, 90_000)));
+      const still = await tokensRefusedAcrossReplicas(apiPorts, credentials);
+      if (still.length) throw new Error(`replicas still refuse each other's tokens after a restart: ${still.join('; ')}`);
+    }
+    figures['topology up (PostgreSQL to healthy APIs)'] = `${((Date.now() - topologyStarted) / 1000).toFixed(1)} s`;
+    say(`2 APIs behind ${proxy.url}, 2 workers; topology up in ${figures['topology up (PostgreSQL to healthy APIs)']}`);
+
+    const client = new DrillClient(proxy.url, credentials.clientId, credentials.clientSecret);
+    const db = createDb(databaseUrl, { poolMax: 3 });
+    stops.push(() => db.destroy());
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+    const ledger = `prod-drill-${Date.now().toString(36)}`;
+    const outboxStart = (await db('events_outbox').max('seq as seq').first())?.seq ?? 0;
+    const config = await client.must('POST', '/api/webhooks/configs', { endpoint: receiver.url, eventTypes: ['ledger.committed_transactions'] });
+    await client.must('POST', `/api/ledger/v2/${ledger}`);
+    const wallet = await client.must('POST', '/api/wallets/wallets', { name: `${ledger}-wallet`, metadata: {} });
+    await client.must('POST', `/api/wallets/wallets/${wallet.data.id}/credit`, { amount: { asset: 'USD/2', amount: 100_000_000 } });
+    const workflow = await client.must('POST', '/api/orchestration/v2/workflows', {
+      name: `${ledger}-workflow`,
+      stages: [{ send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'runs:${n}', ledger } }, amount: { asset: 'USD/2', amount: 1 }, metadata: { run: '${n}' } } }],
+    });
+
+    const load = new MixedLoad(client, { ledger, walletId: wallet.data.id, workflowId: workflow.data.id });
+    load.start();
+    say('steady mixed load: 3 ledger writers, 1 wallet holder (hold + confirm), 2 orchestration runners (wait=true), webhooks to a local receiver');
+    await sleep(10_000);
+    let windowStart = Date.now() - 10_000;
+    const faults: Array<[string, () => Promise<void>]> = [
+      ['kill -9 worker-1, restarted 3 s later', async () => { await workers[0].kill('SIGKILL'); await sleep(3000); workers[0].start(); }],
+      ['kill -9 api-1, restarted 3 s later', async () => { await apis[0].kill('SIGKILL'); await sleep(3000); apis[0].start(); await healthy(`http://127.0.0.1:${apiPorts[0]}`, 60_000); }],
+      ['Temporal server restart', async () => { await temporal.stop(); await temporal.start(); }],
+      ['PostgreSQL restart', async () => { await postgres.stop(); await postgres.start(); }],
+    ];
+    for (const [fault, inject] of faults) {
+      if (interrupted) break;
+      const faultAt = Date.now();
+      const before = rate(load.samples, windowStart, faultAt);
+      say(`${fault} (load before: ${before.toFixed(1)} req/s)`);
+      await inject();
+      const removedAt = Date.now();
+      const recoveredAt = await waitForRecovery(load.samples, before, removedAt, 180_000);
+      const end = recoveredAt ?? Date.now();
+      if (recoveredAt === undefined) problems.push(`${fault}: the load did not recover within 180 s`);
+      await sleep(10_000);
+      const afterEnd = Date.now();
+      const errors = [...errorsBetween(load.samples, faultAt, afterEnd)].sort(([a], [b]) => a - b).map(([status, count]) => `${status === 0 ? 'no answer' : status}×${count}`).join(', ');
+      const row = { fault, before, during: rate(load.samples, faultAt, end), after: rate(load.samples, end, afterEnd), errors: errors || 'none', recoverSeconds: recoveredAt === undefined ? undefined : (recoveredAt - faultAt) / 1000 };
+      rows.push(row);
+      say(`  recovered in ${row.recoverSeconds?.toFixed(1) ?? '∞'} s; during ${row.during.toFixed(1)} req/s, after ${row.after.toFixed(1)} req/s; client errors: ${row.errors}`);
+      windowStart = end;
+    }
+    await load.stop();
+    say(`load stopped: ${load.samples.length} requests, ${load.samples.filter((s) => !isSuccess(s.status)).length} failed; checking`);
+    problems.push(...(await checkEverything(db, load, { ledger, workflowId: workflow.data.id, configId: config.data.id, outboxStart: Number(outboxStart), receiverIds: () => receiver.received.map((r) => String(r.headers['webhook-id'])), temporalAddress: temporal.address })));
+  } catch (error) {
+    problems.push(`drill failed: ${error instanceof Error ? error.stack : String(error)}`);
+  } finally {
+    await stopAll();
+  }
+  figures['whole run'] = `${((Date.now() - started) / 1000).toFixed(0)} s`;
+  const f = (n: number) => n.toFixed(1);
+  process.stdout.write('\n| Fault | Load before (req/s) | During | After | Errors seen by clients | Time to recover |\n|---|---|---|---|---|---|\n');
+  for (const r of rows) process.stdout.write(`| ${r.fault} | ${f(r.before)} | ${f(r.during)} | ${f(r.after)} | ${r.errors} | ${r.recoverSeconds === undefined ? 'not recovered' : `${f(r.recoverSeconds)} s`} |\n`);
+  process.stdout.write(`\n${Object.entries(figures).map(([k, v]) => `${k}: ${v}`).join('; ')}\n`);
+  const out = path.join(ROOT, 'bench', 'results', 'production-drill.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, stringifyJson({ date: new Date().toISOString(), machine: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`, rows, figures, problems }));
+  if (problems.length) {
+    say(`FAIL: ${problems.length} problem(s)`);
+    for (const p of problems.slice(0, 30)) say(`  ${p}`);
+  } else {
+    say('PASS: every check held');
+    if (!process.env.KEEP_DRILL_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(problems.length ? 1 : 0);
+}
+
+/**
+ * Waits until the platform has finished what the load started (instances, deliveries, batches), then checks: every
+ * acknowledged write stored exactly once, holds, runs, ledger invariants, one success per event and endpoint, one run
+ * per event batch.
+ */
+async function checkEverything(db: Db, load: MixedLoad, ctx: { ledger: string; workflowId: string; configId: string; outboxStart: number; receiverIds: () => string[]; temporalAddress: string }): Promise<string[]> {
+  const problems: string[] = [];
+  const settle = async (what: string, probe: () => Promise<boolean>) => waitUntil(what, probe, 240_000, 1000).catch((error: Error) => problems.push(error.message));
+  await settle('every instance terminated', async () => (await db('orchestration_instances').where({ workflow_id: ctx.workflowId, terminated: false }).count('* as c').first())?.c == 0);
+  await settle('every event dispatched', async () => (await db('events_outbox').where('seq', '>', ctx.outboxStart).whereNull('dispatched_at').count('* as c').first())?.c == 0);
+  const committed = () => db('events_outbox').where('seq', '>', ctx.outboxStart).where({ app: 'ledger', type: 'COMMITTED_TRANSACTIONS' });
+  await settle('every webhook delivered', async () => {
+    const events = await committed().pluck('id');
+    const delivered = await db('webhook_deliveries').where({ config_id: ctx.configId, status: 'success' }).count('* as c').first();
+    return Number(delivered?.c) >= events.length && events.length > 0;
+  });
+  await sleep(3000);
+
+  // Ledger writes: each acknowledged reference once; retried ones never twice.
+  const stored = await db('ledger_transactions').where({ ledger: ctx.ledger }).whereNotNull('reference').select('reference').count('* as c').groupBy('reference');
+  const counts = new Map<string, number>(stored.map((r: any) => [r.reference, Number(r.c)]));
+  for (const reference of load.acknowledgedWrites) if (counts.get(reference) !== 1) problems.push(`acknowledged write ${reference} stored ${counts.get(reference) ?? 0} times`);
+  for (const [reference, c] of counts) if (c !== 1) problems.push(`write ${reference} stored ${c} times`);
+  // Holds: every acknowledged hold exists; every acknowledged confirmation closed its hold; no hold created twice by a retry.
+  const holds = new Map<string, any>((await db('wallet_holds').whereIn('id', load.acknowledgedHolds).select('id', 'closed_at')).map((h: any) => [h.id, h]));
+  for (const id of load.acknowledgedHolds) if (!holds.has(id)) problems.push(`acknowledged hold ${id} is missing`);
+  for (const id of load.confirmedHolds) if (!holds.get(id)?.closed_at) problems.push(`confirmed hold ${id} is still open`);
+  // Runs: every instance terminated without error and posted exactly one transaction; every acknowledged run did.
+  const instances = await db('orchestration_instances').where({ workflow_id: ctx.workflowId }).select('id', 'terminated', 'error');
+  for (const i of instances) if (!i.terminated || i.error) problems.push(`instance ${i.id}: ${i.terminated ? `ended in error ${i.error}` : 'never terminated'}`);
+  const runRows = await db('ledger_transactions').where({ ledger: ctx.ledger }).whereRaw(`metadata->>'run' IS NOT NULL`).select(db.raw(`metadata->>'run' AS n`)).count('* as c').groupBy(db.raw(`metadata->>'run'`));
+  const runCounts = new Map<string, number>(runRows.map((r: any) => [r.n, Number(r.c)]));
+  for (const n of load.acknowledgedRuns) if (runCounts.get(n) !== 1) problems.push(`acknowledged run ${n} posted ${runCounts.get(n) ?? 0} transactions`);
+  for (const [n, c] of runCounts) if (c !== 1) problems.push(`run ${n} posted ${c} transactions`);
+  if (runRows.length !== instances.length) problems.push(`${instances.length} instances but ${runRows.length} runs posted`);
+  // Ledger invariants over every ledger.
+  problems.push(...(await sweepAllLedgers(db)).map((p) => `ledger invariant: ${p}`));
+  // Webhooks: each committed event has one successful delivery to the endpoint, which received it exactly once.
+  const events = await committed().pluck('id');
+  const deliveries = await db('webhook_deliveries').where({ config_id: ctx.configId }).select('id', 'event_id', 'status');
+  const byEvent = new Map<string, any>(deliveries.map((d: any) => [d.event_id, d]));
+  for (const id of events) if (byEvent.get(id)?.status !== 'success') problems.push(`event ${id}: delivery ${byEvent.get(id)?.status ?? 'missing'}`);
+  const received = new Map<string, number>();
+  for (const id of ctx.receiverIds()) received.set(id, (received.get(id) ?? 0) + 1);
+  for (const d of deliveries) if (received.get(d.id) !== 1) problems.push(`delivery ${d.id} received ${received.get(d.id) ?? 0} times`);
+  // Event batches: one processEventBatch run per batch id, each completed.
+  const batches = await db('events_outbox').where('seq', '>', ctx.outboxStart).whereNotNull('batch_id').distinct('batch_id').pluck('batch_id');
+  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  try {
+    const temporal = new Client({ connection, namespace: 'default' });
+    const runs = new Map<string, string[]>();
+    for await (const execution of temporal.workflow.list({ query: `WorkflowType = 'processEventBatch'` })) {
+      runs.set(execution.workflowId, [...(runs.get(execution.workflowId) ?? []), execution.status.name]);
+    }
+    for (const batch of batches) {
+      const statuses = runs.get(`events-${batch}`) ?? [];
+      if (statuses.length !== 1 || statuses[0] !== 'COMPLETED') problems.push(`event batch ${batch}: runs ${statuses.join(',') || 'none'}`);
+    }
+  } finally {
+    await connection.close();
+  }
+  process.stdout.write(`[drill:production] checked ${load.acknowledgedWrites.length} acknowledged writes, ${load.acknowledgedHolds.length} holds (${load.confirmedHolds.length} confirmed), ${instances.length} instances (${load.acknowledgedRuns.length} acknowledged), ${events.length} events, ${deliveries.length} deliveries, ${received.size} received, ${batches.length} batches\n`);
+  return problems;
+}
+
+main().catch((error) => {
+  console.error(`drill:production failed: ${error instanceof Error ? error.stack : error}`);
+  process.exit(1);
+});
