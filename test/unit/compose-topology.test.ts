@@ -13,7 +13,7 @@ import {
  * apart: the drill's process table (scripts/production-drill/topology.ts) must name the compose file's services, run
  * their commands and set their environment variables, and register the search attributes its one-shot job registers.
  */
-// js-yaml comes with eslint (no typings of its own); the compose file needs a real YAML reader for its block scalars.
+// js-yaml (a dev dependency without typings of its own): the compose file needs a real YAML reader for its block scalars.
 const yaml = require('js-yaml') as { load(text: string): unknown };
 
 interface ComposeService {

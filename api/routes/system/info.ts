@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseJson } from '../../../lib/json';
+import { PLATFORM_VERSION as version } from '../../../lib/version';
 import type { AppContext } from '../../context';
 import { authenticate, type Scope } from '../../middleware/authenticate';
 import { defineRoute, type RouteDefinition } from '../../routing';
 import { objectSchema } from '../../schemas/common';
 import { versionedRoutes } from '../orchestration/versions';
 
-// Read once at start: the version every service reports is the platform's own, since they ship as one process.
-const { version } = parseJson(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
 const infoSchema = objectSchema({ name: { type: 'string' }, version: { type: 'string' } }, ['name', 'version']);
 
 const spec = (service: string) => ({
