@@ -3,13 +3,12 @@ import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { objectSchema } from '../../schemas/common';
+import { extendObject, stringSchema, type Schema } from '../../schemas/common';
 import { accountParams, ledgerParams, txParams } from '../../schemas/ledger';
 
 const tags = ['ledger'];
-const keyParam = { key: { type: 'string', minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' } };
-const withKey = (params: { properties?: unknown; required?: unknown }) =>
-  objectSchema({ ...(params.properties as object), ...keyParam }, [...(params.required as string[]), 'key']);
+const withKey = <T, P>(params: Schema<T, P>) =>
+  extendObject(params, { key: stringSchema({ minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' }) }, ['key']);
 
 export const deleteAccountMetadataRoute = defineRoute(
   {
