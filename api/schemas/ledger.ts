@@ -14,6 +14,7 @@ import {
   objectSchema,
   stringSchema,
   withMetadataFilters,
+  type MetadataFilters,
 } from './common';
 
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -129,7 +130,7 @@ export const revertQuery = objectSchema({
 });
 
 /** Splits `metadata[k]=v` query members out of validated list filters. */
-export function metadataFilters(filters: Record<string, unknown>): { rest: Record<string, unknown>; metadata: Record<string, string> } {
+export function metadataFilters<F extends MetadataFilters>(filters: F): { rest: Omit<F, keyof MetadataFilters>; metadata: Record<string, string> } {
   const rest: Record<string, unknown> = {};
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(filters)) {
@@ -137,5 +138,6 @@ export function metadataFilters(filters: Record<string, unknown>): { rest: Recor
     if (match) metadata[match[1]] = String(value);
     else rest[key] = value;
   }
-  return { rest, metadata };
+  // What the pattern did not match are F's own members.
+  return { rest: rest as Omit<F, keyof MetadataFilters>, metadata };
 }

@@ -1,13 +1,18 @@
-import type { ChainMiddleware, OperationSpec, RouteDefinition } from '../../routing';
+import type { ChainMiddleware, OperationSpec, RouteDefinition, RouteHandler, ValidateMiddleware } from '../../routing';
 import { defineRoute } from '../../routing';
 
 /**
  * Orchestration serves each operation under `/api/orchestration/v2/...` (the spec's paths) and, for Formance's v1
  * clients, under `/api/orchestration/...` with the same behaviour. `path` is given without the prefix.
  */
-export function versionedRoutes(spec: Omit<OperationSpec, 'path'> & { path: string }, ...chain: ChainMiddleware[]): RouteDefinition[] {
+export function versionedRoutes<I>(
+  spec: Omit<OperationSpec, 'path'> & { path: string },
+  guard: ChainMiddleware,
+  validation: ValidateMiddleware<I>,
+  handler: RouteHandler<I>,
+): RouteDefinition[] {
   return [
-    defineRoute({ ...spec, path: `/api/orchestration/v2${spec.path}` }, ...chain),
+    defineRoute({ ...spec, path: `/api/orchestration/v2${spec.path}` }, guard, validation, handler),
     defineRoute(
       {
         ...spec,
@@ -17,7 +22,9 @@ export function versionedRoutes(spec: Omit<OperationSpec, 'path'> & { path: stri
         // A v1 operation links to v1 operations.
         ...(spec.links ? { links: Object.fromEntries(Object.entries(spec.links).map(([id, link]) => [`${id}V1`, link])) } : {}),
       },
-      ...chain,
+      guard,
+      validation,
+      handler,
     ),
   ];
 }
