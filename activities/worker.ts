@@ -7,6 +7,7 @@ import { createDb } from '../db/knex';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { createActivities } from './index';
 import { startEventDispatcher } from './events/dispatcher';
+import { startLogHasher } from './ledger/log-hasher';
 
 /**
  * The worker process: runs every workflow and activity of the platform on one task queue. Stateless; run as many as
@@ -59,11 +60,14 @@ async function main(): Promise<void> {
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
+  // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
+  const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   running = true;
   await worker.run();
   await dispatcher.stop();
+  await hasher.stop();
   await temporal.connection.close();
   await close();
   logger.info('worker stopped');

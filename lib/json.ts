@@ -20,7 +20,12 @@ function parseNumber(text: string): number | bigint {
 /** Deepest nesting accepted in a request body; deeper documents are refused before parsing (stack and CPU safety). */
 export const MAX_JSON_DEPTH = 64;
 
-function nestingDepth(text: string): number {
+/**
+ * One pass over the text outside strings: the deepest nesting, and the first number not written as plain integer
+ * digits (a fraction or an exponent). Request bodies hold only integers (amounts, ids, sizes), and `1e30` or `1.0`
+ * would otherwise reach them through a double: 1e30 reads as 1000000000000000019884624838656, not 10^30.
+ */
+function scan(text: string, stopAtNonInteger: boolean): { depth: number; nonInteger?: string } {
   let depth = 0;
   let max = 0;
   let inString = false;
@@ -32,13 +37,31 @@ function nestingDepth(text: string): number {
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) max = Math.max(max, ++depth);
     else if (c === 125 || c === 93) depth--;
+    else if (c === 45 || (c >= 48 && c <= 57)) {
+      let end = i + 1;
+      while (end < text.length && /[0-9.eE+-]/.test(text[end])) end++;
+      const token = text.slice(i, end);
+      if (stopAtNonInteger && /[.eE]/.test(token)) return { depth: max, nonInteger: token };
+      i = end - 1;
+    }
   }
-  return max;
+  return { depth: max };
 }
 
-export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
-  if (options.maxDepth !== undefined && nestingDepth(text) > options.maxDepth) {
-    throw new SyntaxError(`nesting deeper than ${options.maxDepth} levels`);
+export interface ParseOptions {
+  /** Refuse documents nested deeper than this (stack and CPU safety). */
+  maxDepth?: number;
+  /** Refuse any number written with a fraction or an exponent (see scan). */
+  integersOnly?: boolean;
+}
+
+export function parseJson(text: string, options: ParseOptions = {}): unknown {
+  if (options.maxDepth !== undefined || options.integersOnly) {
+    const { depth, nonInteger } = scan(text, options.integersOnly === true);
+    if (options.maxDepth !== undefined && depth > options.maxDepth) throw new SyntaxError(`nesting deeper than ${options.maxDepth} levels`);
+    if (options.integersOnly && nonInteger !== undefined) {
+      throw new SyntaxError(`the number ${nonInteger.slice(0, 40)} is not an integer written with digits only (no fraction, no exponent)`);
+    }
   }
   if (!LONG_DIGITS.test(text)) return JSON.parse(text);
   return losslessParse(text, undefined, parseNumber);
@@ -55,4 +78,23 @@ function replacer(_key: string, value: unknown): unknown {
 export function stringifyJson(value: unknown, space?: number): string {
   const text = JSON.stringify(value, replacer, space);
   return text.includes(MARKER) ? text.replace(MARKED, '$1') : text;
+}
+
+/**
+ * The canonical text of a JSON value, for hashing: object keys sorted by UTF-16 code units at every level (as RFC 8785),
+ * no whitespace, integers of any size digit for digit, dates as ISO 8601 (what stringifyJson writes), undefined members
+ * dropped. Two values that serialize to the same JSON document have the same canonical text whatever their key order,
+ * and whether an integer was read as a number or a BigInt.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

@@ -3,7 +3,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /**
  * Custom search attributes the platform sets on its workflows, so an operator can filter runs in the Temporal Web UI
  * (e.g. `PlatformArea = "orchestration" AND OrchestrationWorkflowID = "..."`). The dev server registers them at start;
- * on a Temporal cluster register them once with `temporal operator search-attribute create` (see README).
+ * on a Temporal cluster register them once with `temporal operator search-attribute create` (see docs/operations.md).
  */
 export const SEARCH_ATTRIBUTES = {
   PlatformArea: defineSearchAttributeKey('PlatformArea', SearchAttributeType.KEYWORD),

@@ -23,7 +23,7 @@ export interface DispatcherOptions {
  * Moves committed outbox rows into Temporal in batches: one `processEventBatch` workflow, id `events-<batchId>`, per
  * batch of events that a webhook config or a trigger listens to; the others are only marked dispatched. A workflow
  * per event costs the Temporal server and the worker ≈ 90 ms of CPU, which caps delivery far below the target
- * (README, Decisions); a batch pays that once for up to `batchSize` events.
+ * (docs/decisions/0009-event-batches.md); a batch pays that once for up to `batchSize` events.
  * - Prompt: LISTEN on the channel `emitEvents` NOTIFYs in the writer's transaction; a periodic scan covers anything
  *   missed, including rows committed while this process or Temporal was down (nothing is lost: a row stays
  *   undispatched until its batch's workflow has started).

@@ -5,6 +5,10 @@ import { MAX_JSON_DEPTH, parseJson, stringifyJson } from '../../lib/json';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_TYPES = ['application/json', 'application/*+json'];
+// Bodies their route reads as a stream: a ledger log import, newline-delimited JSON (Formance's SDK sends it as
+// application/octet-stream), which can be far larger than a JSON body.
+const STREAMED_BODY_PATH = /^\/api\/ledger\/v2\/[^/]+\/logs\/import$/;
+const STREAMED_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson'];
 
 /**
  * Reads JSON request bodies (koa-body enforces the 1 MiB limit and hands over the raw text) and parses them without
@@ -24,14 +28,16 @@ export function jsonBody(): Koa.Middleware[] {
 
   async function parseBody(ctx: Koa.Context, next: Koa.Next) {
     const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+    if (hasBody && ctx.method === 'POST' && STREAMED_BODY_PATH.test(ctx.path) && ctx.is(STREAMED_BODY_TYPES)) {
+      ctx.request.body = undefined;
+    } else if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
       if (!ctx.is(JSON_TYPES)) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
       }
       const text = ctx.request.body;
       if (typeof text === 'string' && text.trim() !== '') {
         try {
-          ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH }) as typeof ctx.request.body;
+          ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH, integersOnly: true }) as typeof ctx.request.body;
         } catch (error) {
           throw validationError(`body: malformed JSON (${(error as Error).message})`);
         }

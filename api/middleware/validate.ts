@@ -33,6 +33,23 @@ function cursorScopeOf(ctx: AppContext): CursorScope {
 }
 
 /**
+ * Query parameters Formance defines for an operation that this platform does not use (`x-ignored`, see
+ * api/schemas/common.ts): Formance's SDKs send some on every call (listLedgers' `includeDeleted`). They are checked
+ * against their schema, then dropped, so they are neither filters nor part of a cursor, and may come with a cursor.
+ */
+function ignoredParamsOf(schema: JsonSchema | undefined): { names: string[]; check: ReturnType<typeof compileParams> } | undefined {
+  const properties = Object.entries((schema?.properties ?? {}) as Record<string, JsonSchema>).filter(([, property]) => property['x-ignored'] === true);
+  if (properties.length === 0) return undefined;
+  return { names: properties.map(([name]) => name), check: compileParams({ type: 'object', properties: Object.fromEntries(properties) }) };
+}
+
+function dropIgnoredParams(query: Record<string, unknown>, ignored: NonNullable<ReturnType<typeof ignoredParamsOf>>): void {
+  const present = Object.fromEntries(ignored.names.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
+  if (!ignored.check(present)) throw validationError(describeErrors('query', ignored.check.errors));
+  for (const name of ignored.names) delete query[name];
+}
+
+/**
  * Validates path, query and body against the route's schemas (compiled once, here) and stores the result in
  * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so sending it with
  * any other parameter is ambiguous and refused.
@@ -42,6 +59,7 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
   const query = schemas.query ? compileParams(schemas.query) : undefined;
   const body = schemas.body ? compileBody(schemas.body) : undefined;
   const paginated = schemas.query?.['x-paginated'] === true;
+  const ignored = ignoredParamsOf(schemas.query);
   const bodyRequired = schemas.bodyRequired ?? true;
 
   const middleware: ChainMiddleware = async function validateRequest(ctx: AppContext, next) {
@@ -53,6 +71,7 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
     const unstorable = findUnstorableText(input.params, 'path') ?? findUnstorableText(input.query, 'query') ?? findUnstorableText(input.body, 'body');
     if (unstorable) throw validationError(`${unstorable}: text must not contain NUL characters or unpaired UTF-16 surrogates`);
     if (params && !params(input.params)) throw validationError(describeErrors('path', params.errors));
+    if (ignored) dropIgnoredParams(input.query, ignored);
 
     if (paginated && input.query.cursor !== undefined) {
       if (Object.keys(input.query).length > 1) {

@@ -1,11 +1,13 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
+import { userRoutes } from './auth/users';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
 import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
+import { serverInfoRoutes } from './system/info';
 import { openApiRoute } from './system/openapi';
 import { webhookRoutes } from './webhooks';
 
@@ -18,7 +20,9 @@ export const allRoutes: RouteDefinition[] = [
   openApiRoute,
   docsPageRoute,
   docsAssetRoute,
+  ...serverInfoRoutes,
   ...authRoutes,
+  ...userRoutes,
   ...ledgerRoutes,
   ...walletsRoutes,
   ...paymentsRoutes,

@@ -166,3 +166,13 @@ export function withMetadataFilters<S extends JsonSchema>(
 ): S & { readonly [accepts]?: { body: BodyOf<S> & MetadataFilters; param: ParamOf<S> & MetadataFilters } } {
   return { ...schema, patternProperties: { '^metadata\\[.+\\]$': { type: 'string' } }, additionalProperties: false };
 }
+
+/**
+ * A query parameter Formance defines for the operation but this platform does not use: accepted (and type-checked) so
+ * Formance's clients work unchanged, then ignored (api/middleware/validate.ts drops it before filters and cursors).
+ */
+export const ignoredParam = <S extends JsonSchema>(schema: S): S => ({
+  ...schema,
+  'x-ignored': true,
+  description: `Formance's; accepted and ignored.${schema.description ? ` ${String(schema.description)}` : ''}`,
+});

@@ -6,6 +6,7 @@ import {
   bigIntegerSchema,
   booleanSchema,
   dateTimeSchema,
+  ignoredParam,
   int64IdSchema,
   integerSchema,
   listQuerySchema,
@@ -92,7 +93,13 @@ export const revertBodySchema = objectSchema({ metadata: metadataSchema });
 
 const pattern = (what: string) => stringSchema({ maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
 
-export const listLedgersQuery = { ...listQuerySchema(), additionalProperties: false };
+export const listLedgersQuery = {
+  ...listQuerySchema({
+    includeDeleted: ignoredParam(booleanSchema({ description: 'Ledgers are never deleted here.' })),
+    sort: ignoredParam(stringSchema({ description: 'The order is always oldest first.' })),
+  }),
+  additionalProperties: false,
+};
 const transactionFilters = {
   account: pattern('Source or destination'),
   source: pattern('Source'),

@@ -7,8 +7,10 @@ import {
   constSchema,
   dateTimeSchema,
   extendObject,
+  ignoredParam,
   integerSchema,
   listQuerySchema,
+  mapSchema,
   metadataSchema,
   objectSchema,
   oneOfSchema,
@@ -44,8 +46,8 @@ export const balanceSchema = objectSchema(
 );
 export const balanceWithAssetsSchema = extendObject(balanceSchema, { assets: assetsSchema }, ['assets']);
 export const holdSchema = objectSchema(
-  { id: uuid, walletID: uuid, metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
-  ['id', 'walletID', 'metadata', 'description', 'destination'],
+  { id: uuid, walletID: uuid, asset: stringSchema(), metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
+  ['id', 'walletID', 'asset', 'metadata', 'description', 'destination'],
 );
 export const holdDetailSchema = extendObject(
   holdSchema,
@@ -87,6 +89,13 @@ export const debitBody = objectSchema(
 );
 export const confirmBody = objectSchema({ amount: bigIntegerSchema('Amount to confirm; absent or 0 confirms all that remains'), final: booleanSchema() });
 
-export const listWalletsQuery = withMetadataFilters(listQuerySchema({ name: stringSchema() }));
-export const listHoldsQuery = { ...listQuerySchema({ walletID: idParam }), additionalProperties: false };
+// `expand` is Formance's (it names what to embed); accepted and unused: list items never carry balances here.
+export const listWalletsQuery = withMetadataFilters(listQuerySchema({ name: stringSchema(), expand: ignoredParam(stringSchema()) }));
+export const listHoldsQuery = withMetadataFilters(listQuerySchema({ walletID: idParam }));
 export const listWalletTransactionsQuery = { ...listQuerySchema({ walletID: { ...idParam, description: 'Only this wallet\'s transactions.' } }), additionalProperties: false };
+
+const fundsSchema = mapSchema(bigIntegerSchema());
+export const walletFundsSummarySchema = objectSchema(
+  { balances: arraySchema(balanceWithAssetsSchema), availableFunds: fundsSchema, expiredFunds: fundsSchema, expirableFunds: fundsSchema, holdFunds: fundsSchema },
+  ['balances', 'availableFunds', 'expiredFunds', 'expirableFunds', 'holdFunds'],
+);

@@ -13,7 +13,7 @@ export interface Subscriptions {
 /**
  * Who listens to which events, read once per dispatch claim: the event types of active webhook configs and of live
  * triggers. An event nobody listens to needs no workflow: putting it through Temporal would cost the Temporal server
- * and the worker several times what the write that produced it costs (see README, Benchmarks), for no effect.
+ * and the worker several times what the write that produced it costs (see docs/benchmarks.md), for no effect.
  * A config or trigger receives the events dispatched after it exists, which is what a subscriber can expect.
  */
 export async function loadSubscriptions(db: Executor): Promise<Subscriptions> {

@@ -2,6 +2,7 @@ import { emitEvents } from '../../db/outbox';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
+import { appendLog } from './log';
 import { assertAddress, assertMetadata, whereAddress } from './rules';
 import type { Executor, Volumes } from './types';
 import { stringifyJson } from '../../lib/json';
@@ -83,19 +84,25 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   return query;
 }
 
-/** Upserts the account and merges keys into its metadata, with a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, VALIDATION */
+/** Upserts the account and merges keys into its metadata, with a SET_METADATA log and a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, VALIDATION */
 export async function addAccountMetadata(db: Executor, ledger: string, address: string, metadata: Record<string, string>): Promise<void> {
   assertAddress(address, 'address');
   assertMetadata(metadata, 'metadata');
   await assertLedgerExists(db, ledger);
   await inWriteTransaction(db, async (trx) => {
-    await trx.raw(
-      `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
-       ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-      [ledger, address, stringifyJson(metadata)],
-    );
+    await writeAccountMetadata(trx, ledger, address, metadata);
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, metadata } }]);
   });
+}
+
+/** The change and its log, in the caller's transaction (also a log import's replay, with the original log's date). */
+export async function writeAccountMetadata(trx: Executor, ledger: string, address: string, metadata: Record<string, string>, logDate?: Date): Promise<void> {
+  await trx.raw(
+    `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
+     ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
+    [ledger, address, stringifyJson(metadata)],
+  );
+  await appendLog(trx, ledger, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: address, metadata }, logDate);
 }
 
 /** Sum of balances per asset over the accounts matching `address` (all accounts when absent: every asset sums to 0). */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
+import { logTransactionView } from './log';
 import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
 import { presentTransaction, type TransactionRow } from './transactions';
@@ -10,6 +11,10 @@ import { applyPostings, lockVolumes, writeVolumes, type VolumeMap } from './volu
 export interface CommitOptions {
   /** Plain postings are funds-checked unless forced (a forced revert); a script's own checks are the interpreter's. */
   force?: boolean;
+  /** The log this write appends: NEW_TRANSACTION unless it is a revert, whose log names the transaction it reverts. */
+  log?: { type: 'NEW_TRANSACTION' } | { type: 'REVERTED_TRANSACTION'; revertedTransaction: unknown };
+  /** A log import's replay: the original log's date, and the account metadata its script had set. */
+  replay?: { date: Date; accountMetadata: Record<string, Record<string, string>> };
 }
 
 export interface Committed {
@@ -22,7 +27,8 @@ export interface Committed {
  * lock the touched volume rows (sorted), resolve postings (plain, or a script run against locked balances), check
  * funds, write the new volumes and the accounts, then take the next txid and insert the transaction in one statement.
  * The txid counter row is locked last and held only for the insert and the commit, which keeps txids dense without
- * serialising the rest of the work.
+ * serialising the rest of the work. The same statement takes the next log id from that row and appends the log, its
+ * data carrying the txid only known there.
  * @throws ApiError CONFLICT (reference), INSUFFICIENT_FUND, NO_POSTINGS, METADATA_OVERRIDE, COMPILATION_FAILED, VALIDATION, LEDGER_NOT_FOUND
  */
 export async function commitTransaction(trx: Knex.Transaction, ledger: string, input: CreateTransactionInput, options: CommitOptions = {}): Promise<Committed> {
@@ -33,7 +39,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   const locked: VolumeMap = new Map();
   let postings: Posting[];
   let metadata = input.metadata ?? {};
-  let accountMetadata: Record<string, Record<string, string>> = {};
+  let accountMetadata: Record<string, Record<string, string>> = options.replay?.accountMetadata ?? {};
   if (input.script) {
     const result = await runScriptLocked(trx, ledger, input.script, locked);
     const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
@@ -61,15 +67,24 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
     );
   }
 
+  const timestamp = input.timestamp ?? new Date();
+  const view = logTransactionView({ postings, metadata, timestamp, reference: input.reference });
+  const log = options.log ?? { type: 'NEW_TRANSACTION' };
+  const logData = log.type === 'NEW_TRANSACTION' ? { transaction: view, accountMetadata } : { revertedTransaction: log.revertedTransaction, transaction: view };
   const inserted = await trx.raw(
-    `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ? RETURNING next_txid - 1 AS id)
+    `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1, next_log_id = next_log_id + 1 WHERE name = ? RETURNING next_txid - 1 AS id, next_log_id - 1 AS log_id),
+     l AS (INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, n.log_id, ?, ?, jsonb_set(?::jsonb, '{transaction,id}', to_jsonb(n.id)) FROM n)
      INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations)
      SELECT ?, n.id, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?::text[] FROM n
      RETURNING *`,
     [
       ledger,
       ledger,
-      input.timestamp ?? new Date(),
+      log.type,
+      options.replay?.date ?? new Date(),
+      stringifyJson(logData),
+      ledger,
+      timestamp,
       input.reference ?? null,
       stringifyJson(postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }))),
       stringifyJson(metadata),

@@ -2,6 +2,7 @@ import { ApiError, validationError } from '../../lib/errors';
 import { emitEvents } from '../../db/outbox';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
+import { appendLog } from './log';
 import { assertAddress } from './rules';
 import type { Executor } from './types';
 
@@ -10,32 +11,47 @@ function assertKey(key: string): void {
 }
 
 /**
- * Removes one key from an account's metadata, with a DELETED_METADATA event. Deleting is idempotent, as accounts exist
- * implicitly: an absent key or an unused address is a no-op (no event). @throws ApiError LEDGER_NOT_FOUND, VALIDATION
+ * Removes one key from an account's metadata, with a DELETE_METADATA log and a DELETED_METADATA event. Deleting is
+ * idempotent, as accounts exist implicitly: an absent key or an unused address is a no-op (no log, no event).
+ * @throws ApiError LEDGER_NOT_FOUND, VALIDATION
  */
 export async function deleteAccountMetadata(db: Executor, ledger: string, address: string, key: string): Promise<void> {
   assertAddress(address, 'address');
   assertKey(key);
   await assertLedgerExists(db, ledger);
   await inWriteTransaction(db, async (trx) => {
-    const updated = await trx('ledger_accounts').where({ ledger, address }).whereRaw('metadata \\? ?', [key]).update({ metadata: trx.raw('metadata - ?::text', [key]) });
-    if (updated === 0) return;
+    if (!(await removeAccountMetadata(trx, ledger, address, key))) return;
     await emitEvents(trx, [{ app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, key } }]);
   });
 }
 
+/** The change and its log in the caller's transaction (also a log import's replay). @returns whether the key was there */
+export async function removeAccountMetadata(trx: Executor, ledger: string, address: string, key: string, logDate?: Date): Promise<boolean> {
+  const updated = await trx('ledger_accounts').where({ ledger, address }).whereRaw('metadata \\? ?', [key]).update({ metadata: trx.raw('metadata - ?::text', [key]) });
+  if (updated === 0) return false;
+  await appendLog(trx, ledger, 'DELETE_METADATA', { targetType: 'ACCOUNT', targetId: address, key }, logDate);
+  return true;
+}
+
 /**
- * Removes one key from a transaction's metadata, with a DELETED_METADATA event; an absent key is a no-op.
- * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (transaction), VALIDATION
+ * Removes one key from a transaction's metadata, with a DELETE_METADATA log and a DELETED_METADATA event; an absent
+ * key is a no-op. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (transaction), VALIDATION
  */
 export async function deleteTransactionMetadata(db: Executor, ledger: string, id: bigint, key: string): Promise<void> {
   assertKey(key);
   await assertLedgerExists(db, ledger);
   await inWriteTransaction(db, async (trx) => {
-    const row = await trx('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first('id', trx.raw('metadata \\? ? AS has', [key]));
-    if (!row) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
-    if (!row.has) return;
-    await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ metadata: trx.raw('metadata - ?::text', [key]), updated_at: trx.fn.now() });
+    if (!(await removeTransactionMetadata(trx, ledger, id, key))) return;
     await emitEvents(trx, [{ app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, key } }]);
   });
+}
+
+/** @returns whether the key was there @throws ApiError NOT_FOUND */
+export async function removeTransactionMetadata(trx: Executor, ledger: string, id: bigint, key: string, logDate?: Date): Promise<boolean> {
+  const row = await trx('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first('id', trx.raw('metadata \\? ? AS has', [key]));
+  if (!row) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
+  if (!row.has) return false;
+  await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ metadata: trx.raw('metadata - ?::text', [key]), updated_at: trx.fn.now() });
+  await appendLog(trx, ledger, 'DELETE_METADATA', { targetType: 'TRANSACTION', targetId: id, key }, logDate);
+  return true;
 }

@@ -16,3 +16,7 @@ export { runBulk, type BulkElement, type BulkResult } from './bulk';
 export { ledgerStats, type LedgerStats } from './stats';
 export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';
 export { inWriteTransaction } from './executor';
+export { listLogs, logChainStatus, streamLogs, verifyLogChain, type LogChainStatus, type LogFilters, type LogVerification } from './logs';
+export { hashLedgerLogs, hashPendingLogs } from './log-hasher';
+export { importLogs } from './log-import';
+export type { LedgerLog, LogType } from './log';

@@ -1,8 +1,10 @@
+import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../lib/errors';
 import { emitEvents } from '../../db/outbox';
 import { commitTransaction } from './commit';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
+import { revertedLogView } from './log';
 import { assertMetadata } from './rules';
 import { presentTransaction, type TransactionRow } from './transactions';
 import type { Executor, LedgerTransaction } from './types';
@@ -27,29 +29,45 @@ export async function revertTransaction(
   if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
   await assertLedgerExists(db, ledger);
   return inWriteTransaction(db, async (trx) => {
-    const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first();
-    if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
-    if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
-    const original = presentTransaction(row);
-    const postings = original.postings.map((p) => ({ source: p.destination, destination: p.source, amount: p.amount, asset: p.asset })).reverse();
-    const { transaction: revert } = await commitTransaction(
-      trx,
-      ledger,
-      {
-        postings,
-        metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
-        ...(options.atEffectiveDate ? { timestamp: original.timestamp } : {}),
-      },
-      { force: options.force },
-    );
-    const marked = await trx('ledger_transactions')
-      .where({ ledger, id: id.toString() })
-      .update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() })
-      .returning('*');
-    const reverted = presentTransaction(marked[0] as TransactionRow);
+    const { reverted, revert } = await commitRevert(trx, ledger, id, {
+      force: options.force,
+      metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
+      atEffectiveDate: options.atEffectiveDate,
+    });
     await emitEvents(trx, [
       { app: 'ledger', type: 'REVERTED_TRANSACTION', payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) } },
     ]);
     return revert;
   });
+}
+
+/**
+ * The revert itself, inside the caller's transaction: locks the original, commits the reversed postings with the
+ * REVERTED_TRANSACTION log and marks the original reverted. A log import replays it with the original's metadata,
+ * timestamp and log date. @throws ApiError NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND
+ */
+export async function commitRevert(
+  trx: Knex.Transaction,
+  ledger: string,
+  id: bigint,
+  revert: { force?: boolean; metadata: Record<string, string>; atEffectiveDate?: boolean; timestamp?: Date; logDate?: Date },
+): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction }> {
+  const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first();
+  if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
+  if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
+  const original = presentTransaction(row);
+  const postings = original.postings.map((p) => ({ source: p.destination, destination: p.source, amount: p.amount, asset: p.asset })).reverse();
+  const timestamp = revert.timestamp ?? (revert.atEffectiveDate ? original.timestamp : undefined);
+  const { transaction } = await commitTransaction(
+    trx,
+    ledger,
+    { postings, metadata: revert.metadata, ...(timestamp ? { timestamp } : {}) },
+    {
+      force: revert.force,
+      log: { type: 'REVERTED_TRANSACTION', revertedTransaction: revertedLogView(original) },
+      ...(revert.logDate ? { replay: { date: revert.logDate, accountMetadata: {} } } : {}),
+    },
+  );
+  const marked = await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning('*');
+  return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction };
 }

@@ -3,6 +3,7 @@ import { emitEvents } from '../../db/outbox';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
+import { appendLog } from './log';
 import { addressPatternRegex, assertMetadata } from './rules';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { stringifyJson } from '../../lib/json';
@@ -106,15 +107,21 @@ function transactionsQuery(db: Executor, ledger: string, filters: TransactionFil
   return query;
 }
 
-/** Merges keys into a transaction's metadata and emits SAVED_METADATA. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION */
+/** Merges keys into a transaction's metadata, with a SET_METADATA log and a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION */
 export async function addTransactionMetadata(db: Executor, ledger: string, id: bigint, metadata: Record<string, string>): Promise<void> {
   assertMetadata(metadata, 'metadata');
   await assertLedgerExists(db, ledger);
   await inWriteTransaction(db, async (trx) => {
-    const updated = await trx('ledger_transactions')
-      .where({ ledger, id: id.toString() })
-      .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
-    if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
+    await writeTransactionMetadata(trx, ledger, id, metadata);
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, metadata } }]);
   });
+}
+
+/** The change and its log, in the caller's transaction (also a log import's replay). @throws ApiError NOT_FOUND */
+export async function writeTransactionMetadata(trx: Executor, ledger: string, id: bigint, metadata: Record<string, string>, logDate?: Date): Promise<void> {
+  const updated = await trx('ledger_transactions')
+    .where({ ledger, id: id.toString() })
+    .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
+  if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
+  await appendLog(trx, ledger, 'SET_METADATA', { targetType: 'TRANSACTION', targetId: id, metadata }, logDate);
 }

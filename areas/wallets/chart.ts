@@ -1,7 +1,7 @@
 import { validationError } from '../../lib/errors';
 
 /**
- * The wallets chart of accounts, in ledger `wallets` (see README "Wallets: chart of accounts"). Unlike Formance, ids
+ * The wallets chart of accounts, in ledger `wallets` (see docs/wallets.md). Unlike Formance, ids
  * keep their dashes: addresses allow `-`, and stripping them could make two ids collide.
  */
 export const WALLETS_LEDGER = 'wallets';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { createTransaction, type Posting } from '../ledger';
@@ -80,9 +81,10 @@ export async function getHold(db: Executor, id: string): Promise<Hold> {
   return present(row, await remainingOf(db, row));
 }
 
-/** Holds in creation order, optionally of one wallet. @throws ApiError NOT_FOUND (wallet) */
-export async function listHolds(db: Executor, filters: { walletID?: string }, page: PageRequest): Promise<Page<Hold & { seq: string }>> {
+/** Holds in creation order, optionally of one wallet and with a metadata subset. @throws ApiError NOT_FOUND (wallet) */
+export async function listHolds(db: Executor, filters: { walletID?: string; metadata?: Record<string, string> }, page: PageRequest): Promise<Page<Hold & { seq: string }>> {
   const query = db('wallet_holds').select('*');
+  if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   if (filters.walletID) {
     await getWalletRow(db, filters.walletID);
     query.where({ wallet_id: filters.walletID });
@@ -91,6 +93,15 @@ export async function listHolds(db: Executor, filters: { walletID?: string }, pa
   const remaining = await remainingOfAll(db, result.items);
   const items = result.items.map((row) => ({ ...present(row, remaining.get(row.id) ?? 0n), seq: row.seq }));
   return { ...result, items };
+}
+
+/** What the open holds of a wallet still hold, per asset. */
+export async function heldFunds(db: Executor, walletId: string): Promise<Record<string, bigint>> {
+  const rows: HoldRow[] = await db('wallet_holds').where({ wallet_id: walletId }).whereNull('closed_at');
+  const remaining = await remainingOfAll(db, rows);
+  const funds: Record<string, bigint> = {};
+  for (const row of rows) funds[row.asset] = (funds[row.asset] ?? 0n) + (remaining.get(row.id) ?? 0n);
+  return funds;
 }
 
 /**

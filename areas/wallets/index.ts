@@ -7,4 +7,5 @@ export { createWallet, getWallet, listWallets, updateWalletMetadata, type Wallet
 export { createBalance, listBalances, getBalance, type WalletBalance } from './balances';
 export { creditWallet, debitWallet, type WalletDebitResult } from './movements';
 export { confirmHold, voidHold, getHold, listHolds, type Hold } from './holds';
+export { getWalletSummary, type WalletSummary } from './summary';
 export { listWalletTransactions, walletTransactionView } from './transactions';

@@ -17,6 +17,7 @@ export interface Amount {
 export interface WalletDebitResult {
   id: string;
   walletID: string;
+  asset: string;
   metadata: Record<string, string>;
   description: string;
   destination: Subject;
@@ -98,7 +99,7 @@ export async function debitWallet(
         destination: stringifyJson(destination),
         sources: stringifyJson(taken),
       });
-      const hold: WalletDebitResult = { id: holdId, walletID: id, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
+      const hold: WalletDebitResult = { id: holdId, walletID: id, asset: input.amount.asset, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
       return hold;
     }),
   );

@@ -81,7 +81,7 @@ const samples = new WeakMap<Measurement, { latencies: number[]; seconds: number 
 /**
  * One measurement from several rounds of the same loop (measureLoop results): operations over the rounds' summed
  * measured time, percentiles over all their latencies. Rounds of two loops interleaved (A B A B ...) see the same
- * drift of the machine, which a ratio of one A window to one later B window does not (README, Benchmarks).
+ * drift of the machine, which a ratio of one A window to one later B window does not (docs/benchmarks.md).
  */
 export function combineRounds(rounds: Measurement[]): Measurement {
   const all = rounds.map((round) => {

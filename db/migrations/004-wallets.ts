@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Wallets keep their money in the ledger (ledger `wallets`, chart in README); these tables hold only what the ledger
+ * Wallets keep their money in the ledger (ledger `wallets`, chart in docs/wallets.md); these tables hold only what the ledger
  * has no place for: the wallet registry, named balances' settings, and holds with where their funds came from (so a
  * void can return them) and whether they are closed (the row lock that makes confirm/void settle once).
  */

@@ -9,6 +9,7 @@ import * as webhooks from './007-webhooks';
 import * as eventBatches from './008-event-batches';
 import * as platformSecrets from './009-platform-secrets';
 import * as tokenRevocations from './010-token-revocations';
+import * as ledgerLogs from './011-ledger-logs';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Array<[string, Migration]> = [
   ['008-event-batches', eventBatches],
   ['009-platform-secrets', platformSecrets],
   ['010-token-revocations', tokenRevocations],
+  ['011-ledger-logs', ledgerLogs],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

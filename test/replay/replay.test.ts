@@ -9,7 +9,7 @@ import { historyNames } from './scenarios';
 const dir = path.join(__dirname, 'histories');
 /**
  * One history per scenario (`<name>.json`, rewritten by `npm run replay:record`) and, after a patched() change, the
- * previous shape kept as `<name>@<release>.json` until no run of it can be in flight (README, Orchestration).
+ * previous shape kept as `<name>@<release>.json` until no run of it can be in flight (docs/orchestration.md).
  */
 const committed = () => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
 

@@ -1,4 +1,4 @@
-import { parseJson, stringifyJson } from '../../lib/json';
+import { canonicalJson, parseJson, stringifyJson } from '../../lib/json';
 
 describe('exact-integer JSON', () => {
   it('round-trips integers beyond 2^53 without losing a digit', () => {
@@ -19,5 +19,35 @@ describe('JSON depth limit', () => {
   it('refuses documents nested deeper than the limit, brackets inside strings aside', () => {
     expect(() => parseJson('['.repeat(65) + ']'.repeat(65), { maxDepth: 64 })).toThrow(/nesting deeper than 64/);
     expect(parseJson(`{"s":"${'['.repeat(100)}"}`, { maxDepth: 2 })).toEqual({ s: '['.repeat(100) });
+  });
+});
+
+describe('parseJson for request bodies (integersOnly)', () => {
+  it.each(['1e3', '1E3', '1.0', '-0.0', '1e30', '12.5e-1'])('refuses %s: a number with a fraction or an exponent could round an amount', (number) => {
+    expect(() => parseJson(`{"amount":${number}}`, { integersOnly: true })).toThrow(/not an integer written with digits only/);
+  });
+
+  it('keeps integers exact and leaves digits inside strings, true, false and null alone', () => {
+    expect(parseJson('{"a":-12,"b":"1.5e3","c":true,"d":false,"e":null,"f":[0,-0]}', { integersOnly: true })).toEqual({ a: -12, b: '1.5e3', c: true, d: false, e: null, f: [0, -0] });
+    expect(parseJson('{"a":340282366920938463463374607431768211457}', { integersOnly: true })).toEqual({ a: 340282366920938463463374607431768211457n });
+  });
+
+  it('still checks the depth of a document whose float comes first', () => {
+    expect(() => parseJson(`[1.5,${'['.repeat(70)}${']'.repeat(70)}]`, { maxDepth: 64 })).toThrow(/nesting deeper than 64/);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys at every level, integer-like keys included, whatever the insertion order', () => {
+    expect(canonicalJson({ b: 1, a: { z: [1, { y: 2, x: 1 }], '10': 'x', '2': 'y' } })).toBe('{"a":{"10":"x","2":"y","z":[1,{"x":1,"y":2}]},"b":1}');
+  });
+
+  it('writes an integer the same whether it was read as a number or a BigInt, and big ones digit for digit', () => {
+    expect(canonicalJson({ amount: 5n })).toBe(canonicalJson({ amount: 5 }));
+    expect(canonicalJson([340282366920938463463374607431768211455n])).toBe('[340282366920938463463374607431768211455]');
+  });
+
+  it('writes dates as ISO 8601 and drops undefined members', () => {
+    expect(canonicalJson({ date: new Date('2024-01-02T03:04:05.678Z'), gone: undefined })).toBe('{"date":"2024-01-02T03:04:05.678Z"}');
   });
 });

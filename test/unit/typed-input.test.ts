@@ -1,6 +1,7 @@
 import type { AppContext } from '../../api/context';
 import { openRoute } from '../../api/middleware/authenticate';
 import { validate } from '../../api/middleware/validate';
+import { versionedListRoutes } from '../../api/routes/orchestration/versions';
 import { defineRoute, type RouteDefinition } from '../../api/routing';
 import {
   arraySchema,
@@ -96,6 +97,25 @@ const listRoute = defineRoute(
     });
     ctx.body = { name: filters.name ?? null, pageSize };
   },
+);
+
+// A v1/v2 list is typed like any route, and must be a paginated list: the v1 path rewraps its cursor envelope.
+versionedListRoutes(
+  { method: 'get', path: '/things', operationId: 'listThingsVersioned', summary: 'List things', tags: ['test'], responses: { 200: { description: 'Done' } } },
+  openRoute(),
+  validate({ query: listQuerySchema({ name: stringSchema() }) }),
+  async function listVersionedThingsHandler(ctx) {
+    const { filters } = ctx.state.input.list;
+    expectType<typeof filters, { name?: string }>(true);
+    ctx.body = { name: filters.name ?? null };
+  },
+);
+versionedListRoutes(
+  { method: 'get', path: '/things', operationId: 'notAList', summary: 'Not a list', tags: ['test'], responses: { 200: { description: 'Done' } } },
+  openRoute(),
+  // @ts-expect-error a query without the paginated marker gives no list
+  validate({ query: objectSchema({ name: stringSchema() }) }),
+  async function notAListHandler() {},
 );
 
 // A handler reads only the input its route validates; without validate there is none to read.

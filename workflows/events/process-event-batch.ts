@@ -22,7 +22,7 @@ const { matchTriggersBatch } = proxyLocalActivities<EventActivities>({
  * Webhooks of a batch: plan every delivery, make every first attempt in one activity, then a second round in one
  * activity for the retries due within the schedule's first interval, and start a `deliverWebhook` child (id
  * `webhook-<eventId>-<configId>`, abandoned on completion) only for the deliveries that still need a retry. A child
- * costs Temporal and the worker ≈ 80 ms of CPU (README, Decisions): with 5% of first attempts failing at random,
+ * costs Temporal and the worker ≈ 80 ms of CPU (docs/decisions/0009-event-batches.md): with 5% of first attempts failing at random,
  * children for every failed first attempt took more CPU than all the first attempts; after a second round only the
  * deliveries that failed twice (a receiver down, typically) get one.
  */

@@ -6,7 +6,7 @@ import { invalidData, providerRejected, type ConnectorPlugin } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 
 /**
- * The generic HTTP connector: any provider implementing the small REST contract in the README ("Payments: generic
+ * The generic HTTP connector: any provider implementing the small REST contract in docs/payments.md ("Generic
  * HTTP connector"). Each request is bounded by the config's timeout and goes through the SSRF guard of webhook
  * deliveries (guarded-request.ts). A 4xx other than 408/429 is a definitive refusal
  * (not retried); 5xx, 408, 429, timeouts and network errors are thrown as plain errors, which Temporal retries. Writes

@@ -5,7 +5,7 @@ import { invalidData } from './plugin';
 
 /**
  * The item format both plugins read: the simulated provider's files and the generic connector's REST answers use the
- * same JSON objects (documented in the README, "Payments: simulated connector"). A malformed item fails the fetch
+ * same JSON objects (documented in docs/payments.md, "Simulated connector"). A malformed item fails the fetch
  * with a message naming it, rather than being skipped silently.
  */
 type Item = Record<string, unknown>;

@@ -45,7 +45,7 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 
 /**
  * The simulated provider: a directory the user fills with accounts.json, balances.json and payments.json. Transfers and
- * payouts are settled at once by the rules in the README and written to `initiated/`; forwarded bank accounts are
+ * payouts are settled at once by the rules in docs/payments.md and written to `initiated/`; forwarded bank accounts are
  * written to `created-accounts/`. Both folders are read back by the next fetch like the user's own files.
  */
 export function simulatedPlugin(directory: string): ConnectorPlugin {

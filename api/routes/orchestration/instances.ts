@@ -16,7 +16,7 @@ import {
   variablesSchema,
   workflowParams,
 } from '../../schemas/orchestration';
-import { versionedRoutes } from './versions';
+import { versionedListRoutes, versionedRoutes } from './versions';
 
 const tags = ['orchestration'];
 const noContent = { 204: { description: 'Done' } };
@@ -43,7 +43,7 @@ export const instanceRoutes = [
       ctx.body = { data: await runWorkflow(ctx.deps, params.workflowID, body ?? {}, { wait }) };
     },
   ),
-  ...versionedRoutes(
+  ...versionedListRoutes(
     { method: 'get', path: '/instances', operationId: 'listInstances', summary: 'List instances, newest first', tags, responses: { 200: { description: 'Instances', schema: cursorOf(instanceSchema) } } },
     authenticate('orchestration:read'),
     validate({ query: instanceListQuery }),

@@ -5,7 +5,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { anyObjectSchema, cursorOf, dataOf, listQuerySchema } from '../../schemas/common';
 import { occurrenceSchema, triggerInputSchema, triggerListQuery, triggerParams, triggerSchema, triggerTestResultSchema } from '../../schemas/orchestration';
-import { versionedRoutes } from './versions';
+import { versionedListRoutes, versionedRoutes } from './versions';
 
 const tags = ['orchestration'];
 
@@ -19,7 +19,7 @@ export const triggerRoutes = [
       ctx.body = { data: await createTrigger(ctx.deps.db, ctx.state.input.body) };
     },
   ),
-  ...versionedRoutes(
+  ...versionedListRoutes(
     { method: 'get', path: '/triggers', operationId: 'listTriggers', summary: 'List triggers (filter name: substring, any case)', tags, responses: { 200: { description: 'Triggers', schema: cursorOf(triggerSchema) } } },
     authenticate('orchestration:read'),
     validate({ query: triggerListQuery }),
@@ -45,7 +45,7 @@ export const triggerRoutes = [
       ctx.status = 204;
     },
   ),
-  ...versionedRoutes(
+  ...versionedListRoutes(
     { method: 'get', path: '/triggers/{triggerID}/occurrences', operationId: 'listTriggerOccurrences', summary: 'Occurrences of a trigger, newest first', tags, responses: { 200: { description: 'Occurrences', schema: cursorOf(occurrenceSchema) } } },
     authenticate('orchestration:read'),
     validate({ params: triggerParams, query: listQuerySchema() }),

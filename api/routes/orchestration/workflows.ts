@@ -4,7 +4,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { cursorOf, dataOf, listQuerySchema } from '../../schemas/common';
 import { workflowConfigSchema, workflowParams, workflowSchema } from '../../schemas/orchestration';
-import { versionedRoutes } from './versions';
+import { versionedListRoutes, versionedRoutes } from './versions';
 
 const tags = ['orchestration'];
 
@@ -25,7 +25,7 @@ export const workflowRoutes = [
       ctx.body = { data: await createWorkflow(ctx.deps.db, ctx.state.input.body) };
     },
   ),
-  ...versionedRoutes(
+  ...versionedListRoutes(
     { method: 'get', path: '/workflows', operationId: 'listWorkflows', summary: 'List workflows, newest first', tags, responses: { 200: { description: 'Workflows', schema: cursorOf(workflowSchema) } } },
     authenticate('orchestration:read'),
     validate({ query: listQuerySchema() }),

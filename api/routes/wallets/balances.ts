@@ -2,7 +2,7 @@ import { createBalance, getBalance, listBalances } from '../../../areas/wallets'
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { dataOf } from '../../schemas/common';
+import { cursorOf, dataOf } from '../../schemas/common';
 import { balanceParams, balanceSchema, balanceWithAssetsSchema, createBalanceBody, walletParams } from '../../schemas/wallets';
 
 const tags = ['wallets'];
@@ -19,11 +19,13 @@ export const createBalanceRoute = defineRoute(
 );
 
 export const listBalancesRoute = defineRoute(
-  { method: 'get', path: '/api/wallets/wallets/{id}/balances', operationId: 'listBalances', summary: 'List a wallet\'s balances, `main` first', tags, responses: { 200: { description: 'Balances', schema: dataOf({ type: 'array', items: balanceSchema }) } } },
+  { method: 'get', path: '/api/wallets/wallets/{id}/balances', operationId: 'listBalances', summary: 'List a wallet\'s balances, `main` first, in one page (Formance\'s cursor envelope)', tags, responses: { 200: { description: 'Balances', schema: cursorOf(balanceSchema) } } },
   authenticate('wallets:read'),
   validate({ params: walletParams }),
   async function listBalancesHandler(ctx) {
-    ctx.body = { data: await listBalances(ctx.deps.db, ctx.state.input.params.id) };
+    // A wallet has few balances: Formance answers them all in one page, never with a next cursor.
+    const data = await listBalances(ctx.deps.db, ctx.state.input.params.id);
+    ctx.body = { cursor: { pageSize: data.length, hasMore: false, previous: '', next: '', data } };
   },
 );
 

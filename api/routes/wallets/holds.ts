@@ -4,6 +4,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
+import { metadataFilters } from '../../schemas/ledger';
 import { confirmBody, holdDetailSchema, holdParams, listHoldsQuery } from '../../schemas/wallets';
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 
@@ -15,7 +16,8 @@ export const listHoldsRoute = defineRoute(
   validate({ query: listHoldsQuery }),
   async function listHoldsHandler(ctx) {
     const list = ctx.state.input.list;
-    const page = await listHolds(ctx.deps.db, list.filters, list);
+    const { rest, metadata } = metadataFilters(list.filters);
+    const page = await listHolds(ctx.deps.db, { walletID: rest.walletID, metadata }, list);
     ctx.body = cursorEnvelope(list, page, (h) => [h.seq], ({ seq: _seq, ...hold }) => hold);
   },
 );

@@ -1,11 +1,11 @@
-import { createWallet, getWallet, listWallets, updateWalletMetadata } from '../../../areas/wallets';
+import { createWallet, getWallet, getWalletSummary, listWallets, updateWalletMetadata } from '../../../areas/wallets';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { metadataFilters } from '../../schemas/ledger';
-import { createWalletBody, listWalletsQuery, patchWalletBody, walletParams, walletSchema, walletSummarySchema } from '../../schemas/wallets';
+import { createWalletBody, listWalletsQuery, patchWalletBody, walletFundsSummarySchema, walletParams, walletSchema, walletSummarySchema } from '../../schemas/wallets';
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 
 const tags = ['wallets'];
@@ -51,4 +51,13 @@ export const patchWalletRoute = defineRoute(
   },
 );
 
-export const walletRoutes = [createWalletRoute, listWalletsRoute, readWalletRoute, patchWalletRoute];
+export const walletSummaryRoute = defineRoute(
+  { method: 'get', path: '/api/wallets/wallets/{id}/summary', operationId: 'getWalletSummary', summary: 'Balances with their assets, and available, expired, expirable and held funds per asset', tags, responses: { 200: { description: 'Summary', schema: dataOf(walletFundsSummarySchema) } } },
+  authenticate('wallets:read'),
+  validate({ params: walletParams }),
+  async function walletSummaryHandler(ctx) {
+    ctx.body = { data: await getWalletSummary(ctx.deps.db, ctx.state.input.params.id) };
+  },
+);
+
+export const walletRoutes = [createWalletRoute, listWalletsRoute, readWalletRoute, patchWalletRoute, walletSummaryRoute];

@@ -53,7 +53,8 @@ describe('wallets over HTTP', () => {
     const gift = await api('GET', `/api/wallets/wallets/${id}/balances/gift`);
     expect(gift.body.data).toEqual({ name: 'gift', expiresAt: null, priority: 1, assets: { 'USD/2': 10 } });
     const listed = await api('GET', `/api/wallets/wallets/${id}/balances`);
-    expect(listed.body.data.map((b: any) => b.name)).toEqual(['main', 'bonus', 'gift']);
+    expect(listed.body.cursor.data.map((b: any) => b.name)).toEqual(['main', 'bonus', 'gift']);
+    expect(listed.body.cursor).toMatchObject({ hasMore: false, next: '' });
     const refused = await debit(id, 61);
     expect(refused.status).toBe(400);
     expect(refused.body.errorCode).toBe('INSUFFICIENT_FUND');
@@ -67,7 +68,7 @@ describe('wallets over HTTP', () => {
     const pending = await debit(id, 40, { pending: true, description: 'order 1', metadata: { order: '1' }, destination: { type: 'ACCOUNT', identifier: 'merchants:1' } });
     expect(pending.status).toBe(201);
     const holdId = pending.body.data.id;
-    expect(pending.body.data).toEqual({ id: holdId, walletID: id, metadata: { order: '1' }, description: 'order 1', destination: { type: 'ACCOUNT', identifier: 'merchants:1' } });
+    expect(pending.body.data).toEqual({ id: holdId, walletID: id, asset: 'USD/2', metadata: { order: '1' }, description: 'order 1', destination: { type: 'ACCOUNT', identifier: 'merchants:1' } });
     expect(await main(id)).toBe(60);
     const hold = await api('GET', `/api/wallets/holds/${holdId}`);
     expect(hold.body.data).toMatchObject({ originalAmount: 40, remaining: 40, asset: 'USD/2', closed: false });

@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { chainHash, type LogRow } from './log';
+
+interface ChainRow {
+  hashed_through: string;
+  last_hash: Buffer | null;
+}
+
+/**
+ * Hashes the next logs of one ledger, in id order, up to `limit`. It stops before the first missing id: ids are
+ * allocated under the ledger row lock and a rollback gives its number back, so a missing id is a write still in
+ * flight, whose log will appear, and the chain waits for it rather than skip it.
+ * One hasher per ledger at a time across every process: the ledger's chain row is locked with SKIP LOCKED, so a second
+ * hasher moves on instead of waiting, and a writer never touches that row.
+ * @returns how many logs were hashed
+ */
+export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Promise<number> {
+  return db.transaction(async (trx: Knex.Transaction) => {
+    await trx.raw('INSERT INTO ledger_log_chain (ledger) VALUES (?) ON CONFLICT (ledger) DO NOTHING', [ledger]);
+    const chain = (await trx('ledger_log_chain').where({ ledger }).forUpdate().skipLocked().first('hashed_through', 'last_hash')) as ChainRow | undefined;
+    if (!chain) return 0;
+    const rows = (await trx('ledger_logs')
+      .where({ ledger })
+      .where('id', '>', chain.hashed_through)
+      .orderBy('id')
+      .limit(limit)
+      .select('id', 'type', 'date', 'data')) as LogRow[];
+    let previous = chain.last_hash;
+    let expected = BigInt(chain.hashed_through) + 1n;
+    const ids: string[] = [];
+    const hashes: string[] = [];
+    for (const row of rows) {
+      if (BigInt(row.id) !== expected) break;
+      previous = chainHash(previous, row);
+      ids.push(row.id);
+      hashes.push(previous.toString('hex'));
+      expected += 1n;
+    }
+    if (ids.length === 0) return 0;
+    await trx.raw(
+      `UPDATE ledger_logs l SET hash = decode(u.hash, 'hex') FROM unnest(?::bigint[], ?::text[]) AS u(id, hash) WHERE l.ledger = ? AND l.id = u.id`,
+      [ids, hashes, ledger],
+    );
+    await trx('ledger_log_chain').where({ ledger }).update({ hashed_through: ids[ids.length - 1], last_hash: previous });
+    return ids.length;
+  });
+}
+
+/** One pass over every ledger with unhashed logs. @returns how many logs were hashed (0: caught up, or waiting on a gap) */
+export async function hashPendingLogs(db: Db, limit = 1000): Promise<number> {
+  const ledgers: string[] = await db('ledger_logs').whereNull('hash').distinct('ledger').pluck('ledger');
+  let hashed = 0;
+  for (const ledger of ledgers) hashed += await hashLedgerLogs(db, ledger, limit);
+  return hashed;
+}

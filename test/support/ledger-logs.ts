@@ -1,0 +1,38 @@
+import { api, apiUrl, getToken } from './http';
+import { eventually } from './payments';
+
+/** Waits until the hasher has hashed every log of the ledger (a condition, not a timing: it fails only after 30 s). */
+export async function hashedUpTo(ledger: string): Promise<{ logs: number; lastHashedLogId: number; lag: number }> {
+  return eventually(async () => {
+    const res = await api('GET', `/api/ledger/v2/${ledger}/logs/chain`);
+    return res.status === 200 && res.body.data.lag === 0 ? res.body.data : undefined;
+  }, 30_000, `the hasher to catch up on ${ledger}`);
+}
+
+/** The export's raw text (newline-delimited JSON). */
+export async function exportLogs(ledger: string): Promise<{ status: number; type: string; text: string }> {
+  const res = await fetch(`${apiUrl()}/api/ledger/v2/${ledger}/logs/export`, { method: 'POST', headers: { Authorization: `Bearer ${await getToken()}` } });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+export function importLogs(ledger: string, text: string, contentType = 'application/octet-stream') {
+  return api('POST', `/api/ledger/v2/${ledger}/logs/import`, { rawBody: text, headers: { 'Content-Type': contentType } });
+}
+
+/** Everything an import must rebuild: transactions (without insertion dates), volumes, account metadata. */
+export async function ledgerState(ledger: string) {
+  const all = async (path: string) => {
+    const items: any[] = [];
+    let res = await api('GET', `/api/ledger/v2/${ledger}/${path}?pageSize=1000`);
+    for (;;) {
+      expect(res.status).toBe(200);
+      items.push(...res.body.cursor.data);
+      if (!res.body.cursor.hasMore) return items;
+      res = await api('GET', `/api/ledger/v2/${ledger}/${path}?cursor=${res.body.cursor.next}`);
+    }
+  };
+  const transactions = (await all('transactions')).map(({ insertedAt: _i, revertedAt: _r, ...tx }) => tx);
+  const accounts = await all('accounts');
+  const volumes = await all('volumes');
+  return { transactions, accounts, volumes };
+}
