@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { ApiError } from '../lib/errors';
-import type { AppDeps } from './context';
+import type { AppDeps, AppState } from './context';
 import { errorHandler } from './middleware/error-handler';
 import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
@@ -20,9 +20,9 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
   deps.openApiDocument = buildOpenApiDocument(routes, deps.config);
   Object.assign(app.context, { deps });
 
-  const router = new Router();
+  const router = new Router<AppState, { deps: AppDeps }>();
   for (const route of routes) {
-    router.register(toKoaPath(route.spec.path), [route.spec.method.toUpperCase()], route.chain as any, {
+    router.register(toKoaPath(route.spec.path), [route.spec.method.toUpperCase()], route.chain, {
       name: route.spec.operationId,
     });
   }

@@ -4,6 +4,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
+import type { ListRequest } from './pagination';
 
 /** Who is calling, as established from a verified access token. */
 export interface Principal {
@@ -33,18 +34,24 @@ export interface AppDeps {
   mounts?: Koa.Middleware[];
 }
 
+/**
+ * A request's input as `validate` leaves it. Its members are unknown until a route's schemas give them a type
+ * (api/middleware/validate.ts derives it from them); `list` is set on paginated lists.
+ */
 export interface ValidInput {
-  params: Record<string, any>;
-  query: Record<string, any>;
-  body: any;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  list?: ListRequest;
 }
 
-export interface AppState {
+export interface AppState<I = ValidInput> {
   requestId: string;
   logger: Logger;
   principal?: Principal;
-  input: ValidInput;
+  input: I;
 }
 
-export type AppContext = RouterContext<AppState, { deps: AppDeps }> & { deps: AppDeps };
+/** The context of a request; `I` is the route's validated input (ctx.state.input). */
+export type AppContext<I = ValidInput> = RouterContext<AppState<I>, { deps: AppDeps }> & { deps: AppDeps };
 export type AppMiddleware = (ctx: AppContext, next: () => Promise<unknown>) => unknown;

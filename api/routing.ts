@@ -1,4 +1,4 @@
-import type { AppMiddleware } from './context';
+import type { AppContext, AppMiddleware, ValidInput } from './context';
 
 export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 export type JsonSchema = Record<string, unknown>;
@@ -43,12 +43,26 @@ export interface RouteDefinition {
   schemas: NonNullable<ChainMetadata['schemas']>;
 }
 
+declare const validated: unique symbol;
+
+/** What `validate` returns: its middleware, and for the compiler the input `I` it leaves in ctx.state.input. */
+export type ValidateMiddleware<I> = ChainMiddleware & { readonly [validated]: I };
+
+/** A route's handler, the last of its chain; `I` is its validated input. */
+export type RouteHandler<I = ValidInput> = (ctx: AppContext<I>, next: () => Promise<unknown>) => unknown;
+
 /**
- * Declares one operation: its OpenAPI description and its middleware chain, usually
- * `authenticate(scope), validate(schemas), handler`. The same definition feeds the router, the OpenAPI document
- * and the request validators, so the three cannot drift apart.
+ * Declares one operation: its OpenAPI description and its middleware chain, `authenticate(scope)` (or `openRoute()`),
+ * usually `validate(schemas)`, then the handler. The same definition feeds the router, the OpenAPI document and the
+ * request validators, so the three cannot drift apart; the handler's input is typed from the schemas it is validated
+ * against.
  */
-export function defineRoute(spec: OperationSpec, ...chain: ChainMiddleware[]): RouteDefinition {
+export function defineRoute<I>(spec: OperationSpec, guard: ChainMiddleware, validation: ValidateMiddleware<I>, handler: RouteHandler<I>): RouteDefinition;
+export function defineRoute(spec: OperationSpec, guard: ChainMiddleware, handler: RouteHandler): RouteDefinition;
+export function defineRoute(spec: OperationSpec, ...members: Array<ChainMiddleware | RouteHandler<never>>): RouteDefinition {
+  // The one place a handler's input type is taken on trust: validate, just before it in the chain, has checked
+  // ctx.state.input against the schemas that type is derived from.
+  const chain = members as ChainMiddleware[];
   let scope: string | null = null;
   let schemas: RouteDefinition['schemas'] = {};
   for (const middleware of chain) {

@@ -1,8 +1,9 @@
 import { ApiError, validationError } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import type { AppContext, ValidInput } from '../context';
+import type { AppContext } from '../context';
 import { DEFAULT_PAGE_SIZE, decodeCursor, type CursorScope, type ListRequest } from '../pagination';
-import type { ChainMiddleware, JsonSchema } from '../routing';
+import type { ChainMiddleware, JsonSchema, ValidateMiddleware } from '../routing';
+import type { BodyOf, Paginated, ParamOf } from '../schemas/common';
 import { compileBody, compileParams, describeErrors, findUnstorableText } from '../validation';
 
 interface RequestSchemas {
@@ -13,12 +14,18 @@ interface RequestSchemas {
   bodyRequired?: boolean;
 }
 
-declare module '../context' {
-  interface ValidInput {
-    /** Set on paginated lists: filters, page size and position, from the query or from the cursor. */
-    list?: ListRequest<any>;
-  }
-}
+/** A list's filters: its query without the page. */
+export type ListFilters<Q> = Omit<Q, 'pageSize' | 'cursor'>;
+
+/**
+ * The input a route's schemas guarantee once `validate` has passed: each part typed from its schema (unknown without
+ * one), the body possibly absent when it is optional, and `list` on a paginated list.
+ */
+export type InputOf<S extends RequestSchemas> = {
+  params: S extends { params: infer P } ? ParamOf<P> : unknown;
+  query: S extends { query: infer Q } ? ParamOf<Q> : unknown;
+  body: S extends { body: infer B } ? (S extends { bodyRequired: false } ? BodyOf<B> | undefined : BodyOf<B>) : unknown;
+} & (S extends { query: infer Q extends Paginated } ? { list: ListRequest<ListFilters<ParamOf<Q>>> } : unknown);
 
 /** A list is its operation and its path parameters: a cursor of one ledger's transactions does not page another's. */
 function cursorScopeOf(ctx: AppContext): CursorScope {
@@ -47,7 +54,7 @@ function dropIgnoredParams(query: Record<string, unknown>, ignored: NonNullable<
  * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so sending it with
  * any other parameter is ambiguous and refused.
  */
-export function validate(schemas: RequestSchemas): ChainMiddleware {
+export function validate<const S extends RequestSchemas>(schemas: S): ValidateMiddleware<InputOf<S>> {
   const params = schemas.params ? compileParams(schemas.params) : undefined;
   const query = schemas.query ? compileParams(schemas.query) : undefined;
   const body = schemas.body ? compileBody(schemas.body) : undefined;
@@ -56,7 +63,11 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
   const bodyRequired = schemas.bodyRequired ?? true;
 
   const middleware: ChainMiddleware = async function validateRequest(ctx: AppContext, next) {
-    const input: ValidInput = { params: { ...ctx.params }, query: { ...ctx.query } as Record<string, any>, body: ctx.request.body as unknown };
+    const input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; list?: ListRequest } = {
+      params: { ...ctx.params },
+      query: { ...ctx.query },
+      body: ctx.request.body,
+    };
     const unstorable = findUnstorableText(input.params, 'path') ?? findUnstorableText(input.query, 'query') ?? findUnstorableText(input.body, 'body');
     if (unstorable) throw validationError(`${unstorable}: text must not contain NUL characters or unpaired UTF-16 surrogates`);
     if (params && !params(input.params)) throw validationError(describeErrors('path', params.errors));
@@ -66,9 +77,10 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
       if (Object.keys(input.query).length > 1) {
         throw validationError('query: `cursor` must be sent alone; it already carries the page size and filters of its list');
       }
-      if (Array.isArray(input.query.cursor)) throw validationError('query.cursor: must be a single value');
+      const { cursor } = input.query;
+      if (typeof cursor !== 'string') throw validationError('query.cursor: must be a single value');
       const scope = cursorScopeOf(ctx);
-      const state = decodeCursor(input.query.cursor, scope);
+      const state = decodeCursor(cursor, scope);
       input.query = { ...state.f, pageSize: state.p };
       if (query && !query(input.query)) throw validationError('invalid cursor: its filters are not valid for this list');
       input.list = { filters: state.f, pageSize: state.p, position: { key: state.k, dir: state.d }, scope };
@@ -76,7 +88,7 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
       if (!query(input.query)) throw validationError(describeErrors('query', query.errors));
       if (paginated) {
         const { pageSize, cursor: _cursor, ...filters } = input.query;
-        input.list = { filters, pageSize: pageSize ?? DEFAULT_PAGE_SIZE, scope: cursorScopeOf(ctx) };
+        input.list = { filters, pageSize: typeof pageSize === 'number' ? pageSize : DEFAULT_PAGE_SIZE, scope: cursorScopeOf(ctx) };
       }
     }
 
@@ -93,5 +105,6 @@ export function validate(schemas: RequestSchemas): ChainMiddleware {
     await next();
   };
   middleware.chain = { schemas };
-  return middleware;
+  // The input type is the compiler's alone: nothing is added at run time.
+  return middleware as ValidateMiddleware<InputOf<S>>;
 }

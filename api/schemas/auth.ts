@@ -1,11 +1,11 @@
 import { ALL_SCOPES } from '../middleware/authenticate';
 import type { JsonSchema } from '../routing';
-import { objectSchema } from './common';
+import { anyObjectSchema, arraySchema, booleanSchema, extendObject, objectSchema, stringSchema } from './common';
 
-const stringList: JsonSchema = { type: 'array', items: { type: 'string', maxLength: 2048 }, maxItems: 100 };
-const anyMetadata: JsonSchema = { type: 'object', description: 'Free-form JSON object.' };
+const uriList = () => arraySchema(stringSchema({ format: 'uri', maxLength: 2048 }), { maxItems: 100 });
+const anyMetadata = anyObjectSchema({ description: 'Free-form JSON object.' });
 
-export const clientSecretSchema: JsonSchema = objectSchema(
+export const clientSecretSchema = objectSchema(
   { id: { type: 'string' }, name: { type: 'string' }, lastDigits: { type: 'string' }, metadata: anyMetadata },
   ['id', 'name', 'lastDigits', 'metadata'],
 );
@@ -26,23 +26,20 @@ export const clientSchema: JsonSchema = objectSchema(
   ['id', 'name', 'description', 'public', 'trusted', 'redirectUris', 'postLogoutRedirectUris', 'scopes', 'metadata', 'secrets'],
 );
 
-export const clientInputSchema: JsonSchema = objectSchema(
+export const clientInputSchema = objectSchema(
   {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    description: { type: 'string', maxLength: 2000 },
-    public: { type: 'boolean' },
-    trusted: { type: 'boolean' },
-    redirectUris: { ...stringList, items: { type: 'string', format: 'uri', maxLength: 2048 } },
-    postLogoutRedirectUris: { ...stringList, items: { type: 'string', format: 'uri', maxLength: 2048 } },
-    scopes: { type: 'array', items: { type: 'string', enum: ALL_SCOPES }, maxItems: 100 },
+    name: stringSchema({ minLength: 1, maxLength: 200 }),
+    description: stringSchema({ maxLength: 2000 }),
+    public: booleanSchema(),
+    trusted: booleanSchema(),
+    redirectUris: uriList(),
+    postLogoutRedirectUris: uriList(),
+    scopes: arraySchema(stringSchema({ enum: ALL_SCOPES }), { maxItems: 100 }),
     metadata: anyMetadata,
   },
   ['name'],
 );
 
-export const secretInputSchema: JsonSchema = objectSchema({ name: { type: 'string', maxLength: 200 }, metadata: anyMetadata });
+export const secretInputSchema = objectSchema({ name: stringSchema({ maxLength: 200 }), metadata: anyMetadata });
 
-export const createdSecretSchema: JsonSchema = objectSchema(
-  { ...(clientSecretSchema.properties as Record<string, JsonSchema>), clear: { type: 'string', description: 'The secret; shown only here.' } },
-  ['id', 'name', 'lastDigits', 'metadata', 'clear'],
-);
+export const createdSecretSchema: JsonSchema = extendObject(clientSecretSchema, { clear: { type: 'string', description: 'The secret; shown only here.' } }, ['clear']);

@@ -1,17 +1,34 @@
 import { ADDRESS_PATTERN, ASSET_PATTERN, LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import type { JsonSchema } from '../routing';
-import { bigIntegerSchema, dateTimeSchema, ignoredParam, int64IdSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
+import {
+  anyObjectSchema,
+  arraySchema,
+  bigIntegerSchema,
+  booleanSchema,
+  dateTimeSchema,
+  ignoredParam,
+  int64IdSchema,
+  integerSchema,
+  listQuerySchema,
+  member,
+  metadataSchema,
+  objectSchema,
+  stringSchema,
+  withMetadataFilters,
+  type MetadataFilters,
+} from './common';
 
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const amount = (description: string): JsonSchema => ({ ...bigIntegerSchema(description), minimum: undefined });
-export const addressSchema: JsonSchema = { type: 'string', pattern: ADDRESS_PATTERN, maxLength: 1024, description: 'Account address, e.g. `users:42`.' };
-export const assetSchema: JsonSchema = { type: 'string', pattern: ASSET_PATTERN, description: 'Asset, e.g. `USD/2`.' };
+export const addressSchema = stringSchema({ pattern: ADDRESS_PATTERN, maxLength: 1024, description: 'Account address, e.g. `users:42`.' });
+export const assetSchema = stringSchema({ pattern: ASSET_PATTERN, description: 'Asset, e.g. `USD/2`.' });
 
-export const ledgerParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 } }, ['ledger']);
-export const newLedgerParams = objectSchema({ ledger: { type: 'string', pattern: LEDGER_NAME_PATTERN } }, ['ledger']);
+const ledgerName = () => stringSchema({ minLength: 1, maxLength: 63 });
+export const ledgerParams = objectSchema({ ledger: ledgerName() }, ['ledger']);
+export const newLedgerParams = objectSchema({ ledger: stringSchema({ pattern: LEDGER_NAME_PATTERN }) }, ['ledger']);
 export const transactionIdSchema = int64IdSchema('Transaction id, an integer from 0 to 2^63 - 1.');
-export const txParams = (name: 'id' | 'txid') => objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, [name]: transactionIdSchema }, ['ledger', name]);
-export const accountParams = objectSchema({ ledger: { type: 'string', minLength: 1, maxLength: 63 }, address: addressSchema }, ['ledger', 'address']);
+export const txParams = <N extends 'id' | 'txid'>(name: N) => objectSchema({ ledger: ledgerName(), ...member(name, transactionIdSchema) }, ['ledger', name]);
+export const accountParams = objectSchema({ ledger: ledgerName(), address: addressSchema }, ['ledger', 'address']);
 
 export const ledgerSchema = objectSchema(
   { name: { type: 'string' }, addedAt: dateTimeSchema, bucket: { type: 'string' }, metadata: stringMap },
@@ -62,47 +79,48 @@ export const accountSchema = objectSchema(
   ['address', 'metadata', 'volumes', 'effectiveVolumes'],
 );
 
-export const createLedgerBodySchema = objectSchema({ bucket: { type: 'string', pattern: '^[0-9a-zA-Z_-]{1,63}$' }, metadata: metadataSchema });
+export const createLedgerBodySchema = objectSchema({ bucket: stringSchema({ pattern: '^[0-9a-zA-Z_-]{1,63}$' }), metadata: metadataSchema });
 
 export const createTransactionBodySchema = objectSchema({
-  postings: { type: 'array', items: postingSchema, maxItems: 1000 },
-  script: objectSchema({ plain: { type: 'string', minLength: 1, maxLength: 100_000 }, vars: { type: 'object' } }, ['plain']),
-  reference: { type: 'string', maxLength: 1000 },
+  postings: arraySchema(postingSchema, { maxItems: 1000 }),
+  script: objectSchema({ plain: stringSchema({ minLength: 1, maxLength: 100_000 }), vars: anyObjectSchema() }, ['plain']),
+  reference: stringSchema({ maxLength: 1000 }),
   metadata: metadataSchema,
   timestamp: dateTimeSchema,
 });
 
 export const revertBodySchema = objectSchema({ metadata: metadataSchema });
 
-/** `metadata[key]=value` query filters, as Formance's v1 lists take them. */
-const metadataFilter = { patternProperties: { '^metadata\\[.+\\]$': { type: 'string' } }, additionalProperties: false };
-const pattern = (what: string): JsonSchema => ({ type: 'string', maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
+const pattern = (what: string) => stringSchema({ maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
 
-export const listLedgersQuery: JsonSchema = {
-  ...listQuerySchema({ includeDeleted: ignoredParam({ type: 'boolean', description: 'Ledgers are never deleted here.' }), sort: ignoredParam({ type: 'string', description: 'The order is always oldest first.' }) }),
+export const listLedgersQuery = {
+  ...listQuerySchema({
+    includeDeleted: ignoredParam(booleanSchema({ description: 'Ledgers are never deleted here.' })),
+    sort: ignoredParam(stringSchema({ description: 'The order is always oldest first.' })),
+  }),
   additionalProperties: false,
 };
 const transactionFilters = {
   account: pattern('Source or destination'),
   source: pattern('Source'),
   destination: pattern('Destination'),
-  reference: { type: 'string' },
+  reference: stringSchema(),
   startTime: { ...dateTimeSchema, description: 'Timestamp >= startTime.' },
   endTime: { ...dateTimeSchema, description: 'Timestamp < endTime.' },
 };
 const accountFilters = { address: pattern('Address') };
-export const listTransactionsQuery: JsonSchema = { ...listQuerySchema(transactionFilters), ...metadataFilter };
-export const listAccountsQuery: JsonSchema = { ...listQuerySchema(accountFilters), ...metadataFilter };
+export const listTransactionsQuery = withMetadataFilters(listQuerySchema(transactionFilters));
+export const listAccountsQuery = withMetadataFilters(listQuerySchema(accountFilters));
 /** HEAD counts take the filters of their list, without its page. */
-export const countTransactionsQuery: JsonSchema = { ...objectSchema(transactionFilters), ...metadataFilter };
-export const countAccountsQuery: JsonSchema = { ...objectSchema(accountFilters), ...metadataFilter };
-export const listVolumesQuery: JsonSchema = {
+export const countTransactionsQuery = withMetadataFilters(objectSchema(transactionFilters));
+export const countAccountsQuery = withMetadataFilters(objectSchema(accountFilters));
+export const listVolumesQuery = {
   ...listQuerySchema({
     ...accountFilters,
     startTime: { ...dateTimeSchema, description: 'Only transactions at or after startTime (then volumes are summed from postings).' },
     endTime: { ...dateTimeSchema, description: 'Only transactions before endTime (then volumes are summed from postings).' },
-    insertionDate: { type: 'boolean', description: 'startTime and endTime bound the insertion date instead of the timestamp.' },
-    groupBy: { type: 'integer', minimum: 1, maximum: 64, description: 'Group addresses by their first N segments.' },
+    insertionDate: booleanSchema({ description: 'startTime and endTime bound the insertion date instead of the timestamp.' }),
+    groupBy: integerSchema({ minimum: 1, maximum: 64, description: 'Group addresses by their first N segments.' }),
   }),
   additionalProperties: false,
 };
@@ -111,15 +129,15 @@ export const volumesWithBalanceSchema = objectSchema(
   ['account', 'asset', 'input', 'output', 'balance'],
 );
 export const ledgerStatsSchema = objectSchema({ accounts: { type: 'integer', minimum: 0 }, transactions: { type: 'integer', minimum: 0 } }, ['accounts', 'transactions']);
-export const balancesQuery: JsonSchema = objectSchema({ address: pattern('Address') });
-export const dryRunQuery: JsonSchema = objectSchema({ dryRun: { type: 'boolean', description: 'Run every check and roll back.' } });
-export const revertQuery: JsonSchema = objectSchema({
-  force: { type: 'boolean', description: 'Allow the revert to take accounts below zero.' },
-  atEffectiveDate: { type: 'boolean', description: 'Give the revert the original transaction\'s timestamp.' },
+export const balancesQuery = objectSchema({ address: pattern('Address') });
+export const dryRunQuery = objectSchema({ dryRun: booleanSchema({ description: 'Run every check and roll back.' }) });
+export const revertQuery = objectSchema({
+  force: booleanSchema({ description: 'Allow the revert to take accounts below zero.' }),
+  atEffectiveDate: booleanSchema({ description: 'Give the revert the original transaction\'s timestamp.' }),
 });
 
 /** Splits `metadata[k]=v` query members out of validated list filters. */
-export function metadataFilters(filters: Record<string, unknown>): { rest: Record<string, unknown>; metadata: Record<string, string> } {
+export function metadataFilters<F extends MetadataFilters>(filters: F): { rest: Omit<F, keyof MetadataFilters>; metadata: Record<string, string> } {
   const rest: Record<string, unknown> = {};
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(filters)) {
@@ -127,5 +145,6 @@ export function metadataFilters(filters: Record<string, unknown>): { rest: Recor
     if (match) metadata[match[1]] = String(value);
     else rest[key] = value;
   }
-  return { rest, metadata };
+  // What the pattern did not match are F's own members.
+  return { rest: rest as Omit<F, keyof MetadataFilters>, metadata };
 }

@@ -1,18 +1,16 @@
 import { EVENT_NAME_MAX_LENGTH } from '../../lib/orchestration/config';
 import type { JsonSchema } from '../routing';
-import { dateTimeSchema, listQuerySchema, objectSchema } from './common';
+import { anyObjectSchema, arraySchema, booleanSchema, dateTimeSchema, integerSchema, listQuerySchema, mapSchema, objectSchema, stringSchema } from './common';
 
-const uuidString: JsonSchema = { type: 'string', minLength: 1, maxLength: 100 };
+const uuidString = stringSchema({ minLength: 1, maxLength: 100 });
 
 /** The body of a workflow creation; stages are checked in depth by the service (messages name stage and field). */
-export const workflowConfigSchema: JsonSchema = objectSchema({
-  name: { type: 'string', maxLength: 500 },
-  stages: {
-    type: 'array',
+export const workflowConfigSchema = objectSchema({
+  name: stringSchema({ maxLength: 500 }),
+  stages: arraySchema(anyObjectSchema(), {
     maxItems: 1000,
     description: 'Stages run in order; each is an object with one key: send, delay, wait_event, update or noop. String leaves may use ${variable}.',
-    items: { type: 'object' },
-  },
+  }),
 });
 
 export const workflowSchema: JsonSchema = objectSchema(
@@ -69,21 +67,21 @@ export const stageHistoryEntrySchema: JsonSchema = objectSchema(
 
 export const workflowParams = objectSchema({ workflowID: uuidString }, ['workflowID']);
 export const instanceParams = objectSchema({ instanceID: uuidString }, ['instanceID']);
-export const stageParams = objectSchema({ instanceID: uuidString, number: { type: 'integer', minimum: 0 } }, ['instanceID', 'number']);
+export const stageParams = objectSchema({ instanceID: uuidString, number: integerSchema({ minimum: 0 }) }, ['instanceID', 'number']);
 
 export const runQuerySchema = objectSchema({
-  wait: { type: 'string', description: '`true` or `1` (any case): answer when the run has ended, or after 60 s with its current state.' },
+  wait: stringSchema({ description: '`true` or `1` (any case): answer when the run has ended, or after 60 s with its current state.' }),
 });
-export const variablesSchema: JsonSchema = { type: 'object', additionalProperties: { type: 'string' }, description: 'Variables for ${name} references' };
-export const eventBodySchema = objectSchema({ name: { type: 'string', minLength: 1, maxLength: EVENT_NAME_MAX_LENGTH } }, ['name']);
-export const instanceListQuery = listQuerySchema({ workflowID: { type: 'string' }, running: { type: 'boolean' } });
+export const variablesSchema = mapSchema(stringSchema(), { description: 'Variables for ${name} references' });
+export const eventBodySchema = objectSchema({ name: stringSchema({ minLength: 1, maxLength: EVENT_NAME_MAX_LENGTH }) }, ['name']);
+export const instanceListQuery = listQuerySchema({ workflowID: stringSchema(), running: booleanSchema() });
 
 export const triggerInputSchema = objectSchema({
-  event: { type: 'string', maxLength: 200, description: 'Event type to react to, e.g. COMMITTED_TRANSACTIONS or SAVED_PAYMENT' },
-  workflowID: { type: 'string', maxLength: 100 },
-  filter: { type: 'string', maxLength: 4000, description: 'CEL expression over `event` (the payload); the trigger fires when it is true' },
-  vars: { type: 'object', additionalProperties: { type: 'string', maxLength: 4000 }, description: 'Variable name → CEL expression over `event`' },
-  name: { type: 'string', maxLength: 500 },
+  event: stringSchema({ maxLength: 200, description: 'Event type to react to, e.g. COMMITTED_TRANSACTIONS or SAVED_PAYMENT' }),
+  workflowID: stringSchema({ maxLength: 100 }),
+  filter: stringSchema({ maxLength: 4000, description: 'CEL expression over `event` (the payload); the trigger fires when it is true' }),
+  vars: mapSchema(stringSchema({ maxLength: 4000 }), { description: 'Variable name → CEL expression over `event`' }),
+  name: stringSchema({ maxLength: 500 }),
 });
 
 export const triggerSchema = objectSchema(
@@ -113,4 +111,4 @@ export const triggerTestResultSchema = objectSchema(
 );
 
 export const triggerParams = objectSchema({ triggerID: uuidString }, ['triggerID']);
-export const triggerListQuery = listQuerySchema({ name: { type: 'string' } });
+export const triggerListQuery = listQuerySchema({ name: stringSchema() });

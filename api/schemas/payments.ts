@@ -3,15 +3,15 @@ import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INIT
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
-import { bigIntegerSchema, dateTimeSchema, listQuerySchema, metadataSchema, objectSchema } from './common';
+import { arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, listQuerySchema, member, metadataSchema, objectSchema, stringSchema } from './common';
 
-const str: JsonSchema = { type: 'string' };
-const uuid: JsonSchema = { type: 'string', format: 'uuid' };
-const shortText = (max = 1000): JsonSchema => ({ type: 'string', minLength: 1, maxLength: max });
+const str = stringSchema();
+const uuid = stringSchema({ format: 'uuid' });
+const shortText = (max = 1000) => stringSchema({ minLength: 1, maxLength: max });
 const anyObject: JsonSchema = { type: 'object', description: 'Provider data, as received.' };
-const positiveAmount: JsonSchema = { ...bigIntegerSchema('Amount in minor units of the asset, > 0'), minimum: 1 };
+const positiveAmount = { ...bigIntegerSchema('Amount in minor units of the asset, > 0'), minimum: 1 };
 
-export const idParams = (name: string, schema: JsonSchema = shortText(2000)): JsonSchema => objectSchema({ [name]: schema }, [name]);
+export const idParams = <const N extends string>(name: N) => objectSchema(member(name, shortText(2000)), [name]);
 
 // --- Payments (op 7) ---
 export const paymentAdjustmentSchema = objectSchema({ reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
@@ -25,8 +25,8 @@ export const paymentSchema = objectSchema({
 }, ['id', 'reference', 'sourceAccountID', 'destinationAccountID', 'connectorID', 'provider', 'type', 'status', 'initialAmount', 'amount', 'scheme', 'asset', 'createdAt', 'raw', 'adjustments', 'metadata']);
 
 export const paymentsListQuery = listQuerySchema({
-  sort: { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 10, description: `\`field:asc|desc\`, repeated or comma-separated; fields: ${SORT_FIELDS.join(', ')}. Default date:desc.` },
-  query: { type: 'string', maxLength: 10_000, description: `JSON filter: $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not over ${QUERY_FIELDS.join(', ')}.` },
+  sort: arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10, description: `\`field:asc|desc\`, repeated or comma-separated; fields: ${SORT_FIELDS.join(', ')}. Default date:desc.` }),
+  query: stringSchema({ maxLength: 10_000, description: `JSON filter: $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not over ${QUERY_FIELDS.join(', ')}.` }),
 });
 export const metadataBody = { ...metadataSchema, maxProperties: 100 };
 
@@ -41,27 +41,27 @@ export const bankAccountSchema = objectSchema({
 }, ['id', 'name', 'createdAt', 'relatedAccounts', 'metadata']);
 export const bankAccountInputSchema = objectSchema({
   name: shortText(),
-  iban: { type: 'string', pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{11,36}$' },
-  accountNumber: { type: 'string', pattern: '^[0-9A-Za-z -]{4,34}$' },
-  swiftBicCode: { type: 'string', pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' },
-  country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' },
+  iban: stringSchema({ pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{11,36}$' }),
+  accountNumber: stringSchema({ pattern: '^[0-9A-Za-z -]{4,34}$' }),
+  swiftBicCode: stringSchema({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' }),
+  country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
   metadata: metadataBody,
 }, ['name'], { anyOf: [{ required: ['iban'] }, { required: ['accountNumber'] }] });
 export const forwardInputSchema = objectSchema({ connectorID: shortText(2000) }, ['connectorID']);
 
 // --- Payment service users (ops 3, 4) ---
 const contactDetailsSchema = objectSchema({
-  email: { type: 'string', format: 'email', maxLength: 320 },
-  phoneNumber: { type: 'string', pattern: '^\\+?[0-9 ().-]{3,30}$' },
-  locale: { type: 'string', pattern: '^[a-z]{2}(-[A-Z]{2})?$' },
+  email: stringSchema({ format: 'email', maxLength: 320 }),
+  phoneNumber: stringSchema({ pattern: '^\\+?[0-9 ().-]{3,30}$' }),
+  locale: stringSchema({ pattern: '^[a-z]{2}(-[A-Z]{2})?$' }),
 });
 const addressSchema = objectSchema({
   streetNumber: shortText(100), streetName: shortText(), city: shortText(), region: shortText(), postalCode: shortText(50),
-  country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' },
+  country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
 });
 export const psuInputSchema = objectSchema({
   name: shortText(), contactDetails: contactDetailsSchema, address: addressSchema,
-  bankAccountIDs: { type: 'array', items: uuid, maxItems: 100 }, metadata: metadataBody,
+  bankAccountIDs: arraySchema(uuid, { maxItems: 100 }), metadata: metadataBody,
 }, ['name']);
 export const psuSchema = objectSchema({
   id: uuid, name: str, createdAt: dateTimeSchema, contactDetails: contactDetailsSchema, address: addressSchema,
@@ -69,17 +69,17 @@ export const psuSchema = objectSchema({
 }, ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata']);
 
 // --- Pools (op 5) ---
-export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: { type: 'array', items: shortText(2000), maxItems: 1000 } }, ['name', 'accountIDs']);
+export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }) }, ['name', 'accountIDs']);
 export const poolSchema = objectSchema({ id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC'] }, poolAccounts: { type: 'array', items: str } },
   ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
 export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema() }, ['asset', 'amount']) };
 
 // --- Payment initiations (op 6) ---
 export const initiationInputSchema = objectSchema({
-  reference: { type: 'string', minLength: 3, maxLength: 1000 }, connectorID: shortText(2000),
-  type: { type: 'string', enum: [...PAYMENT_INITIATION_TYPES] }, amount: positiveAmount,
-  asset: { type: 'string', pattern: ASSET_PATTERN, description: 'e.g. EUR/2' },
-  sourceAccountID: shortText(2000), destinationAccountID: shortText(2000), description: { type: 'string', maxLength: 10_000 },
+  reference: stringSchema({ minLength: 3, maxLength: 1000 }), connectorID: shortText(2000),
+  type: stringSchema({ enum: [...PAYMENT_INITIATION_TYPES] }), amount: positiveAmount,
+  asset: stringSchema({ pattern: ASSET_PATTERN, description: 'e.g. EUR/2' }),
+  sourceAccountID: shortText(2000), destinationAccountID: shortText(2000), description: stringSchema({ maxLength: 10_000 }),
   scheduledAt: dateTimeSchema, metadata: metadataBody,
 }, ['reference', 'connectorID', 'type', 'amount', 'asset', 'destinationAccountID']);
 export const initiationSchema = objectSchema({
@@ -92,17 +92,17 @@ export const initiationSchema = objectSchema({
 }, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'description', 'type', 'amount', 'asset', 'status', 'destinationAccountID', 'metadata']);
 export const initiationCreatedSchema = objectSchema({ paymentInitiationID: str, taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['paymentInitiationID']);
 export const taskSchema = objectSchema({ taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['taskID']);
-export const createQuery = objectSchema({ noValidation: { type: 'boolean', description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' } });
+export const createQuery = objectSchema({ noValidation: booleanSchema({ description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' }) });
 
 // --- Connectors ---
-const pollingPeriod = { type: 'string', pattern: DURATION_PATTERN, default: '2m', description: 'e.g. 1s, 30s, 5m; between 1s and 24h.' };
+const pollingPeriod = stringSchema({ pattern: DURATION_PATTERN, default: '2m', description: 'e.g. 1s, 30s, 5m; between 1s and 24h.' });
 export const simulatedConfigSchema = objectSchema({
-  name: shortText(200), directory: { type: 'string', minLength: 1, maxLength: 4096, description: 'Inside DATA_DIR (relative paths resolve there) or PAYMENTS_SIMULATED_DIRS.' }, pollingPeriod,
+  name: shortText(200), directory: stringSchema({ minLength: 1, maxLength: 4096, description: 'Inside DATA_DIR (relative paths resolve there) or PAYMENTS_SIMULATED_DIRS.' }), pollingPeriod,
 }, ['name', 'directory']);
 export const genericConfigSchema = objectSchema({
-  name: shortText(200), endpoint: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 },
-  apiKey: { type: 'string', maxLength: 4096, description: 'Sent as Bearer token; never read back.' }, pollingPeriod,
-  timeout: { type: 'string', pattern: DURATION_PATTERN, default: '10s', description: 'Per request, 100ms..60s.' },
+  name: shortText(200), endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048 }),
+  apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back.' }), pollingPeriod,
+  timeout: stringSchema({ pattern: DURATION_PATTERN, default: '10s', description: 'Per request, 100ms..60s.' }),
 }, ['name', 'endpoint']);
 export const connectorSchema = objectSchema({ id: str, name: str, provider: str, createdAt: dateTimeSchema, installed: { type: 'boolean' }, uninstalledAt: dateTimeSchema },
   ['id', 'name', 'provider', 'createdAt', 'installed']);

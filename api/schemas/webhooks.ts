@@ -1,20 +1,17 @@
 import type { JsonSchema } from '../routing';
-import { dateTimeSchema, listQuerySchema, objectSchema } from './common';
+import { arraySchema, dateTimeSchema, listQuerySchema, objectSchema, stringSchema } from './common';
 
-const endpoint: JsonSchema = { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL receiving the POSTs.' };
-const eventTypes: JsonSchema = {
-  type: 'array',
+const endpoint = stringSchema({ minLength: 1, maxLength: 2048, description: 'http(s) URL receiving the POSTs.' });
+const eventTypes = arraySchema(stringSchema({ minLength: 1, maxLength: 200 }), {
   minItems: 1,
   maxItems: 100,
-  items: { type: 'string', minLength: 1, maxLength: 200 },
   description: 'Subscribed event types, `<app>.<lower_snake_type>` (e.g. `ledger.committed_transactions`); stored lower-cased.',
-};
-const secret: JsonSchema = {
-  type: 'string',
+});
+const secret = stringSchema({
   maxLength: 200,
   description: 'Standard base64 of 24 to 64 bytes, optionally `whsec_`-prefixed; empty or missing: one is generated.',
-};
-const name: JsonSchema = { type: 'string', maxLength: 200 };
+});
+const name = stringSchema({ maxLength: 200 });
 
 export const webhookConfigSchema: JsonSchema = objectSchema(
   { id: { type: 'string', format: 'uuid' }, endpoint: { type: 'string' }, secret: { type: 'string' }, eventTypes: { type: 'array', items: { type: 'string' } }, active: { type: 'boolean' }, name: { type: 'string' }, createdAt: dateTimeSchema, updatedAt: dateTimeSchema },
@@ -61,12 +58,12 @@ export const deliverySchema: JsonSchema = objectSchema(
 export const configInputSchema = objectSchema({ endpoint, eventTypes, secret, name }, ['endpoint', 'eventTypes']);
 export const configUpdateSchema = objectSchema({ endpoint, eventTypes, name }, ['endpoint', 'eventTypes']);
 export const secretChangeSchema = objectSchema({ secret });
-export const idParams = objectSchema({ id: { type: 'string', minLength: 1, maxLength: 100 } }, ['id']);
+export const idParams = objectSchema({ id: stringSchema({ minLength: 1, maxLength: 100 }) }, ['id']);
 // Formance refuses any other filter (400), rather than ignoring a misspelt one.
-export const configListQuery = { ...listQuerySchema({ id: { type: 'string' }, endpoint: { type: 'string' } }), additionalProperties: false };
+export const configListQuery = { ...listQuerySchema({ id: stringSchema(), endpoint: stringSchema() }), additionalProperties: false };
 export const deliveryListQuery = listQuerySchema({
-  configID: { type: 'string' },
-  eventID: { type: 'string' },
-  status: { type: 'string', enum: ['pending', 'retrying', 'success', 'failed'] },
+  configID: stringSchema(),
+  eventID: stringSchema(),
+  status: stringSchema({ enum: ['pending', 'retrying', 'success', 'failed'] }),
 });
 export const attemptListQuery = listQuerySchema();

@@ -1,13 +1,12 @@
 import { notFound } from '../../../lib/errors';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { dataOf, objectSchema } from '../../schemas/common';
+import { arraySchema, dataOf, objectSchema, stringSchema } from '../../schemas/common';
 
 const tags = ['auth'];
-const userSchema = objectSchema({ id: { type: 'string' }, subject: { type: 'string' }, email: { type: 'string' } });
-const userParams = objectSchema({ userId: { type: 'string', minLength: 1, maxLength: 200 } }, ['userId']);
+const userSchema = objectSchema({ id: stringSchema(), subject: stringSchema(), email: stringSchema() });
+const userParams = objectSchema({ userId: stringSchema({ minLength: 1, maxLength: 200 }) }, ['userId']);
 
 /**
  * Formance's users are people who signed in through its OIDC delegation. This platform's issuer has no users, only
@@ -15,9 +14,9 @@ const userParams = objectSchema({ userId: { type: 'string', minLength: 1, maxLen
  * (docs/auth.md). Kept so Formance's clients work unchanged.
  */
 export const listUsersRoute = defineRoute(
-  { method: 'get', path: '/api/auth/users', operationId: 'listUsers', summary: 'Users: always empty (no users, only OAuth clients)', tags, responses: { 200: { description: 'Users', schema: dataOf({ type: 'array', items: userSchema }) } } },
+  { method: 'get', path: '/api/auth/users', operationId: 'listUsers', summary: 'Users: always empty (no users, only OAuth clients)', tags, responses: { 200: { description: 'Users', schema: dataOf(arraySchema(userSchema)) } } },
   authenticate('auth:read'),
-  async function listUsersHandler(ctx: AppContext) {
+  async function listUsersHandler(ctx) {
     ctx.body = { data: [] };
   },
 );
@@ -26,7 +25,7 @@ export const readUserRoute = defineRoute(
   { method: 'get', path: '/api/auth/users/{userId}', operationId: 'readUser', summary: 'A user: always 404 (no users, only OAuth clients)', tags, responses: { 200: { description: 'User', schema: dataOf(userSchema) } } },
   authenticate('auth:read'),
   validate({ params: userParams }),
-  async function readUserHandler(ctx: AppContext) {
+  async function readUserHandler(ctx) {
     throw notFound(`user "${ctx.state.input.params.userId}" not found: this platform has OAuth clients, no users`);
   },
 );

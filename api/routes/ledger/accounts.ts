@@ -1,5 +1,4 @@
 import { addAccountMetadata, aggregateBalances, getAccount, listAccounts, type LedgerAccount } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -13,10 +12,10 @@ export const listAccountsRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/accounts', operationId: 'listAccounts', summary: 'List accounts by address, with volumes', tags, responses: { 200: { description: 'Accounts', schema: cursorOf(accountSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listAccountsQuery }),
-  async function listAccountsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listAccountsHandler(ctx) {
+    const list = ctx.state.input.list;
     const { rest, metadata } = metadataFilters(list.filters);
-    const page = await listAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address as string | undefined, metadata }, list);
+    const page = await listAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata }, list);
     ctx.body = cursorEnvelope(list, page, (a: LedgerAccount) => [a.address]);
   },
 );
@@ -25,7 +24,7 @@ export const readAccountRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/accounts/{address}', operationId: 'getAccount', summary: 'Read an account with its volumes (an unused account has empty volumes)', tags, responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } } },
   authenticate('ledger:read'),
   validate({ params: accountParams }),
-  async function readAccountHandler(ctx: AppContext) {
+  async function readAccountHandler(ctx) {
     const { ledger, address } = ctx.state.input.params;
     ctx.body = { data: await getAccount(ctx.deps.db, ledger, address) };
   },
@@ -35,7 +34,7 @@ export const addAccountMetadataRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata', operationId: 'addAccountMetadata', summary: 'Merge keys into an account\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
   authenticate('ledger:write'),
   validate({ params: accountParams, body: metadataSchema }),
-  async function addAccountMetadataHandler(ctx: AppContext) {
+  async function addAccountMetadataHandler(ctx) {
     const { ledger, address } = ctx.state.input.params;
     await addAccountMetadata(ctx.deps.db, ledger, address, ctx.state.input.body);
     ctx.status = 204;
@@ -53,7 +52,7 @@ export const aggregateBalancesRoute = defineRoute(
   },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: balancesQuery }),
-  async function aggregateBalancesHandler(ctx: AppContext) {
+  async function aggregateBalancesHandler(ctx) {
     ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address: ctx.state.input.query.address }) };
   },
 );

@@ -1,9 +1,9 @@
 import { runBulk, v2TransactionView, type BulkElement, type BulkResult } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
+import type { BodyOf } from '../../schemas/common';
 import { bulkBodySchema, bulkFailureSchema, bulkQuery, bulkResponseSchema } from '../../schemas/ledger-bulk';
 import { ledgerParams } from '../../schemas/ledger';
 import { toCreateInput } from './input';
@@ -17,13 +17,16 @@ function transactionId(value: unknown, where: string): bigint {
   throw validationError(`${where}: a transaction id (an integer >= 0) when targetType is TRANSACTION`);
 }
 
+type BulkBodyElement = BodyOf<typeof bulkBodySchema>[number];
+type BulkTarget = Pick<Extract<BulkBodyElement, { action: 'ADD_METADATA' }>['data'], 'targetType' | 'targetId'>;
+
 /** The validated JSON elements as the service's input: amounts and transaction ids to BigInt. */
-function toElement(raw: any, index: number): BulkElement {
-  const target = (data: any) =>
+function toElement(raw: BulkBodyElement, index: number): BulkElement {
+  const target = (data: BulkTarget) =>
     data.targetType === 'TRANSACTION'
       ? { targetType: 'TRANSACTION' as const, targetId: transactionId(data.targetId, `body[${index}].data.targetId`) }
       : { targetType: 'ACCOUNT' as const, targetId: String(data.targetId) };
-  const ik = raw.ik !== undefined ? { ik: raw.ik as string } : {};
+  const ik = raw.ik !== undefined ? { ik: raw.ik } : {};
   switch (raw.action) {
     case 'CREATE_TRANSACTION':
       return { action: 'CREATE_TRANSACTION', ...ik, data: toCreateInput(raw.data) };
@@ -57,9 +60,9 @@ export const bulkRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, query: bulkQuery, body: bulkBodySchema }),
-  async function bulkHandler(ctx: AppContext) {
+  async function bulkHandler(ctx) {
     const { params, query, body } = ctx.state.input;
-    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, (body as unknown[]).map((element, index) => toElement(element, index)), {
+    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, body.map((element, index) => toElement(element, index)), {
       atomic: query.atomic === true,
       continueOnFailure: query.continueOnFailure === true,
     });

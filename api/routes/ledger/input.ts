@@ -1,12 +1,14 @@
 import type { CreateTransactionInput } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
 import type { AppContext } from '../../context';
+import type { BodyOf } from '../../schemas/common';
+import type { createTransactionBodySchema } from '../../schemas/ledger';
 
 /** The validated JSON body of a create, as the service's input (amounts to BigInt, timestamp to Date). */
-export function toCreateInput(body: any): CreateTransactionInput {
+export function toCreateInput(body: BodyOf<typeof createTransactionBodySchema>): CreateTransactionInput {
   return {
     ...(body.postings
-      ? { postings: body.postings.map((p: any) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }
+      ? { postings: body.postings.map((p) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }
       : {}),
     ...(body.script ? { script: { plain: body.script.plain, vars: body.script.vars ?? {} } } : {}),
     ...(body.reference !== undefined ? { reference: body.reference } : {}),
@@ -20,7 +22,7 @@ export const idempotencyHeader = {
 };
 export const idempotencyHitHeader = { 'Idempotency-Hit': { description: '`true` when the response replays an earlier request with the same Idempotency-Key.', schema: { type: 'string' } } };
 
-export function idempotencyKeyOf(ctx: AppContext): string | undefined {
+export function idempotencyKeyOf(ctx: Pick<AppContext, 'get'>): string | undefined {
   const key = ctx.get('Idempotency-Key');
   if (key === '') return undefined;
   if (key.length > 255) throw validationError('Idempotency-Key: at most 255 characters');

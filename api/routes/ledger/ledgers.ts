@@ -1,5 +1,4 @@
 import { createLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -14,8 +13,8 @@ export const listLedgersRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2', operationId: 'listLedgers', summary: 'List ledgers, oldest first (op 10)', tags, responses: { 200: { description: 'Ledgers', schema: cursorOf(ledgerSchema) } } },
   authenticate('ledger:read'),
   validate({ query: listLedgersQuery }),
-  async function listLedgersHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listLedgersHandler(ctx) {
+    const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listLedgers(ctx.deps.db, list), (l: Ledger) => [l.id], ledgerView);
   },
 );
@@ -24,7 +23,7 @@ export const createLedgerRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}', operationId: 'createLedger', summary: 'Create a ledger (an existing name is 400 LEDGER_ALREADY_EXISTS)', tags, responses: { 204: { description: 'Created' } } },
   authenticate('ledger:write'),
   validate({ params: newLedgerParams, body: createLedgerBodySchema, bodyRequired: false }),
-  async function createLedgerHandler(ctx: AppContext) {
+  async function createLedgerHandler(ctx) {
     await createLedger(ctx.deps.db, ctx.state.input.params.ledger, ctx.state.input.body ?? {});
     ctx.status = 204;
   },
@@ -34,7 +33,7 @@ export const readLedgerRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}', operationId: 'getLedger', summary: 'Read a ledger', tags, responses: { 200: { description: 'Ledger', schema: dataOf(ledgerSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
-  async function readLedgerHandler(ctx: AppContext) {
+  async function readLedgerHandler(ctx) {
     ctx.body = { data: ledgerView(await getLedger(ctx.deps.db, ctx.state.input.params.ledger)) };
   },
 );
@@ -43,7 +42,7 @@ export const updateLedgerMetadataRoute = defineRoute(
   { method: 'put', path: '/api/ledger/v2/{ledger}/metadata', operationId: 'updateLedgerMetadata', summary: 'Merge keys into a ledger\'s metadata', tags, responses: { 204: { description: 'Updated' } } },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, body: metadataSchema }),
-  async function updateLedgerMetadataHandler(ctx: AppContext) {
+  async function updateLedgerMetadataHandler(ctx) {
     await updateLedgerMetadata(ctx.deps.db, ctx.state.input.params.ledger, ctx.state.input.body);
     ctx.status = 204;
   },

@@ -1,9 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import getRawBody from 'raw-body';
 import { importLogs, listLogs, logChainStatus, streamLogs, verifyLogChain, type LedgerLog } from '../../../areas/ledger';
 import { ApiError } from '../../../lib/errors';
 import { stringifyJson } from '../../../lib/json';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -22,10 +22,10 @@ export const listLogsRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/logs', operationId: 'listLogs', summary: "List the ledger's logs, newest first", tags, responses: { 200: { description: 'Logs', schema: cursorOf(logSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listLogsQuery }),
-  async function listLogsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
-    const f = list.filters as { startTime?: string; endTime?: string };
-    const filters = { startTime: f.startTime ? new Date(f.startTime) : undefined, endTime: f.endTime ? new Date(f.endTime) : undefined };
+  async function listLogsHandler(ctx) {
+    const { list } = ctx.state.input;
+    const { startTime, endTime } = list.filters;
+    const filters = { startTime: startTime ? new Date(startTime) : undefined, endTime: endTime ? new Date(endTime) : undefined };
     const page = await listLogs(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
     ctx.body = cursorEnvelope(list, page, (log: LedgerLog) => [log.id.toString()], wireLog);
   },
@@ -35,7 +35,7 @@ export const logChainRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/logs/chain', operationId: 'readLogChain', summary: 'How far the hasher has gone: the last hashed log and the lag', tags, responses: { 200: { description: 'Chain status', schema: dataOf(logChainSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
-  async function logChainHandler(ctx: AppContext) {
+  async function logChainHandler(ctx) {
     ctx.body = { data: await logChainStatus(ctx.deps.db, ctx.state.input.params.ledger) };
   },
 );
@@ -49,7 +49,7 @@ export const verifyLogsRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams }),
-  async function verifyLogsHandler(ctx: AppContext) {
+  async function verifyLogsHandler(ctx) {
     ctx.body = { data: await verifyLogChain(ctx.deps.db, ctx.state.input.params.ledger) };
   },
 );
@@ -63,7 +63,7 @@ export const exportLogsRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams }),
-  async function exportLogsHandler(ctx: AppContext) {
+  async function exportLogsHandler(ctx) {
     const logs = streamLogs(ctx.deps.db, ctx.state.input.params.ledger, { stopAtGap: true });
     // The first read answers LEDGER_NOT_FOUND as a status, before any byte is sent.
     const first = await logs.next();
@@ -76,9 +76,10 @@ export const exportLogsRoute = defineRoute(
   },
 );
 
-async function readImport(ctx: AppContext): Promise<string> {
+/** Reads an import's body, the raw text the JSON parser left unread (api/middleware/json-body.ts). */
+async function readImport(request: IncomingMessage): Promise<string> {
   try {
-    return await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: MAX_IMPORT_BYTES, encoding: 'utf8' });
+    return await getRawBody(request, { length: request.headers['content-length'] || undefined, limit: MAX_IMPORT_BYTES, encoding: 'utf8' });
   } catch (error) {
     if ((error as { type?: string }).type === 'entity.too.large') throw new ApiError('PAYLOAD_TOO_LARGE', `a log import is at most ${MAX_IMPORT_BYTES} bytes`);
     throw error;
@@ -94,8 +95,8 @@ export const importLogsRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams }),
-  async function importLogsHandler(ctx: AppContext) {
-    const text = await readImport(ctx);
+  async function importLogsHandler(ctx) {
+    const text = await readImport(ctx.req);
     ctx.body = { data: await importLogs(ctx.deps.db, ctx.state.input.params.ledger, text) };
   },
 );

@@ -1,15 +1,13 @@
 import { deleteAccountMetadata, deleteLedgerMetadata, deleteTransactionMetadata } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { objectSchema } from '../../schemas/common';
+import { extendObject, stringSchema, type Schema } from '../../schemas/common';
 import { accountParams, ledgerParams, txParams } from '../../schemas/ledger';
 
 const tags = ['ledger'];
-const keyParam = { key: { type: 'string', minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' } };
-const withKey = (params: { properties?: unknown; required?: unknown }) =>
-  objectSchema({ ...(params.properties as object), ...keyParam }, [...(params.required as string[]), 'key']);
+const withKey = <T, P>(params: Schema<T, P>) =>
+  extendObject(params, { key: stringSchema({ minLength: 1, maxLength: 1000, description: 'The metadata key to remove.' }) }, ['key']);
 
 export const deleteAccountMetadataRoute = defineRoute(
   {
@@ -18,7 +16,7 @@ export const deleteAccountMetadataRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: withKey(accountParams) }),
-  async function deleteAccountMetadataHandler(ctx: AppContext) {
+  async function deleteAccountMetadataHandler(ctx) {
     const { ledger, address, key } = ctx.state.input.params;
     await deleteAccountMetadata(ctx.deps.db, ledger, address, key);
     ctx.status = 204;
@@ -32,7 +30,7 @@ export const deleteTransactionMetadataRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: withKey(txParams('id')) }),
-  async function deleteTransactionMetadataHandler(ctx: AppContext) {
+  async function deleteTransactionMetadataHandler(ctx) {
     const { ledger, id, key } = ctx.state.input.params;
     await deleteTransactionMetadata(ctx.deps.db, ledger, BigInt(id), key);
     ctx.status = 204;
@@ -46,7 +44,7 @@ export const deleteLedgerMetadataRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: withKey(ledgerParams) }),
-  async function deleteLedgerMetadataHandler(ctx: AppContext) {
+  async function deleteLedgerMetadataHandler(ctx) {
     const { ledger, key } = ctx.state.input.params;
     await deleteLedgerMetadata(ctx.deps.db, ledger, key);
     ctx.status = 204;

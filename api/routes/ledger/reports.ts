@@ -1,5 +1,4 @@
 import { countAccounts, countTransactions, ledgerStats, listVolumes, type VolumesWithBalance } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -16,7 +15,7 @@ export const countTransactionsRoute = defineRoute(
   { method: 'head', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'countTransactions', summary: 'Count the transactions a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countTransactionsQuery }),
-  async function countTransactionsHandler(ctx: AppContext) {
+  async function countTransactionsHandler(ctx) {
     ctx.set('Count', String(await countTransactions(ctx.deps.db, ctx.state.input.params.ledger, transactionFiltersOf(ctx.state.input.query))));
     ctx.status = 204;
   },
@@ -26,9 +25,9 @@ export const countAccountsRoute = defineRoute(
   { method: 'head', path: '/api/ledger/v2/{ledger}/accounts', operationId: 'countAccounts', summary: 'Count the accounts a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countAccountsQuery }),
-  async function countAccountsHandler(ctx: AppContext) {
+  async function countAccountsHandler(ctx) {
     const { rest, metadata } = metadataFilters(ctx.state.input.query);
-    const count = await countAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address as string | undefined, metadata });
+    const count = await countAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata });
     ctx.set('Count', String(count));
     ctx.status = 204;
   },
@@ -38,7 +37,7 @@ export const ledgerStatsRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/stats', operationId: 'readLedgerStats', summary: 'How many accounts and transactions a ledger holds', tags, responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
-  async function ledgerStatsHandler(ctx: AppContext) {
+  async function ledgerStatsHandler(ctx) {
     ctx.body = { data: await ledgerStats(ctx.deps.db, ctx.state.input.params.ledger) };
   },
 );
@@ -52,9 +51,9 @@ export const listVolumesRoute = defineRoute(
   },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listVolumesQuery }),
-  async function listVolumesHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
-    const f = list.filters as { address?: string; startTime?: string; endTime?: string; insertionDate?: boolean; groupBy?: number };
+  async function listVolumesHandler(ctx) {
+    const list = ctx.state.input.list;
+    const f = list.filters;
     const filters = {
       address: f.address,
       startTime: f.startTime ? new Date(f.startTime) : undefined,

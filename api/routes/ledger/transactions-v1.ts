@@ -1,9 +1,8 @@
 import { createTransaction, getTransaction, v1TransactionView } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { dataOf, objectSchema } from '../../schemas/common';
+import { booleanSchema, dataOf, objectSchema } from '../../schemas/common';
 import { createTransactionBodySchema, ledgerParams, txParams, v1TransactionSchema } from '../../schemas/ledger';
 import { idempotencyHeader, idempotencyHitHeader, idempotencyKeyOf, toCreateInput } from './input';
 
@@ -21,8 +20,8 @@ export const createTransactionV1Route = defineRoute(
     responses: { 200: { description: 'Committed', schema: dataOf({ type: 'array', items: v1TransactionSchema }), headers: idempotencyHitHeader } },
   },
   authenticate('ledger:write'),
-  validate({ params: ledgerParams, query: objectSchema({ preview: { type: 'boolean', description: 'Dry run.' } }), body: createTransactionBodySchema }),
-  async function createTransactionV1Handler(ctx: AppContext) {
+  validate({ params: ledgerParams, query: objectSchema({ preview: booleanSchema({ description: 'Dry run.' }) }), body: createTransactionBodySchema }),
+  async function createTransactionV1Handler(ctx) {
     const { params, query, body } = ctx.state.input;
     const result = await createTransaction(ctx.deps.db, params.ledger, toCreateInput(body), { dryRun: query.preview === true, idempotencyKey: idempotencyKeyOf(ctx) });
     if (result.idempotencyHit) ctx.set('Idempotency-Hit', 'true');
@@ -42,7 +41,7 @@ export const readTransactionV1Route = defineRoute(
   },
   authenticate('ledger:read'),
   validate({ params: txParams('txid') }),
-  async function readTransactionV1Handler(ctx: AppContext) {
+  async function readTransactionV1Handler(ctx) {
     const { ledger, txid } = ctx.state.input.params;
     ctx.body = { data: v1TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(txid))) };
   },

@@ -8,13 +8,13 @@ import {
   type LedgerTransaction,
   type TransactionFilters,
 } from '../../../areas/ledger';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
-import { cursorOf, dataOf, metadataSchema } from '../../schemas/common';
+import { cursorOf, dataOf, metadataSchema, type ParamOf } from '../../schemas/common';
 import {
+  countTransactionsQuery,
   createTransactionBodySchema,
   dryRunQuery,
   ledgerParams,
@@ -41,7 +41,7 @@ export const createTransactionRoute = defineRoute(
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, query: dryRunQuery, body: createTransactionBodySchema }),
-  async function createTransactionHandler(ctx: AppContext) {
+  async function createTransactionHandler(ctx) {
     const { params, query, body } = ctx.state.input;
     const result = await createTransaction(ctx.deps.db, params.ledger, toCreateInput(body), { dryRun: query.dryRun === true, idempotencyKey: idempotencyKeyOf(ctx) });
     if (result.idempotencyHit) ctx.set('Idempotency-Hit', 'true');
@@ -53,20 +53,20 @@ export const listTransactionsRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'listTransactions', summary: 'List transactions, newest first', tags, responses: { 200: { description: 'Transactions', schema: cursorOf(v2TransactionSchema) } } },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listTransactionsQuery }),
-  async function listTransactionsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listTransactionsHandler(ctx) {
+    const list = ctx.state.input.list;
     const page = await listTransactions(ctx.deps.db, ctx.state.input.params.ledger, transactionFiltersOf(list.filters), list);
     ctx.body = cursorEnvelope(list, page, (tx: LedgerTransaction) => [tx.id.toString()], v2TransactionView);
   },
 );
 
 /** The validated filters of the transactions list (and of its HEAD count), as the ledger service takes them. */
-export function transactionFiltersOf(query: Record<string, unknown>): TransactionFilters {
+export function transactionFiltersOf(query: ParamOf<typeof countTransactionsQuery>): TransactionFilters {
   const { rest, metadata } = metadataFilters(query);
   return {
-    ...(rest as { account?: string; source?: string; destination?: string; reference?: string }),
-    startTime: rest.startTime ? new Date(rest.startTime as string) : undefined,
-    endTime: rest.endTime ? new Date(rest.endTime as string) : undefined,
+    ...rest,
+    startTime: rest.startTime ? new Date(rest.startTime) : undefined,
+    endTime: rest.endTime ? new Date(rest.endTime) : undefined,
     metadata,
   };
 }
@@ -75,7 +75,7 @@ export const readTransactionRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/transactions/{id}', operationId: 'getTransaction', summary: 'Read a transaction with its volumes', tags, responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } } },
   authenticate('ledger:read'),
   validate({ params: txParams('id') }),
-  async function readTransactionHandler(ctx: AppContext) {
+  async function readTransactionHandler(ctx) {
     const { ledger, id } = ctx.state.input.params;
     ctx.body = { data: v2TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(id))) };
   },
@@ -85,7 +85,7 @@ export const revertTransactionRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/revert', operationId: 'revertTransaction', summary: 'Revert a transaction (reversed postings)', tags, responses: { 201: { description: 'The revert transaction', schema: dataOf(v2TransactionSchema) } } },
   authenticate('ledger:write'),
   validate({ params: txParams('id'), query: revertQuery, body: revertBodySchema, bodyRequired: false }),
-  async function revertTransactionHandler(ctx: AppContext) {
+  async function revertTransactionHandler(ctx) {
     const { params, query, body } = ctx.state.input;
     const revert = await revertTransaction(ctx.deps.db, params.ledger, BigInt(params.id), {
       force: query.force === true,
@@ -101,7 +101,7 @@ export const addTransactionMetadataRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata', operationId: 'addTransactionMetadata', summary: 'Merge keys into a transaction\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
   authenticate('ledger:write'),
   validate({ params: txParams('id'), body: metadataSchema }),
-  async function addTransactionMetadataHandler(ctx: AppContext) {
+  async function addTransactionMetadataHandler(ctx) {
     const { ledger, id } = ctx.state.input.params;
     await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body);
     ctx.status = 204;

@@ -1,6 +1,5 @@
 import { abortInstance, getInstance, listInstances, runWorkflow, sendEvent } from '../../../areas/orchestration';
 import { readInstanceHistory, readStageHistory } from '../../../areas/orchestration';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -38,7 +37,7 @@ export const instanceRoutes = [
     },
     authenticate('orchestration:write'),
     validate({ params: workflowParams, query: runQuerySchema, body: variablesSchema, bodyRequired: false }),
-    async function runWorkflowHandler(ctx: AppContext) {
+    async function runWorkflowHandler(ctx) {
       const { params, query, body } = ctx.state.input;
       const wait = /^(true|1)$/i.test(query.wait ?? '');
       ctx.body = { data: await runWorkflow(ctx.deps, params.workflowID, body ?? {}, { wait }) };
@@ -48,8 +47,8 @@ export const instanceRoutes = [
     { method: 'get', path: '/instances', operationId: 'listInstances', summary: 'List instances, newest first', tags, responses: { 200: { description: 'Instances', schema: cursorOf(instanceSchema) } } },
     authenticate('orchestration:read'),
     validate({ query: instanceListQuery }),
-    async function listInstancesHandler(ctx: AppContext) {
-      const list = ctx.state.input.list!;
+    async function listInstancesHandler(ctx) {
+      const list = ctx.state.input.list;
       const { page, present } = await listInstances(ctx.deps.db, list);
       ctx.body = cursorEnvelope(list, page, (row) => [row.created_at, row.id], present);
     },
@@ -58,7 +57,7 @@ export const instanceRoutes = [
     { method: 'get', path: '/instances/{instanceID}', operationId: 'readInstance', summary: 'Read an instance with its stage statuses', tags, responses: { 200: { description: 'Instance', schema: dataOf(instanceSchema) } } },
     authenticate('orchestration:read'),
     validate({ params: instanceParams }),
-    async function readInstanceHandler(ctx: AppContext) {
+    async function readInstanceHandler(ctx) {
       ctx.body = { data: await getInstance(ctx.deps.db, ctx.state.input.params.instanceID) };
     },
   ),
@@ -66,7 +65,7 @@ export const instanceRoutes = [
     { method: 'post', path: '/instances/{instanceID}/events', operationId: 'sendInstanceEvent', summary: 'Send an event; one sent before its wait_event stage is kept for it', tags, responses: noContent },
     authenticate('orchestration:write'),
     validate({ params: instanceParams, body: eventBodySchema }),
-    async function sendEventHandler(ctx: AppContext) {
+    async function sendEventHandler(ctx) {
       await sendEvent(ctx.deps, ctx.state.input.params.instanceID, ctx.state.input.body.name);
       ctx.status = 204;
     },
@@ -75,7 +74,7 @@ export const instanceRoutes = [
     { method: 'put', path: '/instances/{instanceID}/abort', operationId: 'abortInstance', summary: 'Abort a running instance', tags, responses: noContent },
     authenticate('orchestration:write'),
     validate({ params: instanceParams }),
-    async function abortInstanceHandler(ctx: AppContext) {
+    async function abortInstanceHandler(ctx) {
       await abortInstance(ctx.deps, ctx.state.input.params.instanceID);
       ctx.status = 204;
     },
@@ -91,7 +90,7 @@ export const instanceRoutes = [
     },
     authenticate('orchestration:read'),
     validate({ params: instanceParams }),
-    async function readInstanceHistoryHandler(ctx: AppContext) {
+    async function readInstanceHistoryHandler(ctx) {
       ctx.body = { data: await readInstanceHistory(ctx.deps, ctx.state.input.params.instanceID) };
     },
   ),
@@ -106,7 +105,7 @@ export const instanceRoutes = [
     },
     authenticate('orchestration:read'),
     validate({ params: stageParams }),
-    async function readStageHistoryHandler(ctx: AppContext) {
+    async function readStageHistoryHandler(ctx) {
       const { instanceID, number } = ctx.state.input.params;
       ctx.body = { data: await readStageHistory(ctx.deps, instanceID, number) };
     },

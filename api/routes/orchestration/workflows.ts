@@ -1,5 +1,4 @@
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, presentWorkflow } from '../../../areas/orchestration';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -21,7 +20,7 @@ export const workflowRoutes = [
     },
     authenticate('orchestration:write'),
     validate({ body: workflowConfigSchema }),
-    async function createWorkflowHandler(ctx: AppContext) {
+    async function createWorkflowHandler(ctx) {
       ctx.status = 201;
       ctx.body = { data: await createWorkflow(ctx.deps.db, ctx.state.input.body) };
     },
@@ -30,8 +29,8 @@ export const workflowRoutes = [
     { method: 'get', path: '/workflows', operationId: 'listWorkflows', summary: 'List workflows, newest first', tags, responses: { 200: { description: 'Workflows', schema: cursorOf(workflowSchema) } } },
     authenticate('orchestration:read'),
     validate({ query: listQuerySchema() }),
-    async function listWorkflowsHandler(ctx: AppContext) {
-      const list = ctx.state.input.list!;
+    async function listWorkflowsHandler(ctx) {
+      const list = ctx.state.input.list;
       ctx.body = cursorEnvelope(list, await listWorkflows(ctx.deps.db, list), (row) => [row.created_at, row.id], presentWorkflow);
     },
   ),
@@ -39,7 +38,7 @@ export const workflowRoutes = [
     { method: 'get', path: '/workflows/{workflowID}', operationId: 'readWorkflow', summary: 'Read a workflow', tags, responses: { 200: { description: 'Workflow', schema: dataOf(workflowSchema) } } },
     authenticate('orchestration:read'),
     validate({ params: workflowParams }),
-    async function readWorkflowHandler(ctx: AppContext) {
+    async function readWorkflowHandler(ctx) {
       ctx.body = { data: await getWorkflow(ctx.deps.db, ctx.state.input.params.workflowID) };
     },
   ),
@@ -47,7 +46,7 @@ export const workflowRoutes = [
     { method: 'delete', path: '/workflows/{workflowID}', operationId: 'deleteWorkflow', summary: 'Delete a workflow (its running instances go on)', tags, responses: { 204: { description: 'Deleted' } } },
     authenticate('orchestration:write'),
     validate({ params: workflowParams }),
-    async function deleteWorkflowHandler(ctx: AppContext) {
+    async function deleteWorkflowHandler(ctx) {
       await deleteWorkflow(ctx.deps.db, ctx.state.input.params.workflowID);
       ctx.status = 204;
     },

@@ -1,7 +1,6 @@
 import { bankAccountKey, getBankAccount, listBankAccounts } from '../../../areas/payments';
 import { forwardBankAccount } from '../../../areas/payments';
 import { createBankAccount, updateBankAccountMetadata } from '../../../areas/payments';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -17,31 +16,30 @@ export const createBankAccountRoute = defineRoute(
     responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
   authenticate('payments:write'),
   validate({ body: bankAccountInputSchema }),
-  async function createBankAccountHandler(ctx: AppContext) {
+  async function createBankAccountHandler(ctx) {
     ctx.status = 201;
     ctx.body = { data: await createBankAccount(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKey(ctx) }) };
   },
 );
 
-async function readBankAccountHandler(ctx: AppContext) {
-  ctx.body = { data: await getBankAccount(ctx.deps.db, ctx.state.input.params.bankAccountId) };
-}
-const readSpec = { summary: 'Read a bank account (op 8); IBAN and account number are masked', tags, responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountSchema) } } };
-export const readBankAccountRoute = defineRoute(
-  { method: 'get', path: '/api/payments/bank-accounts/{bankAccountId}', operationId: 'readBankAccount', ...readSpec },
-  authenticate('payments:read'), validate({ params }), readBankAccountHandler,
+/** The read is served on the v3 path and on the older one. */
+const readBankAccount = (path: string, operationId: string) => defineRoute(
+  { method: 'get', path, operationId, summary: 'Read a bank account (op 8); IBAN and account number are masked', tags, responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountSchema) } } },
+  authenticate('payments:read'),
+  validate({ params }),
+  async function readBankAccountHandler(ctx) {
+    ctx.body = { data: await getBankAccount(ctx.deps.db, ctx.state.input.params.bankAccountId) };
+  },
 );
-export const readBankAccountV3Route = defineRoute(
-  { method: 'get', path: '/api/payments/v3/bank-accounts/{bankAccountId}', operationId: 'readBankAccountV3', ...readSpec },
-  authenticate('payments:read'), validate({ params }), readBankAccountHandler,
-);
+export const readBankAccountRoute = readBankAccount('/api/payments/bank-accounts/{bankAccountId}', 'readBankAccount');
+export const readBankAccountV3Route = readBankAccount('/api/payments/v3/bank-accounts/{bankAccountId}', 'readBankAccountV3');
 
 export const listBankAccountsRoute = defineRoute(
   { method: 'get', path: '/api/payments/v3/bank-accounts', operationId: 'listBankAccounts', summary: 'List bank accounts, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountSchema) } } },
   authenticate('payments:read'),
   validate({ query: plainListQuery }),
-  async function listBankAccountsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listBankAccountsHandler(ctx) {
+    const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listBankAccounts(ctx.deps.db, list), bankAccountKey);
   },
 );
@@ -51,7 +49,7 @@ export const updateBankAccountMetadataRoute = defineRoute(
     responses: { 200: { description: 'Updated', schema: dataOf(bankAccountSchema) } } },
   authenticate('payments:write'),
   validate({ params, body: metadataBody }),
-  async function updateBankAccountMetadataHandler(ctx: AppContext) {
+  async function updateBankAccountMetadataHandler(ctx) {
     ctx.body = { data: await updateBankAccountMetadata(ctx.deps.db, ctx.state.input.params.bankAccountId, ctx.state.input.body) };
   },
 );
@@ -61,7 +59,7 @@ export const forwardBankAccountRoute = defineRoute(
     responses: { 200: { description: 'Bank account with its new related account', schema: dataOf(bankAccountSchema) } } },
   authenticate('payments:write'),
   validate({ params, body: forwardInputSchema }),
-  async function forwardBankAccountHandler(ctx: AppContext) {
+  async function forwardBankAccountHandler(ctx) {
     const deps = { db: ctx.deps.db, temporal: temporalOf(ctx) };
     ctx.body = { data: await forwardBankAccount(deps, ctx.state.input.params.bankAccountId, ctx.state.input.body.connectorID) };
   },

@@ -14,7 +14,7 @@ import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from '
 
 const base = '/api/payments/v3/payment-initiations';
 const params = idParams('paymentInitiationID');
-const deps = (ctx: AppContext) => ({ db: ctx.deps.db, temporal: temporalOf(ctx) });
+const deps = (ctx: Pick<AppContext, 'deps'>) => ({ db: ctx.deps.db, temporal: temporalOf(ctx) });
 
 export const createInitiationRoute = defineRoute(
   { method: 'post', path: base, operationId: 'createPaymentInitiation', summary: 'Create a transfer or payout through a connector', tags, headers: idempotencyHeader,
@@ -22,9 +22,9 @@ export const createInitiationRoute = defineRoute(
     responses: { 202: { description: 'Accepted', schema: dataOf(initiationCreatedSchema) } } },
   authenticate('payments:write'),
   validate({ query: createQuery, body: initiationInputSchema }),
-  async function createInitiationHandler(ctx: AppContext) {
+  async function createInitiationHandler(ctx) {
     const { body, query } = ctx.state.input;
-    const input = { ...body, amount: BigInt(body.amount), ...(body.scheduledAt ? { scheduledAt: new Date(body.scheduledAt) } : {}) };
+    const input = { ...body, amount: BigInt(body.amount), scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined };
     ctx.status = 202;
     ctx.body = { data: await createPaymentInitiation(deps(ctx), input, { noValidation: query.noValidation === true, idempotencyKey: idempotencyKey(ctx) }) };
   },
@@ -35,7 +35,7 @@ export const readInitiationRoute = defineRoute(
     responses: { 200: { description: 'Payment initiation', schema: dataOf(initiationSchema) } } },
   authenticate('payments:read'),
   validate({ params }),
-  async function readInitiationHandler(ctx: AppContext) {
+  async function readInitiationHandler(ctx) {
     ctx.body = { data: await getPaymentInitiationDetails(ctx.deps.db, ctx.state.input.params.paymentInitiationID) };
   },
 );
@@ -44,8 +44,8 @@ export const listInitiationsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPaymentInitiations', summary: 'List payment initiations, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(initiationSchema) } } },
   authenticate('payments:read'),
   validate({ query: plainListQuery }),
-  async function listInitiationsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listInitiationsHandler(ctx) {
+    const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list), initiationKey);
   },
 );
@@ -55,7 +55,7 @@ export const approveInitiationRoute = defineRoute(
     responses: { 202: { description: 'Execution started', schema: dataOf(taskSchema) } } },
   authenticate('payments:write'),
   validate({ params }),
-  async function approveInitiationHandler(ctx: AppContext) {
+  async function approveInitiationHandler(ctx) {
     ctx.status = 202;
     ctx.body = { data: { taskID: await approvePaymentInitiation(deps(ctx), ctx.state.input.params.paymentInitiationID) } };
   },
@@ -65,7 +65,7 @@ export const rejectInitiationRoute = defineRoute(
   { method: 'post', path: `${base}/{paymentInitiationID}/reject`, operationId: 'rejectPaymentInitiation', summary: 'Reject (only WAITING_FOR_VALIDATION)', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params }),
-  async function rejectInitiationHandler(ctx: AppContext) {
+  async function rejectInitiationHandler(ctx) {
     await rejectPaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
     ctx.status = 204;
   },
@@ -76,7 +76,7 @@ export const retryInitiationRoute = defineRoute(
     responses: { 202: { description: 'Execution started', schema: dataOf(taskSchema) } } },
   authenticate('payments:write'),
   validate({ params }),
-  async function retryInitiationHandler(ctx: AppContext) {
+  async function retryInitiationHandler(ctx) {
     ctx.status = 202;
     ctx.body = { data: { taskID: await retryPaymentInitiation(deps(ctx), ctx.state.input.params.paymentInitiationID) } };
   },
@@ -86,7 +86,7 @@ export const deleteInitiationRoute = defineRoute(
   { method: 'delete', path: `${base}/{paymentInitiationID}`, operationId: 'deletePaymentInitiation', summary: 'Delete a payment initiation (op 6; only WAITING_FOR_VALIDATION, else 400)', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params }),
-  async function deleteInitiationHandler(ctx: AppContext) {
+  async function deleteInitiationHandler(ctx) {
     await deletePaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
     ctx.status = 204;
   },

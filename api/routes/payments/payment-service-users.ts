@@ -1,12 +1,11 @@
 import {
   createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey,
 } from '../../../areas/payments';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
-import { cursorOf, dataOf, objectSchema } from '../../schemas/common';
+import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
 import { idParams, plainListQuery, psuInputSchema, psuSchema } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
 
@@ -18,7 +17,7 @@ export const createPsuRoute = defineRoute(
     responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
   authenticate('payments:write'),
   validate({ body: psuInputSchema }),
-  async function createPsuHandler(ctx: AppContext) {
+  async function createPsuHandler(ctx) {
     ctx.status = 201;
     ctx.body = { data: await createPaymentServiceUser(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKey(ctx) }) };
   },
@@ -28,7 +27,7 @@ export const readPsuRoute = defineRoute(
   { method: 'get', path: `${base}/{paymentServiceUserID}`, operationId: 'readPaymentServiceUser', summary: 'Read a payment service user (op 4)', tags, responses: { 200: { description: 'User', schema: dataOf(psuSchema) } } },
   authenticate('payments:read'),
   validate({ params }),
-  async function readPsuHandler(ctx: AppContext) {
+  async function readPsuHandler(ctx) {
     ctx.body = { data: await getPaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID) };
   },
 );
@@ -37,8 +36,8 @@ export const listPsusRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPaymentServiceUsers', summary: 'List payment service users, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(psuSchema) } } },
   authenticate('payments:read'),
   validate({ query: plainListQuery }),
-  async function listPsusHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listPsusHandler(ctx) {
+    const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listPaymentServiceUsers(ctx.deps.db, list), paymentServiceUserKey);
   },
 );
@@ -46,8 +45,8 @@ export const listPsusRoute = defineRoute(
 export const linkPsuBankAccountRoute = defineRoute(
   { method: 'post', path: `${base}/{paymentServiceUserID}/bank-accounts/{bankAccountID}`, operationId: 'linkPaymentServiceUserBankAccount', summary: 'Link a bank account to a user', tags, responses: noContent },
   authenticate('payments:write'),
-  validate({ params: objectSchema({ paymentServiceUserID: { type: 'string', minLength: 1 }, bankAccountID: { type: 'string', minLength: 1 } }, ['paymentServiceUserID', 'bankAccountID']) }),
-  async function linkPsuBankAccountHandler(ctx: AppContext) {
+  validate({ params: objectSchema({ paymentServiceUserID: stringSchema({ minLength: 1 }), bankAccountID: stringSchema({ minLength: 1 }) }, ['paymentServiceUserID', 'bankAccountID']) }),
+  async function linkPsuBankAccountHandler(ctx) {
     await linkBankAccount(ctx.deps.db, ctx.state.input.params.paymentServiceUserID, ctx.state.input.params.bankAccountID);
     ctx.status = 204;
   },
@@ -57,7 +56,7 @@ export const deletePsuRoute = defineRoute(
   { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (its bank accounts stay)', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params }),
-  async function deletePsuHandler(ctx: AppContext) {
+  async function deletePsuHandler(ctx) {
     await deletePaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID);
     ctx.status = 204;
   },

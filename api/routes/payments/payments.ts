@@ -1,6 +1,5 @@
 import { getPayment, updatePaymentMetadata } from '../../../areas/payments';
 import { listPayments, paymentSortKeyOf } from '../../../areas/payments';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -17,8 +16,8 @@ export const listPaymentsRoute = defineRoute(
   },
   authenticate('payments:read'),
   validate({ query: paymentsListQuery }),
-  async function listPaymentsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listPaymentsHandler(ctx) {
+    const list = ctx.state.input.list;
     const page = await listPayments(ctx.deps.db, list.filters, list);
     ctx.body = cursorEnvelope(list, page, paymentSortKeyOf(list.filters));
   },
@@ -28,7 +27,7 @@ export const readPaymentRoute = defineRoute(
   { method: 'get', path: '/api/payments/payments/{paymentId}', operationId: 'readPayment', summary: 'Read a payment', tags, responses: { 200: { description: 'Payment', schema: dataOf(paymentSchema) } } },
   authenticate('payments:read'),
   validate({ params: idParams('paymentId') }),
-  async function readPaymentHandler(ctx: AppContext) {
+  async function readPaymentHandler(ctx) {
     ctx.body = { data: await getPayment(ctx.deps.db, ctx.state.input.params.paymentId) };
   },
 );
@@ -37,7 +36,7 @@ export const updatePaymentMetadataRoute = defineRoute(
   { method: 'patch', path: '/api/payments/payments/{paymentId}/metadata', operationId: 'updatePaymentMetadata', summary: 'Merge metadata into a payment', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params: idParams('paymentId'), body: metadataBody }),
-  async function updatePaymentMetadataHandler(ctx: AppContext) {
+  async function updatePaymentMetadataHandler(ctx) {
     await updatePaymentMetadata(ctx.deps.db, ctx.state.input.params.paymentId, ctx.state.input.body);
     ctx.status = 204;
   },

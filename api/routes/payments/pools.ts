@@ -1,23 +1,22 @@
 import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from '../../../areas/payments';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
-import { cursorOf, dataOf, objectSchema } from '../../schemas/common';
+import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
 import { idParams, plainListQuery, poolBalancesSchema, poolInputSchema, poolSchema } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
 
 const base = '/api/payments/v3/pools';
 const params = idParams('poolID');
-const accountParams = objectSchema({ poolID: { type: 'string', minLength: 1 }, accountID: { type: 'string', minLength: 1 } }, ['poolID', 'accountID']);
+const accountParams = objectSchema({ poolID: stringSchema({ minLength: 1 }), accountID: stringSchema({ minLength: 1 }) }, ['poolID', 'accountID']);
 
 export const createPoolRoute = defineRoute(
   { method: 'post', path: base, operationId: 'createPool', summary: 'Create a pool of INTERNAL accounts (op 5)', tags, headers: idempotencyHeader,
     responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
   authenticate('payments:write'),
   validate({ body: poolInputSchema }),
-  async function createPoolHandler(ctx: AppContext) {
+  async function createPoolHandler(ctx) {
     ctx.status = 201;
     ctx.body = { data: await createPool(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKey(ctx) }) };
   },
@@ -27,7 +26,7 @@ export const readPoolRoute = defineRoute(
   { method: 'get', path: `${base}/{poolID}`, operationId: 'readPool', summary: 'Read a pool', tags, responses: { 200: { description: 'Pool', schema: dataOf(poolSchema) } } },
   authenticate('payments:read'),
   validate({ params }),
-  async function readPoolHandler(ctx: AppContext) {
+  async function readPoolHandler(ctx) {
     ctx.body = { data: await getPool(ctx.deps.db, ctx.state.input.params.poolID) };
   },
 );
@@ -36,8 +35,8 @@ export const listPoolsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPools', summary: 'List pools, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(poolSchema) } } },
   authenticate('payments:read'),
   validate({ query: plainListQuery }),
-  async function listPoolsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listPoolsHandler(ctx) {
+    const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listPools(ctx.deps.db, list), poolKey);
   },
 );
@@ -46,7 +45,7 @@ export const deletePoolRoute = defineRoute(
   { method: 'delete', path: `${base}/{poolID}`, operationId: 'deletePool', summary: 'Delete a pool (its accounts stay)', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params }),
-  async function deletePoolHandler(ctx: AppContext) {
+  async function deletePoolHandler(ctx) {
     await deletePool(ctx.deps.db, ctx.state.input.params.poolID);
     ctx.status = 204;
   },
@@ -56,7 +55,7 @@ export const addPoolAccountRoute = defineRoute(
   { method: 'post', path: `${base}/{poolID}/accounts/{accountID}`, operationId: 'addPoolAccount', summary: 'Add an INTERNAL account to a pool', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params: accountParams }),
-  async function addPoolAccountHandler(ctx: AppContext) {
+  async function addPoolAccountHandler(ctx) {
     await changePoolAccount(ctx.deps.db, ctx.state.input.params.poolID, ctx.state.input.params.accountID, 'add');
     ctx.status = 204;
   },
@@ -66,7 +65,7 @@ export const removePoolAccountRoute = defineRoute(
   { method: 'delete', path: `${base}/{poolID}/accounts/{accountID}`, operationId: 'removePoolAccount', summary: 'Remove an account from a pool', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params: accountParams }),
-  async function removePoolAccountHandler(ctx: AppContext) {
+  async function removePoolAccountHandler(ctx) {
     await changePoolAccount(ctx.deps.db, ctx.state.input.params.poolID, ctx.state.input.params.accountID, 'remove');
     ctx.status = 204;
   },
@@ -77,7 +76,7 @@ export const poolBalancesRoute = defineRoute(
     responses: { 200: { description: 'Balances', schema: dataOf(poolBalancesSchema) } } },
   authenticate('payments:read'),
   validate({ params }),
-  async function poolBalancesHandler(ctx: AppContext) {
+  async function poolBalancesHandler(ctx) {
     ctx.body = { data: await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID) };
   },
 );

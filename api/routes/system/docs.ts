@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { openRoute } from '../../middleware/authenticate';
-import type { AppContext } from '../../context';
 import { defineRoute } from '../../routing';
 import { ApiError } from '../../../lib/errors';
 import { validate } from '../../middleware/validate';
-import { objectSchema } from '../../schemas/common';
+import { objectSchema, stringSchema } from '../../schemas/common';
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 const assetDir = getAbsoluteFSPath();
@@ -29,7 +28,7 @@ const docsSpec = { tags: ['system'], responses: { 200: { description: 'The page 
 export const docsPageRoute = defineRoute(
   { ...docsSpec, method: 'get', path: '/api/docs', operationId: 'docsPage', summary: 'Interactive API documentation' },
   openRoute(),
-  async function docsPage(ctx: AppContext) {
+  async function docsPage(ctx) {
     ctx.type = 'text/html';
     ctx.body = PAGE;
   },
@@ -38,8 +37,8 @@ export const docsPageRoute = defineRoute(
 export const docsAssetRoute = defineRoute(
   { ...docsSpec, method: 'get', path: '/api/docs/{asset}', operationId: 'docsAsset', summary: 'Asset of the documentation page' },
   openRoute(),
-  validate({ params: objectSchema({ asset: { type: 'string', minLength: 1 } }, ['asset']) }),
-  async function docsAsset(ctx: AppContext) {
+  validate({ params: objectSchema({ asset: stringSchema({ minLength: 1 }) }, ['asset']) }),
+  async function docsAsset(ctx) {
     const { asset } = ctx.state.input.params;
     if (asset === 'init.js') {
       ctx.type = 'application/javascript';

@@ -1,5 +1,4 @@
 import { openRoute } from '../../middleware/authenticate';
-import type { AppContext } from '../../context';
 import { defineRoute } from '../../routing';
 import { pingTemporal } from '../../../lib/temporal';
 
@@ -34,7 +33,7 @@ export const healthRoute = defineRoute(
     },
   },
   openRoute(),
-  async function healthcheck(ctx: AppContext) {
+  async function healthcheck(ctx) {
     const { db, temporal } = ctx.deps;
     const results = await Promise.all([
       check('postgres', () => db.raw('SELECT 1'), 2000),

@@ -1,11 +1,10 @@
 import { PLATFORM_VERSION as version } from '../../../lib/version';
-import type { AppContext } from '../../context';
 import { authenticate, type Scope } from '../../middleware/authenticate';
-import { defineRoute, type RouteDefinition } from '../../routing';
-import { objectSchema } from '../../schemas/common';
+import { defineRoute, type RouteDefinition, type RouteHandler } from '../../routing';
+import { objectSchema, stringSchema } from '../../schemas/common';
 import { versionedRoutes } from '../orchestration/versions';
 
-const infoSchema = objectSchema({ name: { type: 'string' }, version: { type: 'string' } }, ['name', 'version']);
+const infoSchema = objectSchema({ name: stringSchema(), version: stringSchema() }, ['name', 'version']);
 
 const spec = (service: string) => ({
   method: 'get' as const,
@@ -15,8 +14,9 @@ const spec = (service: string) => ({
   responses: { 200: { description: 'Server info', schema: infoSchema } },
 });
 
-const handler = (service: string) =>
-  async function serverInfoHandler(ctx: AppContext) {
+// No input: the handler reads none.
+const handler = (service: string): RouteHandler =>
+  async function serverInfoHandler(ctx) {
     ctx.body = { name: service, version };
   };
 

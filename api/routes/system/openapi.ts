@@ -1,5 +1,4 @@
 import { openRoute } from '../../middleware/authenticate';
-import type { AppContext } from '../../context';
 import { defineRoute } from '../../routing';
 
 /** The OpenAPI 3.1 document, built once per app from the same route definitions the router and validators use. */
@@ -13,7 +12,7 @@ export const openApiRoute = defineRoute(
     responses: { 200: { description: 'OpenAPI document', schema: { type: 'object' } } },
   },
   openRoute(),
-  async function openApiDocument(ctx: AppContext) {
+  async function openApiDocument(ctx) {
     ctx.body = ctx.deps.openApiDocument;
   },
 );

@@ -1,5 +1,4 @@
 import { creditWallet, debitWallet } from '../../../areas/wallets';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
@@ -8,15 +7,15 @@ import { creditBody, debitBody, holdSchema, walletParams } from '../../schemas/w
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 
 const tags = ['wallets'];
-const amountOf = (body: any) => ({ asset: body.amount.asset as string, amount: BigInt(body.amount.amount) });
+const amountOf = (body: { amount: { asset: string; amount: number | bigint } }) => ({ asset: body.amount.asset, amount: BigInt(body.amount.amount) });
 
 export const creditWalletRoute = defineRoute(
   { method: 'post', path: '/api/wallets/wallets/{id}/credit', operationId: 'creditWallet', summary: 'Credit a wallet (sources default to world)', tags, headers: idempotencyHeader, responses: { 204: { description: 'Credited' } } },
   authenticate('wallets:write'),
   validate({ params: walletParams, body: creditBody }),
-  async function creditWalletHandler(ctx: AppContext) {
+  async function creditWalletHandler(ctx) {
     const { params, body } = ctx.state.input;
-    await creditWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), ...(body.timestamp ? { timestamp: new Date(body.timestamp) } : {}) }, { idempotencyKey: idempotencyKeyOf(ctx) });
+    await creditWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined }, { idempotencyKey: idempotencyKeyOf(ctx) });
     ctx.status = 204;
   },
 );
@@ -33,9 +32,9 @@ export const debitWalletRoute = defineRoute(
   },
   authenticate('wallets:write'),
   validate({ params: walletParams, body: debitBody }),
-  async function debitWalletHandler(ctx: AppContext) {
+  async function debitWalletHandler(ctx) {
     const { params, body } = ctx.state.input;
-    const hold = await debitWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), ...(body.timestamp ? { timestamp: new Date(body.timestamp) } : {}) }, { idempotencyKey: idempotencyKeyOf(ctx) });
+    const hold = await debitWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined }, { idempotencyKey: idempotencyKeyOf(ctx) });
     if (hold) {
       ctx.status = 201;
       ctx.body = { data: hold };

@@ -1,5 +1,4 @@
 import { listWalletTransactions, walletTransactionView } from '../../../areas/wallets';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -18,9 +17,9 @@ export const listWalletTransactionsRoute = defineRoute(
   },
   authenticate('wallets:read'),
   validate({ query: listWalletTransactionsQuery }),
-  async function listWalletTransactionsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
-    const page = await listWalletTransactions(ctx.deps.db, list.filters as { walletID?: string }, list);
+  async function listWalletTransactionsHandler(ctx) {
+    const list = ctx.state.input.list;
+    const page = await listWalletTransactions(ctx.deps.db, list.filters, list);
     ctx.body = cursorEnvelope(list, page, (tx) => [tx.id.toString()], walletTransactionView);
   },
 );

@@ -1,5 +1,4 @@
 import { createWallet, getWallet, getWalletSummary, listWallets, updateWalletMetadata } from '../../../areas/wallets';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -15,7 +14,7 @@ export const createWalletRoute = defineRoute(
   { method: 'post', path: '/api/wallets/wallets', operationId: 'createWallet', summary: 'Create a wallet', tags, headers: idempotencyHeader, responses: { 201: { description: 'Created', schema: dataOf(walletSchema) } } },
   authenticate('wallets:write'),
   validate({ body: createWalletBody }),
-  async function createWalletHandler(ctx: AppContext) {
+  async function createWalletHandler(ctx) {
     ctx.status = 201;
     ctx.body = { data: await createWallet(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKeyOf(ctx) }) };
   },
@@ -25,10 +24,10 @@ export const listWalletsRoute = defineRoute(
   { method: 'get', path: '/api/wallets/wallets', operationId: 'listWallets', summary: 'List wallets (name and metadata[key] filters)', tags, responses: { 200: { description: 'Wallets', schema: cursorOf(walletSummarySchema) } } },
   authenticate('wallets:read'),
   validate({ query: listWalletsQuery }),
-  async function listWalletsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listWalletsHandler(ctx) {
+    const list = ctx.state.input.list;
     const { rest, metadata } = metadataFilters(list.filters);
-    const page = await listWallets(ctx.deps.db, { name: rest.name as string | undefined, metadata }, list);
+    const page = await listWallets(ctx.deps.db, { name: rest.name, metadata }, list);
     ctx.body = cursorEnvelope(list, page, (w) => [w.seq], ({ seq: _seq, ...wallet }) => wallet);
   },
 );
@@ -37,7 +36,7 @@ export const readWalletRoute = defineRoute(
   { method: 'get', path: '/api/wallets/wallets/{id}', operationId: 'getWallet', summary: 'Read a wallet with its balances', tags, responses: { 200: { description: 'Wallet', schema: dataOf(walletSchema) } } },
   authenticate('wallets:read'),
   validate({ params: walletParams }),
-  async function readWalletHandler(ctx: AppContext) {
+  async function readWalletHandler(ctx) {
     ctx.body = { data: await getWallet(ctx.deps.db, ctx.state.input.params.id) };
   },
 );
@@ -46,7 +45,7 @@ export const patchWalletRoute = defineRoute(
   { method: 'patch', path: '/api/wallets/wallets/{id}', operationId: 'updateWallet', summary: 'Merge keys into a wallet\'s metadata', tags, responses: { 204: { description: 'Updated' } } },
   authenticate('wallets:write'),
   validate({ params: walletParams, body: patchWalletBody }),
-  async function patchWalletHandler(ctx: AppContext) {
+  async function patchWalletHandler(ctx) {
     await updateWalletMetadata(ctx.deps.db, ctx.state.input.params.id, ctx.state.input.body.metadata);
     ctx.status = 204;
   },
@@ -56,7 +55,7 @@ export const walletSummaryRoute = defineRoute(
   { method: 'get', path: '/api/wallets/wallets/{id}/summary', operationId: 'getWalletSummary', summary: 'Balances with their assets, and available, expired, expirable and held funds per asset', tags, responses: { 200: { description: 'Summary', schema: dataOf(walletFundsSummarySchema) } } },
   authenticate('wallets:read'),
   validate({ params: walletParams }),
-  async function walletSummaryHandler(ctx: AppContext) {
+  async function walletSummaryHandler(ctx) {
     ctx.body = { data: await getWalletSummary(ctx.deps.db, ctx.state.input.params.id) };
   },
 );

@@ -1,5 +1,4 @@
 import { changeSecret, createConfig, deleteConfig, listConfigs, presentConfig, setConfigActive, testConfig, updateConfig } from '../../../areas/webhooks';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -15,8 +14,8 @@ export const listConfigsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listWebhookConfigs', summary: 'List webhook configs, most recently updated first', tags, responses: { 200: { description: 'Configs', schema: cursorOf(webhookConfigSchema) } } },
   authenticate('webhooks:read'),
   validate({ query: configListQuery }),
-  async function listConfigsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listConfigsHandler(ctx) {
+    const list = ctx.state.input.list;
     const page = await listConfigs(ctx.deps.db, list);
     ctx.body = cursorEnvelope(list, page, (row) => [row.updated_at, row.id], presentConfig);
   },
@@ -26,7 +25,7 @@ export const createConfigRoute = defineRoute(
   { method: 'post', path: base, operationId: 'createWebhookConfig', summary: 'Subscribe an endpoint to event types (200, as Formance)', tags, responses: configResponse },
   authenticate('webhooks:write'),
   validate({ body: configInputSchema }),
-  async function createConfigHandler(ctx: AppContext) {
+  async function createConfigHandler(ctx) {
     ctx.body = { data: await createConfig(ctx.deps.db, ctx.state.input.body) };
   },
 );
@@ -35,7 +34,7 @@ export const updateConfigRoute = defineRoute(
   { method: 'put', path: `${base}/{id}`, operationId: 'updateWebhookConfig', summary: 'Replace a config\'s endpoint, event types and name', tags, responses: configResponse },
   authenticate('webhooks:write'),
   validate({ params: idParams, body: configUpdateSchema }),
-  async function updateConfigHandler(ctx: AppContext) {
+  async function updateConfigHandler(ctx) {
     ctx.body = { data: await updateConfig(ctx.deps.db, ctx.state.input.params.id, ctx.state.input.body) };
   },
 );
@@ -44,7 +43,7 @@ export const deleteConfigRoute = defineRoute(
   { method: 'delete', path: `${base}/{id}`, operationId: 'deleteWebhookConfig', summary: 'Delete a config (200 with an empty body, as Formance)', tags, responses: { 200: { description: 'Deleted' } } },
   authenticate('webhooks:write'),
   validate({ params: idParams }),
-  async function deleteConfigHandler(ctx: AppContext) {
+  async function deleteConfigHandler(ctx) {
     await deleteConfig(ctx.deps.db, ctx.state.input.params.id);
     ctx.status = 200;
     ctx.body = '';
@@ -63,7 +62,7 @@ const activation = (active: boolean) =>
     },
     authenticate('webhooks:write'),
     validate({ params: idParams }),
-    async function setActiveHandler(ctx: AppContext) {
+    async function setActiveHandler(ctx) {
       ctx.body = { data: await setConfigActive(ctx.deps.db, ctx.state.input.params.id, active) };
     },
   );
@@ -74,7 +73,7 @@ export const changeSecretRoute = defineRoute(
   { method: 'put', path: `${base}/{id}/secret/change`, operationId: 'changeWebhookSecret', summary: 'Change a config\'s signing secret (op 17)', tags, responses: configResponse },
   authenticate('webhooks:write'),
   validate({ params: idParams, body: secretChangeSchema, bodyRequired: false }),
-  async function changeSecretHandler(ctx: AppContext) {
+  async function changeSecretHandler(ctx) {
     ctx.body = { data: await changeSecret(ctx.deps.db, ctx.state.input.params.id, ctx.state.input.body?.secret) };
   },
 );
@@ -90,7 +89,7 @@ export const testConfigRoute = defineRoute(
   },
   authenticate('webhooks:read'),
   validate({ params: idParams }),
-  async function testConfigHandler(ctx: AppContext) {
+  async function testConfigHandler(ctx) {
     const attempt = await testConfig(ctx.deps, ctx.state.input.params.id);
     ctx.body = { data: attempt };
   },

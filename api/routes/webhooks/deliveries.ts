@@ -1,6 +1,5 @@
 import { listAttempts, presentAttempt } from '../../../areas/webhooks';
 import { getDeliveryRow, listDeliveries, presentDelivery, replayDelivery } from '../../../areas/webhooks';
-import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -15,8 +14,8 @@ export const listDeliveriesRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listWebhookDeliveries', summary: 'List deliveries, newest first', tags, responses: { 200: { description: 'Deliveries', schema: cursorOf(deliverySchema) } } },
   authenticate('webhooks:read'),
   validate({ query: deliveryListQuery }),
-  async function listDeliveriesHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listDeliveriesHandler(ctx) {
+    const list = ctx.state.input.list;
     const page = await listDeliveries(ctx.deps.db, list);
     ctx.body = cursorEnvelope(list, page, (row) => [row.created_at, row.id], presentDelivery);
   },
@@ -26,7 +25,7 @@ export const readDeliveryRoute = defineRoute(
   { method: 'get', path: `${base}/{id}`, operationId: 'readWebhookDelivery', summary: 'Read a delivery', tags, responses: { 200: { description: 'The delivery', schema: dataOf(deliverySchema) } } },
   authenticate('webhooks:read'),
   validate({ params: idParams }),
-  async function readDeliveryHandler(ctx: AppContext) {
+  async function readDeliveryHandler(ctx) {
     ctx.body = { data: presentDelivery(await getDeliveryRow(ctx.deps.db, ctx.state.input.params.id)) };
   },
 );
@@ -35,8 +34,8 @@ export const listAttemptsRoute = defineRoute(
   { method: 'get', path: `${base}/{id}/attempts`, operationId: 'listWebhookAttempts', summary: 'A delivery\'s attempts, oldest first', tags, responses: { 200: { description: 'Attempts', schema: cursorOf(webhookAttemptSchema) } } },
   authenticate('webhooks:read'),
   validate({ params: idParams, query: attemptListQuery }),
-  async function listAttemptsHandler(ctx: AppContext) {
-    const list = ctx.state.input.list!;
+  async function listAttemptsHandler(ctx) {
+    const list = ctx.state.input.list;
     const page = await listAttempts(ctx.deps.db, ctx.state.input.params.id, list);
     ctx.body = cursorEnvelope(list, page, (row) => [row.seq], presentAttempt);
   },
@@ -53,7 +52,7 @@ export const replayDeliveryRoute = defineRoute(
   },
   authenticate('webhooks:write'),
   validate({ params: idParams }),
-  async function replayDeliveryHandler(ctx: AppContext) {
+  async function replayDeliveryHandler(ctx) {
     const row = await replayDelivery(ctx.deps, ctx.state.input.params.id);
     ctx.body = { data: presentDelivery(row) };
   },
