@@ -41,7 +41,8 @@ export function extendObject<T, Q, P extends Record<string, JsonSchema>, const R
   properties: P,
   required: readonly R[] = [],
 ): Schema<Flat<T & Members<P, R, 'body'>>, Flat<Q & Members<P, R, 'param'>>> {
-  return objectSchema({ ...(base.properties as Record<string, JsonSchema>), ...properties }, [...(base.required as string[]), ...required]);
+  // A member both schemas require is listed once: OpenAPI refuses a `required` list with repeats.
+  return objectSchema({ ...(base.properties as Record<string, JsonSchema>), ...properties }, [...new Set([...(base.required as string[]), ...required])]);
 }
 
 /** `{[name]: schema}` with its name as a type: a computed key of a type parameter would widen to an index signature. */

@@ -46,13 +46,13 @@ export const balanceSchema = objectSchema(
 );
 export const balanceWithAssetsSchema = extendObject(balanceSchema, { assets: assetsSchema }, ['assets']);
 export const holdSchema = objectSchema(
-  { id: uuid, walletID: uuid, asset: stringSchema(), metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
+  { id: uuid, walletID: uuid, asset: assetSchema, metadata: stringMap, description: { type: 'string' }, destination: subjectSchema },
   ['id', 'walletID', 'asset', 'metadata', 'description', 'destination'],
 );
 export const holdDetailSchema = extendObject(
   holdSchema,
-  { asset: assetSchema, originalAmount: bigIntegerSchema('Amount held at first'), remaining: bigIntegerSchema('Amount still held'), closed: { type: 'boolean' } },
-  ['asset', 'originalAmount', 'remaining', 'closed'],
+  { originalAmount: bigIntegerSchema('Amount held at first'), remaining: bigIntegerSchema('Amount still held'), closed: { type: 'boolean' } },
+  ['originalAmount', 'remaining', 'closed'],
 );
 export const walletTransactionSchema = objectSchema(
   {
