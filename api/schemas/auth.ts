@@ -1,9 +1,10 @@
 import { ALL_SCOPES } from '../middleware/authenticate';
 import type { JsonSchema } from '../routing';
-import { anyObjectSchema, arraySchema, booleanSchema, extendObject, objectSchema, stringSchema } from './common';
+import { arraySchema, booleanSchema, extendObject, metadataSchema, objectSchema, stringSchema } from './common';
 
 const uriList = () => arraySchema(stringSchema({ format: 'uri', maxLength: 2048 }), { maxItems: 100 });
-const anyMetadata = anyObjectSchema({ description: 'Free-form JSON object.' });
+// String values, as Formance's clients expect: the SDK refuses a client list holding any other value.
+const anyMetadata = metadataSchema;
 
 export const clientSecretSchema = objectSchema(
   { id: { type: 'string' }, name: { type: 'string' }, lastDigits: { type: 'string' }, metadata: anyMetadata },
