@@ -1,9 +1,8 @@
-import pg from 'pg';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
 import { batchEvents, claimOutboxBatch, markBatchDispatched, pendingBatches, startEventBatch } from '../../areas/events';
 import type { Db } from '../../db/knex';
+import { startNotifiedLoop } from '../../db/notified-loop';
 import type { Logger } from '../../lib/logger';
-import { isExpectedShutdownError } from '../../lib/shutdown';
 import type { TemporalDeps } from '../../lib/temporal';
 
 export interface DispatcherOptions {
@@ -39,10 +38,6 @@ export function startEventDispatcher(options: DispatcherOptions) {
   const batchSize = options.batchSize ?? Number(process.env.EVENTS_BATCH_SIZE || 500);
   const batchIntervalMs = options.batchIntervalMs ?? Number(process.env.EVENTS_BATCH_INTERVAL_MS || 200);
   const { db, logger } = options;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let listener: pg.Client | undefined;
   let lastClaim = 0;
 
   /** Starts one claimed batch and marks it dispatched. @returns false when Temporal refused (the batch stays pending). */
@@ -77,67 +72,5 @@ export function startEventDispatcher(options: DispatcherOptions) {
     return more && started;
   }
 
-  async function drain(): Promise<void> {
-    do {
-      again = false;
-      try {
-        while (!stopped && (await dispatchOnce()));
-      } catch (error) {
-        logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'event dispatch failed; retrying at the next notification or scan');
-      }
-    } while (again && !stopped);
-  }
-
-  /** Single flight: a wake-up during a drain makes that drain go round once more instead of running a second one. */
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain().finally(() => (running = undefined));
-  }
-
-  async function listen(): Promise<void> {
-    if (stopped) return;
-    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'event-dispatcher' });
-    listener = client;
-    const reconnect = (error: unknown) => {
-      if (listener !== client || stopped) return;
-      listener = undefined;
-      logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'outbox LISTEN connection lost; reconnecting (the periodic scan covers the gap)');
-      client.end().catch(() => undefined);
-      setTimeout(() => void listen().catch(reconnect), 1000).unref();
-    };
-    client.on('error', reconnect);
-    client.on('end', () => reconnect(new Error('connection ended')));
-    client.on('notification', wake);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      wake(); // rows committed before LISTEN took effect
-    } catch (error) {
-      reconnect(error);
-    }
-  }
-
-  void listen();
-  const timer = setInterval(wake, pollIntervalMs);
-  wake();
-
-  return {
-    /** Dispatches what is pending now (tests and benchmarks). */
-    drainNow: async () => {
-      wake();
-      while (running) await running;
-    },
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-      const client = listener;
-      listener = undefined;
-      await client?.end().catch(() => undefined);
-    },
-  };
+  return startNotifiedLoop({ databaseUrl: options.databaseUrl, channel: OUTBOX_CHANNEL, name: 'event-dispatcher', logger, pollIntervalMs, pass: dispatchOnce });
 }

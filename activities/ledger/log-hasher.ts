@@ -1,9 +1,8 @@
-import pg from 'pg';
 import { hashPendingLogs } from '../../areas/ledger';
 import type { Db } from '../../db/knex';
+import { startNotifiedLoop } from '../../db/notified-loop';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
 import type { Logger } from '../../lib/logger';
-import { isExpectedShutdownError } from '../../lib/shutdown';
 
 export interface LogHasherOptions {
   db: Db;
@@ -23,75 +22,19 @@ export interface LogHasherOptions {
 export function startLogHasher(options: LogHasherOptions) {
   const pollIntervalMs = options.pollIntervalMs ?? Number(process.env.LEDGER_LOGS_POLL_INTERVAL_MS || 1000);
   const hashIntervalMs = options.hashIntervalMs ?? Number(process.env.LEDGER_LOGS_HASH_INTERVAL_MS || 200);
-  const { db, logger } = options;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let listener: pg.Client | undefined;
+  let lastPass = 0;
 
   /**
    * Passes are at least hashIntervalMs apart. Every commit notifies, so without the pause a loaded ledger would pay one
    * hashing transaction per write (measured: +1.5 ms of worker and +1.6 ms of PostgreSQL CPU per write at 32 clients);
    * with it, one pass hashes everything committed meanwhile. The lag this adds is bounded by the interval.
    */
-  async function drain(): Promise<void> {
-    do {
-      const started = Date.now();
-      again = false;
-      try {
-        while (!stopped && (await hashPendingLogs(db)) > 0);
-      } catch (error) {
-        logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'ledger log hashing failed; retrying at the next notification or pass');
-      }
-      const rest = hashIntervalMs - (Date.now() - started);
-      if (again && !stopped && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
-    } while (again && !stopped);
+  async function pass(): Promise<boolean> {
+    const wait = lastPass + hashIntervalMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastPass = Date.now();
+    return (await hashPendingLogs(options.db)) > 0;
   }
 
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain().finally(() => (running = undefined));
-  }
-
-  async function listen(): Promise<void> {
-    if (stopped) return;
-    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'ledger-log-hasher' });
-    listener = client;
-    const reconnect = (error: unknown) => {
-      if (listener !== client || stopped) return;
-      listener = undefined;
-      logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, 'log hasher LISTEN connection lost; reconnecting (the periodic pass covers the gap)');
-      client.end().catch(() => undefined);
-      setTimeout(() => void listen().catch(reconnect), 1000).unref();
-    };
-    client.on('error', reconnect);
-    client.on('end', () => reconnect(new Error('connection ended')));
-    client.on('notification', wake);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      wake();
-    } catch (error) {
-      reconnect(error);
-    }
-  }
-
-  void listen();
-  const timer = setInterval(wake, pollIntervalMs);
-  wake();
-
-  return {
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-      const client = listener;
-      listener = undefined;
-      await client?.end().catch(() => undefined);
-    },
-  };
+  return startNotifiedLoop({ databaseUrl: options.databaseUrl, channel: OUTBOX_CHANNEL, name: 'ledger-log-hasher', logger: options.logger, pollIntervalMs, pass });
 }
