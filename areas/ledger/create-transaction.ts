@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import { emitEvents } from '../../db/outbox';
@@ -6,6 +7,7 @@ import { inWriteTransaction } from './executor';
 import { assertLedgerExists } from './ledgers';
 import { assertMetadata, assertPostings } from './rules';
 import { getTransaction } from './transactions';
+import { groupCommit, groupCommitEnabled } from './group-commit';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
 
@@ -40,6 +42,7 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
  * With `idempotencyKey`, the same request again returns the original transaction (`idempotencyHit: true`) and a
  * different request under that key is a CONFLICT; concurrent duplicates queue on the key, so exactly one commits.
  * `dryRun` runs the whole write (funds checks included) and rolls it back: no txid is consumed, no event is sent.
+ * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger.
  * @throws ApiError LEDGER_NOT_FOUND, VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
  */
 export async function createTransaction(
@@ -61,6 +64,12 @@ export async function createTransaction(
       if (error instanceof DryRunRollback) return { transaction: error.transaction, idempotencyHit: false };
       throw error;
     }
+  }
+  if (groupCommitEnabled() && !(db as Knex.Transaction).isTransaction) {
+    const outcome = await groupCommit(db as Knex, ledger, { request, idempotencyKey: options.idempotencyKey });
+    if ('error' in outcome) throw outcome.error;
+    if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
+    return outcome;
   }
   return inWriteTransaction(db, async (trx) => {
     let created: LedgerTransaction | undefined;

@@ -1,0 +1,236 @@
+import type { Knex } from 'knex';
+import { hashRequest } from '../../db/idempotency';
+import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../../db/outbox';
+import { ApiError } from '../../lib/errors';
+import { parseJson, stringifyJson } from '../../lib/json';
+import { logTransactionView } from './log';
+import { assertPostings } from './rules';
+import { runScriptLocked } from './script';
+import { presentTransaction, type TransactionRow } from './transactions';
+import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
+import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
+import { v2TransactionView } from './views';
+
+/** One write of a batch: a normalized request (see createTransaction) and its optional Idempotency-Key. */
+export interface BatchedWrite {
+  request: CreateTransactionInput;
+  idempotencyKey?: string;
+}
+
+/** What one write of a batch became: committed, answered from its idempotency key, or refused on its own. */
+export type WriteOutcome = { transaction: LedgerTransaction; idempotencyHit: false } | { hitTxid: bigint } | { error: unknown };
+
+/** A write that passed its checks against the batch's running volumes, waiting for its txid. */
+interface Accepted {
+  index: number;
+  postings: Posting[];
+  metadata: Record<string, string>;
+  accountMetadata: Record<string, Record<string, string>>;
+  timestamp: Date;
+  reference?: string;
+  pre: VolumesByAccount;
+  post: VolumesByAccount;
+}
+
+export const idempotencyScope = (ledger: string) => `ledger/${ledger}/transactions`;
+
+const pairsOf = (postings: Posting[]) => postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]);
+
+/**
+ * Commits several transaction writes to one ledger in one database transaction (group commit), each with its own
+ * outcome. Every hot row is locked once per batch (all plain postings' volume rows in one sorted statement), the writes
+ * are then checked one after the other against the batch's running volumes, in the order they will get their txids,
+ * so pre- and post-commit volumes are exactly those of that order; a write that fails (funds, reference, script,
+ * idempotency conflict) is left out and never touches its neighbours. The accepted ones are written with one counter
+ * bump and multi-row inserts. Nothing is acknowledged before the caller's COMMIT returns.
+ *
+ * Idempotency keys are claimed first, so a duplicate elsewhere waits for this batch as it would for a single write;
+ * the claims of writes that failed are deleted before the commit, as a single write's rollback would.
+ * The caller must not put two writes with the same key in one batch.
+ */
+export async function commitBatch(trx: Knex.Transaction, ledger: string, writes: BatchedWrite[]): Promise<WriteOutcome[]> {
+  const outcomes: Array<WriteOutcome | undefined> = writes.map(() => undefined);
+  const scope = idempotencyScope(ledger);
+  const claimed = await claimKeys(trx, scope, writes, outcomes);
+
+  const references = writes.flatMap((w, i) => (outcomes[i] || w.request.reference === undefined ? [] : [w.request.reference]));
+  const taken = new Map<string, string>();
+  if (references.length > 0) {
+    const rows = await trx('ledger_transactions').where({ ledger }).whereIn('reference', references).select('reference', 'id');
+    for (const row of rows as Array<{ reference: string; id: string }>) taken.set(row.reference, `transaction ${row.id}`);
+  }
+  const state: VolumeMap = new Map();
+  await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] || !w.request.postings ? [] : pairsOf(w.request.postings))), state);
+
+  const accepted: Accepted[] = [];
+  for (const [index, { request }] of writes.entries()) {
+    if (outcomes[index]) continue;
+    try {
+      accepted.push(await checkWrite(trx, ledger, index, request, state, taken));
+    } catch (error) {
+      outcomes[index] = { error };
+    }
+  }
+
+  const failedKeys = writes.flatMap((w, i) => (claimed.has(i) && outcomes[i] ? [w.idempotencyKey!] : []));
+  if (accepted.length === 0) {
+    if (failedKeys.length > 0) await trx('idempotency_keys').where({ scope }).whereIn('key', failedKeys).delete();
+    return outcomes as WriteOutcome[];
+  }
+  const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys);
+  accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));
+  return outcomes as WriteOutcome[];
+}
+
+/** Claims the batch's keys in one statement; a key already stored answers its write (hit or CONFLICT) right away. */
+async function claimKeys(trx: Knex.Transaction, scope: string, writes: BatchedWrite[], outcomes: Array<WriteOutcome | undefined>): Promise<Set<number>> {
+  const keyed = writes.flatMap((w, index) => (w.idempotencyKey ? [{ index, key: w.idempotencyKey, hash: hashRequest(w.request) }] : []));
+  const claimed = new Set<number>();
+  if (keyed.length === 0) return claimed;
+  const inserted = await trx.raw(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, response)
+     SELECT ?, k, h, '' FROM unnest(?::text[], ?::text[]) AS t(k, h) ON CONFLICT DO NOTHING RETURNING key`,
+    [scope, keyed.map((k) => k.key), keyed.map((k) => k.hash)],
+  );
+  const fresh = new Set((inserted.rows as Array<{ key: string }>).map((r) => r.key));
+  const stale = keyed.filter((k) => !fresh.has(k.key));
+  const stored = new Map<string, { request_hash: string; response: string }>();
+  if (stale.length > 0) {
+    const rows = await trx('idempotency_keys').where({ scope }).whereIn('key', stale.map((k) => k.key)).select('key', 'request_hash', 'response');
+    for (const row of rows) stored.set(row.key, row);
+  }
+  for (const { index, key, hash } of keyed) {
+    if (fresh.has(key)) {
+      claimed.add(index);
+      continue;
+    }
+    const row = stored.get(key);
+    outcomes[index] =
+      row && row.request_hash === hash
+        ? { hitTxid: BigInt((parseJson(row.response) as { id: string }).id) }
+        : { error: new ApiError('CONFLICT', 'Idempotency-Key was already used with a different request') };
+  }
+  return claimed;
+}
+
+/**
+ * Checks one write against the running volumes and, when it passes, applies it to them. Plain postings are
+ * funds-checked as a single write checks them; a script runs with the batch's running balances and locks what it
+ * reads beyond them. Account metadata a script sets is written now, so a later script of the batch reads it.
+ */
+async function checkWrite(trx: Knex.Transaction, ledger: string, index: number, request: CreateTransactionInput, state: VolumeMap, taken: Map<string, string>): Promise<Accepted> {
+  if (request.reference !== undefined && taken.has(request.reference)) {
+    throw new ApiError('CONFLICT', `reference "${request.reference}" is already used by ${taken.get(request.reference)} of ledger "${ledger}"`);
+  }
+  let postings = request.postings ?? [];
+  let metadata = request.metadata ?? {};
+  let accountMetadata: Record<string, Record<string, string>> = {};
+  if (request.script) {
+    const result = await runScriptLocked(trx, ledger, request.script, state);
+    const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
+    if (clash !== undefined) throw new ApiError('METADATA_OVERRIDE', `metadata key "${clash}" is set both by the script and by the request`);
+    metadata = { ...metadata, ...result.txMetadata };
+    postings = result.postings;
+    assertPostings(postings, 'script postings');
+    accountMetadata = result.accountMetadata;
+  }
+  if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'the transaction has no postings');
+  const { pre, post, changed } = applyPostings(state, postings, !request.script);
+  for (const [key, entry] of changed) state.set(key, entry);
+  if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
+  await writeAccountMetadata(trx, ledger, accountMetadata);
+  return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
+}
+
+async function writeAccountMetadata(trx: Knex.Transaction, ledger: string, accountMetadata: Record<string, Record<string, string>>): Promise<void> {
+  const addresses = Object.keys(accountMetadata).sort();
+  if (addresses.length === 0) return;
+  await trx.raw(
+    `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
+     ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
+    [ledger, addresses, addresses.map((a) => stringifyJson(accountMetadata[a]))],
+  );
+}
+
+/**
+ * Two statements for the whole batch. The first writes the final volumes of every touched row, creates the accounts,
+ * and takes the batch's txids and log ids with one bump of the ledger row: that row is locked last and held only for
+ * the second statement (transactions, logs, events, idempotency results) and the commit, which keeps ids dense.
+ */
+async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: Accepted[], state: VolumeMap, writes: BatchedWrite[], failedKeys: string[]): Promise<LedgerTransaction[]> {
+  const touched = new Set(accepted.flatMap((a) => a.postings.flatMap((p) => [`${p.source}\u0000${p.asset}`, `${p.destination}\u0000${p.asset}`])));
+  const rows = [...touched].map((key) => state.get(key)!);
+  const accounts = [...new Set(rows.map((r) => r.address))].sort();
+  const bumped = await trx.raw(
+    `WITH v AS (
+       UPDATE ledger_volumes v SET input = d.input, output = d.output
+       FROM unnest(?::text[], ?::text[], ?::numeric[], ?::numeric[]) AS d(address, asset, input, output)
+       WHERE v.ledger = ? AND v.address = d.address AND v.asset = d.asset RETURNING 1
+     ), a AS (
+       INSERT INTO ledger_accounts (ledger, address) SELECT ?, a FROM unnest(?::text[]) AS a ON CONFLICT (ledger, address) DO NOTHING
+     )
+     UPDATE ledgers SET next_txid = next_txid + ?, next_log_id = next_log_id + ? WHERE name = ?
+     RETURNING next_txid - ? AS txid, next_log_id - ? AS log_id`,
+    [rows.map((r) => r.address), rows.map((r) => r.asset), rows.map((r) => r.input.toString()), rows.map((r) => r.output.toString()), ledger, ledger, accounts, accepted.length, accepted.length, ledger, accepted.length, accepted.length],
+  );
+  const first = bumped.rows[0] as { txid: string; log_id: string } | undefined;
+  if (!first) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${ledger}" not found`);
+  const txids = accepted.map((_, n) => BigInt(first.txid) + BigInt(n));
+  const logIds = accepted.map((_, n) => BigInt(first.log_id) + BigInt(n));
+  const now = new Date();
+  const logData = accepted.map((a, n) => stringifyJson({ transaction: logTransactionView({ id: txids[n], ...a }), accountMetadata: a.accountMetadata }));
+  const keys = accepted.flatMap((a, n) => (writes[a.index].idempotencyKey ? [{ key: writes[a.index].idempotencyKey!, response: stringifyJson({ id: txids[n].toString() }) }] : []));
+
+  const stored = accepted.map((a, n) => ({ id: txids[n], a }));
+  const events = stored.map(({ id, a }): PlatformEvent => ({
+    app: 'ledger',
+    type: 'COMMITTED_TRANSACTIONS',
+    payload: {
+      ledger,
+      transactions: [v2TransactionView({ id, ledger, postings: a.postings, metadata: a.metadata, timestamp: a.timestamp, insertedAt: now, reverted: false, ...(a.reference !== undefined ? { reference: a.reference } : {}), preCommitVolumes: a.pre, postCommitVolumes: a.post })],
+      accountMetadata: a.accountMetadata,
+    },
+  }));
+  const inserted = await trx.raw(
+    `WITH t AS (
+       INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at)
+       SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post,
+              ARRAY(SELECT jsonb_array_elements_text(x.src)), ARRAY(SELECT jsonb_array_elements_text(x.dst)), ?
+       FROM unnest(?::bigint[], ?::timestamptz[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[])
+         AS x(id, ts, ref, postings, metadata, pre, post, src, dst)
+       RETURNING *
+     ), l AS (
+       INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, x.id, 'NEW_TRANSACTION', ?, x.data FROM unnest(?::bigint[], ?::jsonb[]) AS x(id, data)
+     ), k AS (
+       UPDATE idempotency_keys SET response = x.response FROM unnest(?::text[], ?::text[]) AS x(key, response) WHERE scope = ? AND idempotency_keys.key = x.key
+     ), d AS (
+       DELETE FROM idempotency_keys WHERE scope = ? AND key = ANY(?::text[])
+     ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})
+     SELECT t.*, (SELECT count(*) FROM n) AS notified FROM t ORDER BY t.id`,
+    [
+      ledger,
+      now,
+      txids.map(String),
+      accepted.map((a) => a.timestamp.toISOString()),
+      accepted.map((a) => a.reference ?? null) as string[],
+      accepted.map((a) => stringifyJson(a.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset })))),
+      accepted.map((a) => stringifyJson(a.metadata)),
+      accepted.map((a) => stringifyJson(a.pre)),
+      accepted.map((a) => stringifyJson(a.post)),
+      accepted.map((a) => stringifyJson([...new Set(a.postings.map((p) => p.source))])),
+      accepted.map((a) => stringifyJson([...new Set(a.postings.map((p) => p.destination))])),
+      ledger,
+      now,
+      logIds.map(String),
+      logData,
+      keys.map((k) => k.key),
+      keys.map((k) => k.response),
+      idempotencyScope(ledger),
+      idempotencyScope(ledger),
+      failedKeys,
+      ...outboxParameters(events),
+      OUTBOX_CHANNEL,
+    ],
+  );
+  return (inserted.rows as TransactionRow[]).map(presentTransaction);
+}

@@ -1,0 +1,84 @@
+import type { Knex } from 'knex';
+import { inTransaction } from '../../db/errors';
+import { commitBatch, type BatchedWrite, type WriteOutcome } from './commit-batch';
+
+interface Pending {
+  write: BatchedWrite;
+  resolve(outcome: WriteOutcome): void;
+  reject(error: unknown): void;
+}
+
+interface LedgerQueue {
+  pending: Pending[];
+  running: boolean;
+}
+
+/** Bounded so one batch's statements and its hold on the ledger's counter row stay short. */
+const MAX_BATCH = Math.max(1, Number(process.env.LEDGER_GROUP_COMMIT_MAX_BATCH || 256));
+
+/** Whether writes go through group commit; `LEDGER_GROUP_COMMIT=off` keeps one database transaction per write. */
+export const groupCommitEnabled = (): boolean => process.env.LEDGER_GROUP_COMMIT !== 'off';
+
+const queues = new WeakMap<Knex, Map<string, LedgerQueue>>();
+
+/**
+ * Commits a write with whatever other writes to the same ledger arrive while this process's previous batch for that
+ * ledger is committing (group commit without a timer: an idle ledger commits a lone write at once, a busy one
+ * coalesces). One batch per ledger is in flight per process, so batches of one process never contend with each
+ * other; other processes' batches queue on the rows they share, as single writes do.
+ * The promise settles after the batch's COMMIT returned: an acknowledged write is durable.
+ */
+export function groupCommit(db: Knex, ledger: string, write: BatchedWrite): Promise<WriteOutcome> {
+  let byLedger = queues.get(db);
+  if (!byLedger) queues.set(db, (byLedger = new Map()));
+  let queue = byLedger.get(ledger);
+  if (!queue) byLedger.set(ledger, (queue = { pending: [], running: false }));
+  const promise = new Promise<WriteOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject }));
+  if (!queue.running) void drain(db, ledger, queue, byLedger);
+  return promise;
+}
+
+async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map<string, LedgerQueue>): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.pending.length > 0) await commitOrSplit(db, ledger, takeBatch(queue));
+  } finally {
+    queue.running = false;
+    if (queue.pending.length === 0) byLedger.delete(ledger);
+  }
+}
+
+/**
+ * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key is already in
+ * this one: the second must see the first's stored outcome, as it would have after the first's commit.
+ */
+function takeBatch(queue: LedgerQueue): Pending[] {
+  const batch: Pending[] = [];
+  const rest: Pending[] = [];
+  const keys = new Set<string>();
+  for (const item of queue.pending) {
+    const key = item.write.idempotencyKey;
+    if (batch.length >= MAX_BATCH || (key !== undefined && keys.has(key))) {
+      rest.push(item);
+      continue;
+    }
+    if (key !== undefined) keys.add(key);
+    batch.push(item);
+  }
+  queue.pending = rest;
+  return batch;
+}
+
+/**
+ * A batch that fails as a whole (a database error, a reference taken by another process between the check and the
+ * insert) is retried one write at a time, so one write's trouble is never its neighbours'.
+ */
+async function commitOrSplit(db: Knex, ledger: string, batch: Pending[]): Promise<void> {
+  try {
+    const outcomes = await inTransaction(db, (trx) => commitBatch(trx, ledger, batch.map((p) => p.write)));
+    batch.forEach((p, i) => p.resolve(outcomes[i]));
+  } catch (error) {
+    if (batch.length === 1) return batch[0].reject(error);
+    for (const item of batch) await commitOrSplit(db, ledger, [item]);
+  }
+}
