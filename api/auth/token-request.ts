@@ -3,7 +3,7 @@ import getRawBody from 'raw-body';
 import type { Db } from '../../db/knex';
 import { ALL_SCOPES } from '../middleware/authenticate';
 import { REVOCATION_PATH } from './jwt-revocation';
-import { tokenRequestContext } from './oidc-adapter';
+import { inTokenRequest } from './oidc-adapter';
 
 const TOKEN_PATH = '/api/auth/oauth/token';
 
@@ -27,7 +27,7 @@ export function tokenRequestDefaults(db: Db): Koa.Middleware {
     if ((ctx.path !== TOKEN_PATH && ctx.path !== REVOCATION_PATH) || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
     const basicId = basicClientId(ctx.get('Authorization'));
     const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
-    if (ctx.path === REVOCATION_PATH) return tokenRequestContext.run({ authMethod }, next);
+    if (ctx.path === REVOCATION_PATH) return inTokenRequest({ authMethod }, next);
     const raw = await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: '56kb', encoding: 'utf8' });
     const form = new URLSearchParams(raw);
     const clientId = basicId ?? form.get('client_id');
@@ -44,6 +44,6 @@ export function tokenRequestDefaults(db: Db): Koa.Middleware {
       if (client && client.scopes.length > 0) form.set('scope', client.scopes.join(' '));
     }
     (ctx.req as unknown as { body: string }).body = form.toString();
-    return tokenRequestContext.run({ authMethod }, next);
+    return inTokenRequest({ authMethod }, next);
   };
 }

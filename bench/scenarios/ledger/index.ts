@@ -27,7 +27,8 @@ async function seedApiLedger(platform: BenchPlatform, token: string, ledger: str
 /**
  * Ledger writes over HTTP (`POST /api/ledger/v2/{ledger}/transactions`, one posting of 1 USD/2), spread over 1000 funded
  * sources and 1000 destinations, and all from one hot funded account, at 1, 8 and 32 clients; each next to the raw-SQL
- * floor of the same write at the same concurrency (pg, and pgbench when on PATH). Then op 11 reads by random txid,
+ * floor of the same write at the same concurrency (pg, and pgbench when on PATH); from `world` and into one hot account
+ * at 32 clients next to the spread rate. Then op 11 reads by random txid,
  * next to the Koa hello-world baseline.
  */
 export const ledgerScenario: Scenario = {
@@ -72,6 +73,27 @@ export const ledgerScenario: Scenario = {
         const pending = await settle(platform);
         results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
       }
+    }
+    // The hot shapes group commit is meant to make as cheap as spread writes: every write from `world`, and every write
+    // into one account, each next to the spread rate at 32 clients of this run.
+    for (const shape of ['world', 'hot-destination'] as const) {
+      await drainOutbox(platform);
+      const cpu = cpuSnapshot();
+      const writes = await httpLoad({
+        scenario: `ledger write ${shape} c=32 (HTTP)`,
+        url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+        method: 'POST',
+        connections: 32,
+        amount: Math.round(WRITES[32] * scale),
+        headers: authJson(token),
+        requestBody: () =>
+          JSON.stringify({
+            postings: [{ source: shape === 'world' ? 'world' : srcAccount(pick(ACCOUNTS)), destination: shape === 'world' ? dstAccount(pick(ACCOUNTS)) : HOT, amount: 1, asset: ASSET }],
+          }),
+        baseline: 'ledger write spread c=32 (HTTP)',
+      });
+      const pending = await settle(platform);
+      results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
     }
     // Breakdown: the same spread write at 32 clients with the worker paused, so the event dispatch (one Temporal
     // workflow per event) does not share the CPU during the run; the events are dispatched once it resumes.
