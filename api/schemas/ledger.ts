@@ -18,7 +18,7 @@ import {
   type MetadataFilters,
 } from './common';
 
-const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+export const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const amount = (description: string): JsonSchema => ({ ...bigIntegerSchema(description), minimum: undefined });
 export const addressSchema = stringSchema({ pattern: ADDRESS_PATTERN, maxLength: 1024, description: 'Account address, e.g. `users:42`.' });
 export const assetSchema = stringSchema({ pattern: ASSET_PATTERN, description: 'Asset, e.g. `USD/2`.' });
@@ -40,7 +40,7 @@ export const postingSchema = objectSchema(
   ['source', 'destination', 'amount', 'asset'],
 );
 
-const volumeSchema = objectSchema({ input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') }, ['input', 'output', 'balance']);
+export const volumeSchema = objectSchema({ input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') }, ['input', 'output', 'balance']);
 export const volumesSchema: JsonSchema = { type: 'object', additionalProperties: volumeSchema, description: 'Volumes by asset.' };
 export const volumesByAccountSchema: JsonSchema = { type: 'object', additionalProperties: volumesSchema, description: 'Volumes by account, then asset.' };
 
@@ -100,7 +100,7 @@ export const listLedgersQuery = {
   }),
   additionalProperties: false,
 };
-const transactionFilters = {
+export const transactionFilters = {
   account: pattern('Source or destination'),
   source: pattern('Source'),
   destination: pattern('Destination'),
@@ -108,7 +108,7 @@ const transactionFilters = {
   startTime: { ...dateTimeSchema, description: 'Timestamp >= startTime.' },
   endTime: { ...dateTimeSchema, description: 'Timestamp < endTime.' },
 };
-const accountFilters = { address: pattern('Address') };
+export const accountFilters = { address: pattern('Address') };
 export const listTransactionsQuery = withMetadataFilters(listQuerySchema(transactionFilters));
 export const listAccountsQuery = withMetadataFilters(listQuerySchema(accountFilters));
 /** HEAD counts take the filters of their list, without its page. */

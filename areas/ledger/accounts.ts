@@ -54,7 +54,14 @@ export interface AccountFilters {
   /** An address or a pattern (`users:` for one level, `users:...` for any depth). */
   address?: string;
   metadata?: Record<string, string>;
+  /** Only addresses after this one (v1's `after`; the list is by address ascending). */
+  after?: string;
+  /** v1's balance filter: accounts holding at least one asset whose balance compares so with `value`. */
+  balance?: { operator: BalanceOperator; value: bigint };
 }
+
+export type BalanceOperator = 'e' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
+const SQL_OPERATORS: Record<BalanceOperator, string> = { e: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** Accounts by address ascending. @throws ApiError LEDGER_NOT_FOUND */
 export async function listAccounts(db: Executor, ledger: string, filters: AccountFilters, page: PageRequest): Promise<Page<LedgerAccount>> {
@@ -81,6 +88,13 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   const query = db('ledger_accounts').where({ ledger });
   if (filters.address) whereAddress(query, filters.address);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
+  if (filters.after !== undefined) query.where('address', '>', filters.after);
+  if (filters.balance) {
+    query.whereRaw(
+      `EXISTS (SELECT 1 FROM ledger_volumes v WHERE v.ledger = ledger_accounts.ledger AND v.address = ledger_accounts.address AND v.input - v.output ${SQL_OPERATORS[filters.balance.operator]} ?::numeric)`,
+      [filters.balance.value.toString()],
+    );
+  }
   return query;
 }
 

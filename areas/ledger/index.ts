@@ -8,7 +8,7 @@ export { WORLD } from './types';
 export { createTransaction } from './create-transaction';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
 export { getTransaction, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
-export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters } from './accounts';
+export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters, type BalanceOperator } from './accounts';
 export { createLedger, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
 export { v1TransactionView, v2TransactionView } from './views';
 export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
@@ -20,3 +20,7 @@ export { listLogs, logChainStatus, streamLogs, verifyLogChain, type LogChainStat
 export { hashLedgerLogs, hashPendingLogs } from './log-hasher';
 export { importLogs } from './log-import';
 export type { LedgerLog, LogType } from './log';
+export { addAccountMetadataV1, addTransactionMetadataV1, createTransactionV1, createTransactionsV1, revertTransactionV1 } from './v1-writes';
+export { getMapping, updateMapping, type Contract, type Mapping } from './mapping';
+export { ledgerNames, ledgerStorageInfo } from './info';
+export { logV1TypesExcluded, v1AccountView, v1AccountWithVolumesView, v1BalancesView, v1LogView } from './v1-views';

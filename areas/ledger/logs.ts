@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertLedgerExists } from './ledgers';
 import { ChainVerifier } from './log-chain';
-import { presentLog, type LedgerLog, type LogRow } from './log';
+import { presentLog, type LedgerLog, type LogRow, type LogType } from './log';
 import type { Executor } from './types';
 
 export interface LogFilters {
@@ -10,6 +10,10 @@ export interface LogFilters {
   startTime?: Date;
   /** Exclusive upper bound. */
   endTime?: Date;
+  /** Only ids below this one (v1's `after`: the list is newest first). */
+  before?: bigint;
+  /** Types left out (v1 lists no DELETE_METADATA: it has no such log type). */
+  excludeTypes?: LogType[];
 }
 
 const COLUMNS = ['id', 'type', 'date', 'data', 'hash'];
@@ -20,6 +24,8 @@ export async function listLogs(db: Executor, ledger: string, filters: LogFilters
   const query = db('ledger_logs').where({ ledger }).select(COLUMNS);
   if (filters.startTime) query.where('date', '>=', filters.startTime);
   if (filters.endTime) query.where('date', '<', filters.endTime);
+  if (filters.before !== undefined) query.where('id', '<', filters.before.toString());
+  if (filters.excludeTypes?.length) query.whereNotIn('type', filters.excludeTypes);
   const result = await keysetPage<LogRow>(query as Knex.QueryBuilder, ['id'], 'desc', page);
   return { ...result, items: result.items.map(presentLog) };
 }

@@ -71,6 +71,8 @@ export interface TransactionFilters {
   /** Exclusive upper bound. */
   endTime?: Date;
   metadata?: Record<string, string>;
+  /** Only txids below this one (v1's `after`: the list is newest first, so "after" a txid is below it). */
+  before?: bigint;
 }
 
 /** `column` contains the address, or an address matching the pattern (see addressPatternRegex). */
@@ -106,6 +108,7 @@ function transactionsQuery(db: Executor, ledger: string, filters: TransactionFil
   if (filters.startTime) query.where('timestamp', '>=', filters.startTime);
   if (filters.endTime) query.where('timestamp', '<', filters.endTime);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
+  if (filters.before !== undefined) query.where('id', '<', filters.before.toString());
   return query;
 }
 

@@ -10,6 +10,7 @@ import * as eventBatches from './008-event-batches';
 import * as platformSecrets from './009-platform-secrets';
 import * as tokenRevocations from './010-token-revocations';
 import * as ledgerLogs from './011-ledger-logs';
+import * as ledgerMappings from './012-ledger-mappings';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Array<[string, Migration]> = [
   ['009-platform-secrets', platformSecrets],
   ['010-token-revocations', tokenRevocations],
   ['011-ledger-logs', ledgerLogs],
+  ['012-ledger-mappings', ledgerMappings],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
@@ -43,4 +45,22 @@ export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
 export async function migrateLatest(knex: Knex): Promise<string[]> {
   const [, applied] = await knex.migrate.latest({ migrationSource });
   return applied as string[];
+}
+
+export interface MigrationInfo {
+  /** Its position in the list, from 1. */
+  version: number;
+  name: string;
+  state: 'DONE' | 'TO DO';
+  date?: Date;
+}
+
+/** Every migration of the list with whether (and when) this database applied it: Formance v1's ledger `_info`. */
+export async function migrationsInfo(knex: Knex): Promise<MigrationInfo[]> {
+  const applied: Array<{ name: string; migration_time: Date }> = await knex('knex_migrations').select('name', 'migration_time');
+  const when = new Map(applied.map((row) => [row.name, row.migration_time]));
+  return migrations.map(([name], index) => {
+    const date = when.get(name);
+    return { version: index + 1, name, state: date ? 'DONE' : 'TO DO', ...(date ? { date } : {}) };
+  });
 }

@@ -1,5 +1,7 @@
 import { accountRoutes } from './accounts';
+import { accountV1Routes } from './accounts-v1';
 import { bulkRoute } from './bulk';
+import { ledgerV1Routes } from './ledger-v1';
 import { ledgerAdminRoutes } from './ledgers';
 import { logRoutes } from './logs';
 import { metadataRoutes } from './metadata';
@@ -7,6 +9,21 @@ import { countRoutes, reportRoutes } from './reports';
 import { transactionRoutes } from './transactions';
 import { transactionV1Routes } from './transactions-v1';
 
-/** v2 routes first: `POST /api/ledger/v2/{name}` must win over the v1 path (the name `v2` is reserved for that reason). */
-// Counts (HEAD) before the lists: Koa's router answers HEAD with a GET route of the same path.
-export const ledgerRoutes = [...ledgerAdminRoutes, ...countRoutes, ...transactionRoutes, ...accountRoutes, ...metadataRoutes, ...reportRoutes, ...logRoutes, bulkRoute, ...transactionV1Routes];
+/**
+ * v2 routes first: `/api/ledger/v2/{name}` must win over the v1 paths `/api/ledger/{ledger}/...` (the name `v2` is
+ * reserved for that reason). Counts (HEAD) before the lists: Koa's router answers HEAD with a GET route of the same
+ * path; each v1 group lists its HEAD first.
+ */
+export const ledgerRoutes = [
+  ...ledgerAdminRoutes,
+  ...countRoutes,
+  ...transactionRoutes,
+  ...accountRoutes,
+  ...metadataRoutes,
+  ...reportRoutes,
+  ...logRoutes,
+  bulkRoute,
+  ...transactionV1Routes,
+  ...accountV1Routes,
+  ...ledgerV1Routes,
+];
