@@ -10,6 +10,7 @@ import * as eventBatches from './008-event-batches';
 import * as platformSecrets from './009-platform-secrets';
 import * as tokenRevocations from './010-token-revocations';
 import * as ledgerLogs from './011-ledger-logs';
+import * as webhookDeliveries from './012-webhook-deliveries';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Array<[string, Migration]> = [
   ['009-platform-secrets', platformSecrets],
   ['010-token-revocations', tokenRevocations],
   ['011-ledger-logs', ledgerLogs],
+  ['012-webhook-deliveries', webhookDeliveries],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
