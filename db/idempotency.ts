@@ -40,3 +40,13 @@ export async function withIdempotencyKey<T>(
   await trx('idempotency_keys').where({ scope: claim.scope, key: claim.key }).update({ response: stringifyJson(value) });
   return { value, hit: false };
 }
+
+/**
+ * Forgets a key whose work was committed but could not be completed outside the database (e.g. a Temporal start that
+ * failed and was undone), so the client's retry with the same key does the work again instead of answering a result
+ * that did not happen.
+ */
+export async function releaseIdempotencyKey(db: Knex, claim: { scope: string; key: string | undefined }): Promise<void> {
+  if (!claim.key) return;
+  await db('idempotency_keys').where({ scope: claim.scope, key: claim.key }).delete();
+}

@@ -3,7 +3,7 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import type { EventEnvelope } from '../../areas/events';
 import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks';
-import { markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../areas/webhooks';
+import { cancelDelivery, markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../areas/webhooks';
 import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks';
 import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks';
 import { isApiError } from '../../lib/errors';
@@ -57,11 +57,12 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
       const retryAttempt = firstRetryAttempt + Context.current().info.attempt - 1;
       const delivery = await deps.db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'WEBHOOK_DELIVERY_GONE');
-      if (delivery.status === 'success' || delivery.status === 'failed') return { statusCode: delivery.last_status_code ?? 0 };
+      // Final (or cancelled) meanwhile: nothing to send. A replay makes it pending again under another workflow.
+      if (delivery.status !== 'pending') return { statusCode: delivery.last_status_code ?? 0 };
       const config = await deps.db<WebhookConfigRow>('webhook_configs').where({ id: delivery.config_id }).first();
       if (!config || !config.active) {
         const reason = config ? 'the config was deactivated' : 'the config was deleted';
-        await markDeliveryFailed(deps.db, deliveryId, reason);
+        await cancelDelivery(deps.db, deliveryId, reason);
         throw ApplicationFailure.nonRetryable(reason, 'WEBHOOK_CONFIG_GONE');
       }
 

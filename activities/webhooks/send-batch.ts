@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import { signingSecrets } from '../../areas/webhooks';
-import { loadDeliveriesToSend, markDeliveriesFailed, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
+import { cancelDeliveries, loadDeliveriesToSend, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
 import type { AttemptRecord } from '../../areas/webhooks';
 import { endpointConcurrency, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
@@ -20,10 +20,10 @@ export interface RetryDue {
 const RECORD_GROUP = 100;
 
 /**
- * Which deliveries of a batch are at attempt `attempt` (0: new, not attempted; n: retrying after n attempts). A retried
- * batch activity skips the deliveries the previous try already attempted (their next retry, if one is due, is reported
- * again from the recorded next_retry_at) and those a replay has taken over; deliveries whose config is gone or
- * inactive fail as in the delivery workflow.
+ * Which deliveries of a batch are at attempt `attempt` (0: new, not attempted; n: pending again after n attempts). A
+ * retried batch activity skips the deliveries the previous try already attempted (their next retry, if one is due, is
+ * reported again from the recorded next_retry_at) and those a replay has taken over; deliveries whose config is gone or
+ * inactive are cancelled as in the delivery workflow.
  */
 export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, now: number) {
   const toSend: DeliveryToSend[] = [];
@@ -31,12 +31,12 @@ export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, no
   const deleted: string[] = [];
   const deactivated: string[] = [];
   for (const d of deliveries) {
-    if (d.replays > 0 || d.status === 'success' || d.status === 'failed') continue;
-    if (d.attempts > attempt) {
-      if (d.status === 'retrying') due.push({ deliveryId: d.id, retryAttempt: d.attempts, delayMs: Math.max(0, (d.nextRetryAt?.getTime() ?? now) - now) });
+    if (d.replayGeneration > 0 || d.status !== 'pending') continue;
+    if (d.attemptCount > attempt) {
+      due.push({ deliveryId: d.id, retryAttempt: d.attemptCount, delayMs: Math.max(0, (d.nextRetryAt?.getTime() ?? now) - now) });
       continue;
     }
-    if (d.attempts < attempt || d.status !== (attempt === 0 ? 'pending' : 'retrying')) continue;
+    if (d.attemptCount < attempt) continue;
     if (!d.config) deleted.push(d.id);
     else if (!d.config.active) deactivated.push(d.id);
     else toSend.push(d);
@@ -79,8 +79,8 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
   return async function sendWebhookBatch(deliveryIds: string[], attempt = 0): Promise<RetryDue[]> {
     const context = Context.current();
     const { toSend, due, deleted, deactivated } = sortDeliveries(await loadDeliveriesToSend(db, deliveryIds), attempt, Date.now());
-    await markDeliveriesFailed(db, deleted, 'the config was deleted');
-    await markDeliveriesFailed(db, deactivated, 'the config was deactivated');
+    await cancelDeliveries(db, deleted, 'the config was deleted');
+    await cancelDeliveries(db, deactivated, 'the config was deactivated');
 
     const recorder = attemptRecorder(db);
     const limit = createLimiter(settings.batchConcurrency);

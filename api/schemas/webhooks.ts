@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../routing';
-import { arraySchema, dateTimeSchema, listQuerySchema, objectSchema, stringSchema } from './common';
+import { arraySchema, dateTimeSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
 
 const endpoint = stringSchema({ minLength: 1, maxLength: 2048, description: 'http(s) URL receiving the POSTs.' });
 const eventTypes = arraySchema(stringSchema({ minLength: 1, maxLength: 200 }), {
@@ -35,24 +35,60 @@ export const webhookAttemptSchema: JsonSchema = objectSchema(
   ['id', 'webhookID', 'createdAt', 'updatedAt', 'config', 'payload', 'statusCode', 'retryAttempt', 'status', 'nextRetryAfter'],
 );
 
+const uuid = stringSchema({ format: 'uuid' });
+const deliveryStatus = { type: 'string', enum: ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] };
+
+/** Formance's Delivery. */
 export const deliverySchema: JsonSchema = objectSchema(
   {
     id: { type: 'string', format: 'uuid' },
     eventID: { type: 'string', format: 'uuid' },
     configID: { type: 'string', format: 'uuid' },
     eventType: { type: 'string' },
-    endpoint: { type: 'string' },
-    payload: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'retrying', 'success', 'failed'] },
-    attempts: { type: 'integer' },
-    replays: { type: 'integer' },
-    lastStatusCode: { type: ['integer', 'null'] },
-    lastError: { type: ['string', 'null'] },
-    nextRetryAfter: { anyOf: [dateTimeSchema, { type: 'null' }] },
+    status: { ...deliveryStatus, description: '`delivering` is never reported: an attempt is recorded with its outcome.' },
+    attemptCount: { type: 'integer', minimum: 0, description: 'Attempts of the current replay generation.' },
+    replayGeneration: { type: 'integer', minimum: 0, description: 'How many times the delivery was replayed.' },
+    idempotencyKey: { type: 'string', description: 'The `formance-webhook-idempotency-key` header sent: the delivery id.' },
+    cycleStartedAt: { ...dateTimeSchema, description: 'Start of the current generation\'s retry window.' },
+    lastAttemptAt: dateTimeSchema,
+    lastStatusCode: { type: 'integer', description: '0 when no response came back.' },
+    lastError: { type: 'string' },
+    nextAttemptAt: { ...dateTimeSchema, description: 'When a pending delivery\'s next retry is due.' },
+    payload: { type: 'string', description: 'The body sent; on a single delivery only.' },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
   },
-  ['id', 'eventID', 'configID', 'eventType', 'endpoint', 'payload', 'status', 'attempts', 'replays', 'createdAt', 'updatedAt'],
+  ['id', 'eventID', 'configID', 'eventType', 'status', 'attemptCount', 'replayGeneration', 'createdAt', 'updatedAt'],
+);
+
+/** Formance's DeliveryAttempt. */
+export const deliveryAttemptSchema: JsonSchema = objectSchema(
+  {
+    id: { type: 'string', format: 'uuid' },
+    deliveryID: { type: 'string', format: 'uuid' },
+    attemptNumber: { type: 'integer', minimum: 1, description: '1 for the first attempt of its replay generation.' },
+    replayGeneration: { type: 'integer', minimum: 0 },
+    endpoint: { type: 'string' },
+    outcome: { type: 'string', enum: ['succeeded', 'retryable_failure', 'permanent_failure'] },
+    statusCode: { type: 'integer', description: '0 when no response came back.' },
+    error: { type: 'string' },
+    durationMillis: { type: 'integer', minimum: 0 },
+    createdAt: dateTimeSchema,
+  },
+  ['id', 'deliveryID', 'attemptNumber', 'replayGeneration', 'endpoint', 'outcome', 'statusCode', 'createdAt'],
+);
+
+/** Formance's ReplayDeliveriesResult. */
+export const replayDeliveriesResultSchema: JsonSchema = objectSchema(
+  {
+    replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the queue as a new replay generation.' },
+    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its retry schedule.' },
+    skipped: { type: 'integer', minimum: 0, description: 'Deliveries of the page not replayed (pending ones).' },
+    hasMore: { type: 'boolean' },
+    nextCursor: { type: 'string', description: 'Send it back, with the same filters, for the next page.' },
+    createdAtTo: { ...dateTimeSchema, description: 'The window\'s end used (now when the request had none).' },
+  },
+  ['replayed', 'expedited', 'skipped', 'hasMore', 'createdAtTo'],
 );
 
 export const configInputSchema = objectSchema({ endpoint, eventTypes, secret, name }, ['endpoint', 'eventTypes']);
@@ -61,9 +97,26 @@ export const secretChangeSchema = objectSchema({ secret });
 export const idParams = objectSchema({ id: stringSchema({ minLength: 1, maxLength: 100 }) }, ['id']);
 // Formance refuses any other filter (400), rather than ignoring a misspelt one.
 export const configListQuery = { ...listQuerySchema({ id: stringSchema(), endpoint: stringSchema() }), additionalProperties: false };
-export const deliveryListQuery = listQuerySchema({
-  configID: stringSchema(),
-  eventID: stringSchema(),
-  status: stringSchema({ enum: ['pending', 'retrying', 'success', 'failed'] }),
-});
-export const attemptListQuery = listQuerySchema();
+// Formance refuses any other parameter (400): a misspelt filter (`configID`) must not list every delivery.
+export const deliveryListQuery = {
+  ...listQuerySchema({
+    configId: uuid,
+    status: stringSchema({ enum: ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] }),
+    createdAtFrom: stringSchema({ format: 'date-time', description: 'Deliveries created at or after.' }),
+    createdAtTo: stringSchema({ format: 'date-time', description: 'Deliveries created at or before.' }),
+    eventID: stringSchema({ format: 'uuid', description: 'Ours: the deliveries of one event.' }),
+  }),
+  additionalProperties: false,
+};
+export const attemptListQuery = { ...listQuerySchema(), additionalProperties: false };
+export const replayDeliveriesBody = objectSchema(
+  {
+    createdAtFrom: stringSchema({ format: 'date-time' }),
+    createdAtTo: stringSchema({ format: 'date-time', description: 'Default: now, fixed at the first page.' }),
+    statuses: arraySchema(stringSchema({ enum: ['failed', 'pending'] }), { maxItems: 2, description: 'Default: both.' }),
+    configIds: arraySchema(uuid, { maxItems: 1000 }),
+    cursor: stringSchema({ description: 'The `nextCursor` of the previous page; the other members must be the same.' }),
+    pageSize: integerSchema({ minimum: 1, maximum: 1000, default: 1000 }),
+  },
+  ['createdAtFrom'],
+);

@@ -27,6 +27,7 @@ export interface AttemptRow {
   delivery_id: string;
   seq: string;
   retry_attempt: number;
+  replay_generation: number;
   status_code: number;
   status: AttemptStatus;
   error: string | null;
@@ -34,28 +35,45 @@ export interface AttemptRow {
   next_retry_after: Date | null;
   duration_ms: number;
   created_at: Date;
-  payload: string;
 }
 
-export function presentAttempt(row: AttemptRow): WebhookAttempt {
+/** Formance's DeliveryAttempt: one HTTP call of a delivery. */
+export interface DeliveryAttempt {
+  id: string;
+  deliveryID: string;
+  /** 1 for the first attempt of its replay generation. */
+  attemptNumber: number;
+  replayGeneration: number;
+  /** The URL called: the config's endpoint at the time. */
+  endpoint: string;
+  outcome: 'succeeded' | 'retryable_failure' | 'permanent_failure';
+  /** 0 when no response came back. */
+  statusCode: number;
+  /** Why no response came back, or why the attempt was the last (retries exhausted, address refused). */
+  error?: string;
+  durationMillis: number;
+  createdAt: Date;
+}
+
+const outcomes = { success: 'succeeded', 'to retry': 'retryable_failure', failed: 'permanent_failure' } as const;
+
+export function presentAttempt(row: AttemptRow): DeliveryAttempt {
   return {
     id: row.id,
-    webhookID: row.delivery_id,
-    createdAt: row.created_at,
-    updatedAt: row.created_at,
-    config: row.config,
-    payload: row.payload,
+    deliveryID: row.delivery_id,
+    attemptNumber: row.retry_attempt + 1,
+    replayGeneration: row.replay_generation,
+    endpoint: row.config.endpoint,
+    outcome: outcomes[row.status],
     statusCode: row.status_code,
-    retryAttempt: row.retry_attempt,
-    status: row.status,
-    nextRetryAfter: row.next_retry_after ?? NO_RETRY,
     ...(row.error ? { error: row.error } : {}),
+    durationMillis: row.duration_ms,
+    createdAt: row.created_at,
   };
 }
 
-/** A delivery's attempts, oldest first (replays included). @throws ApiError NOT_FOUND */
+/** A delivery's attempts, newest first as Formance lists them (replays included). @throws ApiError NOT_FOUND */
 export async function listAttempts(db: Executor, deliveryId: string, list: ListQuery): Promise<Page<AttemptRow>> {
   const delivery = await getDeliveryRow(db, deliveryId);
-  const query = db('webhook_attempts').select('webhook_attempts.*', db.raw('? AS payload', [delivery.payload])).where('delivery_id', delivery.id);
-  return keysetPage<AttemptRow>(query, ['seq'], 'asc', list);
+  return keysetPage<AttemptRow>(db('webhook_attempts').select('*').where('delivery_id', delivery.id), ['seq'], 'desc', list);
 }

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../../lib/errors';
+import { notFound } from '../../lib/errors';
 import type { ListQuery } from '../../db/pagination';
 import type { EventEnvelope } from '../events';
 import { keysetPage, type Page } from '../../db/pagination';
@@ -6,8 +6,14 @@ import type { Db, Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';
 import { planDeliveryBatch, recordAttempts } from './delivery-batch';
 
-/** pending: not attempted yet; retrying: an attempt failed and another is scheduled; success and failed are final. */
-export type DeliveryStatus = 'pending' | 'retrying' | 'success' | 'failed';
+/**
+ * Formance's delivery statuses. pending: not attempted yet in its generation, or waiting for its next attempt;
+ * succeeded and failed are final; cancelled: its config was deactivated or deleted before it succeeded. `delivering`
+ * (Formance's claim by a worker) is never stored: an attempt is recorded with its outcome, and an attempt in flight
+ * shows in Temporal as the running send activity.
+ */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryRow {
   id: string;
@@ -17,47 +23,57 @@ export interface DeliveryRow {
   endpoint: string;
   payload: string;
   status: DeliveryStatus;
-  attempts: number;
-  replays: number;
+  /** Attempts of the current replay generation. */
+  attempt_count: number;
+  replay_generation: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_attempt_at: Date | null;
   next_retry_at: Date | null;
+  /** Start of the current generation's retry window (creation, or the replay). */
   run_started_at: Date;
   created_at: Date;
   updated_at: Date;
 }
 
+/** Formance's Delivery: optional members are absent, never null. */
 export interface Delivery {
   id: string;
   eventID: string;
   configID: string;
   eventType: string;
-  endpoint: string;
-  payload: string;
   status: DeliveryStatus;
-  attempts: number;
-  replays: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextRetryAfter: Date | null;
+  attemptCount: number;
+  replayGeneration: number;
+  /** The `formance-webhook-idempotency-key` (and `webhook-id`) header the receiver gets: the delivery id. */
+  idempotencyKey: string;
+  cycleStartedAt: Date;
+  lastAttemptAt?: Date;
+  lastStatusCode?: number;
+  lastError?: string;
+  nextAttemptAt?: Date;
+  /** The body sent; on a single delivery only, as Formance's lists leave it out. */
+  payload?: string;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export function presentDelivery(row: DeliveryRow): Delivery {
+export function presentDelivery(row: DeliveryRow, options: { payload?: boolean } = {}): Delivery {
   return {
     id: row.id,
     eventID: row.event_id,
     configID: row.config_id,
     eventType: row.event_type,
-    endpoint: row.endpoint,
-    payload: row.payload,
     status: row.status,
-    attempts: row.attempts,
-    replays: row.replays,
-    lastStatusCode: row.last_status_code,
-    lastError: row.last_error,
-    nextRetryAfter: row.next_retry_at,
+    attemptCount: row.attempt_count,
+    replayGeneration: row.replay_generation,
+    idempotencyKey: row.id,
+    cycleStartedAt: row.run_started_at,
+    ...(row.last_attempt_at ? { lastAttemptAt: row.last_attempt_at } : {}),
+    ...(row.last_status_code !== null ? { lastStatusCode: row.last_status_code } : {}),
+    ...(row.last_error ? { lastError: row.last_error } : {}),
+    ...(row.status === 'pending' && row.next_retry_at ? { nextAttemptAt: row.next_retry_at } : {}),
+    ...(options.payload ? { payload: row.payload } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -78,46 +94,25 @@ export async function getDeliveryRow(db: Executor, id: string): Promise<Delivery
   return row;
 }
 
+/** Formance's filters (configId, status, createdAtFrom/To, both bounds included) and ours (eventID). */
 export interface DeliveryFilters {
-  configID?: string;
+  configId?: string;
   eventID?: string;
   status?: DeliveryStatus;
+  createdAtFrom?: string;
+  createdAtTo?: string;
 }
 
-/** Newest first; filters configID, eventID and status. */
+/** Newest first. */
 export async function listDeliveries(db: Executor, list: ListQuery<DeliveryFilters>): Promise<Page<DeliveryRow>> {
-  const { configID, eventID, status } = list.filters;
-  if ((configID !== undefined && !isUuid(configID)) || (eventID !== undefined && !isUuid(eventID))) {
-    return { items: [], hasNext: false, hasPrevious: false };
-  }
+  const { configId, eventID, status, createdAtFrom, createdAtTo } = list.filters;
   const query = db<DeliveryRow>('webhook_deliveries').select('*');
-  if (configID !== undefined) query.where('config_id', configID);
+  if (configId !== undefined) query.where('config_id', configId);
   if (eventID !== undefined) query.where('event_id', eventID);
   if (status !== undefined) query.where('status', status);
+  if (createdAtFrom !== undefined) query.where('created_at', '>=', new Date(createdAtFrom));
+  if (createdAtTo !== undefined) query.where('created_at', '<=', new Date(createdAtTo));
   return keysetPage<DeliveryRow>(query, ['created_at', 'id'], 'desc', list);
-}
-
-/** Moves a finished delivery back to pending for a new run. @throws ApiError NOT_FOUND, CONFLICT (still running) */
-export async function startReplay(db: Db, id: string): Promise<DeliveryRow> {
-  return db.transaction(async (trx) => {
-    // The row lock serialises concurrent replays of one delivery: only one of them sees a final status.
-    const current = isUuid(id) ? await trx<DeliveryRow>('webhook_deliveries').where({ id }).forUpdate().first() : undefined;
-    if (!current) throw notFound('delivery not found');
-    if (current.status === 'pending' || current.status === 'retrying') {
-      throw conflict(`delivery is still ${current.status}; replay it once it has succeeded or failed`);
-    }
-    const [updated] = await trx<DeliveryRow>('webhook_deliveries')
-      .where({ id })
-      .update({
-        status: 'pending',
-        replays: trx.raw('replays + 1') as unknown as number,
-        next_retry_at: null,
-        run_started_at: trx.fn.now() as unknown as Date,
-        updated_at: trx.fn.now() as unknown as Date,
-      })
-      .returning('*');
-    return updated;
-  });
 }
 
 export type AttemptStatus = 'success' | 'to retry' | 'failed';
@@ -138,7 +133,12 @@ export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void
   await recordAttempts(db, [record]);
 }
 
-/** Final failure decided outside an attempt (config deleted or deactivated, activity timed out). */
+/** Final failure decided outside an attempt (the send activity timed out, a replay could not start). */
 export async function markDeliveryFailed(db: Executor, id: string, error: string): Promise<void> {
-  await db('webhook_deliveries').where({ id }).whereNot('status', 'success').update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
+}
+
+/** A pending delivery whose config was deactivated or deleted: cancelled, as Formance does. */
+export async function cancelDelivery(db: Executor, id: string, reason: string): Promise<void> {
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
 }

@@ -43,8 +43,8 @@ export interface DeliveryToSend {
   id: string;
   payload: string;
   status: string;
-  attempts: number;
-  replays: number;
+  attemptCount: number;
+  replayGeneration: number;
   nextRetryAt: Date | null;
   runStartedAt: Date;
   config?: WebhookConfigRow;
@@ -52,33 +52,57 @@ export interface DeliveryToSend {
 
 /** Reads deliveries and their configs in two queries. */
 export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise<DeliveryToSend[]> {
-  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'attempts', 'replays', 'next_retry_at', 'run_started_at').whereIn('id', ids);
+  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'attempt_count', 'replay_generation', 'next_retry_at', 'run_started_at').whereIn('id', ids);
   const configIds = [...new Set(rows.map((r: { config_id: string }) => r.config_id))];
   const configs = new Map<string, WebhookConfigRow>((await db<WebhookConfigRow>('webhook_configs').whereIn('id', configIds)).map((c) => [c.id, c]));
   return rows.map((r: any) => ({
     id: r.id,
     payload: r.payload,
     status: r.status,
-    attempts: r.attempts,
-    replays: r.replays,
+    attemptCount: r.attempt_count,
+    replayGeneration: r.replay_generation,
     nextRetryAt: r.next_retry_at,
     runStartedAt: r.run_started_at,
     config: configs.get(r.config_id),
   }));
 }
 
+/** The delivery status an attempt leaves: another attempt to come keeps it pending. */
+const statusAfter = { success: 'succeeded', 'to retry': 'pending', failed: 'failed' } as const;
+
 /**
  * Stores attempts and moves each delivery to the state its attempt implies, in one transaction of two statements
- * whatever the number of attempts.
+ * whatever the number of attempts. The delivery is updated first: its row gives the attempt's replay generation.
  */
 export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
   await db.transaction(async (trx) => {
+    const updated = await trx.raw(
+      `UPDATE webhook_deliveries d
+       SET status = v.status, attempt_count = d.attempt_count + 1, last_status_code = v.code, last_error = v.error, next_retry_at = v.next,
+           last_attempt_at = now(), updated_at = now()
+       FROM json_to_recordset(?::json) AS v(id uuid, status text, code int, error text, next timestamptz)
+       WHERE d.id = v.id
+       RETURNING d.id, d.replay_generation`,
+      [
+        stringifyJson(
+          records.map((r) => ({
+            id: r.deliveryId,
+            status: statusAfter[r.status],
+            code: r.statusCode,
+            error: r.error ?? null,
+            next: r.nextRetryAfter?.toISOString() ?? null,
+          })),
+        ),
+      ],
+    );
+    const generation = new Map<string, number>(updated.rows.map((row: { id: string; replay_generation: number }) => [row.id, row.replay_generation]));
     await trx('webhook_attempts').insert(
       records.map((record) => ({
         id: randomUUID(),
         delivery_id: record.deliveryId,
         retry_attempt: record.retryAttempt,
+        replay_generation: generation.get(record.deliveryId) ?? 0,
         status_code: record.statusCode,
         status: record.status,
         error: record.error ?? null,
@@ -87,28 +111,11 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
         duration_ms: record.durationMs,
       })),
     );
-    await trx.raw(
-      `UPDATE webhook_deliveries d
-       SET status = v.status, attempts = d.attempts + 1, last_status_code = v.code, last_error = v.error, next_retry_at = v.next, updated_at = now()
-       FROM json_to_recordset(?::json) AS v(id uuid, status text, code int, error text, next timestamptz)
-       WHERE d.id = v.id`,
-      [
-        stringifyJson(
-          records.map((r) => ({
-            id: r.deliveryId,
-            status: r.status === 'to retry' ? 'retrying' : r.status,
-            code: r.statusCode,
-            error: r.error ?? null,
-            next: r.nextRetryAfter?.toISOString() ?? null,
-          })),
-        ),
-      ],
-    );
   });
 }
 
-/** Final failure of several deliveries decided outside an attempt (config deleted or deactivated). */
-export async function markDeliveriesFailed(db: Executor, ids: string[], error: string): Promise<void> {
+/** Deliveries whose config is gone or inactive (Formance cancels them); a delivery already final is left as it is. */
+export async function cancelDeliveries(db: Executor, ids: string[], reason: string): Promise<void> {
   if (ids.length === 0) return;
-  await db('webhook_deliveries').whereIn('id', ids).whereNot('status', 'success').update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
+  await db('webhook_deliveries').whereIn('id', ids).where('status', 'pending').update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { DeliveryPlan } from '../../lib/webhooks/settings';
@@ -23,21 +24,28 @@ export async function runTestSend(temporal: TemporalDeps, configID: string): Pro
   return (attempt ?? undefined) as WebhookAttempt | undefined;
 }
 
-/** Starts the replay of a delivery: a deliverWebhook run with a fresh retry window, id `…-replay-<n>`. */
+/**
+ * Starts the replay of a delivery: a deliverWebhook run with a fresh retry window, id `…-replay-<generation>`. A run
+ * already started under that id (an earlier start whose answer was lost) is that replay: not an error.
+ */
 export async function startDeliveryReplay(
   temporal: TemporalDeps,
   delivery: { eventID: string; configID: string; eventType: string; replay: number },
   plan: DeliveryPlan,
 ): Promise<void> {
-  await temporal.client.workflow.start<typeof deliverWebhook>('deliverWebhook', {
-    taskQueue: temporal.taskQueue,
-    workflowId: `webhook-${delivery.eventID}-${delivery.configID}-replay-${delivery.replay}`,
-    args: [plan],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
-      { key: SEARCH_ATTRIBUTES.EventType, value: delivery.eventType },
-      { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: delivery.configID },
-    ],
-  });
+  try {
+    await temporal.client.workflow.start<typeof deliverWebhook>('deliverWebhook', {
+      taskQueue: temporal.taskQueue,
+      workflowId: `webhook-${delivery.eventID}-${delivery.configID}-replay-${delivery.replay}`,
+      args: [plan],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
+        { key: SEARCH_ATTRIBUTES.EventType, value: delivery.eventType },
+        { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: delivery.configID },
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }

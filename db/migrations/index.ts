@@ -11,6 +11,7 @@ import * as platformSecrets from './009-platform-secrets';
 import * as tokenRevocations from './010-token-revocations';
 import * as ledgerLogs from './011-ledger-logs';
 import * as ledgerMappings from './012-ledger-mappings';
+import * as webhookDeliveries from './013-webhook-deliveries';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: Array<[string, Migration]> = [
   ['010-token-revocations', tokenRevocations],
   ['011-ledger-logs', ledgerLogs],
   ['012-ledger-mappings', ledgerMappings],
+  ['013-webhook-deliveries', webhookDeliveries],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -269,7 +269,7 @@ async function checkEverything(db: Db, load: MixedLoad, ctx: { ledger: string; w
   const committed = () => db('events_outbox').where('seq', '>', ctx.outboxStart).where({ app: 'ledger', type: 'COMMITTED_TRANSACTIONS' });
   await settle('every webhook delivered', async () => {
     const events = await committed().pluck('id');
-    const delivered = await db('webhook_deliveries').where({ config_id: ctx.configId, status: 'success' }).count('* as c').first();
+    const delivered = await db('webhook_deliveries').where({ config_id: ctx.configId, status: 'succeeded' }).count('* as c').first();
     return Number(delivered?.c) >= events.length && events.length > 0;
   });
   await sleep(3000);
@@ -297,7 +297,7 @@ async function checkEverything(db: Db, load: MixedLoad, ctx: { ledger: string; w
   const events = await committed().pluck('id');
   const deliveries = await db('webhook_deliveries').where({ config_id: ctx.configId }).select('id', 'event_id', 'status');
   const byEvent = new Map<string, any>(deliveries.map((d: any) => [d.event_id, d]));
-  for (const id of events) if (byEvent.get(id)?.status !== 'success') problems.push(`event ${id}: delivery ${byEvent.get(id)?.status ?? 'missing'}`);
+  for (const id of events) if (byEvent.get(id)?.status !== 'succeeded') problems.push(`event ${id}: delivery ${byEvent.get(id)?.status ?? 'missing'}`);
   const received = new Map<string, number>();
   for (const id of ctx.receiverIds()) received.set(id, (received.get(id) ?? 0) + 1);
   // Delivery to an HTTP endpoint is at least once: a worker killed while a batch's requests are in flight has them sent

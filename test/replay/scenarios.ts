@@ -161,15 +161,15 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
-  // Webhooks: a ledger transaction's event batch whose one delivery succeeds at the first attempt (no delivery
-  // workflow); a second event to that config and to one answering 500 three times, so the batch makes two attempts and
-  // starts a delivery workflow that retries once more; a replay of the first delivery (a delivery workflow without an
-  // offset); op 16.
+  // Webhooks: a ledger transaction's event batch whose one delivery fails for good at the first attempt (400, no
+  // delivery workflow); a second event to that config and to one answering 500 three times, so the batch makes two
+  // attempts and starts a delivery workflow that retries once more; a replay of the first delivery (a delivery
+  // workflow without an offset); op 16.
   ['webhooks', {
     records: ['process-event-batch', 'process-event-batch-retried', 'deliver-webhook-retried', 'deliver-webhook', 'test-webhook'],
     async run() {
       const ledger = await newLedger('replay');
-      const ok = await startReceiver();
+      const ok = await startReceiver((n) => ({ status: n === 1 ? 400 : 200 }));
       const flaky = await startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }));
       const { client, connection } = await temporalClient();
       const db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 1 });
@@ -177,23 +177,29 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         const subscribe = async (url: string) =>
           (await api('POST', '/api/webhooks/configs', { body: { endpoint: url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
         // The delivery to a config of the event of the funding of `destination`, once it has reached `status`.
-        const delivered = (configID: string, destination: string, status = 'success') => eventually(
-          async () => ((await read(`/api/webhooks/deliveries?configID=${configID}`)).cursor.data as any[]).find((d) => d.payload.includes(`"${destination}"`)),
+        const delivered = (configID: string, destination: string, status = 'succeeded') => eventually(
+          async () => {
+            for (const { id } of (await read(`/api/webhooks/deliveries?configId=${configID}`)).cursor.data as any[]) {
+              const delivery = (await read(`/api/webhooks/deliveries/${id}`)).data;
+              if (delivery.payload.includes(`"${destination}"`)) return delivery;
+            }
+            return undefined;
+          },
           (d) => d?.status === status,
         );
         const batchOf = async (eventID: string) => `events-${(await db('events_outbox').where({ id: eventID }).first('batch_id')).batch_id}`;
 
         const okConfig = await subscribe(ok.url);
         await fund(ledger, 'users:first', 100);
-        const first = await delivered(okConfig, 'users:first');
+        const first = await delivered(okConfig, 'users:first', 'failed');
         const flakyConfig = await subscribe(flaky.url);
         await fund(ledger, 'users:second', 100);
         await delivered(okConfig, 'users:second');
         const retried = await delivered(flakyConfig, 'users:second');
-        if (retried.attempts !== 4) throw new Error(`expected four attempts, got ${retried.attempts}`);
+        if (retried.attemptCount !== 4) throw new Error(`expected four attempts, got ${retried.attemptCount}`);
 
         await expectStatus(api('POST', `/api/webhooks/deliveries/${first.id}/replay`), 200);
-        await eventually(async () => (await read(`/api/webhooks/deliveries/${first.id}`)).data, (d) => d.status === 'success' && d.replays === 1);
+        await eventually(async () => (await read(`/api/webhooks/deliveries/${first.id}`)).data, (d) => d.status === 'succeeded' && d.replayGeneration === 1);
 
         await expectStatus(api('GET', `/api/webhooks/configs/${okConfig}/test`), 200);
         // The op 16 workflow id ends with a random UUID: find it in Temporal's visibility store.

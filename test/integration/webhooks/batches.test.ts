@@ -62,7 +62,7 @@ describe('event batches', () => {
       else expect(receiver.received).toHaveLength(ids.length + Math.floor(receiver.received.length / 10));
       const rows = await db('webhook_deliveries').where({ config_id: config.id });
       expect(rows).toHaveLength(ids.length);
-      expect(rows.every((r) => r.status === 'success')).toBe(true);
+      expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
       expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(ids.length);
     }
 

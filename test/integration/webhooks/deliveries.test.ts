@@ -47,11 +47,12 @@ describe('webhook deliveries', () => {
     return client.workflow.getHandle(`events-${batchId}`);
   }
 
-  async function deliveryOf(eventId: string, status: string) {
+  /** The delivery of an event once it has `status` (and, for a pending one, `attempted` attempts at least). */
+  async function deliveryOf(eventId: string, status: string, attempted = 0) {
     return eventually(async () => {
       const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
       const found = body.cursor.data[0];
-      return found?.status === status ? found : undefined;
+      return found?.status === status && found.attemptCount >= attempted ? found : undefined;
     }, 30_000, `delivery of ${eventId} to be ${status}`);
   }
 
@@ -59,7 +60,7 @@ describe('webhook deliveries', () => {
     const { receiver, config } = await subscribe(undefined, 'COMMITTED_TRANSACTIONS');
     const payload = { ledger: 'main', transactions: [{ id: 0, postings: [{ source: 'world', destination: 'users:1', amount: 123456789012345678901234567890n, asset: 'USD' }] }] };
     const eventId = await emit('COMMITTED_TRANSACTIONS', payload);
-    const delivery = await deliveryOf(eventId, 'success');
+    const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;
     expect(request.body).toContain('"amount":123456789012345678901234567890');
@@ -67,8 +68,13 @@ describe('webhook deliveries', () => {
     expect(verified).toMatchObject({ id: eventId, app: 'ledger', version: 'v2', type: 'ledger.committed_transactions' });
     expect(request.headers['webhook-id']).toBe(delivery.id);
     expect(request.headers['formance-webhook-test']).toBe('false');
-    expect(delivery).toMatchObject({ eventID: eventId, configID: config.id, eventType: 'ledger.committed_transactions', attempts: 1, lastStatusCode: 200, payload: request.body });
-    expect((await api('GET', `${deliveries}/${delivery.id}`)).body.data).toEqual(delivery);
+    expect(delivery).toMatchObject({ eventID: eventId, configID: config.id, eventType: 'ledger.committed_transactions', attemptCount: 1, replayGeneration: 0, lastStatusCode: 200 });
+    // Formance's shape: the list leaves the payload out, the detail has it; optional members are absent, never null.
+    expect(delivery.payload).toBeUndefined();
+    expect(Object.values(delivery)).not.toContain(null);
+    expect(delivery).not.toHaveProperty('nextAttemptAt');
+    expect(Date.parse(delivery.lastAttemptAt)).toBeGreaterThanOrEqual(Date.parse(delivery.createdAt));
+    expect((await api('GET', `${deliveries}/${delivery.id}`)).body.data).toEqual({ ...delivery, payload: request.body });
     // The batch's own activity made the attempt: a delivery workflow is started only for a retry.
     await expect(client.workflow.getHandle(`webhook-${eventId}-${config.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
@@ -76,17 +82,18 @@ describe('webhook deliveries', () => {
   it('retries 500 twice then 200: three attempts (two in the batch, one in a delivery workflow), one success, one webhook-id, visible in Temporal', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
     const eventId = await emit(type);
-    const delivery = await deliveryOf(eventId, 'success');
+    const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(3);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.id]));
     for (const request of receiver.received) expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
-    expect(attempts.map((a: { retryAttempt: number; status: string; statusCode: number }) => [a.retryAttempt, a.status, a.statusCode])).toEqual([
-      [0, 'to retry', 500], [1, 'to retry', 500], [2, 'success', 200],
+    // Newest first, as Formance lists them.
+    expect(attempts.map((a: { attemptNumber: number; outcome: string; statusCode: number }) => [a.attemptNumber, a.outcome, a.statusCode])).toEqual([
+      [3, 'succeeded', 200], [2, 'retryable_failure', 500], [1, 'retryable_failure', 500],
     ]);
-    expect(attempts[0]).toMatchObject({ webhookID: delivery.id, payload: delivery.payload, config: { id: config.id } });
-    expect(Date.parse(attempts[0].nextRetryAfter)).toBeGreaterThan(Date.parse(attempts[0].createdAt));
-    expect(attempts[2].nextRetryAfter).toBe('0001-01-01T00:00:00Z');
+    for (const attempt of attempts) expect(attempt).toMatchObject({ deliveryID: delivery.id, replayGeneration: 0, endpoint: config.endpoint });
+    expect(attempts[0].durationMillis).toBeGreaterThanOrEqual(0);
+    expect(delivery).toMatchObject({ attemptCount: 3, lastStatusCode: 200 });
 
     // The batch workflow made attempts 0 and 1 (two sendWebhookBatch activities, a timer between them), then started
     // the delivery workflow, which waited the next delay and made attempt 2 in its sendWebhook activity.
@@ -105,9 +112,9 @@ describe('webhook deliveries', () => {
   it('shows a delivery workflow\'s own retries in Temporal: 500 four times, then 200', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 4 ? 500 : 200 }));
     const eventId = await emit(type);
-    const delivery = await deliveryOf(eventId, 'success');
+    const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(5);
-    expect(delivery.attempts).toBe(5);
+    expect(delivery.attemptCount).toBe(5);
     // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start.
     const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
     const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
@@ -117,50 +124,69 @@ describe('webhook deliveries', () => {
   it('honours Retry-After on the first attempt: the delivery workflow waits it before the second', async () => {
     const { receiver, type } = await subscribe((n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 }));
     const eventId = await emit(type);
-    const delivery = await deliveryOf(eventId, 'success');
+    const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(2);
     // The test stack's schedule would retry after 200 ms; the receiver asked for 2 s.
     expect(receiver.received[1].at - receiver.received[0].at).toBeGreaterThanOrEqual(1900);
     const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
-    expect(attempts.map((a: { retryAttempt: number; statusCode: number }) => [a.retryAttempt, a.statusCode])).toEqual([[0, 429], [1, 200]]);
-    expect(Date.parse(attempts[0].nextRetryAfter) - Date.parse(attempts[0].createdAt)).toBeGreaterThanOrEqual(1900);
+    expect(attempts.map((a: { attemptNumber: number; statusCode: number }) => [a.attemptNumber, a.statusCode])).toEqual([[2, 200], [1, 429]]);
+    expect(Date.parse(attempts[0].createdAt) - Date.parse(attempts[1].createdAt)).toBeGreaterThanOrEqual(1900);
   });
 
-  it('treats a 400 as final, and replays it on request with the same webhook-id', async () => {
-    const { receiver, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
+  it('treats a 400 as final, and replays it on request as a new generation with the same webhook-id, once per Idempotency-Key', async () => {
+    const { receiver, config, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
     const eventId = await emit(type);
     const failed = await deliveryOf(eventId, 'failed');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received).toHaveLength(1);
-    expect(failed).toMatchObject({ attempts: 1, lastStatusCode: 400 });
+    expect(failed).toMatchObject({ attemptCount: 1, replayGeneration: 0, lastStatusCode: 400 });
 
-    const replay = await api('POST', `${deliveries}/${failed.id}/replay`);
+    const key = { 'Idempotency-Key': `replay-${failed.id}` };
+    const replay = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
     expect(replay.status).toBe(200);
-    expect(replay.body.data).toMatchObject({ id: failed.id, status: 'pending', replays: 1 });
-    const done = await deliveryOf(eventId, 'success');
-    expect(done).toMatchObject({ attempts: 2, replays: 1, lastStatusCode: 204 });
+    expect(replay.body.data).toMatchObject({ id: failed.id, status: 'pending', replayGeneration: 1, attemptCount: 0 });
+    const done = await deliveryOf(eventId, 'succeeded');
+    expect(done).toMatchObject({ attemptCount: 1, replayGeneration: 1, lastStatusCode: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id]);
     const attempts = (await api('GET', `${deliveries}/${failed.id}/attempts`)).body.cursor.data;
-    expect(attempts.map((a: { status: string }) => a.status)).toEqual(['failed', 'success']);
+    expect(attempts.map((a: { outcome: string; replayGeneration: number; attemptNumber: number }) => [a.outcome, a.replayGeneration, a.attemptNumber])).toEqual([
+      ['succeeded', 1, 1], ['permanent_failure', 0, 1],
+    ]);
+    // The replay's workflow, started by the API through Temporal.
+    expect((await client.workflow.getHandle(`webhook-${eventId}-${config.id}-replay-1`).describe()).status.name).toBe('COMPLETED');
+
+    // The same key answers the first replay again and replays nothing; another key finds a succeeded delivery: 409.
+    const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
+    expect([repeated.status, repeated.body]).toEqual([200, replay.body]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received).toHaveLength(2);
+    const again = await api('POST', `${deliveries}/${failed.id}/replay`);
+    expect([again.status, again.body.errorCode]).toEqual([409, 'CONFLICT']);
+    const otherDelivery = await api('POST', `${deliveries}/${crypto.randomUUID()}/replay`, { headers: key });
+    expect([otherDelivery.status, otherDelivery.body.errorCode]).toEqual([409, 'CONFLICT']);
     expect((await api('POST', `${deliveries}/${crypto.randomUUID()}/replay`)).status).toBe(404);
     expect((await api('GET', `${deliveries}/nope`)).status).toBe(404);
   });
 
-  it('refuses to replay a delivery that is still retrying (409)', async () => {
+  it('refuses to replay a pending delivery (409); deactivating its config cancels it, and a cancelled delivery is not replayable', async () => {
     const { type } = await subscribe(() => ({ status: 503 }));
     const eventId = await emit(type);
-    const retrying = await deliveryOf(eventId, 'retrying');
+    const retrying = await deliveryOf(eventId, 'pending', 1);
+    expect(Date.parse(retrying.nextAttemptAt)).toBeGreaterThan(Date.parse(retrying.lastAttemptAt));
     const response = await api('POST', `${deliveries}/${retrying.id}/replay`);
     expect([response.status, response.body.errorCode]).toEqual([409, 'CONFLICT']);
-    // Deactivating the config stops its retries: the next attempt closes the delivery.
+    // Deactivating the config stops its retries: the next attempt cancels the delivery.
     await api('PUT', `${configs}/${retrying.configID}/deactivate`);
-    expect((await deliveryOf(eventId, 'failed')).lastError).toBe('the config was deactivated');
+    const cancelled = await deliveryOf(eventId, 'cancelled');
+    expect(cancelled.lastError).toBe('the config was deactivated');
+    expect(cancelled).not.toHaveProperty('nextAttemptAt');
+    expect((await api('POST', `${deliveries}/${retrying.id}/replay`)).status).toBe(409);
   });
 
   it('keeps verification working through a secret rotation: signed with the new and the previous secret', async () => {
     const { receiver, config, type } = await subscribe();
     const changed = (await api('PUT', `${configs}/${config.id}/secret/change`, { body: {} })).body.data;
-    await deliveryOf(await emit(type), 'success');
+    await deliveryOf(await emit(type), 'succeeded');
     const [request] = receiver.received;
     for (const secret of [config.secret, changed.secret]) {
       expect(() => new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
@@ -172,13 +198,22 @@ describe('webhook deliveries', () => {
     await api('PUT', `${configs}/${config.id}/deactivate`);
     const other = await subscribe();
     const eventId = await emit(type);
-    await deliveryOf(await emit(other.type), 'success');
+    await deliveryOf(await emit(other.type), 'succeeded');
     await eventually(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(0);
     expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);
-    const byConfig = (await api('GET', `${deliveries}?configID=${other.config.id}`)).body.cursor.data;
+    const byConfig = (await api('GET', `${deliveries}?configId=${other.config.id}`)).body.cursor.data;
     expect(byConfig).toHaveLength(1);
+    const created = Date.parse(byConfig[0].createdAt);
+    const window = (from: number, to: number) =>
+      `${deliveries}?configId=${other.config.id}&createdAtFrom=${new Date(from).toISOString()}&createdAtTo=${new Date(to).toISOString()}`;
+    expect((await api('GET', window(created, created))).body.cursor.data).toHaveLength(1);
+    expect((await api('GET', window(created + 1, created + 60_000))).body.cursor.data).toEqual([]);
+    expect((await api('GET', `${deliveries}?configId=${other.config.id}&status=succeeded`)).body.cursor.data).toHaveLength(1);
+    expect((await api('GET', `${deliveries}?configId=${other.config.id}&status=failed`)).body.cursor.data).toEqual([]);
     expect((await api('GET', `${deliveries}?status=unknown`)).status).toBe(400);
+    expect((await api('GET', `${deliveries}?configId=nope`)).status).toBe(400);
+    expect((await api('GET', `${deliveries}?configID=${other.config.id}`)).status).toBe(400);
   });
 });

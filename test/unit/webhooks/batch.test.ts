@@ -39,17 +39,18 @@ describe('webhook attempt verdicts', () => {
 describe('the first attempts of an event batch', () => {
   const config = { id: 'c', endpoint: 'https://example.com/hook', active: true } as WebhookConfigRow;
   const delivery = (id: string, fields: Partial<DeliveryToSend> = {}): DeliveryToSend => ({
-    id, payload: '{}', status: 'pending', attempts: 0, replays: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
+    id, payload: '{}', status: 'pending', attemptCount: 0, replayGeneration: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
   });
 
   it('send only fresh deliveries; a retried activity reports again the retries its first try scheduled', () => {
     const sorted = sortDeliveries([
       delivery('fresh'),
-      delivery('done', { status: 'success', attempts: 1 }),
-      delivery('rejected', { status: 'failed', attempts: 1 }),
-      delivery('retrying', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now + 4000) }),
-      delivery('overdue', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now - 4000) }),
-      delivery('replayed', { status: 'pending', attempts: 1, replays: 1 }),
+      delivery('done', { status: 'succeeded', attemptCount: 1 }),
+      delivery('rejected', { status: 'failed', attemptCount: 1 }),
+      delivery('cancelled', { status: 'cancelled' }),
+      delivery('retrying', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
+      delivery('overdue', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now - 4000) }),
+      delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
       delivery('deleted', { config: undefined }),
       delivery('inactive', { config: { ...config, active: false } }),
     ], 0, now);
@@ -65,10 +66,10 @@ describe('the first attempts of an event batch', () => {
   it('in the second round, send the deliveries retrying after one attempt; report those already further on', () => {
     const sorted = sortDeliveries([
       delivery('new', { status: 'pending' }),
-      delivery('second', { status: 'retrying', attempts: 1, nextRetryAt: new Date(now) }),
-      delivery('done', { status: 'success', attempts: 2 }),
-      delivery('third', { status: 'retrying', attempts: 2, nextRetryAt: new Date(now + 30_000) }),
-      delivery('gone', { status: 'retrying', attempts: 1, config: undefined }),
+      delivery('second', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now) }),
+      delivery('done', { status: 'succeeded', attemptCount: 2 }),
+      delivery('third', { status: 'pending', attemptCount: 2, nextRetryAt: new Date(now + 30_000) }),
+      delivery('gone', { status: 'pending', attemptCount: 1, config: undefined }),
     ], 1, now);
     expect(sorted.toSend.map((d) => d.id)).toEqual(['second']);
     expect(sorted.due).toEqual([{ deliveryId: 'third', retryAttempt: 2, delayMs: 30_000 }]);
