@@ -17,7 +17,7 @@ export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiat
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey } from './payment-service-users';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
-export { listPayments, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
+export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
