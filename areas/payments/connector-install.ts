@@ -12,8 +12,8 @@ type Deps = { db: Db; temporal: TemporalDeps };
 const unavailable = (what: string, cause: unknown) => new ApiError('SERVICE_UNAVAILABLE', what, { cause });
 
 /**
- * Installs a connector: the row, then its Temporal schedules (one per kind of data, every polling period, the first
- * run at once). The row commits first so every run finds it; if Temporal refuses, the schedules made so far are
+ * Installs a connector: the row, then its Temporal schedules (one per kind of data, every polling period) and the
+ * install task (`<label>-install`), which fetches everything once at once, accounts first. The row commits first so every run finds it; if Temporal refuses, the schedules made so far are
  * removed and the row is marked uninstalled again, so nothing half-installed remains. Throws VALIDATION (config),
  * CONFLICT (name in use), SERVICE_UNAVAILABLE.
  */
@@ -28,7 +28,8 @@ export async function installConnector(deps: Deps & { dataDir: string }, provide
     });
   const connector = { id, provider, name: config.name };
   try {
-    await createConnectorSchedules(deps.temporal, connector, pollingPeriodMs(config), { triggerImmediately: true });
+    await createConnectorSchedules(deps.temporal, connector, pollingPeriodMs(config));
+    await startConnectorTask(deps.temporal, connector, 'install');
   } catch (error) {
     await deleteConnectorSchedules(deps.temporal, connector).catch(() => undefined);
     await deps.db('payments_connectors').where({ id }).update({ uninstalled_at: deps.db.fn.now() });
@@ -78,5 +79,5 @@ export async function removeConnectorSchedules(deps: Deps, id: string): Promise<
 export async function recreateConnectorSchedules(deps: Deps, id: string): Promise<void> {
   const row = await getConnectorRow(deps.db, id, { installed: true });
   await deleteConnectorSchedules(deps.temporal, row);
-  await createConnectorSchedules(deps.temporal, row, pollingPeriodMs(row.config), { triggerImmediately: false });
+  await createConnectorSchedules(deps.temporal, row, pollingPeriodMs(row.config));
 }

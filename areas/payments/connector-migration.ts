@@ -15,7 +15,7 @@ export async function ensureConnectorSchedules(deps: { db: Db; temporal: Tempora
   const rows: ConnectorRow[] = await deps.db('payments_connectors').whereNull('uninstalled_at').select('*');
   let migrated = 0;
   for (const row of rows) {
-    await createConnectorSchedules(deps.temporal, row, pollingPeriodMs(row.config), { triggerImmediately: false });
+    await createConnectorSchedules(deps.temporal, row, pollingPeriodMs(row.config));
     if (await terminateLegacyFetch(deps.temporal, row.id)) migrated++;
   }
   return migrated;

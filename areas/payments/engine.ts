@@ -4,7 +4,7 @@ import {
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { bankAccountForward } from '../../workflows/payments/bank-account-forward';
-import type { connectorPoll, connectorReset, connectorUninstall } from '../../workflows/payments/connector-poll';
+import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../workflows/payments/connector-poll';
 import type { paymentInitiationExecute } from '../../workflows/payments/payment-initiation';
 import { fetchKindsOf, type FetchKind } from './connector-catalog';
 import { connectorLabel } from './ids';
@@ -21,7 +21,8 @@ export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string =
 export const initiationWorkflowId = (id: string, attempt: number): string => `payment-initiation-${id}-${attempt}`;
 const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
 /** The id of the workflow (also its task id) that each long-running connector operation runs as. */
-export const connectorTaskId = (connector: ConnectorRef, task: 'uninstall' | 'reset'): string => `${connectorLabel(connector)}-${task}`;
+export type ConnectorTask = 'install' | 'uninstall' | 'reset';
+export const connectorTaskId = (connector: ConnectorRef, task: ConnectorTask): string => `${connectorLabel(connector)}-${task}`;
 /** The single fetch workflow of the first releases, replaced by schedules; see migrateLegacyFetch. */
 const legacyFetchWorkflowId = (connectorID: string): string => `connector-${connectorID}-fetch`;
 
@@ -35,9 +36,9 @@ const details = (c: ConnectorRef): string => `Connector id (API): \`${c.id}\``;
 /**
  * Creates the connector's schedules, one per kind of data, each starting a short `connectorPoll` run every polling
  * period; a run still going when the next is due makes that tick skip (overlap SKIP). A schedule that already exists
- * is kept as it is, so the call can be repeated. `triggerImmediately` fetches once at once instead of after a period.
+ * is kept as it is, so the call can be repeated. The first run comes one period later: install and reset fetch first.
  */
-export async function createConnectorSchedules(temporal: TemporalDeps, connector: ConnectorRef, pollingPeriodMs: number, options: { triggerImmediately: boolean }): Promise<string[]> {
+export async function createConnectorSchedules(temporal: TemporalDeps, connector: ConnectorRef, pollingPeriodMs: number): Promise<string[]> {
   const ids: string[] = [];
   for (const kind of fetchKindsOf(connector.provider)) {
     const scheduleId = scheduleIdOf(connector, kind);
@@ -55,7 +56,7 @@ export async function createConnectorSchedules(temporal: TemporalDeps, connector
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' },
         memo: { connectorID: connector.id, kind },
         typedSearchAttributes: searchAttributes(connector.id),
-        state: { triggerImmediately: options.triggerImmediately, note: `Polls ${kind} of ${describeConnector(connector)}` },
+        state: { note: `Polls ${kind} of ${describeConnector(connector)}` },
       });
     } catch (error) {
       if (!(error instanceof ScheduleAlreadyRunning)) throw error;
@@ -130,24 +131,27 @@ const failureMessage = (error: unknown): string => {
   return cause?.message || (error instanceof Error ? error.message : String(error));
 };
 
+const TASK_VERBS: Record<ConnectorTask, string> = { install: 'First fetch of', uninstall: 'Uninstall', reset: 'Reset' };
+
 /**
- * Starts a connector operation that runs on Temporal (uninstall, reset) and returns its workflow id, the task id the
+ * Starts a connector operation that runs on Temporal (install's first fetch, uninstall, reset) and returns its workflow id, the task id the
  * API answers. A second request while one runs joins it; after it closed, a new run reuses the id.
  */
-export async function startConnectorTask(temporal: TemporalDeps, connector: ConnectorRef, task: 'uninstall' | 'reset'): Promise<string> {
+export async function startConnectorTask(temporal: TemporalDeps, connector: ConnectorRef, task: ConnectorTask): Promise<string> {
   const workflowId = connectorTaskId(connector, task);
   const common = {
     taskQueue: temporal.taskQueue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' as const,
     args: [{ connectorID: connector.id }] as [{ connectorID: string }], typedSearchAttributes: searchAttributes(connector.id),
-    staticSummary: `${task === 'uninstall' ? 'Uninstall' : 'Reset'} ${describeConnector(connector)}`, staticDetails: details(connector),
+    staticSummary: `${TASK_VERBS[task]} ${describeConnector(connector)}`, staticDetails: details(connector),
   };
-  if (task === 'uninstall') await temporal.client.workflow.start<typeof connectorUninstall>('connectorUninstall', common);
+  if (task === 'install') await temporal.client.workflow.start<typeof connectorInstall>('connectorInstall', common);
+  else if (task === 'uninstall') await temporal.client.workflow.start<typeof connectorUninstall>('connectorUninstall', common);
   else await temporal.client.workflow.start<typeof connectorReset>('connectorReset', common);
   return workflowId;
 }
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward'] as const;
+export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward'] as const;
 
 export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
 

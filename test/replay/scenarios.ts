@@ -142,12 +142,13 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
-  // A connector's schedules and tasks: one completed poll run of its payments schedule, a reset, an uninstall.
+  // A connector's schedules and tasks: its install's first fetch, one completed run of its payments schedule, a reset,
+  // an uninstall.
   ['payments-connectors', {
-    records: ['connector-poll', 'connector-reset', 'connector-uninstall'],
+    records: ['connector-install', 'connector-poll', 'connector-reset', 'connector-uninstall'],
     async run() {
       const dir = simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [{ reference: 'p-1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 100, asset: 'EUR/2', createdAt: '2024-05-01T10:00:00Z' }] });
-      const connectorID = await installSimulated(dir, '1h');
+      const connectorID = await installSimulated(dir, '1s');
       const base = `/api/payments/v3/connectors/${connectorID}`;
       const schedule = (await read(`${base}/schedules`)).cursor.data.find((s: { kind: string }) => s.kind === 'payments').id;
       const [poll] = await eventually(async () => (await read(`${base}/schedules/${schedule}/instances`)).cursor.data, (l) => l.length > 0 && l[0].terminated);
@@ -155,7 +156,7 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       await eventually(() => read(`/api/payments/v3/tasks/${reset}`), (b) => b.data.status === 'SUCCEEDED');
       const uninstall = (await api('DELETE', base)).body.data.taskID;
       await eventually(() => read(`/api/payments/v3/tasks/${uninstall}`), (b) => b.data.status === 'SUCCEEDED');
-      return { 'connector-poll': poll.id, 'connector-reset': reset, 'connector-uninstall': uninstall };
+      return { 'connector-install': schedule.replace(/-payments$/, '-install'), 'connector-poll': poll.id, 'connector-reset': reset, 'connector-uninstall': uninstall };
     },
   }],
 

@@ -44,14 +44,26 @@ export async function connectorUninstall(input: { connectorID: string }): Promis
   return { connectorID: input.connectorID };
 }
 
+/** Every kind once, in order: accounts first, which balances refer to (a balance of an unknown account is skipped). */
+async function fetchAll(connectorID: string): Promise<number> {
+  let changed = 0;
+  for (const kind of ['accounts', 'balances', 'payments'] as const) changed += await FETCH[kind](connectorID);
+  return changed;
+}
+
+/**
+ * The install task (`<connector label>-install`): the first fetch of everything, in order, right after the schedules
+ * were created; the schedules' own runs start one polling period later.
+ */
+export async function connectorInstall(input: { connectorID: string }): Promise<{ connectorID: string; changed: number }> {
+  return { connectorID: input.connectorID, changed: await fetchAll(input.connectorID) };
+}
+
 /**
  * The reset task (`<connector label>-reset`): recreates the schedules (unpaused, with the current polling period),
- * then fetches every kind from scratch, in order (accounts first, which balances refer to). It succeeds once the
- * whole provider view has been fetched again.
+ * then fetches every kind from scratch, in order. It succeeds once the whole provider view has been fetched again.
  */
 export async function connectorReset(input: { connectorID: string }): Promise<{ connectorID: string; changed: number }> {
   await schedules.paymentsRecreateConnectorSchedules(input.connectorID);
-  let changed = 0;
-  for (const kind of ['accounts', 'balances', 'payments'] as const) changed += await FETCH[kind](input.connectorID);
-  return { connectorID: input.connectorID, changed };
+  return { connectorID: input.connectorID, changed: await fetchAll(input.connectorID) };
 }
