@@ -46,6 +46,10 @@ describe('connector schedules and tasks (payments v3)', () => {
     const listed = (await api('GET', `${connectors}?pageSize=1000`)).body.cursor.data.find((c: any) => c.id === simulated.body.data);
     expect(listed).toMatchObject({ reference: expect.stringMatching(/^[0-9a-f-]{36}$/), scheduledForDeletion: false, config: { provider: 'Dummypay', pollingPeriod: '30m' }, capabilities: expect.arrayContaining(['FETCH_PAYMENTS']) });
     expect(Buffer.from(simulated.body.data, 'base64url').toString()).toContain(listed.reference);
+    // Formance's `query` filter of the v3 lists is accepted and ignored.
+    const filter = encodeURIComponent('{"$match":{"name":"x"}}');
+    expect((await api('GET', `${connectors}?pageSize=1000&query=${filter}`)).body.cursor.data.map((c: any) => c.id)).toContain(simulated.body.data);
+    expect((await api('GET', `${connectors}/${simulated.body.data}/schedules?query=${filter}`)).body.cursor.data).toHaveLength(3);
     for (const id of [simulated.body.data, generic.body.data]) expect((await api('DELETE', `${connectors}/${id}`)).status).toBe(202);
   });
 
