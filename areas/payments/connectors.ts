@@ -34,7 +34,7 @@ const present = (r: ConnectorRow): Connector => ({
  * of its own there, reads as the file-driven `Dummypay` one (the same fields: name, directory, pollingPeriod).
  * The secret is never read back.
  */
-export const CONFIG_PROVIDER_LABELS: Record<string, string> = { simulated: 'Dummypay', generic: 'Generic' };
+const CONFIG_PROVIDER_LABELS: Record<string, string> = { simulated: 'Dummypay', generic: 'Generic' };
 function readableConfig(r: Pick<ConnectorRow, 'provider' | 'config'>): Record<string, unknown> {
   const config: Record<string, unknown> = { ...r.config, provider: CONFIG_PROVIDER_LABELS[r.provider] ?? r.provider };
   if (r.provider === 'generic') config.apiKey = 'apiKey' in r.config && r.config.apiKey ? REDACTED : '';

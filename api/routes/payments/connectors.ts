@@ -21,7 +21,7 @@ const params = idParams('connectorID');
 function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfigSchema | typeof genericConfigSchema, summary: string) {
   return defineRoute(
     { method: 'post', path: `${base}/install/${provider}`, operationId: `installConnector_${provider}`, summary, tags,
-      description: 'Creates the connector\'s Temporal schedules (one per kind of data, every `pollingPeriod`, the first run at once).',
+      description: 'Creates the connector\'s Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).',
       responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } } },
     authenticate('payments:write'),
     validate({ body: schema }),
