@@ -7,10 +7,15 @@ export { forwardBankAccount, recordForwardedAccount } from './bank-account-forwa
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
 export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
-export { installConnector, uninstallConnector } from './connector-install';
+export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, requireCapability } from './connector-catalog';
+export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
+export { ensureConnectorSchedules } from './connector-migration';
+export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
+export { getTask } from './connector-tasks';
+export { updateConnectorConfig } from './connector-update';
 export { connectorKey, type ConnectorRow, getConnectorConfig, getConnectorRow, listConnectors } from './connectors';
 export { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from './enums';
-export { connectorId } from './ids';
+export { connectorId, connectorLabel } from './ids';
 export { createPaymentInitiation } from './initiation-create';
 export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiation-execute';
 export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
