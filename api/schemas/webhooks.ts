@@ -116,7 +116,7 @@ export const replayDeliveriesBody = objectSchema(
     statuses: arraySchema(stringSchema({ enum: ['failed', 'pending'] }), { maxItems: 2, description: 'Default: both.' }),
     configIds: arraySchema(uuid, { maxItems: 1000 }),
     cursor: stringSchema({ description: 'The `nextCursor` of the previous page; the other members must be the same.' }),
-    pageSize: integerSchema({ minimum: 1, maximum: 1000, default: 1000 }),
+    pageSize: integerSchema({ minimum: 1, maximum: 1000, default: 100 }),
   },
   ['createdAtFrom'],
 );

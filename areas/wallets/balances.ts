@@ -65,8 +65,9 @@ export async function getBalance(db: Executor, walletId: string, name: string): 
  * @throws ApiError VALIDATION (unknown balance)
  */
 export async function debitSources(db: Executor, walletId: string, requested: string[] | undefined, now = new Date()): Promise<string[]> {
-  const all = await listBalances(db, walletId);
+  // The default debit (main only) needs no read: main always exists.
   if (!requested || requested.length === 0) return [MAIN_BALANCE];
+  const all = await listBalances(db, walletId);
   if (requested.includes('*')) {
     const named = all.filter((b) => b.name !== MAIN_BALANCE && (b.expiresAt === null || b.expiresAt > now));
     named.sort((a, b) => {

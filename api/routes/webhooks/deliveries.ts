@@ -111,15 +111,22 @@ export const replayDeliveriesRoute = defineRoute(
         ...filters,
         createdAtFrom: new Date(filters.createdAtFrom),
         createdAtTo: filters.createdAtTo === undefined ? undefined : new Date(filters.createdAtTo),
-        pageSize: body.pageSize ?? 1000,
+        pageSize: replayPageSize(body.pageSize),
         ...(after ? { after } : {}),
       },
       idempotencyKeyOf(ctx),
     );
     const { last, ...data } = result;
-    const nextCursor = last ? encodeCursor({ f: { ...filters, createdAtTo: result.createdAtTo }, p: body.pageSize ?? 1000, k: last, d: 'next' }, replayCursorScope(ctx.deps.cursorKey)) : undefined;
+    const nextCursor = last ? encodeCursor({ f: { ...filters, createdAtTo: result.createdAtTo }, p: replayPageSize(body.pageSize), k: last, d: 'next' }, replayCursorScope(ctx.deps.cursorKey)) : undefined;
     ctx.body = { data: { ...data, ...(nextCursor ? { nextCursor } : {}) } };
   },
 );
+
+/**
+ * A bulk replay starts one Temporal workflow per replayed delivery inside the request: a page is bounded so the
+ * answer comes within seconds (a larger pageSize, which Formance allows, gets this many and a cursor).
+ */
+const MAX_REPLAYS_PER_CALL = 100;
+const replayPageSize = (asked: number | undefined) => Math.min(asked ?? MAX_REPLAYS_PER_CALL, MAX_REPLAYS_PER_CALL);
 
 export const deliveryRoutes = [listDeliveriesRoute, replayDeliveriesRoute, readDeliveryRoute, listAttemptsRoute, replayDeliveryRoute];

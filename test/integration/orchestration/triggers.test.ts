@@ -83,7 +83,9 @@ describe('orchestration triggers', () => {
     await fund(ledger, 'users:bob', 1000);
     const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
     expect(occurrence).toMatchObject({ triggerID: trigger.id, workflowInstanceID: expect.any(String), date: iso, event: { app: 'ledger', type: 'COMMITTED_TRANSACTIONS' } });
-    const instance = await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
+    // The occurrence is committed before its instance starts (so a retry finishes the same start): the instance may
+    // not be readable yet when the occurrence is.
+    const instance = await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
     expect(instance).toMatchObject({ workflowID, terminated: true });
     expect(instance.error).toBeUndefined();
     expect(await balance(ledger, 'bonus:bob')).toBe(100n);
