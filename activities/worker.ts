@@ -5,6 +5,7 @@ import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
+import { ensureConnectorSchedules } from '../areas/payments';
 import { createActivities } from './index';
 import { startEventDispatcher } from './events/dispatcher';
 import { startLogHasher } from './ledger/log-hasher';
@@ -57,8 +58,12 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     databaseUrl: config.databaseUrl,
   });
-  // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
+  // Connectors installed by a release that fetched with one long-lived workflow move to their schedules (idempotent).
+  ensureConnectorSchedules({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue } })
+    .then((migrated) => migrated && logger.info({ migrated }, 'payments: legacy connector fetch workflows replaced by schedules'))
+    .catch((error) => logger.error({ err: error }, 'payments: could not ensure the connectors\' schedules; retried at the next worker start'));
+  // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });

@@ -61,17 +61,27 @@ export function cursorEnvelope<T, R = T>(
   keyOf: (row: R) => unknown[],
   present: (row: R) => T = (row) => row as unknown as T,
 ) {
+  return { cursor: { ...cursorLinks(request, page, keyOf), data: page.items.map(present) } };
+}
+
+function cursorLinks<R>(request: ListRequest, page: Page<R>, keyOf: (row: R) => unknown[]) {
   const first = page.items[0];
   const last = page.items[page.items.length - 1];
   const at = (row: R, d: 'next' | 'prev') =>
     encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: keyOf(row), d }, request.scope);
   return {
-    cursor: {
-      pageSize: request.pageSize,
-      hasMore: page.hasNext,
-      previous: page.hasPrevious && first !== undefined ? at(first, 'prev') : '',
-      next: page.hasNext && last !== undefined ? at(last, 'next') : '',
-      data: page.items.map(present),
-    },
+    pageSize: request.pageSize,
+    hasMore: page.hasNext,
+    previous: page.hasPrevious && first !== undefined ? at(first, 'prev') : '',
+    next: page.hasNext && last !== undefined ? at(last, 'next') : '',
   };
+}
+
+/**
+ * cursorEnvelope for items already rendered to JSON text (e.g. by PostgreSQL): the text is inserted as it is, and the
+ * result is the response body, ready to send as application/json.
+ */
+export function cursorEnvelopeJson<R extends { json: string }>(request: ListRequest, page: Page<R>, keyOf: (row: R) => unknown[]): string {
+  const links = stringifyJson(cursorLinks(request, page, keyOf));
+  return `{"cursor":${links.slice(0, -1)},"data":[${page.items.map((item) => item.json).join(',')}]}}`;
 }

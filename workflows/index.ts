@@ -1,7 +1,7 @@
 // The worker's workflow bundle entry point: every workflow type is exported from here.
 export { platformSelfTest } from './self-test';
 export { platformNoop } from './noop';
-export { connectorFetch } from './payments/connector-fetch';
+export { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from './payments/connector-poll';
 export { paymentInitiationExecute } from './payments/payment-initiation';
 export { bankAccountForward } from './payments/bank-account-forward';
 export { processEventBatch } from './events/process-event-batch';

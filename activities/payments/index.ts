@@ -6,7 +6,8 @@ import { getBankAccount } from '../../areas/payments';
 import { recordForwardedAccount } from '../../areas/payments';
 import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
-import { upsertPayment } from '../../areas/payments';
+import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayment } from '../../areas/payments';
+import type { TemporalDeps } from '../../lib/temporal';
 import { isApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { pluginFor } from './plugins/registry';
@@ -24,7 +25,7 @@ async function classified<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string }) {
+export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; temporal: TemporalDeps }) {
   const { db, dataDir } = deps;
   const installed = async (connectorID: string): Promise<ConnectorRow> => {
     const row = await getConnectorRow(db, connectorID);
@@ -59,6 +60,14 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
           return changed;
         });
       });
+    },
+
+    /** Connector tasks: the schedules of a connector, through the area's engine (the worker's own Temporal client). */
+    async paymentsDeleteConnectorSchedules(connectorID: string): Promise<void> {
+      return classified(() => removeConnectorSchedules({ db, temporal: deps.temporal }, connectorID));
+    },
+    async paymentsRecreateConnectorSchedules(connectorID: string): Promise<void> {
+      return classified(() => recreateConnectorSchedules({ db, temporal: deps.temporal }, connectorID));
     },
 
     async paymentsMarkInitiationProcessing(id: string, attempt: number): Promise<void> {

@@ -1,9 +1,9 @@
-import { DURATION_PATTERN } from '../../areas/payments';
+import { CAPABILITIES, DURATION_PATTERN } from '../../areas/payments';
 import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES } from '../../areas/payments';
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
-import { arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, listQuerySchema, member, metadataSchema, objectSchema, stringSchema } from './common';
+import { arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
 
 const str = stringSchema();
 const uuid = stringSchema({ format: 'uuid' });
@@ -96,15 +96,48 @@ export const createQuery = objectSchema({ noValidation: booleanSchema({ descript
 
 // --- Connectors ---
 const pollingPeriod = stringSchema({ pattern: DURATION_PATTERN, default: '2m', description: 'e.g. 1s, 30s, 5m; between 1s and 24h.' });
-export const simulatedConfigSchema = objectSchema({
+/** Formance's clients always send these two (the SDK fills `pageSize` with 25); the plugins do not use them. */
+const formanceConfigMembers = {
+  provider: ignoredParam(stringSchema({ maxLength: 100, description: 'The SDK\'s config type (e.g. Generic, Dummypay).' })),
+  pageSize: ignoredParam(integerSchema({ minimum: 1 })),
+};
+const simulatedMembers = {
   name: shortText(200), directory: stringSchema({ minLength: 1, maxLength: 4096, description: 'Inside DATA_DIR (relative paths resolve there) or PAYMENTS_SIMULATED_DIRS.' }), pollingPeriod,
-}, ['name', 'directory']);
-export const genericConfigSchema = objectSchema({
+};
+const genericMembers = {
   name: shortText(200), endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048 }),
-  apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back.' }), pollingPeriod,
+  apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back (reads as ******** when set).' }), pollingPeriod,
   timeout: stringSchema({ pattern: DURATION_PATTERN, default: '10s', description: 'Per request, 100ms..60s.' }),
-}, ['name', 'endpoint']);
-export const connectorSchema = objectSchema({ id: str, name: str, provider: str, createdAt: dateTimeSchema, installed: { type: 'boolean' }, uninstalledAt: dateTimeSchema },
-  ['id', 'name', 'provider', 'createdAt', 'installed']);
+};
+export const simulatedConfigSchema = objectSchema({ ...simulatedMembers, ...formanceConfigMembers }, ['name', 'directory']);
+export const genericConfigSchema = objectSchema({ ...genericMembers, ...formanceConfigMembers }, ['name', 'endpoint']);
+/** Any plugin's config; the connector's own plugin decides which members it takes (the others are 400). */
+export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...genericMembers, ...formanceConfigMembers }, ['name']);
+const capabilitySchema = stringSchema({ enum: [...CAPABILITIES] });
+export const capabilitiesSchema = arraySchema(capabilitySchema);
+export const connectorSchema = objectSchema({
+  id: str, reference: { type: 'string', description: 'The UUID the id encodes.' }, name: str, provider: str, createdAt: dateTimeSchema,
+  config: { type: 'object', description: 'As getConnectorConfig reads it (secrets redacted).' }, capabilities: capabilitiesSchema,
+  scheduledForDeletion: { type: 'boolean', description: 'Uninstalled (or being uninstalled); its data stays readable.' },
+  installed: { type: 'boolean' }, uninstalledAt: dateTimeSchema,
+}, ['id', 'reference', 'name', 'provider', 'createdAt', 'config', 'capabilities', 'scheduledForDeletion', 'installed']);
+const configFieldSchema = objectSchema({ dataType: str, required: { type: 'boolean' }, defaultValue: str }, ['dataType', 'required']);
+export const connectorConfigsSchema = mapSchema(mapSchema(configFieldSchema), { description: 'Per plugin, its config fields.' });
+export const scheduleSchema = objectSchema({
+  id: { type: 'string', description: 'The Temporal schedule id: `connector-<provider>-<name>-<short ref>-<kind>`.' }, connectorID: str, createdAt: dateTimeSchema,
+  kind: stringSchema({ enum: ['accounts', 'balances', 'payments'] }), paused: { type: 'boolean' },
+  pausedAt: { ...dateTimeSchema, description: 'When paused: the last change of the schedule (Temporal keeps no pause time).' }, pausedReason: str, nextRunAt: dateTimeSchema,
+}, ['id', 'connectorID', 'createdAt', 'kind', 'paused']);
+export const scheduleInstanceSchema = objectSchema({
+  id: { type: 'string', description: 'The workflow id of the run.' }, scheduleID: str, connectorID: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
+  terminated: { type: 'boolean' }, terminatedAt: dateTimeSchema, error: str,
+}, ['id', 'scheduleID', 'connectorID', 'createdAt', 'updatedAt', 'terminated']);
+export const connectorTaskSchema = objectSchema({
+  id: { type: 'string', description: 'The workflow id of the operation.' }, status: stringSchema({ enum: ['PROCESSING', 'SUCCEEDED', 'FAILED'] }),
+  connectorID: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema, createdObjectID: str, error: str,
+}, ['id', 'status', 'createdAt', 'updatedAt']);
+export const schedulesListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });
+export const connectorsListQuery = schedulesListQuery;
+export const scheduleParams = objectSchema({ ...member('connectorID', shortText(2000)), ...member('scheduleID', shortText(300)) }, ['connectorID', 'scheduleID']);
 export const accountTypeSchema = { type: 'string', enum: [...ACCOUNT_TYPES] };
 export const plainListQuery = listQuerySchema();

@@ -5,6 +5,7 @@ import type { Db } from '../../db/knex';
 import { upsertAccounts, type ProviderAccount } from './accounts';
 import { getBankAccount, type BankAccount } from './bank-account-read';
 import { emitSavedBankAccount } from './bank-account-write';
+import { requireCapability } from './connector-catalog';
 import { getConnectorRow } from './connectors';
 import { accountId } from './ids';
 import { runBankAccountForward } from './engine';
@@ -17,9 +18,10 @@ import { runBankAccountForward } from './engine';
  */
 export async function forwardBankAccount(deps: { db: Db; temporal: TemporalDeps }, id: string, connectorID: string): Promise<BankAccount> {
   const bankAccount = await getBankAccount(deps.db, id);
-  await getConnectorRow(deps.db, connectorID, { installed: true }).catch(() => {
+  const connector = await getConnectorRow(deps.db, connectorID, { installed: true }).catch(() => {
     throw notFound(`connector ${connectorID} not found or uninstalled`);
   });
+  requireCapability(connector, 'CREATE_BANK_ACCOUNT');
   if (bankAccount.relatedAccounts.some((r) => r.connectorID === connectorID)) return bankAccount;
   const outcome = await runBankAccountForward(deps.temporal, id, connectorID);
   if ('refused' in outcome) throw new ApiError('VALIDATION', `the connector could not create the account: ${outcome.refused}`);

@@ -2,13 +2,20 @@ import { notFound } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import type { ConnectorConfig } from './connector-config';
+import { capabilitiesOf, type Capability } from './connector-catalog';
 import { providerLabel } from './enums';
+import { connectorReference } from './ids';
 
+/** Formance's V3Connector, plus `installed` and `uninstalledAt` (an uninstalled connector stays listed, with its data). */
 export interface Connector {
   id: string;
+  reference: string;
   name: string;
   provider: string;
   createdAt: Date;
+  config: Record<string, unknown>;
+  capabilities: Capability[];
+  scheduledForDeletion: boolean;
   installed: boolean;
   uninstalledAt?: Date;
 }
@@ -16,9 +23,24 @@ export interface ConnectorRow { id: string; name: string; provider: string; conf
 
 
 const present = (r: ConnectorRow): Connector => ({
-  id: r.id, name: r.name, provider: providerLabel(r.provider), createdAt: r.created_at, installed: r.uninstalled_at === null,
-  ...(r.uninstalled_at ? { uninstalledAt: r.uninstalled_at } : {}),
+  id: r.id, reference: connectorReference(r.id) ?? r.id, name: r.name, provider: providerLabel(r.provider), createdAt: r.created_at,
+  config: readableConfig(r), capabilities: capabilitiesOf(r.provider), scheduledForDeletion: r.uninstalled_at !== null,
+  installed: r.uninstalled_at === null, ...(r.uninstalled_at ? { uninstalledAt: r.uninstalled_at } : {}),
 });
+
+/**
+ * Formance's SDK reads a config as one of its providers' config types, picked by `provider`: the generic connector's
+ * is `Generic` (its `apiKey` is a string, so an absent key reads as ""), and the simulated connector, which has no type
+ * of its own there, reads as the file-driven `Dummypay` one (the same fields: name, directory, pollingPeriod).
+ * The secret is never read back.
+ */
+const CONFIG_PROVIDER_LABELS: Record<string, string> = { simulated: 'Dummypay', generic: 'Generic' };
+function readableConfig(r: Pick<ConnectorRow, 'provider' | 'config'>): Record<string, unknown> {
+  const config: Record<string, unknown> = { ...r.config, provider: CONFIG_PROVIDER_LABELS[r.provider] ?? r.provider };
+  if (r.provider === 'generic') config.apiKey = 'apiKey' in r.config && r.config.apiKey ? REDACTED : '';
+  return config;
+}
+export const REDACTED = '********';
 
 /** The stored row, installed or not. Throws NOT_FOUND. */
 export async function getConnectorRow(db: Executor, id: string, options: { installed?: boolean } = {}): Promise<ConnectorRow> {
@@ -30,9 +52,8 @@ export async function getConnectorRow(db: Executor, id: string, options: { insta
 }
 
 /** The config as installed; a secret (the generic connector's apiKey) is never read back. Throws NOT_FOUND. */
-export async function getConnectorConfig(db: Executor, id: string): Promise<ConnectorConfig> {
-  const { config } = await getConnectorRow(db, id);
-  return 'apiKey' in config && config.apiKey ? { ...config, apiKey: '********' } : config;
+export async function getConnectorConfig(db: Executor, id: string): Promise<Record<string, unknown>> {
+  return readableConfig(await getConnectorRow(db, id));
 }
 
 export async function listConnectors(db: Executor, page: PageRequest): Promise<Page<Connector>> {

@@ -2,6 +2,7 @@ import { conflict, notFound, validationError } from '../../lib/errors';
 import { inTransaction, isUniqueViolation } from '../../db/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
+import { requireCapability } from './connector-catalog';
 import { getConnectorRow } from './connectors';
 import { paymentInitiationId } from './ids';
 import type { TemporalDeps } from '../../lib/temporal';
@@ -41,9 +42,10 @@ export async function createPaymentInitiation(
 ): Promise<{ paymentInitiationID: string; taskID?: string }> {
   const { value } = await inTransaction(deps.db, (trx) =>
     withIdempotencyKey(trx, { scope: options.idempotencyScope ?? 'payments.payment-initiations', key: options.idempotencyKey, request: { input, noValidation: !!options.noValidation } }, async () => {
-      await getConnectorRow(trx, input.connectorID, { installed: true }).catch(() => {
+      const connector = await getConnectorRow(trx, input.connectorID, { installed: true }).catch(() => {
         throw notFound(`connector ${input.connectorID} not found or uninstalled`);
       });
+      requireCapability(connector, input.type === 'PAYOUT' ? 'CREATE_PAYOUT' : 'CREATE_TRANSFER');
       await assertConnectorAccount(trx, input.connectorID, input.destinationAccountID, 'destinationAccountID');
       if (input.sourceAccountID) await assertConnectorAccount(trx, input.connectorID, input.sourceAccountID, 'sourceAccountID');
       const id = paymentInitiationId(input.connectorID, input.reference);

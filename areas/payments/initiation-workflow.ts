@@ -12,7 +12,9 @@ import { addInitiationAdjustment, getPaymentInitiation } from './initiations';
  */
 export async function startInitiationWorkflow(db: Db, temporal: TemporalDeps, id: string, attempt: number, connectorID: string): Promise<string> {
   try {
-    return await startInitiationExecution(temporal, { id, attempt, connectorID });
+    const pi = await getPaymentInitiation(db, id);
+    const summary = `${pi.type} ${pi.amount} ${pi.asset} "${pi.reference}", attempt ${attempt}`;
+    return await startInitiationExecution(temporal, { id, attempt, connectorID, summary });
   } catch (error) {
     await inTransaction(db, async (trx) => {
       const initiation = await getPaymentInitiation(trx, id, { lock: true });

@@ -33,6 +33,13 @@ export interface Payment {
 /** Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape, adjustments newest first. */
 export async function presentPayments(db: Executor, rows: any[]): Promise<Payment[]> {
   const adjustments = rows.length ? await db('payments_adjustments').whereIn('payment_id', rows.map((r) => r.id)).orderBy('seq', 'desc') : [];
+  // Grouped once: a page of 1000 payments would otherwise scan every adjustment for every payment.
+  const byPayment = new Map<string, any[]>();
+  for (const a of adjustments) {
+    const list = byPayment.get(a.payment_id);
+    if (list) list.push(a);
+    else byPayment.set(a.payment_id, [a]);
+  }
   return rows.map((r) => ({
     id: r.id,
     reference: r.reference,
@@ -48,7 +55,7 @@ export async function presentPayments(db: Executor, rows: any[]): Promise<Paymen
     asset: r.asset,
     createdAt: r.created_at,
     raw: r.raw,
-    adjustments: adjustments.filter((a: any) => a.payment_id === r.id)
+    adjustments: (byPayment.get(r.id) ?? [])
       .map((a: any) => ({ reference: a.reference, createdAt: a.created_at, status: a.status, amount: BigInt(a.amount), raw: a.raw })),
     metadata: r.metadata ?? {},
   }));

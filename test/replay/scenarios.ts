@@ -97,10 +97,10 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     return (await runInstance(workflowID, {}, true)).body.data.id;
   }),
 
-  // Payments through the simulated connector: the connector's fetch workflow, an instance sending from a payment and
-  // to a payment, the transfer it initiates, a refused initiation, and a bank account forward.
+  // Payments through the simulated connector: an instance sending from a payment and to a payment, the transfer it
+  // initiates, a refused initiation, and a bank account forward.
   ['payments', {
-    records: ['send-payments', 'connector-fetch', 'payment-initiation-execute', 'payment-initiation-failed', 'bank-account-forward'],
+    records: ['send-payments', 'payment-initiation-execute', 'payment-initiation-failed', 'bank-account-forward'],
     async run() {
       const dir = simulatedDirectory({
         'accounts.json': [{ reference: 'treasury', type: 'INTERNAL' }, { reference: 'payout', type: 'EXTERNAL' }],
@@ -132,14 +132,31 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const bankAccount = (await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'replay', iban: 'FR7630006000011234567890189', country: 'FR' } })).body.data;
       await expectStatus(api('POST', `/api/payments/v3/bank-accounts/${bankAccount}/forward`, { body: { connectorID } }), 200);
 
-      await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 204);
+      await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 202);
       return {
         'send-payments': id,
-        'connector-fetch': `connector-${connectorID}-fetch`,
         'payment-initiation-execute': `payment-initiation-${initiation}-1`,
         'payment-initiation-failed': `payment-initiation-${refusedID}-1`,
         'bank-account-forward': `bank-account-${bankAccount}-forward-${connectorID}`,
       };
+    },
+  }],
+
+  // A connector's schedules and tasks: its install's first fetch, one completed run of its payments schedule, a reset,
+  // an uninstall.
+  ['payments-connectors', {
+    records: ['connector-install', 'connector-poll', 'connector-reset', 'connector-uninstall'],
+    async run() {
+      const dir = simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [{ reference: 'p-1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 100, asset: 'EUR/2', createdAt: '2024-05-01T10:00:00Z' }] });
+      const connectorID = await installSimulated(dir, '1s');
+      const base = `/api/payments/v3/connectors/${connectorID}`;
+      const schedule = (await read(`${base}/schedules`)).cursor.data.find((s: { kind: string }) => s.kind === 'payments').id;
+      const [poll] = await eventually(async () => (await read(`${base}/schedules/${schedule}/instances`)).cursor.data, (l) => l.length > 0 && l[0].terminated);
+      const reset = (await api('POST', `${base}/reset`)).body.data;
+      await eventually(() => read(`/api/payments/v3/tasks/${reset}`), (b) => b.data.status === 'SUCCEEDED');
+      const uninstall = (await api('DELETE', base)).body.data.taskID;
+      await eventually(() => read(`/api/payments/v3/tasks/${uninstall}`), (b) => b.data.status === 'SUCCEEDED');
+      return { 'connector-install': schedule.replace(/-payments$/, '-install'), 'connector-poll': poll.id, 'connector-reset': reset, 'connector-uninstall': uninstall };
     },
   }],
 

@@ -51,3 +51,19 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ date: new Date('2024-01-02T03:04:05.678Z'), gone: undefined })).toBe('{"date":"2024-01-02T03:04:05.678Z"}');
   });
 });
+
+describe('stringifyJson and BigInt.prototype', () => {
+  it('leaves no toJSON on BigInt.prototype, even when a serialized value serializes another one inside its own toJSON', () => {
+    const nested = { toJSON: () => ({ inner: stringifyJson({ n: 2n ** 70n }) }), after: 2n ** 64n };
+    expect(stringifyJson({ nested, last: -5n })).toBe('{"nested":{"inner":"{\\"n\\":1180591620717411303424}"},"last":-5}');
+    expect('toJSON' in BigInt.prototype).toBe(false);
+    expect(() => JSON.stringify({ n: 1n })).toThrow(TypeError);
+  });
+
+  it('removes toJSON when serialization throws', () => {
+    const cyclic: Record<string, unknown> = { n: 1n };
+    cyclic.self = cyclic;
+    expect(() => stringifyJson(cyclic)).toThrow(TypeError);
+    expect('toJSON' in BigInt.prototype).toBe(false);
+  });
+});

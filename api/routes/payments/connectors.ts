@@ -1,12 +1,17 @@
-import { installConnector, uninstallConnector } from '../../../areas/payments';
+import { createHash } from 'node:crypto';
+import { allCapabilities, capabilitiesOf, connectorConfigFields, getConnectorRow, installConnector, resetConnector, uninstallConnector, updateConnectorConfig } from '../../../areas/payments';
 import type { ConnectorProvider } from '../../../areas/payments';
 import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments';
+import { stringifyJson } from '../../../lib/json';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
-import { cursorOf, dataOf } from '../../schemas/common';
-import { connectorSchema, genericConfigSchema, idParams, plainListQuery, simulatedConfigSchema } from '../../schemas/payments';
+import { cursorOf, dataOf, mapSchema } from '../../schemas/common';
+import {
+  capabilitiesSchema, connectorConfigsSchema, connectorConfigUpdateSchema, connectorSchema, connectorsListQuery, genericConfigSchema, idParams,
+  simulatedConfigSchema, taskSchema,
+} from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/connectors';
@@ -16,7 +21,7 @@ const params = idParams('connectorID');
 function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfigSchema | typeof genericConfigSchema, summary: string) {
   return defineRoute(
     { method: 'post', path: `${base}/install/${provider}`, operationId: `installConnector_${provider}`, summary, tags,
-      description: 'Starts the connector\'s fetch workflow `connector-<connectorID>-fetch` on Temporal.',
+      description: 'Creates the connector\'s Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).',
       responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } } },
     authenticate('payments:write'),
     validate({ body: schema }),
@@ -34,7 +39,7 @@ export const installGenericRoute = installRoute('generic', genericConfigSchema, 
 export const listConnectorsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listConnectors', summary: 'List connectors, installed and uninstalled', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(connectorSchema) } } },
   authenticate('payments:read'),
-  validate({ query: plainListQuery }),
+  validate({ query: connectorsListQuery }),
   async function listConnectorsHandler(ctx) {
     const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listConnectors(ctx.deps.db, list), connectorKey);
@@ -43,7 +48,7 @@ export const listConnectorsRoute = defineRoute(
 
 export const readConnectorConfigRoute = defineRoute(
   { method: 'get', path: `${base}/{connectorID}/config`, operationId: 'readConnectorConfig', summary: 'Read a connector\'s config (secrets redacted)', tags,
-    responses: { 200: { description: 'Config', schema: dataOf({ type: 'object' }) } } },
+    responses: { 200: { description: 'Config, with `provider` naming Formance\'s config type', schema: dataOf({ type: 'object' }) } } },
   authenticate('payments:read'),
   validate({ params }),
   async function readConnectorConfigHandler(ctx) {
@@ -51,14 +56,83 @@ export const readConnectorConfigRoute = defineRoute(
   },
 );
 
-export const uninstallConnectorRoute = defineRoute(
-  { method: 'delete', path: `${base}/{connectorID}`, operationId: 'uninstallConnector', summary: 'Uninstall: stop fetching; fetched data stays', tags, responses: noContent },
+export const updateConnectorConfigRoute = defineRoute(
+  { method: 'patch', path: `${base}/{connectorID}/config`, operationId: 'updateConnectorConfig', summary: 'Replace an installed connector\'s config', tags,
+    description: 'The whole config, as at install; the name cannot change. A new polling period is applied to the connector\'s schedules.',
+    responses: noContent },
   authenticate('payments:write'),
-  validate({ params }),
-  async function uninstallConnectorHandler(ctx) {
-    await uninstallConnector({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.connectorID);
+  validate({ params, body: connectorConfigUpdateSchema }),
+  async function updateConnectorConfigHandler(ctx) {
+    const deps = { db: ctx.deps.db, temporal: temporalOf(ctx), dataDir: ctx.deps.config.dataDir };
+    await updateConnectorConfig(deps, ctx.state.input.params.connectorID, ctx.state.input.body);
     ctx.status = 204;
   },
 );
 
-export const connectorRoutes = [installSimulatedRoute, installGenericRoute, listConnectorsRoute, readConnectorConfigRoute, uninstallConnectorRoute];
+export const listConnectorConfigsRoute = defineRoute(
+  { method: 'get', path: `${base}/configs`, operationId: 'listConnectorConfigs', summary: 'The config fields of each connector plugin', tags,
+    responses: { 200: { description: 'Per plugin', schema: dataOf(connectorConfigsSchema) } } },
+  authenticate('payments:read'),
+  validate({}),
+  async function listConnectorConfigsHandler(ctx) {
+    ctx.body = { data: connectorConfigFields() };
+  },
+);
+
+export const listConnectorCapabilitiesRoute = defineRoute(
+  { method: 'get', path: `${base}/capabilities`, operationId: 'listConnectorCapabilities', summary: 'The capabilities of each connector plugin', tags,
+    headers: { 'If-None-Match': { description: 'The ETag of an earlier answer: 304 when unchanged.', schema: { type: 'string', maxLength: 200 } } },
+    responses: { 200: { description: 'Per plugin', schema: dataOf(mapSchema(capabilitiesSchema)) }, 304: { description: 'Unchanged since the ETag sent' } } },
+  authenticate('payments:read'),
+  validate({}),
+  async function listConnectorCapabilitiesHandler(ctx) {
+    const body = { data: allCapabilities() };
+    const etag = `"${createHash('sha256').update(stringifyJson(body)).digest('base64url').slice(0, 22)}"`;
+    ctx.set('ETag', etag);
+    if (ctx.get('If-None-Match') === etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = body;
+  },
+);
+
+export const getConnectorCapabilitiesRoute = defineRoute(
+  { method: 'get', path: `${base}/{connectorID}/capabilities`, operationId: 'getConnectorCapabilities', summary: 'A connector\'s capabilities', tags,
+    description: 'An operation that needs a capability the connector lacks answers 400 naming it.',
+    responses: { 200: { description: 'Capabilities', schema: dataOf(capabilitiesSchema) } } },
+  authenticate('payments:read'),
+  validate({ params }),
+  async function getConnectorCapabilitiesHandler(ctx) {
+    ctx.body = { data: capabilitiesOf((await getConnectorRow(ctx.deps.db, ctx.state.input.params.connectorID)).provider) };
+  },
+);
+
+export const uninstallConnectorRoute = defineRoute(
+  { method: 'delete', path: `${base}/{connectorID}`, operationId: 'uninstallConnector', summary: 'Uninstall: stop fetching; fetched data stays', tags,
+    description: 'Marks the connector uninstalled at once, then a task (a Temporal workflow) deletes its schedules; read it with GET /api/payments/v3/tasks/{taskID}.',
+    responses: { 202: { description: 'Uninstalled; the task removes its schedules', schema: dataOf(taskSchema) } } },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function uninstallConnectorHandler(ctx) {
+    ctx.status = 202;
+    ctx.body = { data: { taskID: await uninstallConnector({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.connectorID) } };
+  },
+);
+
+export const resetConnectorRoute = defineRoute(
+  { method: 'post', path: `${base}/{connectorID}/reset`, operationId: 'resetConnector', summary: 'Fetch everything again from the provider', tags,
+    description: 'A task recreates the connector\'s schedules (unpaused) and fetches every kind of data from scratch; fetched rows are kept and upserted.',
+    responses: { 202: { description: 'Task started', schema: dataOf({ type: 'string', description: 'taskID' }) } } },
+  authenticate('payments:write'),
+  validate({ params }),
+  async function resetConnectorHandler(ctx) {
+    ctx.status = 202;
+    ctx.body = { data: await resetConnector({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.connectorID) };
+  },
+);
+
+export const connectorRoutes = [
+  installSimulatedRoute, installGenericRoute, listConnectorsRoute, listConnectorConfigsRoute, listConnectorCapabilitiesRoute, readConnectorConfigRoute,
+  updateConnectorConfigRoute, getConnectorCapabilitiesRoute, uninstallConnectorRoute, resetConnectorRoute,
+];

@@ -1,8 +1,8 @@
 import { getPayment, updatePaymentMetadata } from '../../../areas/payments';
-import { listPayments, paymentSortKeyOf } from '../../../areas/payments';
+import { listPaymentsJson, paymentSortKeyOf } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
-import { cursorEnvelope } from '../../pagination';
+import { cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { idParams, metadataBody, paymentSchema, paymentsListQuery } from '../../schemas/payments';
@@ -18,8 +18,10 @@ export const listPaymentsRoute = defineRoute(
   validate({ query: paymentsListQuery }),
   async function listPaymentsHandler(ctx) {
     const list = ctx.state.input.list;
-    const page = await listPayments(ctx.deps.db, list.filters, list);
-    ctx.body = cursorEnvelope(list, page, paymentSortKeyOf(list.filters));
+    const page = await listPaymentsJson(ctx.deps.db, list.filters, list);
+    const keyOf = paymentSortKeyOf(list.filters);
+    ctx.type = 'application/json';
+    ctx.body = cursorEnvelopeJson(list, page, (item) => keyOf(item.sort()));
   },
 );
 

@@ -157,4 +157,28 @@ describe('op 7: GET /api/payments/payments', () => {
     expect((await api('GET', `/api/payments/payments/${payment.id}`)).body.data.metadata).toEqual({ ...payment.metadata, checked: 'yes' });
     expect((await api('GET', '/api/payments/payments/unknown')).status).toBe(404);
   });
+
+  it('writes each listed payment exactly as the single read does, whatever its amounts, dates, raw data and adjustments', async () => {
+    const { connectorID: own } = await seedConnector(db, [{ reference: 'a' }]);
+    const odd = [
+      { reference: 'big', createdAt: new Date('2024-02-29T23:59:59.999Z'), amount: 2n ** 64n + 1n, initialAmount: 2n ** 128n, raw: { nested: { list: [1, 'two', null, { deep: true }] }, n: 2 ** 53 + 2 } },
+      { reference: 'zero', createdAt: new Date('1999-12-31T00:00:00.001Z'), amount: 0n, raw: {}, metadata: { 'quote"key': 'line\nbreak', emoji: '€💶' } },
+    ];
+    for (const p of odd) {
+      await upsertPayment(db, own, { type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'JPY', metadata: {}, sourceAccountReference: 'a', ...p });
+      await upsertPayment(db, own, { type: 'PAYOUT', status: 'SUCCEEDED', scheme: 'other', asset: 'JPY', metadata: {}, sourceAccountReference: 'a', updatedAt: new Date('2025-01-01T00:00:00.123Z'), ...p, raw: { second: true } });
+    }
+    const res = await api('GET', `/api/payments/payments?pageSize=1000&query=${encodeURIComponent(JSON.stringify({ $match: { connectorID: own } }))}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body.cursor.data).toHaveLength(2);
+    for (const listed of res.body.cursor.data) {
+      const read = await api('GET', `/api/payments/payments/${listed.id}`);
+      expect(listed).toEqual(read.body.data);
+      expect(listed.adjustments).toHaveLength(2);
+    }
+    // Beyond 2^53 the digits must survive: compare the raw text, not numbers parsed by the test client.
+    expect(res.text).toContain(`"amount":${2n ** 64n + 1n}`);
+    expect(res.text).toContain(`"initialAmount":${2n ** 128n}`);
+  });
 });

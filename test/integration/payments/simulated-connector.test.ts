@@ -1,8 +1,9 @@
 import type { Client, Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { api } from '../../support/http';
 import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
-import { connectorFetch } from '../../../workflows/payments/connector-fetch';
-import { taskQueue, temporalClient } from '../../support/temporal';
+import { temporalClient } from '../../support/temporal';
+import { connectorLabel } from '../../../areas/payments/ids';
 
 const payment = (reference: string, extra: object = {}) => ({
   reference, type: 'PAY-IN', status: 'SUCCEEDED', amount: 1500, asset: 'EUR/2', scheme: 'VISA', createdAt: '2024-03-01T10:00:00Z',
@@ -23,10 +24,18 @@ describe('simulated connector on the real Temporal worker', () => {
     });
     const connectorID = await installSimulated(dir, '1s');
 
-    const workflow = await client.workflow.getHandle(`connector-${connectorID}-fetch`).describe();
-    expect(workflow.status.name).toBe('RUNNING');
-    expect(workflow.searchAttributes.PlatformArea).toEqual(['payments']);
-    expect(workflow.searchAttributes.ConnectorID).toEqual([connectorID]);
+    const name = (await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data.name;
+    const label = connectorLabel({ id: connectorID, provider: 'simulated', name });
+    expect(label).toMatch(/^connector-simulated-sim-[0-9a-f]{8}-[0-9a-f]{8}$/);
+    for (const kind of ['accounts', 'balances', 'payments']) {
+      const schedule = await client.schedule.getHandle(`${label}-${kind}`).describe();
+      expect(schedule.spec.intervals?.map((i) => i.every)).toEqual([1000]);
+      expect(schedule.policies.overlap).toBe('SKIP');
+      expect(schedule.action).toMatchObject({ workflowType: 'connectorPoll', workflowId: `${label}-${kind}`, args: [{ connectorID, kind }], staticSummary: expect.stringContaining(kind) });
+      expect(schedule.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID)).toBe(connectorID);
+      expect(schedule.typedSearchAttributes.get(SEARCH_ATTRIBUTES.PlatformArea)).toBe('payments');
+      expect(schedule.memo).toEqual({ connectorID, kind });
+    }
 
     const first = await eventually(async () => ((await paymentsOf(connectorID)).length === 1 ? paymentsOf(connectorID) : undefined), 30_000, 'p1');
     expect(first[0]).toMatchObject({ reference: 'p1', provider: 'SIMULATED', scheme: 'visa', amount: 1500, connectorID, status: 'SUCCEEDED' });
@@ -43,34 +52,22 @@ describe('simulated connector on the real Temporal worker', () => {
     const config = await api('GET', `/api/payments/v3/connectors/${connectorID}/config`);
     expect(config.body.data).toMatchObject({ directory: expect.stringContaining(dir.split('/').pop() as string), pollingPeriod: '1s' });
 
-    expect((await api('DELETE', `/api/payments/v3/connectors/${connectorID}`)).status).toBe(204);
-    const stopped = await eventually(async () => {
-      const d = await client.workflow.getHandle(`connector-${connectorID}-fetch`).describe();
-      return d.status.name !== 'RUNNING' ? d.status.name : undefined;
-    }, 15_000, 'workflow to stop');
-    expect(stopped).toBe('CANCELLED');
+    const uninstall = await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
+    expect(uninstall.status).toBe(202);
+    expect(uninstall.body.data.taskID).toBe(`${label}-uninstall`);
+    const task = await eventually(async () => {
+      const t = (await api('GET', `/api/payments/v3/tasks/${uninstall.body.data.taskID}`)).body.data;
+      return t.status !== 'PROCESSING' ? t : undefined;
+    }, 15_000, 'the uninstall task');
+    expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
+    for (const kind of ['accounts', 'balances', 'payments']) {
+      await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
+    }
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2'), payment('p3')]);
     await new Promise((resolve) => setTimeout(resolve, 2500)); // more than two polling periods
     expect((await paymentsOf(connectorID)).map((p) => p.reference).sort()).toEqual(['p1', 'p2']);
     const listed = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
-    expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({ installed: false, provider: 'SIMULATED' });
-  });
-
-  it('continues as new after cyclesPerRun cycles, keeping its workflow id', async () => {
-    const dir = simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [payment('c1')] });
-    const connectorID = await installSimulated(dir, '1h');
-    const workflowId = `test-cycles-${connectorID}`;
-    const handle = await client.workflow.start(connectorFetch, { taskQueue: taskQueue(), workflowId, args: [{ connectorID, pollingPeriodMs: 100, cyclesPerRun: 2 }] });
-    const firstRun = handle.firstExecutionRunId;
-    const later = await eventually(async () => {
-      const d = await client.workflow.getHandle(workflowId).describe();
-      return d.runId !== firstRun ? d : undefined;
-    }, 20_000, 'a continued run');
-    expect(later.status.name).toBe('RUNNING');
-    const history = await client.workflow.getHandle(workflowId, firstRun).fetchHistory();
-    expect(history.events?.some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(true);
-    await client.workflow.getHandle(workflowId).terminate('test done');
-    expect((await api('DELETE', `/api/payments/v3/connectors/${connectorID}`)).status).toBe(204);
+    expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({ installed: false, scheduledForDeletion: true, provider: 'SIMULATED' });
   });
 
   it.each([
@@ -94,6 +91,6 @@ describe('simulated connector on the real Temporal worker', () => {
     const first = await api('POST', '/api/payments/v3/connectors/install/simulated', { body: { name, directory: dir, pollingPeriod: '1s' } });
     expect(first.status).toBe(202);
     expect((await api('POST', '/api/payments/v3/connectors/install/simulated', { body: { name, directory: dir } })).status).toBe(409);
-    expect((await api('DELETE', `/api/payments/v3/connectors/${first.body.data}`)).status).toBe(204);
+    expect((await api('DELETE', `/api/payments/v3/connectors/${first.body.data}`)).status).toBe(202);
   });
 });

@@ -1,0 +1,60 @@
+import { validationError } from '../../lib/errors';
+import { CONNECTOR_PROVIDERS, type ConnectorProvider } from './connector-config';
+
+/** Formance's capability names (payments v3 `V3Capability`). */
+export const CAPABILITIES = [
+  'FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'FETCH_OTHERS', 'FETCH_ORDERS',
+  'FETCH_CONVERSIONS', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
+  'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION',
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** What each plugin implements (activities/payments/plugins): both fetch the three kinds and execute every write. */
+const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
+  simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
+  generic: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
+};
+
+/**
+ * The kinds of data a connector polls, one Temporal schedule each, and the capability behind each. External accounts
+ * come with the accounts (a provider lists both in one answer), so they have no schedule of their own.
+ */
+export const FETCH_KINDS = ['accounts', 'balances', 'payments'] as const;
+export type FetchKind = (typeof FETCH_KINDS)[number];
+const KIND_CAPABILITY: Record<FetchKind, Capability> = { accounts: 'FETCH_ACCOUNTS', balances: 'FETCH_BALANCES', payments: 'FETCH_PAYMENTS' };
+
+export function capabilitiesOf(provider: string): Capability[] {
+  return PROVIDER_CAPABILITIES[provider as ConnectorProvider] ?? [];
+}
+
+export function fetchKindsOf(provider: string): FetchKind[] {
+  const capabilities = capabilitiesOf(provider);
+  return FETCH_KINDS.filter((kind) => capabilities.includes(KIND_CAPABILITY[kind]));
+}
+
+/** Throws 400 VALIDATION naming the capability when the connector's plugin lacks it. */
+export function requireCapability(connector: { id: string; provider: string }, capability: Capability): void {
+  if (!capabilitiesOf(connector.provider).includes(capability)) {
+    throw validationError(`connector ${connector.id} (${connector.provider}) does not have the capability ${capability}`);
+  }
+}
+
+export function allCapabilities(): Record<string, Capability[]> {
+  return Object.fromEntries(CONNECTOR_PROVIDERS.map((provider) => [provider, capabilitiesOf(provider)]));
+}
+
+interface ConfigField { dataType: 'string' | 'duration' | 'integer'; required: boolean; defaultValue?: string }
+
+const common: Record<string, ConfigField> = {
+  name: { dataType: 'string', required: true },
+  pollingPeriod: { dataType: 'duration', required: false, defaultValue: '2m' },
+  pageSize: { dataType: 'integer', required: false, defaultValue: '25' },
+};
+
+/** The config fields of each plugin, as Formance's listConnectorConfigs describes them (`pageSize` is accepted, unused). */
+export function connectorConfigFields(): Record<ConnectorProvider, Record<string, ConfigField>> {
+  return {
+    simulated: { ...common, directory: { dataType: 'string', required: true } },
+    generic: { ...common, endpoint: { dataType: 'string', required: true }, apiKey: { dataType: 'string', required: false }, timeout: { dataType: 'duration', required: false, defaultValue: '10s' } },
+  };
+}
