@@ -3,6 +3,7 @@ import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
 import { loadConfig } from '../lib/config';
 import { createEventActivities } from './events';
+import { createLedgerActivities } from './ledger';
 import { createPaymentsActivities } from './payments';
 import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities({ db: deps.db }),
     ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),
+    ...createLedgerActivities(deps),
   };
 }
 

@@ -8,3 +8,4 @@ export { processEventBatch } from './events/process-event-batch';
 export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';
 export { orchestrationInstance } from './orchestration/instance';
+export { ledgerPipeline } from './ledger/pipeline';

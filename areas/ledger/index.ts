@@ -24,3 +24,8 @@ export { addAccountMetadataV1, addTransactionMetadataV1, createTransactionV1, cr
 export { getMapping, updateMapping, type Contract, type Mapping } from './mapping';
 export { ledgerNames, ledgerStorageInfo } from './info';
 export { logV1TypesExcluded, v1AccountView, v1AccountWithVolumesView, v1BalancesView, v1LogView } from './v1-views';
+export { createExporter, deleteExporter, getExporter, listExporters, presentExporter, updateExporter, type Exporter, type ExporterRow } from './exporters';
+export { EXPORTER_DRIVERS, type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporter-config';
+export { createPipeline, deletePipeline, getPipeline, listPipelines, presentPipeline, resetPipeline, startPipeline, stopPipeline, type Pipeline, type PipelineRow } from './pipelines';
+export { advancePipeline, nextPipelineBatch, type ExportedLog, type NextBatch, type PipelineBatch } from './pipeline-batches';
+export { runQuery, type QueryTemplate } from './run-query';

@@ -12,6 +12,7 @@ import * as tokenRevocations from './010-token-revocations';
 import * as ledgerLogs from './011-ledger-logs';
 import * as ledgerMappings from './012-ledger-mappings';
 import * as webhookDeliveries from './013-webhook-deliveries';
+import * as ledgerPipelines from './014-ledger-pipelines';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Array<[string, Migration]> = [
   ['011-ledger-logs', ledgerLogs],
   ['012-ledger-mappings', ledgerMappings],
   ['013-webhook-deliveries', webhookDeliveries],
+  ['014-ledger-pipelines', ledgerPipelines],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -241,6 +241,30 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // A ledger pipeline: export, a reset (its wake signal) and a second export, then the stop that cancels the run.
+  ['ledger-pipeline', {
+    records: ['ledger-pipeline'],
+    async run() {
+      const receiver = await startReceiver();
+      try {
+        const ledger = await newLedger('replay-pipeline');
+        await fund(ledger, 'users:1', 100);
+        await fund(ledger, 'users:2', 200);
+        const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: receiver.url } } })).body.data;
+        const pipeline = (await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID: exporter.id } })).body.data;
+        const state = () => read(`/api/ledger/v2/${ledger}/pipelines/${pipeline.id}`);
+        await eventually(state, (s) => s.data.lastLogID === 1);
+        await expectStatus(api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/reset`), 202);
+        await eventually(async () => receiver.received.length, (n) => n >= 2);
+        await eventually(state, (s) => s.data.lastLogID === 1);
+        await expectStatus(api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/stop`), 202);
+        return { 'ledger-pipeline': `ledger-pipeline-${ledger}-${pipeline.id}` };
+      } finally {
+        await receiver.close();
+      }
+    },
+  }],
+
   // The foundation's workflows: the self-test (worker, activities and database answer) and the benchmarks' no-op.
   ['foundation', {
     records: ['platform-self-test', 'platform-noop'],

@@ -1,6 +1,9 @@
 import { accountRoutes } from './accounts';
 import { accountV1Routes } from './accounts-v1';
 import { bulkRoute } from './bulk';
+import { exporterRoutes } from './exporters';
+import { pipelineRoutes } from './pipelines';
+import { runQueryRoute } from './queries';
 import { ledgerV1Routes } from './ledger-v1';
 import { ledgerAdminRoutes } from './ledgers';
 import { logRoutes } from './logs';
@@ -15,6 +18,7 @@ import { transactionV1Routes } from './transactions-v1';
  * path; each v1 group lists its HEAD first.
  */
 export const ledgerRoutes = [
+  ...exporterRoutes,
   ...ledgerAdminRoutes,
   ...countRoutes,
   ...transactionRoutes,
@@ -22,6 +26,8 @@ export const ledgerRoutes = [
   ...metadataRoutes,
   ...reportRoutes,
   ...logRoutes,
+  ...pipelineRoutes,
+  runQueryRoute,
   bulkRoute,
   ...transactionV1Routes,
   ...accountV1Routes,

@@ -1,0 +1,162 @@
+import { HTTPClient, SDK } from '@formance/formance-sdk';
+import { parseJson } from '../../lib/json';
+import { api, apiUrl, getToken } from '../support/http';
+import { newLedger } from '../support/ledger';
+import { hashedUpTo } from '../support/ledger-logs';
+import { writeLogs } from '../support/ledger-pipelines';
+import { eventually, startReceiver } from '../support/webhook-receiver';
+
+/**
+ * ledger.v2 exporters, pipelines and runQuery through Formance's SDK: one test per method. A call that resolves proves
+ * the path, status and response shape (the SDK checks them with zod); each test then checks what came back.
+ */
+/**
+ * Formance's SDK sends no token on these operations (their OpenAPI entries list no scopes, so its client-credentials
+ * hook stands aside), while every route of this API requires one. A client adds it as Formance's gateway would need
+ * too: a request hook of the SDK's own HTTP client, which leaves the SDK's own token requests and the tokens it set (runQuery, updateExporter) alone.
+ */
+function sdkWithToken(): SDK {
+  const httpClient = new HTTPClient();
+  httpClient.addHook('beforeRequest', async (request) => {
+    const isTokenRequest = new URL(request.url).pathname.endsWith('/oauth/token');
+    if (!isTokenRequest && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${await getToken()}`);
+    return request;
+  });
+  return new SDK({
+    serverURL: apiUrl(),
+    httpClient,
+    security: { clientID: process.env.TEST_CLIENT_ID!, clientSecret: process.env.TEST_CLIENT_SECRET!, tokenURL: '/api/auth/oauth/token' },
+  });
+}
+
+describe('contract: ledger.v2 exporters, pipelines and queries through the Formance SDK', () => {
+  const sdk = sdkWithToken();
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let ledger: string;
+
+  const newExporter = async () => (await sdk.ledger.v2.createExporter({ driver: 'http', config: { url: receiver.url } })).v2CreateExporterResponse!.data;
+  const newPipeline = async (exporterID: string) =>
+    (await sdk.ledger.v2.createPipeline({ ledger, v2CreatePipelineRequest: { exporterID } })).v2CreatePipelineResponse!.data;
+  const readPipeline = async (pipelineID: string) => (await sdk.ledger.v2.getPipelineState({ ledger, pipelineID })).v2GetPipelineStateResponse!.data;
+  /** Log ids the receiver got, each once (a retried batch counts once). */
+  const receivedIds = () => [...new Set(receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number }>).map((l) => Number(l.id))))].sort((a, b) => a - b);
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    ledger = await newLedger('pipelines');
+    await writeLogs(ledger, 3);
+    await hashedUpTo(ledger);
+  });
+  afterAll(() => receiver.close());
+
+  test('createExporter', async () => {
+    const exporter = await newExporter();
+    expect(exporter).toEqual({ id: expect.any(String), driver: 'http', config: { url: receiver.url }, createdAt: expect.any(Date) });
+  });
+
+  test('listExporters', async () => {
+    const exporter = await newExporter();
+    const listed = (await sdk.ledger.v2.listExporters()).v2ExportersCursorResponse!.cursor;
+    expect(listed.pageSize).toBe(15);
+    expect(listed.data.length).toBeGreaterThan(0);
+    // Oldest first: page on (the SDK's method takes no cursor) until the new one shows.
+    let ids = listed.data.map((e) => e.id);
+    let next = listed.hasMore ? listed.next : undefined;
+    while (!ids.includes(exporter.id) && next) {
+      const page = (await api('GET', `/api/ledger/v2/_/exporters?cursor=${next}`)).body.cursor;
+      ids = ids.concat(page.data.map((e: { id: string }) => e.id));
+      next = page.hasMore ? page.next : undefined;
+    }
+    expect(ids).toContain(exporter.id);
+  });
+
+  test('getExporterState', async () => {
+    const exporter = await newExporter();
+    const read = (await sdk.ledger.v2.getExporterState({ exporterID: exporter.id })).v2GetExporterStateResponse!.data;
+    expect(read).toEqual(exporter);
+  });
+
+  test('updateExporter', async () => {
+    const exporter = await newExporter();
+    const res = await sdk.ledger.v2.updateExporter({ exporterID: exporter.id, v2ExporterConfiguration: { driver: 'http', config: { url: `${receiver.url}/v2`, batching: { maxItems: 10 } } } });
+    expect(res.statusCode).toBe(204);
+    const read = (await sdk.ledger.v2.getExporterState({ exporterID: exporter.id })).v2GetExporterStateResponse!.data;
+    expect(read.config).toEqual({ url: `${receiver.url}/v2`, batching: { maxItems: 10 } });
+  });
+
+  test('deleteExporter', async () => {
+    const exporter = await newExporter();
+    expect((await sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).statusCode).toBe(204);
+    await expect(sdk.ledger.v2.getExporterState({ exporterID: exporter.id })).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND' });
+  });
+
+  test('createPipeline', async () => {
+    const exporter = await newExporter();
+    const pipeline = await newPipeline(exporter.id);
+    expect(pipeline).toEqual({ id: expect.any(String), ledger, exporterID: exporter.id, enabled: true, createdAt: expect.any(Date) });
+    // Created started: the receiver gets the ledger's three logs.
+    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the pipeline to export the logs');
+    expect(receivedIds()).toEqual([0, 1, 2]);
+  });
+
+  test('listPipelines', async () => {
+    const exporter = await newExporter();
+    const pipeline = await newPipeline(exporter.id);
+    const listed = (await sdk.ledger.v2.listPipelines({ ledger })).v2PipelinesCursorResponse!.cursor;
+    expect(listed.data.map((p) => p.id)).toContain(pipeline.id);
+    expect(listed.data.every((p) => p.ledger === ledger)).toBe(true);
+  });
+
+  test('getPipelineState', async () => {
+    const exporter = await newExporter();
+    const pipeline = await newPipeline(exporter.id);
+    const state = await eventually(async () => {
+      const read = await readPipeline(pipeline.id);
+      return read.lastLogID === 2 ? read : undefined;
+    }, 30_000, 'the pipeline to catch up');
+    expect(state).toEqual({ ...pipeline, lastLogID: 2 });
+  });
+
+  test('stopPipeline', async () => {
+    const pipeline = await newPipeline((await newExporter()).id);
+    expect((await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
+    expect((await readPipeline(pipeline.id)).enabled).toBe(false);
+    await expect(sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
+  });
+
+  test('startPipeline', async () => {
+    const pipeline = await newPipeline((await newExporter()).id);
+    await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id });
+    expect((await sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
+    expect((await readPipeline(pipeline.id)).enabled).toBe(true);
+    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the restarted pipeline to catch up');
+    await expect(sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
+  });
+
+  test('resetPipeline', async () => {
+    const pipeline = await newPipeline((await newExporter()).id);
+    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the pipeline to catch up');
+    await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id });
+    expect((await sdk.ledger.v2.resetPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
+    const reset = await readPipeline(pipeline.id);
+    expect(reset.lastLogID).toBeUndefined();
+    expect(reset.enabled).toBe(false);
+  });
+
+  test('deletePipeline', async () => {
+    const exporter = await newExporter();
+    const pipeline = await newPipeline(exporter.id);
+    // An exporter a pipeline uses cannot be deleted (Formance: 400).
+    await expect(sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
+    expect((await sdk.ledger.v2.deletePipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(204);
+    await expect(sdk.ledger.v2.getPipelineState({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND' });
+    expect((await sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).statusCode).toBe(204);
+  });
+
+  test('runQuery: the SDK request is accepted and an unknown template answers 404 in the SDK error shape', async () => {
+    // Query templates come with ledger schemas, not stored yet (docs/ledger.md, "Queries"): no template exists.
+    await expect(
+      sdk.ledger.v2.runQuery({ ledger, id: 'balances', schemaVersion: 'v1.0.0', pageSize: 10, requestBody: { vars: { account: 'users:1' } } }),
+    ).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND', errorMessage: expect.stringContaining('"balances"') });
+  });
+});
