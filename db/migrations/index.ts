@@ -11,6 +11,7 @@ import * as platformSecrets from './009-platform-secrets';
 import * as tokenRevocations from './010-token-revocations';
 import * as ledgerLogs from './011-ledger-logs';
 import * as ledgerMappings from './012-ledger-mappings';
+import * as ledgerV2Surface from './013-ledger-v2-surface';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: Array<[string, Migration]> = [
   ['010-token-revocations', tokenRevocations],
   ['011-ledger-logs', ledgerLogs],
   ['012-ledger-mappings', ledgerMappings],
+  ['013-ledger-v2-surface', ledgerV2Surface],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -5,6 +5,7 @@ import { ledgerV1Routes } from './ledger-v1';
 import { ledgerAdminRoutes } from './ledgers';
 import { logRoutes } from './logs';
 import { metadataRoutes } from './metadata';
+import { schemaRoutes } from './schemas';
 import { countRoutes, reportRoutes } from './reports';
 import { transactionRoutes } from './transactions';
 import { transactionV1Routes } from './transactions-v1';
@@ -22,6 +23,7 @@ export const ledgerRoutes = [
   ...metadataRoutes,
   ...reportRoutes,
   ...logRoutes,
+  ...schemaRoutes,
   bulkRoute,
   ...transactionV1Routes,
   ...accountV1Routes,
