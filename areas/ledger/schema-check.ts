@@ -41,7 +41,7 @@ export function templateScript(schema: ParsedSchema | undefined, name: string): 
   if (!schema) throw validationError(`script.template: "${name}" names a template of a schema: send schemaVersion too`);
   const template = schema.transactions?.[name];
   if (!template) {
-    const known = Object.keys(schema.transactions ?? {});
+    const known = Object.keys(schema.transactions ?? {}).sort();
     throw validationError(`script.template: schema "${schema.version}" has no transaction template "${name}"${known.length ? ` (templates: ${known.join(', ')})` : ''}`);
   }
   return template.script;
