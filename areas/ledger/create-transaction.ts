@@ -81,8 +81,10 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
  * With `idempotencyKey`, the same request again returns the original transaction (`idempotencyHit: true`) and a
  * different request under that key is a CONFLICT; concurrent duplicates queue on the key, so exactly one commits.
  * `dryRun` runs the whole write (funds checks included) and rolls it back: no txid is consumed, no event is sent.
- * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger.
- * @throws ApiError LEDGER_NOT_FOUND, VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
+ * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger, unless it
+ * needs a step the group commit does not have (see checked-write.ts). With `schemaVersion` it is checked against that
+ * schema (plain postings before anything is written, a script once it ran), `script.template` naming one of its templates.
+ * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version), VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
  */
 export async function createTransaction(
   db: Executor,

@@ -48,6 +48,9 @@ function value(field: QueryField, name: string, raw: unknown): unknown {
   }
 }
 
+/** Integers are compared as numeric, whatever the column: a value beyond a bigint column's range is then just unequal, not an error. */
+const placeholder = (field: QueryField) => (field.kind === 'number' ? '?::numeric' : '?');
+
 /** `{field: value}` with exactly one member. */
 function pair(op: string, operand: unknown): [string, unknown] {
   if (!operand || typeof operand !== 'object' || Array.isArray(operand) || Object.keys(operand).length !== 1) {
@@ -92,7 +95,7 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
   if (field.any && (op === '$match' || COMPARISONS[op])) return { sql: `(${field.any(op === '$match' ? '=' : COMPARISONS[op])})`, bindings: [...params, value(field, name, raw)] };
   if (op === '$match') {
     if (field.kind === 'address' || field.kind === 'addresses') return matchAddress(field, name, raw);
-    return { sql: `(${field.sql} = ?)`, bindings: [...params, value(field, name, raw)] };
+    return { sql: `(${field.sql} = ${placeholder(field)})`, bindings: [...params, value(field, name, raw)] };
   }
   if (op === '$like') {
     if (field.kind !== 'string' && field.kind !== 'address') throw validationError(`query: $like applies to text fields, not "${name}"`);
@@ -102,7 +105,7 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
     if (!Array.isArray(raw) || raw.length === 0) throw validationError('query: $in takes a non-empty array of values');
     if (field.kind === 'addresses') throw validationError(`query: $in does not apply to "${name}"; use $or of $match`);
     if (field.any) throw validationError(`query: $in does not apply to "${name}"`);
-    return { sql: `(${field.sql} IN (${raw.map(() => '?').join(', ')}))`, bindings: [...params, ...raw.map((v) => value(field, name, v))] };
+    return { sql: `(${field.sql} IN (${raw.map(() => placeholder(field)).join(', ')}))`, bindings: [...params, ...raw.map((v) => value(field, name, v))] };
   }
   if (op === '$exists') {
     if (typeof raw !== 'boolean') throw validationError('query: $exists takes true or false');
@@ -112,7 +115,7 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
   const comparison = COMPARISONS[op];
   if (!comparison) throw validationError(`query: unknown operator "${op}"; operators are ${OPERATORS}`);
   if (field.kind !== 'number' && field.kind !== 'date') throw validationError(`query: ${op} applies to numbers and dates, not "${name}"`);
-  return { sql: `(${field.sql} ${comparison} ?)`, bindings: [...params, value(field, name, raw)] };
+  return { sql: `(${field.sql} ${comparison} ${placeholder(field)})`, bindings: [...params, value(field, name, raw)] };
 }
 
 /**
