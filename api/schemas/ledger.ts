@@ -31,6 +31,12 @@ export const transactionIdSchema = int64IdSchema('Transaction id, an integer fro
 export const txParams = <N extends 'id' | 'txid'>(name: N) => objectSchema({ ledger: ledgerName(), ...member(name, transactionIdSchema) }, ['ledger', name]);
 export const accountParams = objectSchema({ ledger: ledgerName(), address: addressSchema }, ['ledger', 'address']);
 
+/** Op 10's item: the spec's Ledger, with `deletedAt` when the list includes deleted ledgers. */
+export const ledgerListItemSchema = objectSchema(
+  { name: { type: 'string' }, addedAt: dateTimeSchema, bucket: { type: 'string' }, metadata: stringMap, deletedAt: dateTimeSchema },
+  ['name', 'addedAt', 'bucket', 'metadata'],
+);
+
 export const ledgerSchema = objectSchema(
   {
     id: { type: 'integer' },

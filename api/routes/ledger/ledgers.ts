@@ -15,27 +15,28 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { anyObjectSchema, cursorOf, dataOf, errorSchema, metadataSchema } from '../../schemas/common';
-import { bucketParams, createLedgerBodySchema, ledgerParams, ledgerSchema, listLedgersQuery, newLedgerParams, v2ConfigInfoSchema } from '../../schemas/ledger';
+import { bucketParams, createLedgerBodySchema, ledgerListItemSchema, ledgerParams, ledgerSchema, listLedgersQuery, newLedgerParams, v2ConfigInfoSchema } from '../../schemas/ledger';
 import { ledgerInfoSchema } from '../../schemas/ledger-v1';
 
 const tags = ['ledger'];
-const ledgerView = (l: Ledger) => ({
-  id: Number(l.id),
+/** The spec's Ledger (op 10's items): its four fields, and `deletedAt` for a ledger listed with `includeDeleted`. */
+const ledgerListView = (l: Ledger) => ({
   name: l.name,
   addedAt: l.addedAt,
   bucket: l.bucket,
   metadata: l.metadata,
-  features: l.features,
   ...(l.deletedAt ? { deletedAt: l.deletedAt } : {}),
 });
+/** A ledger read on its own: Formance's V2Ledger, with its id and effective features. */
+const ledgerView = (l: Ledger) => ({ id: Number(l.id), ...ledgerListView(l), features: l.features });
 
 export const listLedgersRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2', operationId: 'listLedgers', summary: 'List ledgers, oldest first (op 10)', tags, responses: { 200: { description: 'Ledgers', schema: cursorOf(ledgerSchema) } } },
+  { method: 'get', path: '/api/ledger/v2', operationId: 'listLedgers', summary: 'List ledgers, oldest first (op 10)', tags, responses: { 200: { description: 'Ledgers', schema: cursorOf(ledgerListItemSchema) } } },
   authenticate('ledger:read'),
   validate({ query: listLedgersQuery }),
   async function listLedgersHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listLedgers(ctx.deps.db, { ...list, includeDeleted: list.filters.includeDeleted === true }), (l: Ledger) => [l.id], ledgerView);
+    ctx.body = cursorEnvelope(list, await listLedgers(ctx.deps.db, { ...list, includeDeleted: list.filters.includeDeleted === true }), (l: Ledger) => [l.id], ledgerListView);
   },
 );
 
