@@ -5,12 +5,14 @@ import {
   constSchema,
   enumSchema,
   errorSchema,
+  ignoredParam,
+  integerSchema,
   metadataSchema,
   objectSchema,
   oneOfSchema,
   stringSchema,
 } from './common';
-import { createTransactionBodySchema, transactionIdSchema, v2TransactionSchema } from './ledger';
+import { schemaVersionParam, transactionIdSchema, v2PostTransactionSchema, v2TransactionSchema } from './ledger';
 
 /** Bulks larger than this are refused (400): one request should stay well under the 1 MiB body limit and a minute. */
 const MAX_BULK_ELEMENTS = 1000;
@@ -24,7 +26,7 @@ const element = <const A extends string, D extends JsonSchema>(action: A, data: 
 
 export const bulkBodySchema = arraySchema(
   oneOfSchema([
-    element('CREATE_TRANSACTION', createTransactionBodySchema),
+    element('CREATE_TRANSACTION', v2PostTransactionSchema),
     element('ADD_METADATA', objectSchema({ ...target, metadata: metadataSchema }, ['targetType', 'targetId', 'metadata'])),
     element('REVERT_TRANSACTION', objectSchema({ id: transactionIdSchema, force: booleanSchema(), atEffectiveDate: booleanSchema(), metadata: metadataSchema }, ['id'])),
     element('DELETE_METADATA', objectSchema({ ...target, key: stringSchema({ minLength: 1, maxLength: 1000 }) }, ['targetType', 'targetId', 'key'])),
@@ -35,14 +37,16 @@ export const bulkBodySchema = arraySchema(
 export const bulkQuery = objectSchema({
   atomic: booleanSchema({ description: 'All elements in one database transaction: one failure writes nothing.' }),
   continueOnFailure: booleanSchema({ description: 'Not atomic: go on with the next elements after a failed one.' }),
-  parallel: booleanSchema({ description: 'Accepted for compatibility; elements always run in order.' }),
+  parallel: ignoredParam(booleanSchema({ description: 'Elements always run in order.' })),
+  schemaVersion: schemaVersionParam,
 });
 
+const logID = integerSchema({ minimum: -1, description: 'The id of the log the element appended; -1 when it appended none (an error, the deletion of an absent key).' });
 const bulkResultSchema: JsonSchema = {
   oneOf: [
-    objectSchema({ responseType: { enum: ['CREATE_TRANSACTION', 'REVERT_TRANSACTION'] }, data: v2TransactionSchema }, ['responseType', 'data']),
-    objectSchema({ responseType: { enum: ['ADD_METADATA', 'DELETE_METADATA'] } }, ['responseType']),
-    objectSchema({ responseType: { const: 'ERROR' }, errorCode: { type: 'string' }, errorDescription: { type: 'string' } }, ['responseType', 'errorCode', 'errorDescription']),
+    objectSchema({ responseType: { enum: ['CREATE_TRANSACTION', 'REVERT_TRANSACTION'] }, data: v2TransactionSchema, logID }, ['responseType', 'data', 'logID']),
+    objectSchema({ responseType: { enum: ['ADD_METADATA', 'DELETE_METADATA'] }, logID }, ['responseType', 'logID']),
+    objectSchema({ responseType: { const: 'ERROR' }, errorCode: { type: 'string' }, errorDescription: { type: 'string' }, logID }, ['responseType', 'errorCode', 'errorDescription', 'logID']),
   ],
 };
 

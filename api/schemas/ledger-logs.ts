@@ -1,21 +1,27 @@
-import { anyObjectSchema, booleanSchema, dateTimeSchema, int64IdSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
+import { anyObjectSchema, booleanSchema, dateTimeSchema, ignoredParam, int64IdSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
+import { queryFilterParam } from './ledger';
 
-/** Formance's V2Log; `hash` appears once the hasher has reached the log (docs/ledger.md, "The log"). */
+/** Formance's V2Log; `hash` is "" until the hasher has reached the log (docs/ledger.md, "The log"). */
 export const logSchema = objectSchema(
   {
     id: int64IdSchema('Log id: per ledger, dense, from 0.'),
-    type: stringSchema({ enum: ['NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'] }),
-    data: anyObjectSchema({ description: "Formance's V2Log data of the type: V2LogDataNewTransaction, V2LogDataSetMetadata, V2LogDataRevertedTransaction or V2LogDataDeleteMetadata." }),
+    type: stringSchema({ enum: ['NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA', 'INSERTED_SCHEMA'] }),
+    data: anyObjectSchema({
+      description: "Formance's V2Log data of the type: V2LogDataNewTransaction, V2LogDataSetMetadata, V2LogDataRevertedTransaction, V2LogDataDeleteMetadata or V2LogDataInsertedSchema.",
+    }),
     date: dateTimeSchema,
-    hash: stringSchema({ description: 'base64 of SHA-256(previous log hash || canonical JSON of {id, type, date, data}); absent until hashed.' }),
+    hash: stringSchema({ description: 'base64 of SHA-256(previous log hash || canonical JSON of {id, type, date, data}); "" until hashed (Formance\'s model requires the field).' }),
   },
-  ['id', 'type', 'data', 'date'],
+  ['id', 'type', 'data', 'date', 'hash'],
 );
 
 export const listLogsQuery = {
   ...listQuerySchema({
     startTime: { ...dateTimeSchema, description: 'Only logs dated at or after startTime.' },
     endTime: { ...dateTimeSchema, description: 'Only logs dated before endTime.' },
+    query: queryFilterParam,
+    pit: ignoredParam({ ...dateTimeSchema, description: 'Logs are immutable: every list is current.' }),
+    sort: ignoredParam(stringSchema({ description: 'The list is always newest first.' })),
   }),
   additionalProperties: false,
 };
@@ -42,4 +48,3 @@ export const logVerificationSchema = objectSchema(
   ['valid', 'logs', 'hashed'],
 );
 
-export const importLogsResultSchema = objectSchema({ logs: integerSchema({ minimum: 0, description: 'Logs replayed.' }) }, ['logs']);

@@ -1,9 +1,13 @@
+import type { Knex } from 'knex';
 import { emitEvents } from '../../db/outbox';
+import { ACCOUNT_FIELDS, accountFields, compileLedgerQuery } from './ledger-query';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
-import { assertLedgerExists } from './ledgers';
+import { assertLedgerExists, assertLedgerWritable } from './ledgers';
 import { appendLog } from './log';
 import { assertAddress, assertMetadata, whereAddress } from './rules';
+import { assertAccountInChart } from './schema-check';
+import { findSchema } from './schemas';
 import type { Executor, Volumes } from './types';
 import { stringifyJson } from '../../lib/json';
 
@@ -58,6 +62,8 @@ export interface AccountFilters {
   after?: string;
   /** v1's balance filter: accounts holding at least one asset whose balance compares so with `value`. */
   balance?: { operator: BalanceOperator; value: bigint };
+  /** Formance's JSON filter over ACCOUNT_FIELDS (areas/ledger/ledger-query.ts). */
+  query?: string;
 }
 
 export type BalanceOperator = 'e' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
@@ -89,6 +95,8 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   if (filters.address) whereAddress(query, filters.address);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   if (filters.after !== undefined) query.where('address', '>', filters.after);
+  const condition = compileLedgerQuery(filters.query, accountFields('ledger_accounts.ledger', 'ledger_accounts.address', 'ledger_accounts.metadata'), ACCOUNT_FIELDS);
+  if (condition) query.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
   if (filters.balance) {
     query.whereRaw(
       `EXISTS (SELECT 1 FROM ledger_volumes v WHERE v.ledger = ledger_accounts.ledger AND v.address = ledger_accounts.address AND v.input - v.output ${SQL_OPERATORS[filters.balance.operator]} ?::numeric)`,
@@ -98,32 +106,52 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   return query;
 }
 
-/** Upserts the account and merges keys into its metadata, with a SET_METADATA log and a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, VALIDATION */
-export async function addAccountMetadata(db: Executor, ledger: string, address: string, metadata: Record<string, string>): Promise<void> {
+/**
+ * Upserts the account and merges keys into its metadata, with a SET_METADATA log and a SAVED_METADATA event. With a
+ * schema version the address must be an account of its chart; a dry run checks and writes nothing.
+ * @returns the log's id (undefined for a dry run) @throws ApiError LEDGER_NOT_FOUND, VALIDATION, NOT_FOUND (schema version)
+ */
+export async function addAccountMetadata(
+  db: Executor,
+  ledger: string,
+  address: string,
+  metadata: Record<string, string>,
+  options: { schemaVersion?: string; dryRun?: boolean } = {},
+): Promise<bigint | undefined> {
   assertAddress(address, 'address');
   assertMetadata(metadata, 'metadata');
-  await assertLedgerExists(db, ledger);
-  await inWriteTransaction(db, async (trx) => {
-    await writeAccountMetadata(trx, ledger, address, metadata);
+  if (options.schemaVersion !== undefined) assertAccountInChart(await findSchema(db, ledger, options.schemaVersion), address, 'address');
+  await assertLedgerWritable(db, ledger);
+  if (options.dryRun) return undefined;
+  return inWriteTransaction(db, async (trx) => {
+    const logId = await writeAccountMetadata(trx, ledger, address, metadata);
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, metadata } }]);
+    return logId;
   });
 }
 
-/** The change and its log, in the caller's transaction (also a log import's replay, with the original log's date). */
-export async function writeAccountMetadata(trx: Executor, ledger: string, address: string, metadata: Record<string, string>, logDate?: Date): Promise<void> {
+/** The change and its log, in the caller's transaction (also a log import's replay, with the original log's date). @returns the log's id */
+export async function writeAccountMetadata(trx: Executor, ledger: string, address: string, metadata: Record<string, string>, logDate?: Date): Promise<bigint | undefined> {
   await trx.raw(
     `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
      ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
     [ledger, address, stringifyJson(metadata)],
   );
-  await appendLog(trx, ledger, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: address, metadata }, logDate);
+  return appendLog(trx, ledger, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: address, metadata }, logDate);
 }
 
-/** Sum of balances per asset over the accounts matching `address` (all accounts when absent: every asset sums to 0). */
-export async function aggregateBalances(db: Executor, ledger: string, filters: { address?: string }): Promise<Record<string, bigint>> {
+const volumeAccountMetadata = '(SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ledger_volumes.ledger AND am.address = ledger_volumes.address)';
+
+/**
+ * Sum of balances per asset over the accounts matching `address` and `query` (ACCOUNT_FIELDS; all accounts when
+ * absent: every asset sums to 0). @throws ApiError LEDGER_NOT_FOUND, VALIDATION (query)
+ */
+export async function aggregateBalances(db: Executor, ledger: string, filters: { address?: string; query?: string }): Promise<Record<string, bigint>> {
+  const condition = compileLedgerQuery(filters.query, accountFields('ledger_volumes.ledger', 'ledger_volumes.address', volumeAccountMetadata), ACCOUNT_FIELDS);
   await assertLedgerExists(db, ledger);
   const query = db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS balance')).groupBy('asset').orderBy('asset');
   if (filters.address) whereAddress(query, filters.address);
+  if (condition) query.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
   const rows: Array<{ asset: string; balance: string }> = await query;
   return Object.fromEntries(rows.map((r) => [r.asset, BigInt(r.balance)]));
 }

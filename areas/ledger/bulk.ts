@@ -1,27 +1,54 @@
 import { isApiError } from '../../lib/errors';
 import { inTransaction, translateDbError } from '../../db/errors';
 import { addAccountMetadata } from './accounts';
-import { createTransaction } from './create-transaction';
+import { createTransaction, type TransactionRequest } from './create-transaction';
 import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
 import { revertTransaction } from './revert-transaction';
 import { addTransactionMetadata } from './transactions';
 import type { Db } from '../../db/knex';
-import { assertLedgerExists } from './ledgers';
-import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
+import { assertLedgerWritable } from './ledgers';
+import type { Executor, LedgerTransaction } from './types';
 
 type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
 
 /** One element of `POST /{ledger}/_bulk`, as Formance's v2 bulk (`ik` is the element's idempotency key). */
 export type BulkElement =
-  | { action: 'CREATE_TRANSACTION'; ik?: string; data: CreateTransactionInput }
+  | { action: 'CREATE_TRANSACTION'; ik?: string; data: TransactionRequest & { force?: boolean } }
   | { action: 'ADD_METADATA'; ik?: string; data: Target & { metadata: Record<string, string> } }
   | { action: 'REVERT_TRANSACTION'; ik?: string; data: { id: bigint; force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string> } }
   | { action: 'DELETE_METADATA'; ik?: string; data: Target & { key: string } };
 
+/**
+ * `logID` is the id of the log the element appended (Formance's V2BulkElementResult), -1 when it appended none: an
+ * error, or the deletion of an absent key.
+ */
 export type BulkResult =
-  | { responseType: 'CREATE_TRANSACTION' | 'REVERT_TRANSACTION'; data: LedgerTransaction }
-  | { responseType: 'ADD_METADATA' | 'DELETE_METADATA' }
-  | { responseType: 'ERROR'; errorCode: string; errorDescription: string };
+  | { responseType: 'CREATE_TRANSACTION' | 'REVERT_TRANSACTION'; data: LedgerTransaction; logID: bigint }
+  | { responseType: 'ADD_METADATA' | 'DELETE_METADATA'; logID: bigint }
+  | { responseType: 'ERROR'; errorCode: string; errorDescription: string; logID: bigint };
+
+const NO_LOG = -1n;
+
+/** Where the next log of the ledger will be: the log an element appends has this id or a later one. */
+async function nextLogId(db: Executor, ledger: string): Promise<bigint> {
+  const row = await db('ledgers').where({ name: ledger }).first('next_log_id');
+  return BigInt(row?.next_log_id ?? 0);
+}
+
+/**
+ * The log of a transaction, read back by its txid among the logs written since `from` (a primary-key range, so a short
+ * scan): a transaction's log is appended by the statement that inserts it, inside the group commit, which does not
+ * hand its log ids back.
+ */
+async function transactionLogId(db: Executor, ledger: string, type: 'NEW_TRANSACTION' | 'REVERTED_TRANSACTION', txid: bigint, from: bigint): Promise<bigint> {
+  const row = await db('ledger_logs')
+    .where({ ledger, type })
+    .where('id', '>=', from.toString())
+    .whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()])
+    .orderBy('id')
+    .first('id');
+  return row ? BigInt(row.id) : NO_LOG;
+}
 
 /** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
 class AtomicBulkFailed extends Error {
@@ -30,27 +57,35 @@ class AtomicBulkFailed extends Error {
   }
 }
 
-async function apply(db: Executor, ledger: string, element: BulkElement): Promise<BulkResult> {
+async function apply(db: Executor, ledger: string, element: BulkElement, schemaVersion: string | undefined): Promise<BulkResult> {
+  const schema = schemaVersion !== undefined ? { schemaVersion } : {};
   switch (element.action) {
     case 'CREATE_TRANSACTION': {
-      const { transaction } = await createTransaction(db, ledger, element.data, { idempotencyKey: element.ik });
-      return { responseType: 'CREATE_TRANSACTION', data: transaction };
+      const from = await nextLogId(db, ledger);
+      const { force, ...data } = element.data;
+      const { transaction, idempotencyHit } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
+      // A replayed key answers the original transaction, whose log is older than `from`.
+      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: await transactionLogId(db, ledger, 'NEW_TRANSACTION', transaction.id, idempotencyHit ? 0n : from) };
     }
     case 'REVERT_TRANSACTION': {
+      const from = await nextLogId(db, ledger);
       const { id, ...options } = element.data;
-      return { responseType: 'REVERT_TRANSACTION', data: await revertTransaction(db, ledger, id, options) };
+      const revert = await revertTransaction(db, ledger, id, { ...options, ...schema });
+      return { responseType: 'REVERT_TRANSACTION', data: revert, logID: await transactionLogId(db, ledger, 'REVERTED_TRANSACTION', revert.id, from) };
     }
     case 'ADD_METADATA': {
       const { data } = element;
-      if (data.targetType === 'ACCOUNT') await addAccountMetadata(db, ledger, data.targetId, data.metadata);
-      else await addTransactionMetadata(db, ledger, data.targetId, data.metadata);
-      return { responseType: 'ADD_METADATA' };
+      const logId = data.targetType === 'ACCOUNT'
+        ? await addAccountMetadata(db, ledger, data.targetId, data.metadata, schema)
+        : await addTransactionMetadata(db, ledger, data.targetId, data.metadata, schema);
+      return { responseType: 'ADD_METADATA', logID: logId ?? NO_LOG };
     }
     case 'DELETE_METADATA': {
       const { data } = element;
-      if (data.targetType === 'ACCOUNT') await deleteAccountMetadata(db, ledger, data.targetId, data.key);
-      else await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
-      return { responseType: 'DELETE_METADATA' };
+      const logId = data.targetType === 'ACCOUNT'
+        ? await deleteAccountMetadata(db, ledger, data.targetId, data.key)
+        : await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
+      return { responseType: 'DELETE_METADATA', logID: logId ?? NO_LOG };
     }
   }
 }
@@ -59,7 +94,7 @@ async function apply(db: Executor, ledger: string, element: BulkElement): Promis
 function asErrorResult(cause: unknown): BulkResult {
   const error = translateDbError(cause);
   if (!isApiError(error) || error.status >= 500) throw error;
-  return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message };
+  return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message, logID: NO_LOG };
 }
 
 /**
@@ -72,9 +107,9 @@ export async function runBulk(
   db: Db,
   ledger: string,
   elements: BulkElement[],
-  options: { atomic?: boolean; continueOnFailure?: boolean } = {},
+  options: { atomic?: boolean; continueOnFailure?: boolean; schemaVersion?: string } = {},
 ): Promise<{ results: BulkResult[]; failedAt?: number; failure?: BulkResult & { responseType: 'ERROR' } }> {
-  await assertLedgerExists(db, ledger);
+  await assertLedgerWritable(db, ledger);
   if (options.atomic) {
     try {
       // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
@@ -82,7 +117,7 @@ export async function runBulk(
         const done: BulkResult[] = [];
         for (const [index, element] of elements.entries()) {
           try {
-            done.push(await apply(trx, ledger, element));
+            done.push(await apply(trx, ledger, element, options.schemaVersion));
           } catch (error) {
             // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
             const translated = translateDbError(error);
@@ -103,7 +138,7 @@ export async function runBulk(
   for (const [index, element] of elements.entries()) {
     let result: BulkResult;
     try {
-      result = await apply(db, ledger, element);
+      result = await apply(db, ledger, element, options.schemaVersion);
     } catch (error) {
       result = asErrorResult(error);
     }

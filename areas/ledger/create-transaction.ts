@@ -3,19 +3,58 @@ import { ApiError, validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import { emitEvents } from '../../db/outbox';
 import { commitTransaction } from './commit';
+import { commitChecked, needsCheckedWrite, type CheckedOptions } from './checked-write';
 import { inWriteTransaction } from './executor';
-import { assertLedgerExists } from './ledgers';
-import { assertMetadata, assertPostings } from './rules';
+import { assertLedgerWritable } from './ledgers';
+import { assertAddress, assertMetadata, assertPostings } from './rules';
+import { assertAccountInChart, assertPostingsInChart, templateScript } from './schema-check';
+import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
+
+/** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */
+export interface TransactionRequest extends Omit<CreateTransactionInput, 'script'> {
+  script?: { plain?: string; template?: string; vars?: Record<string, unknown> };
+  /** Metadata to set on accounts with the transaction (Formance's `accountMetadata`). */
+  accountMetadata?: Record<string, Record<string, string>>;
+}
+
+export interface CreateTransactionOptions {
+  dryRun?: boolean;
+  idempotencyKey?: string;
+  /** The schema version the transaction is checked against (Formance's `schemaVersion`). */
+  schemaVersion?: string;
+  /** Plain postings may take non-world accounts below zero (Formance's `force`). */
+  force?: boolean;
+}
 
 /** Thrown inside a savepoint to undo a dry run after it computed its result. */
 class DryRunRollback extends Error {
   constructor(readonly transaction: LedgerTransaction) {
     super('dry run');
   }
+}
+
+/** A template becomes its script's text; one is named only with a schema version, and not with a text of its own. */
+function resolveTemplate(input: TransactionRequest, schema: ParsedSchema | undefined): CreateTransactionInput {
+  const { accountMetadata: _accountMetadata, script, ...rest } = input;
+  if (!script) return rest;
+  if (script.template === undefined) return { ...rest, script: { plain: script.plain as string, vars: script.vars } };
+  if (script.plain !== undefined) throw validationError('script: send either `plain` or `template`, not both');
+  return { ...rest, script: { plain: templateScript(schema, script.template), vars: script.vars } };
+}
+
+function checkAccountMetadata(accountMetadata: unknown, schema: ParsedSchema | undefined): Record<string, Record<string, string>> {
+  if (accountMetadata === undefined) return {};
+  if (accountMetadata === null || typeof accountMetadata !== 'object' || Array.isArray(accountMetadata)) throw validationError('accountMetadata: must be an object');
+  for (const [address, metadata] of Object.entries(accountMetadata)) {
+    assertAddress(address, 'accountMetadata');
+    assertMetadata(metadata, `accountMetadata.${address}`);
+    if (schema) assertAccountInChart(schema, address, `accountMetadata.${address}`);
+  }
+  return accountMetadata as Record<string, Record<string, string>>;
 }
 
 /** The request as it is hashed for Idempotency-Key: only what the caller sent (no defaulted timestamp). */
@@ -42,22 +81,31 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
  * With `idempotencyKey`, the same request again returns the original transaction (`idempotencyHit: true`) and a
  * different request under that key is a CONFLICT; concurrent duplicates queue on the key, so exactly one commits.
  * `dryRun` runs the whole write (funds checks included) and rolls it back: no txid is consumed, no event is sent.
- * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger.
- * @throws ApiError LEDGER_NOT_FOUND, VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
+ * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger, unless it
+ * needs a step the group commit does not have (see checked-write.ts). With `schemaVersion` it is checked against that
+ * schema (plain postings before anything is written, a script once it ran), `script.template` naming one of its templates.
+ * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version), VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
  */
 export async function createTransaction(
   db: Executor,
   ledger: string,
-  input: CreateTransactionInput,
-  options: { dryRun?: boolean; idempotencyKey?: string } = {},
+  input: TransactionRequest,
+  options: CreateTransactionOptions = {},
 ): Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> {
-  const request = normalize(input);
-  await assertLedgerExists(db, ledger);
+  // A schema version is immutable, so checking plain postings against it before the write is exact.
+  const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
+  const request = normalize(resolveTemplate(input, schema));
+  const accountMetadata = checkAccountMetadata(input.accountMetadata, schema);
+  if (schema && request.postings) assertPostingsInChart(schema, request.postings);
+  await assertLedgerWritable(db, ledger);
+  const checked: CheckedOptions = { idempotencyKey: options.idempotencyKey, force: options.force, schema, accountMetadata };
   if (options.dryRun) {
     try {
       await inWriteTransaction(db, (trx) =>
         trx.transaction(async (savepoint) => {
-          throw new DryRunRollback((await commitTransaction(savepoint, ledger, request)).transaction);
+          const { transaction } = await commitTransaction(savepoint, ledger, request, { force: options.force });
+          if (schema && request.script) assertPostingsInChart(schema, transaction.postings, 'script postings');
+          throw new DryRunRollback(transaction);
         }),
       );
     } catch (error) {
@@ -65,6 +113,7 @@ export async function createTransaction(
       throw error;
     }
   }
+  if (needsCheckedWrite(request, checked)) return commitChecked(db, ledger, request, checked);
   if (groupCommitEnabled() && !(db as Knex.Transaction).isTransaction) {
     const outcome = await groupCommit(db as Knex, ledger, { request, idempotencyKey: options.idempotencyKey });
     if ('error' in outcome) throw outcome.error;

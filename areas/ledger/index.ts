@@ -5,11 +5,13 @@
  */
 export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
 export { WORLD } from './types';
-export { createTransaction } from './create-transaction';
+export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
 export { getTransaction, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
 export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters, type BalanceOperator } from './accounts';
-export { createLedger, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, updateLedgerMetadata, type Ledger } from './ledgers';
+export { createLedger, deleteBucket, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, restoreBucket, updateLedgerMetadata, type Ledger } from './ledgers';
+export { getSchema, insertSchema, listSchemas, schemaDataOf, type LedgerSchema } from './schemas';
+export { ledgerMetrics } from './metrics';
 export { v1TransactionView, v2TransactionView } from './views';
 export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
 export { runBulk, type BulkElement, type BulkResult } from './bulk';

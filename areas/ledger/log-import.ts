@@ -4,7 +4,7 @@ import { inTransaction, translateDbError } from '../../db/errors';
 import type { Db } from '../../db/knex';
 import { LOG_TYPES, type LogType } from './log';
 import { ChainVerifier, type ChainLog } from './log-chain';
-import { assertLedgerExists } from './ledgers';
+import { assertLedgerWritable } from './ledgers';
 import { replayLog } from './log-replay';
 
 const importError = (message: string, logId?: bigint) => new ApiError('IMPORT', message, { status: 400, ...(logId !== undefined ? { details: { logId } } : {}) });
@@ -40,7 +40,7 @@ function parseLine(text: string, line: number): ChainLog & { type: LogType; data
  * @throws ApiError LEDGER_NOT_FOUND, IMPORT (400, `details.logId` naming the first offending log when it has an id)
  */
 export async function importLogs(db: Db, ledger: string, text: string): Promise<{ logs: number }> {
-  await assertLedgerExists(db, ledger);
+  await assertLedgerWritable(db, ledger);
   const verifier = new ChainVerifier(true);
   const logs = text.split('\n').flatMap((line, index) => (line.trim() === '' ? [] : [parseLine(line, index + 1)]));
   for (const log of logs) {

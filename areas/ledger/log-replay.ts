@@ -6,6 +6,7 @@ import { removeAccountMetadata, removeTransactionMetadata } from './delete-metad
 import type { LogType } from './log';
 import { commitRevert } from './revert-transaction';
 import { assertAddress, assertMetadata, assertPostings } from './rules';
+import { checkSchemaData, writeSchema } from './schemas';
 import { writeTransactionMetadata } from './transactions';
 import type { Posting } from './types';
 
@@ -87,18 +88,28 @@ export async function replayLog(trx: Knex.Transaction, ledger: string, log: { ty
       const metadata = metadataOf(data.metadata, 'metadata');
       if (data.targetType === 'ACCOUNT') {
         assertAddress(String(data.targetId), 'targetId');
-        return writeAccountMetadata(trx, ledger, String(data.targetId), metadata, log.date);
+        await writeAccountMetadata(trx, ledger, String(data.targetId), metadata, log.date);
+        return;
       }
-      if (data.targetType === 'TRANSACTION') return writeTransactionMetadata(trx, ledger, txid(data.targetId, 'targetId'), metadata, log.date);
+      if (data.targetType === 'TRANSACTION') {
+        await writeTransactionMetadata(trx, ledger, txid(data.targetId, 'targetId'), metadata, log.date);
+        return;
+      }
       throw validationError('targetType: must be ACCOUNT or TRANSACTION');
+    }
+    case 'INSERTED_SCHEMA': {
+      // The schema's own checks run again: an export edited by hand must not bring in a chart the API would refuse.
+      const { version, createdAt: _createdAt, ...rest } = record(data.schema, 'schema');
+      await writeSchema(trx, ledger, String(version), checkSchemaData(String(version), rest), log.date);
+      return;
     }
     case 'DELETE_METADATA': {
       if (typeof data.key !== 'string') throw validationError('key: must be a string');
-      let removed: boolean;
+      let removed: bigint | undefined;
       if (data.targetType === 'ACCOUNT') removed = await removeAccountMetadata(trx, ledger, String(data.targetId), data.key, log.date);
       else if (data.targetType === 'TRANSACTION') removed = await removeTransactionMetadata(trx, ledger, txid(data.targetId, 'targetId'), data.key, log.date);
       else throw validationError('targetType: must be ACCOUNT or TRANSACTION');
-      if (!removed) throw new ApiError('VALIDATION', `key "${data.key}" is not set on ${String(data.targetId)}`);
+      if (removed === undefined) throw new ApiError('VALIDATION', `key "${data.key}" is not set on ${String(data.targetId)}`);
       return;
     }
   }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson, stringifyJson } from '../../lib/json';
 import type { Executor, LedgerTransaction, Posting } from './types';
 
-/** Formance's V2Log types this ledger writes (INSERTED_SCHEMA has no counterpart: there are no schemas). */
-export const LOG_TYPES = ['NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'] as const;
+/** Formance's V2Log types, all of which this ledger writes. */
+export const LOG_TYPES = ['NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA', 'INSERTED_SCHEMA'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
 /** Formance's V2Log; `hash` is absent until the hasher has reached the log. */

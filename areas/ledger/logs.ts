@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertLedgerExists } from './ledgers';
 import { ChainVerifier } from './log-chain';
+import { compileLedgerQuery, type FieldResolver, type QueryField } from './ledger-query';
 import { presentLog, type LedgerLog, type LogRow, type LogType } from './log';
 import type { Executor } from './types';
 
@@ -14,18 +15,29 @@ export interface LogFilters {
   before?: bigint;
   /** Types left out (v1 lists no DELETE_METADATA: it has no such log type). */
   excludeTypes?: LogType[];
+  /** Formance's JSON filter over `id`, `date`, `type`. */
+  query?: string;
 }
+
+const LOG_FIELDS: Record<string, QueryField> = {
+  id: { kind: 'number', sql: 'ledger_logs.id' },
+  date: { kind: 'date', sql: 'ledger_logs.date' },
+  type: { kind: 'string', sql: 'ledger_logs.type' },
+};
+const logField: FieldResolver = (name) => LOG_FIELDS[name];
 
 const COLUMNS = ['id', 'type', 'date', 'data', 'hash'];
 
 /** Newest first (id desc), as Formance. @throws ApiError LEDGER_NOT_FOUND */
 export async function listLogs(db: Executor, ledger: string, filters: LogFilters, page: PageRequest): Promise<Page<LedgerLog>> {
+  const condition = compileLedgerQuery(filters.query, logField, 'id, date, type');
   await assertLedgerExists(db, ledger);
   const query = db('ledger_logs').where({ ledger }).select(COLUMNS);
   if (filters.startTime) query.where('date', '>=', filters.startTime);
   if (filters.endTime) query.where('date', '<', filters.endTime);
   if (filters.before !== undefined) query.where('id', '<', filters.before.toString());
   if (filters.excludeTypes?.length) query.whereNotIn('type', filters.excludeTypes);
+  if (condition) query.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
   const result = await keysetPage<LogRow>(query as Knex.QueryBuilder, ['id'], 'desc', page);
   return { ...result, items: result.items.map(presentLog) };
 }

@@ -3,10 +3,12 @@ import { ApiError, notFound } from '../../lib/errors';
 import { emitEvents } from '../../db/outbox';
 import { commitTransaction } from './commit';
 import { inWriteTransaction } from './executor';
-import { assertLedgerExists } from './ledgers';
+import { assertLedgerWritable } from './ledgers';
 import { revertedLogView } from './log';
 import { assertMetadata } from './rules';
-import { presentTransaction, type TransactionRow } from './transactions';
+import { assertPostingsInChart } from './schema-check';
+import { findSchema } from './schemas';
+import { getTransaction, presentTransaction, type TransactionRow } from './transactions';
 import type { Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
 
@@ -17,23 +19,45 @@ export const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
  * Reverts a transaction: a new transaction with the postings reversed (source and destination swapped, order
  * reversed), the body's metadata plus the link to the original. The original row is locked first, so two concurrent
  * reverts produce one revert and one ALREADY_REVERT. Without `force`, a revert that would take a non-world account
- * below zero is INSUFFICIENT_FUND.
+ * below zero is INSUFFICIENT_FUND. With a schema version, the accounts must be in its chart; a dry run rolls back.
  * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND, VALIDATION
  */
 export async function revertTransaction(
   db: Executor,
   ledger: string,
   id: bigint,
-  options: { force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string> } = {},
+  options: { force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string>; schemaVersion?: string; dryRun?: boolean } = {},
 ): Promise<LedgerTransaction> {
   if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
-  await assertLedgerExists(db, ledger);
-  return inWriteTransaction(db, async (trx) => {
+  if (options.schemaVersion !== undefined) {
+    // The revert moves the original's accounts: checking them first is exact, as postings and schema versions never change.
+    const schema = await findSchema(db, ledger, options.schemaVersion);
+    assertPostingsInChart(schema, (await getTransaction(db, ledger, id)).postings, `transaction ${id}.postings`);
+  }
+  await assertLedgerWritable(db, ledger);
+  const run = async (trx: Knex.Transaction) => {
     const { reverted, revert } = await commitRevert(trx, ledger, id, {
       force: options.force,
       metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
       atEffectiveDate: options.atEffectiveDate,
     });
+    return { reverted, revert };
+  };
+  if (options.dryRun) {
+    const rollback = new Error('dry run');
+    let computed: LedgerTransaction | undefined;
+    await inWriteTransaction(db, (trx) =>
+      trx.transaction(async (savepoint) => {
+        computed = (await run(savepoint)).revert;
+        throw rollback;
+      }),
+    ).catch((error: unknown) => {
+      if (error !== rollback) throw error;
+    });
+    return computed!;
+  }
+  return inWriteTransaction(db, async (trx) => {
+    const { reverted, revert } = await run(trx);
     await emitEvents(trx, [
       { app: 'ledger', type: 'REVERTED_TRANSACTION', payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) } },
     ]);

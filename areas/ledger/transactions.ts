@@ -2,9 +2,11 @@ import { ApiError, notFound } from '../../lib/errors';
 import { emitEvents } from '../../db/outbox';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
-import { assertLedgerExists } from './ledgers';
+import { assertLedgerExists, assertLedgerWritable } from './ledgers';
 import { appendLog } from './log';
+import { compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
 import { addressPatternRegex, assertMetadata } from './rules';
+import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { stringifyJson } from '../../lib/json';
 
@@ -73,7 +75,26 @@ export interface TransactionFilters {
   metadata?: Record<string, string>;
   /** Only txids below this one (v1's `after`: the list is newest first, so "after" a txid is below it). */
   before?: bigint;
+  /** Formance's JSON filter over TRANSACTION_FIELDS (areas/ledger/ledger-query.ts). */
+  query?: string;
 }
+
+const TRANSACTION_FIELDS = 'id, reference, timestamp, inserted_at, reverted, source, destination, account, metadata[<key>]';
+const transactionField: FieldResolver = (name) => {
+  const t = 'ledger_transactions';
+  const fields: Record<string, QueryField> = {
+    id: { kind: 'number', sql: `${t}.id` },
+    reference: { kind: 'string', sql: `${t}.reference` },
+    timestamp: { kind: 'date', sql: `${t}.timestamp` },
+    inserted_at: { kind: 'date', sql: `${t}.inserted_at` },
+    insertedAt: { kind: 'date', sql: `${t}.inserted_at` },
+    reverted: { kind: 'boolean', sql: `(${t}.reverted_at IS NOT NULL)` },
+    source: { kind: 'addresses', sql: `${t}.sources` },
+    destination: { kind: 'addresses', sql: `${t}.destinations` },
+    account: { kind: 'addresses', sql: `(${t}.sources || ${t}.destinations)` },
+  };
+  return fields[name] ?? metadataField(name, `${t}.metadata`);
+};
 
 /** `column` contains the address, or an address matching the pattern (see addressPatternRegex). */
 function whereAccounts(query: import('knex').Knex.QueryBuilder, columns: string[], address: string): void {
@@ -109,24 +130,42 @@ function transactionsQuery(db: Executor, ledger: string, filters: TransactionFil
   if (filters.endTime) query.where('timestamp', '<', filters.endTime);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   if (filters.before !== undefined) query.where('id', '<', filters.before.toString());
+  const condition = compileLedgerQuery(filters.query, transactionField, TRANSACTION_FIELDS);
+  if (condition) query.whereRaw(condition.sql, condition.bindings as import('knex').Knex.RawBinding[]);
   return query;
 }
 
-/** Merges keys into a transaction's metadata, with a SET_METADATA log and a SAVED_METADATA event. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION */
-export async function addTransactionMetadata(db: Executor, ledger: string, id: bigint, metadata: Record<string, string>): Promise<void> {
+/**
+ * Merges keys into a transaction's metadata, with a SET_METADATA log and a SAVED_METADATA event. A schema version is
+ * only checked to exist (a transaction's metadata has no rule in a chart); a dry run checks and writes nothing.
+ * @returns the log's id (undefined for a dry run) @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION
+ */
+export async function addTransactionMetadata(
+  db: Executor,
+  ledger: string,
+  id: bigint,
+  metadata: Record<string, string>,
+  options: { schemaVersion?: string; dryRun?: boolean } = {},
+): Promise<bigint | undefined> {
   assertMetadata(metadata, 'metadata');
-  await assertLedgerExists(db, ledger);
-  await inWriteTransaction(db, async (trx) => {
-    await writeTransactionMetadata(trx, ledger, id, metadata);
+  if (options.schemaVersion !== undefined) await findSchema(db, ledger, options.schemaVersion);
+  await assertLedgerWritable(db, ledger);
+  if (options.dryRun) {
+    await getTransaction(db, ledger, id);
+    return undefined;
+  }
+  return inWriteTransaction(db, async (trx) => {
+    const logId = await writeTransactionMetadata(trx, ledger, id, metadata);
     await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, metadata } }]);
+    return logId;
   });
 }
 
-/** The change and its log, in the caller's transaction (also a log import's replay). @throws ApiError NOT_FOUND */
-export async function writeTransactionMetadata(trx: Executor, ledger: string, id: bigint, metadata: Record<string, string>, logDate?: Date): Promise<void> {
+/** The change and its log, in the caller's transaction (also a log import's replay). @returns the log's id @throws ApiError NOT_FOUND */
+export async function writeTransactionMetadata(trx: Executor, ledger: string, id: bigint, metadata: Record<string, string>, logDate?: Date): Promise<bigint | undefined> {
   const updated = await trx('ledger_transactions')
     .where({ ledger, id: id.toString() })
     .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
   if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
-  await appendLog(trx, ledger, 'SET_METADATA', { targetType: 'TRANSACTION', targetId: id, metadata }, logDate);
+  return appendLog(trx, ledger, 'SET_METADATA', { targetType: 'TRANSACTION', targetId: id, metadata }, logDate);
 }

@@ -35,7 +35,7 @@ const v1LoggedTransaction = (tx: LoggedTransaction) => ({ txid: tx.id, postings:
 /**
  * v1's Log. v1 has two log types: a transaction (NEW_TRANSACTION, its data the v1 transaction without volumes) and
  * SET_METADATA (the same data as v2). A revert was a new transaction in v1, so a REVERTED_TRANSACTION log reads as the
- * NEW_TRANSACTION of the revert; DELETE_METADATA has no v1 form and the v1 list leaves it out (logV1TypesExcluded).
+ * NEW_TRANSACTION of the revert; DELETE_METADATA and INSERTED_SCHEMA have no v1 form and the v1 list leaves it out (logV1TypesExcluded).
  * `hash` is the v2 chain's hash, "" until the hasher reaches the log (v1's model requires the field); it chains the v2
  * data, not this view of it.
  */
@@ -48,4 +48,4 @@ export function v1LogView(log: LedgerLog) {
   return { ...base, type: log.type, data };
 }
 
-export const logV1TypesExcluded = ['DELETE_METADATA'] as const;
+export const logV1TypesExcluded = ['DELETE_METADATA', 'INSERTED_SCHEMA'] as const;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertLedgerExists } from './ledgers';
+import { compileLedgerQuery, type FieldResolver } from './ledger-query';
 import { whereAddress } from './rules';
 import type { Executor } from './types';
 
@@ -14,7 +15,19 @@ export interface VolumesFilters {
   insertionDate?: boolean;
   /** Groups addresses by their first N segments (`users:1:main` with 1 → `users`). */
   groupBy?: number;
+  /** Formance's JSON filter over `address` (the listed account), `asset`, `balance`, `metadata[key]` (of the listed account). */
+  query?: string;
 }
+
+const VOLUME_FIELDS = 'address, asset, balance, metadata[<key>]';
+const volumeField = (ledger: string): FieldResolver => (name) => {
+  if (name === 'address' || name === 'account') return { kind: 'address', sql: 'g.account' };
+  if (name === 'asset') return { kind: 'string', sql: 'g.asset' };
+  if (name === 'balance') return { kind: 'number', sql: '(g.input::numeric - g.output::numeric)' };
+  const metadata = /^metadata\[(.+)\]$/.exec(name);
+  if (metadata) return { kind: 'string', sql: '((SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ? AND am.address = g.account) ->> ?)', params: [ledger, metadata[1]] };
+  return undefined;
+};
 
 export interface VolumesWithBalance {
   account: string;
@@ -32,6 +45,7 @@ export interface VolumesWithBalance {
  * returned, not the rows aggregated. @throws ApiError LEDGER_NOT_FOUND
  */
 export async function listVolumes(db: Executor, ledger: string, filters: VolumesFilters, page: PageRequest): Promise<Page<VolumesWithBalance>> {
+  const condition = compileLedgerQuery(filters.query, volumeField(ledger), VOLUME_FIELDS);
   await assertLedgerExists(db, ledger);
   const base = filters.startTime || filters.endTime ? volumesFromPostings(db, ledger, filters) : db('ledger_volumes')
         .where({ ledger })
@@ -44,7 +58,9 @@ export async function listVolumes(db: Executor, ledger: string, filters: Volumes
     .select(db.raw('sum(input)::text AS input, sum(output)::text AS output'))
     .groupByRaw('1, 2');
   if (filters.address) whereAddress(grouped, filters.address);
-  const result = await keysetPage<{ account: string; asset: string; input: string; output: string }>(db.from(grouped.as('g')).select('*'), ['account', 'asset'], 'asc', page);
+  const outer = db.from(grouped.as('g')).select('*');
+  if (condition) outer.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
+  const result = await keysetPage<{ account: string; asset: string; input: string; output: string }>(outer, ['account', 'asset'], 'asc', page);
   return {
     ...result,
     items: result.items.map((r) => {

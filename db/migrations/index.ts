@@ -13,6 +13,7 @@ import * as ledgerLogs from './011-ledger-logs';
 import * as ledgerMappings from './012-ledger-mappings';
 import * as webhookDeliveries from './013-webhook-deliveries';
 import * as ledgerPipelines from './014-ledger-pipelines';
+import * as ledgerV2Surface from './015-ledger-v2-surface';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Array<[string, Migration]> = [
   ['012-ledger-mappings', ledgerMappings],
   ['013-webhook-deliveries', webhookDeliveries],
   ['014-ledger-pipelines', ledgerPipelines],
+  ['015-ledger-v2-surface', ledgerV2Surface],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -4,7 +4,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { bigIntegerSchema, cursorOf, dataOf, metadataSchema } from '../../schemas/common';
-import { accountParams, accountSchema, balancesQuery, ledgerParams, listAccountsQuery, metadataFilters } from '../../schemas/ledger';
+import { accountParams, accountSchema, balancesQuery, getAccountQuery, ledgerParams, listAccountsQuery, metadataFilters, metadataWriteQuery } from '../../schemas/ledger';
 
 const tags = ['ledger'];
 
@@ -15,7 +15,7 @@ export const listAccountsRoute = defineRoute(
   async function listAccountsHandler(ctx) {
     const list = ctx.state.input.list;
     const { rest, metadata } = metadataFilters(list.filters);
-    const page = await listAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata }, list);
+    const page = await listAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata, query: rest.query }, list);
     ctx.body = cursorEnvelope(list, page, (a: LedgerAccount) => [a.address]);
   },
 );
@@ -23,7 +23,7 @@ export const listAccountsRoute = defineRoute(
 export const readAccountRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/accounts/{address}', operationId: 'getAccount', summary: 'Read an account with its volumes (an unused account has empty volumes)', tags, responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } } },
   authenticate('ledger:read'),
-  validate({ params: accountParams }),
+  validate({ params: accountParams, query: getAccountQuery }),
   async function readAccountHandler(ctx) {
     const { ledger, address } = ctx.state.input.params;
     ctx.body = { data: await getAccount(ctx.deps.db, ledger, address) };
@@ -33,10 +33,10 @@ export const readAccountRoute = defineRoute(
 export const addAccountMetadataRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata', operationId: 'addAccountMetadata', summary: 'Merge keys into an account\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
   authenticate('ledger:write'),
-  validate({ params: accountParams, body: metadataSchema }),
+  validate({ params: accountParams, query: metadataWriteQuery, body: metadataSchema }),
   async function addAccountMetadataHandler(ctx) {
-    const { ledger, address } = ctx.state.input.params;
-    await addAccountMetadata(ctx.deps.db, ledger, address, ctx.state.input.body);
+    const { params: { ledger, address }, query } = ctx.state.input;
+    await addAccountMetadata(ctx.deps.db, ledger, address, ctx.state.input.body, { dryRun: query.dryRun === true, ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}) });
     ctx.status = 204;
   },
 );
@@ -53,7 +53,8 @@ export const aggregateBalancesRoute = defineRoute(
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: balancesQuery }),
   async function aggregateBalancesHandler(ctx) {
-    ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address: ctx.state.input.query.address }) };
+    const { address, query } = ctx.state.input.query;
+    ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address, query }) };
   },
 );
 

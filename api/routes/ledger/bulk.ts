@@ -6,7 +6,7 @@ import { defineRoute } from '../../routing';
 import type { BodyOf } from '../../schemas/common';
 import { bulkBodySchema, bulkFailureSchema, bulkQuery, bulkResponseSchema } from '../../schemas/ledger-bulk';
 import { ledgerParams } from '../../schemas/ledger';
-import { toCreateInput } from './input';
+import { toTransactionRequest } from './input';
 
 const tags = ['ledger'];
 
@@ -29,7 +29,7 @@ function toElement(raw: BulkBodyElement, index: number): BulkElement {
   const ik = raw.ik !== undefined ? { ik: raw.ik } : {};
   switch (raw.action) {
     case 'CREATE_TRANSACTION':
-      return { action: 'CREATE_TRANSACTION', ...ik, data: toCreateInput(raw.data) };
+      return { action: 'CREATE_TRANSACTION', ...ik, data: toTransactionRequest(raw.data) };
     case 'REVERT_TRANSACTION':
       return { action: 'REVERT_TRANSACTION', ...ik, data: { ...raw.data, id: BigInt(raw.data.id) } };
     case 'ADD_METADATA':
@@ -65,6 +65,7 @@ export const bulkRoute = defineRoute(
     const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, body.map((element, index) => toElement(element, index)), {
       atomic: query.atomic === true,
       continueOnFailure: query.continueOnFailure === true,
+      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
     });
     if (failure && failedAt !== undefined) {
       ctx.status = 400;

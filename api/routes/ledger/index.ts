@@ -8,6 +8,7 @@ import { ledgerV1Routes } from './ledger-v1';
 import { ledgerAdminRoutes } from './ledgers';
 import { logRoutes } from './logs';
 import { metadataRoutes } from './metadata';
+import { schemaRoutes } from './schemas';
 import { countRoutes, reportRoutes } from './reports';
 import { transactionRoutes } from './transactions';
 import { transactionV1Routes } from './transactions-v1';
@@ -28,6 +29,7 @@ export const ledgerRoutes = [
   ...logRoutes,
   ...pipelineRoutes,
   runQueryRoute,
+  ...schemaRoutes,
   bulkRoute,
   ...transactionV1Routes,
   ...accountV1Routes,

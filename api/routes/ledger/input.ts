@@ -1,11 +1,22 @@
-import type { CreateTransactionInput } from '../../../areas/ledger';
+import type { CreateTransactionInput, TransactionRequest } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
 import type { AppContext } from '../../context';
 import type { BodyOf } from '../../schemas/common';
-import type { createTransactionBodySchema } from '../../schemas/ledger';
+import type { createTransactionBodySchema, v2PostTransactionSchema } from '../../schemas/ledger';
 
-/** The validated JSON body of a create, as the service's input (amounts to BigInt, timestamp to Date). */
-export function toCreateInput(body: BodyOf<typeof createTransactionBodySchema>): CreateTransactionInput {
+/** The validated JSON body of a v2 create (V2PostTransaction), as the service's input; `force` is the caller's to combine with the query's. */
+export function toTransactionRequest(body: BodyOf<typeof v2PostTransactionSchema>): TransactionRequest & { force?: boolean } {
+  const { script, accountMetadata, force, runtime: _runtime, ...rest } = body;
+  return {
+    ...toCreateInput(rest),
+    ...(script ? { script: { ...(script.plain !== undefined ? { plain: script.plain } : {}), ...(script.template !== undefined ? { template: script.template } : {}), vars: script.vars ?? {} } } : {}),
+    ...(accountMetadata !== undefined ? { accountMetadata } : {}),
+    ...(force !== undefined ? { force } : {}),
+  };
+}
+
+/** The validated JSON body of a v1 create, as the service's input (amounts to BigInt, timestamp to Date). */
+export function toCreateInput(body: Omit<BodyOf<typeof createTransactionBodySchema>, 'script'> & { script?: BodyOf<typeof createTransactionBodySchema>['script'] }): CreateTransactionInput {
   return {
     ...(body.postings
       ? { postings: body.postings.map((p) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }

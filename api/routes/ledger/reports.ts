@@ -27,7 +27,7 @@ export const countAccountsRoute = defineRoute(
   validate({ params: ledgerParams, query: countAccountsQuery }),
   async function countAccountsHandler(ctx) {
     const { rest, metadata } = metadataFilters(ctx.state.input.query);
-    const count = await countAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata });
+    const count = await countAccounts(ctx.deps.db, ctx.state.input.params.ledger, { address: rest.address, metadata, query: rest.query });
     ctx.set('Count', String(count));
     ctx.status = 204;
   },
@@ -60,6 +60,7 @@ export const listVolumesRoute = defineRoute(
       endTime: f.endTime ? new Date(f.endTime) : undefined,
       insertionDate: f.insertionDate,
       groupBy: f.groupBy,
+      query: f.query,
     };
     const page = await listVolumes(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
     ctx.body = cursorEnvelope(list, page, (v: VolumesWithBalance) => [v.account, v.asset]);

@@ -15,17 +15,19 @@ import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, metadataSchema, type ParamOf } from '../../schemas/common';
 import {
   countTransactionsQuery,
-  createTransactionBodySchema,
-  dryRunQuery,
+  createTransactionQuery,
+  getTransactionQuery,
   ledgerParams,
   listTransactionsQuery,
   metadataFilters,
+  metadataWriteQuery,
   revertBodySchema,
   revertQuery,
   txParams,
+  v2PostTransactionSchema,
   v2TransactionSchema,
 } from '../../schemas/ledger';
-import { idempotencyHeader, idempotencyHitHeader, idempotencyKeyOf, toCreateInput } from './input';
+import { idempotencyHeader, idempotencyHitHeader, idempotencyKeyOf, toTransactionRequest } from './input';
 
 const tags = ['ledger'];
 
@@ -40,10 +42,16 @@ export const createTransactionRoute = defineRoute(
     responses: { 200: { description: 'Committed (or, with dryRun, computed and rolled back)', schema: dataOf(v2TransactionSchema), headers: idempotencyHitHeader } },
   },
   authenticate('ledger:write'),
-  validate({ params: ledgerParams, query: dryRunQuery, body: createTransactionBodySchema }),
+  validate({ params: ledgerParams, query: createTransactionQuery, body: v2PostTransactionSchema }),
   async function createTransactionHandler(ctx) {
     const { params, query, body } = ctx.state.input;
-    const result = await createTransaction(ctx.deps.db, params.ledger, toCreateInput(body), { dryRun: query.dryRun === true, idempotencyKey: idempotencyKeyOf(ctx) });
+    const { force, ...request } = toTransactionRequest(body);
+    const result = await createTransaction(ctx.deps.db, params.ledger, request, {
+      dryRun: query.dryRun === true,
+      idempotencyKey: idempotencyKeyOf(ctx),
+      force: query.force === true || force === true,
+      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
+    });
     if (result.idempotencyHit) ctx.set('Idempotency-Hit', 'true');
     ctx.body = { data: v2TransactionView(result.transaction) };
   },
@@ -74,7 +82,7 @@ export function transactionFiltersOf(query: ParamOf<typeof countTransactionsQuer
 export const readTransactionRoute = defineRoute(
   { method: 'get', path: '/api/ledger/v2/{ledger}/transactions/{id}', operationId: 'getTransaction', summary: 'Read a transaction with its volumes', tags, responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } } },
   authenticate('ledger:read'),
-  validate({ params: txParams('id') }),
+  validate({ params: txParams('id'), query: getTransactionQuery }),
   async function readTransactionHandler(ctx) {
     const { ledger, id } = ctx.state.input.params;
     ctx.body = { data: v2TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(id))) };
@@ -90,6 +98,8 @@ export const revertTransactionRoute = defineRoute(
     const revert = await revertTransaction(ctx.deps.db, params.ledger, BigInt(params.id), {
       force: query.force === true,
       atEffectiveDate: query.atEffectiveDate === true,
+      dryRun: query.dryRun === true,
+      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
       ...(body?.metadata ? { metadata: body.metadata } : {}),
     });
     ctx.status = 201;
@@ -100,10 +110,10 @@ export const revertTransactionRoute = defineRoute(
 export const addTransactionMetadataRoute = defineRoute(
   { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata', operationId: 'addTransactionMetadata', summary: 'Merge keys into a transaction\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
   authenticate('ledger:write'),
-  validate({ params: txParams('id'), body: metadataSchema }),
+  validate({ params: txParams('id'), query: metadataWriteQuery, body: metadataSchema }),
   async function addTransactionMetadataHandler(ctx) {
-    const { ledger, id } = ctx.state.input.params;
-    await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body);
+    const { params: { ledger, id }, query } = ctx.state.input;
+    await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body, { dryRun: query.dryRun === true, ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}) });
     ctx.status = 204;
   },
 );

@@ -45,7 +45,8 @@ describe('ledger spec operations 10 and 11, lists and events', () => {
     expect((await api('POST', '/api/ledger/v2/v2')).status).toBe(400);
     expect((await api('PUT', `/api/ledger/v2/${name}/metadata`, { body: { team: 'core' } })).status).toBe(204);
     const read = await api('GET', `/api/ledger/v2/${name}`);
-    expect(read.body.data).toEqual({ name, addedAt: expect.stringMatching(ISO), bucket: '_default', metadata: { team: 'core' } });
+    // Read on its own, a ledger is Formance's V2Ledger: the spec's fields, its id and its effective features (docs/ledger.md).
+    expect(read.body.data).toEqual({ id: expect.any(Number), name, addedAt: expect.stringMatching(ISO), bucket: '_default', metadata: { team: 'core' }, features: expect.objectContaining({ HASH_LOGS: 'ASYNC' }) });
     expect((await api('GET', '/api/ledger/v2/nope-nope-nope')).body.errorCode).toBe('LEDGER_NOT_FOUND');
   });
 

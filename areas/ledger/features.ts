@@ -1,0 +1,51 @@
+import { validationError } from '../../lib/errors';
+
+/**
+ * Formance's ledger features (`features` of V2CreateLedgerRequest and V2Ledger): each name with the values Formance
+ * defines, and the one value that is true of this platform, which cannot be switched. A creator may name a feature
+ * with the value that is true here (it is stored as asked); a value Formance defines that this platform does not do is
+ * refused, since accepting it would promise a behaviour the ledger does not have.
+ */
+interface Feature {
+  formance: readonly string[];
+  effective: string;
+  /** Why the effective value is what it is, for the refusal's message. */
+  why: string;
+}
+
+export const FEATURES: Record<string, Feature> = {
+  HASH_LOGS: { formance: ['SYNC', 'ASYNC', 'DISABLED'], effective: 'ASYNC', why: 'logs are always hashed, by the hasher behind the commit' },
+  MOVES_HISTORY: { formance: ['ON', 'OFF'], effective: 'ON', why: 'every transaction keeps its postings with their post-commit volumes' },
+  MOVES_HISTORY_POST_COMMIT_EFFECTIVE_VOLUMES: {
+    formance: ['SYNC', 'DISABLED'],
+    effective: 'DISABLED',
+    why: 'effective volumes (ordered by timestamp) are not computed: effectiveVolumes mirror volumes',
+  },
+  ACCOUNT_METADATA_HISTORY: { formance: ['SYNC', 'DISABLED'], effective: 'DISABLED', why: 'only the current account metadata is kept (changes are in the log)' },
+  TRANSACTION_METADATA_HISTORY: { formance: ['SYNC', 'DISABLED'], effective: 'DISABLED', why: 'only the current transaction metadata is kept (changes are in the log)' },
+  INDEX_ADDRESS_SEGMENTS: { formance: ['ON', 'OFF'], effective: 'OFF', why: 'address patterns are matched without a per-segment index' },
+  INDEX_TRANSACTION_ACCOUNTS: { formance: ['ON', 'OFF'], effective: 'ON', why: 'transactions are indexed by their source and destination accounts' },
+};
+
+/** The features every ledger has here, whatever its creator asked. */
+export function effectiveFeatures(): Record<string, string> {
+  return Object.fromEntries(Object.entries(FEATURES).map(([name, f]) => [name, f.effective]));
+}
+
+/**
+ * Checks a creator's features: an unknown name or a value Formance does not define is a 400, and so is a value
+ * Formance defines that is not what this platform does. @throws ApiError VALIDATION
+ */
+export function assertFeatures(requested: unknown): asserts requested is Record<string, string> {
+  if (requested === null || typeof requested !== 'object' || Array.isArray(requested)) throw validationError('features: must be an object');
+  for (const [name, value] of Object.entries(requested)) {
+    const feature = FEATURES[name];
+    if (!feature) throw validationError(`features.${name}: unknown feature; features are ${Object.keys(FEATURES).join(', ')}`);
+    if (typeof value !== 'string' || !feature.formance.includes(value)) {
+      throw validationError(`features.${name}: must be one of ${feature.formance.join(', ')}`);
+    }
+    if (value !== feature.effective) {
+      throw validationError(`features.${name}: ${value} is not supported: ${feature.why}, so ${name} is always ${feature.effective} here`);
+    }
+  }
+}
