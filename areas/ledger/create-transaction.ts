@@ -28,6 +28,11 @@ export interface CreateTransactionOptions {
   schemaVersion?: string;
   /** Plain postings may take non-world accounts below zero (Formance's `force`). */
   force?: boolean;
+  /**
+   * (account, asset) pairs a script will read, locked before it runs: its first run is then final, saving the
+   * unlocked read and the second run (wallets know which balances their scripts read).
+   */
+  lockFirst?: Array<[string, string]>;
 }
 
 /** Thrown inside a savepoint to undo a dry run after it computed its result. */
@@ -123,7 +128,7 @@ export async function createTransaction(
   return inWriteTransaction(db, async (trx) => {
     let created: LedgerTransaction | undefined;
     const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request }, async () => {
-      const { transaction, accountMetadata } = await commitTransaction(trx, ledger, request);
+      const { transaction, accountMetadata } = await commitTransaction(trx, ledger, request, { lockFirst: options.lockFirst });
       await emitEvents(trx, [
         { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },
       ]);

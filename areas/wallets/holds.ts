@@ -123,10 +123,11 @@ async function settleHold(
       if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
       const { postings, close } = await settle(trx, row, remaining);
       const moving = postings.filter((p) => p.amount > 0n);
+      // Closed first: the ledger write takes the wallets ledger's txid row last, and holds it to the commit.
+      if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
       if (moving.length > 0) {
         await createTransaction(trx, WALLETS_LEDGER, { postings: moving, metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) });
       }
-      if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
       return true;
     }),
   );

@@ -50,12 +50,18 @@ export async function creditWallet(
   const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
   await inWriteTransaction(db, async (trx) => {
     await withIdempotencyKey(trx, { scope: `wallets/credit/${id}`, key: options.idempotencyKey, request: input }, async () => {
-      await createTransaction(trx, WALLETS_LEDGER, {
-        script: { plain: sendScript(input.amount, sources, balanceAccount(id, balance)) },
-        metadata: walletTxMetadata(id, input.metadata),
-        ...(input.reference ? { reference: input.reference } : {}),
-        ...(input.timestamp ? { timestamp: input.timestamp } : {}),
-      });
+      const destination = balanceAccount(id, balance);
+      await createTransaction(
+        trx,
+        WALLETS_LEDGER,
+        {
+          script: { plain: sendScript(input.amount, sources, destination) },
+          metadata: walletTxMetadata(id, input.metadata),
+          ...(input.reference ? { reference: input.reference } : {}),
+          ...(input.timestamp ? { timestamp: input.timestamp } : {}),
+        },
+        { lockFirst: [...sources, destination].map((account): [string, string] => [account, input.amount.asset]) },
+      );
       return true;
     });
   });
@@ -82,23 +88,33 @@ export async function debitWallet(
   const claim = await inWriteTransaction(db, (trx) =>
     withIdempotencyKey(trx, { scope: `wallets/debit/${id}`, key: options.idempotencyKey, request: input }, async () => {
       const holdId = input.pending ? randomUUID() : undefined;
-      const { transaction } = await createTransaction(trx, WALLETS_LEDGER, {
-        script: { plain: sendScript(input.amount, sources, holdId ? holdAccount(holdId) : finalAccount) },
-        metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
-        ...(input.timestamp ? { timestamp: input.timestamp } : {}),
-      });
+      const target = holdId ? holdAccount(holdId) : finalAccount;
+      const insertHold = (taken: Array<{ account: string; amount: bigint }>) =>
+        trx('wallet_holds').insert({
+          id: holdId,
+          wallet_id: id,
+          asset: input.amount.asset,
+          original_amount: input.amount.amount.toString(),
+          description: input.description ?? '',
+          metadata: stringifyJson(input.metadata ?? {}),
+          destination: stringifyJson(destination),
+          sources: stringifyJson(taken.map((t) => ({ account: t.account, amount: t.amount.toString() }))),
+        });
+      // With one source the script takes the whole amount from it (or fails and rolls this back), so the hold is
+      // written before the ledger write, which takes the wallets ledger's txid row last and holds it to the commit.
+      if (holdId && sources.length === 1) await insertHold([{ account: sources[0], amount: input.amount.amount }]);
+      const { transaction } = await createTransaction(
+        trx,
+        WALLETS_LEDGER,
+        {
+          script: { plain: sendScript(input.amount, sources, target) },
+          metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
+          ...(input.timestamp ? { timestamp: input.timestamp } : {}),
+        },
+        { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]) },
+      );
       if (!holdId) return null;
-      const taken = transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
-      await trx('wallet_holds').insert({
-        id: holdId,
-        wallet_id: id,
-        asset: input.amount.asset,
-        original_amount: input.amount.amount.toString(),
-        description: input.description ?? '',
-        metadata: stringifyJson(input.metadata ?? {}),
-        destination: stringifyJson(destination),
-        sources: stringifyJson(taken),
-      });
+      if (sources.length > 1) await insertHold(transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount })));
       const hold: WalletDebitResult = { id: holdId, walletID: id, asset: input.amount.asset, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
       return hold;
     }),
