@@ -1,4 +1,4 @@
-import { ApiError } from '../../lib/errors';
+import { ApiError, validationError } from '../../lib/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertFeatures, effectiveFeatures } from './features';
@@ -59,6 +59,7 @@ export async function createLedger(
   input: { bucket?: string; metadata?: Record<string, string>; features?: Record<string, string> } = {},
 ): Promise<Ledger> {
   assertLedgerName(name);
+  if (input.bucket === PLATFORM_BUCKET) throw validationError(`bucket "${PLATFORM_BUCKET}" is reserved for the platform's own ledgers`);
   if (input.metadata !== undefined) assertMetadata(input.metadata, 'metadata');
   if (input.features !== undefined) assertFeatures(input.features);
   const rows = await db.raw(
@@ -69,12 +70,21 @@ export async function createLedger(
   return present(rows.rows[0]);
 }
 
-/** Creates the ledger when missing (wallets, orchestration); concurrent callers all succeed. @throws ApiError VALIDATION */
+/**
+ * The bucket of the ledgers the platform writes on its own behalf (wallets, orchestration's internal ledger). A bucket
+ * delete would stop every wallet, so this one cannot be deleted, and clients cannot create ledgers in it.
+ */
+export const PLATFORM_BUCKET = '_platform';
+
+/**
+ * Creates one of the platform's own ledgers when missing, in PLATFORM_BUCKET; concurrent callers all succeed.
+ * @throws ApiError VALIDATION
+ */
 export async function ensureLedger(db: Executor, name: string): Promise<void> {
   if (knownLedgers.has(name)) return;
   assertLedgerName(name);
   try {
-    await db.raw(`INSERT INTO ledgers (name) VALUES (?) ON CONFLICT (name) DO NOTHING`, [name]);
+    await db.raw(`INSERT INTO ledgers (name, bucket) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [name, PLATFORM_BUCKET]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
   }
@@ -135,6 +145,7 @@ export async function assertLedgerWritable(db: Executor, name: string): Promise<
 }
 
 async function setBucketDeleted(db: Executor, bucket: string, deleted: boolean): Promise<void> {
+  if (bucket === PLATFORM_BUCKET) throw validationError(`bucket "${PLATFORM_BUCKET}" holds the platform's own ledgers (wallets, orchestration) and cannot be deleted or restored`);
   const rows: Array<{ name: string }> = await db('ledgers')
     .where({ bucket })
     .update({ deleted_at: deleted ? db.raw('COALESCE(deleted_at, now())') : null })

@@ -104,6 +104,19 @@ describe('buckets', () => {
     expect((await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, { body: { chart } })).status).toBe(400);
     expect((await api('PUT', `/api/ledger/v2/${ledger}/metadata`, { body: { a: '1' } })).status).toBe(400);
   });
+
+  test('the platform\'s own ledgers live in _platform, which cannot be deleted nor used by clients', async () => {
+    const wallet = await api('POST', '/api/wallets/wallets', { body: { name: `b-${randomBytes(3).toString('hex')}` } });
+    expect(wallet.status).toBe(201);
+    expect((await api('GET', '/api/ledger/v2/wallets')).body.data.bucket).toBe('_platform');
+    const refused = await api('DELETE', '/api/ledger/v2/_/buckets/_platform');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorMessage).toMatch(/platform's own ledgers/);
+    expect((await api('POST', '/api/ledger/v2/_/buckets/_platform/restore')).status).toBe(400);
+    expect((await api('POST', `/api/ledger/v2/mine-${randomBytes(3).toString('hex')}`, { body: { bucket: '_platform' } })).status).toBe(400);
+    const credit = await api('POST', `/api/wallets/wallets/${wallet.body.data.id}/credit`, { body: { amount: { asset: 'USD/2', amount: 5 } } });
+    expect(credit.status).toBe(204);
+  });
 });
 
 describe('query filters', () => {
