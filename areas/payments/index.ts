@@ -26,3 +26,10 @@ export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from '.
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
+export {
+  type ConnectorV1, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,
+  resolveConnectorV1, type TaskV1, uninstallConnectorV1, v1ProviderName,
+} from './connectors-v1';
+export {
+  accountV1Key, balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsV1,
+} from './payments-v1';

@@ -1,0 +1,57 @@
+import { ASSET_PATTERN, PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../areas/payments';
+import type { JsonSchema } from '../routing';
+import {
+  arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, member, metadataSchema, objectSchema,
+  stringSchema,
+} from './common';
+
+/** Formance's payments v1 shapes (the SDK's `payments.v1`). */
+const str = stringSchema();
+const text = (max = 1000) => stringSchema({ minLength: 1, maxLength: max });
+const anyObject: JsonSchema = { type: 'object' };
+
+export const providerParams = objectSchema(member('connector', text(100)), ['connector']);
+export const providerIdParams = objectSchema({ ...member('connector', text(100)), ...member('connectorId', text(2000)) }, ['connector', 'connectorId']);
+export const providerTaskParams = objectSchema({ ...member('connector', text(100)), ...member('taskId', text(1000)) }, ['connector', 'taskId']);
+export const providerIdTaskParams = objectSchema(
+  { ...member('connector', text(100)), ...member('connectorId', text(2000)), ...member('taskId', text(1000)) }, ['connector', 'connectorId', 'taskId']);
+
+/** DummyPayConfig and GenericConfig of the v1 SDK; the members a plugin does not use are accepted and ignored. */
+export const connectorConfigV1Schema = objectSchema({
+  provider: ignoredParam(stringSchema({ maxLength: 100 })), name: text(200), directory: text(4096), endpoint: stringSchema({ pattern: '^https?://', maxLength: 2048 }),
+  apiKey: stringSchema({ maxLength: 4096 }), pollingPeriod: stringSchema({ maxLength: 20 }), filePollingPeriod: stringSchema({ maxLength: 20 }),
+  prefixFileToIngest: ignoredParam(stringSchema({ maxLength: 200 })), numberOfAccountsPreGenerated: ignoredParam(integerSchema({ minimum: 0 })),
+  numberOfPaymentsPreGenerated: ignoredParam(integerSchema({ minimum: 0 })), pageSize: ignoredParam(integerSchema({ minimum: 1 })),
+}, ['name']);
+
+export const connectorV1Schema = objectSchema({ connectorID: str, name: str, provider: str, enabled: booleanSchema() }, ['connectorID', 'name', 'provider', 'enabled']);
+export const taskV1Schema = objectSchema({
+  id: str, connectorID: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema, status: stringSchema({ enum: ['ACTIVE', 'TERMINATED', 'FAILED'] }),
+  descriptor: objectSchema({ name: str, key: str }, ['name', 'key']), state: anyObject, error: str,
+}, ['id', 'connectorID', 'createdAt', 'updatedAt', 'status', 'descriptor']);
+export const serverInfoV1Schema = objectSchema({ version: str, debug: booleanSchema() }, ['version']);
+
+export const paymentInputV1Schema = objectSchema({
+  connectorID: text(2000), reference: text(1000), createdAt: dateTimeSchema, type: stringSchema({ enum: [...PAYMENT_TYPES] }),
+  status: stringSchema({ enum: [...PAYMENT_STATUSES] }), scheme: stringSchema({ enum: [...PAYMENT_SCHEMES] }),
+  asset: stringSchema({ pattern: ASSET_PATTERN }), amount: bigIntegerSchema(), sourceAccountID: text(2000), destinationAccountID: text(2000),
+}, ['connectorID', 'reference', 'createdAt', 'type', 'status', 'scheme', 'asset', 'amount']);
+
+export const accountV1Schema = objectSchema({
+  id: str, reference: str, connectorID: str, provider: str, createdAt: dateTimeSchema, accountName: str, defaultAsset: str, defaultCurrency: str,
+  type: stringSchema({ enum: ['INTERNAL', 'EXTERNAL'] }), metadata: metadataSchema, raw: anyObject, pools: arraySchema(str),
+}, ['id', 'reference', 'connectorID', 'createdAt', 'accountName', 'defaultAsset', 'defaultCurrency', 'type', 'metadata', 'raw']);
+export const accountInputV1Schema = objectSchema({
+  connectorID: text(2000), reference: text(1000), createdAt: dateTimeSchema, type: stringSchema({ enum: ['INTERNAL', 'EXTERNAL'] }),
+  accountName: stringSchema({ maxLength: 1000 }), defaultAsset: stringSchema({ pattern: ASSET_PATTERN }), metadata: { ...metadataSchema, type: ['object', 'null'] },
+}, ['connectorID', 'reference', 'createdAt', 'type']);
+export const accountsListV1Query = listQuerySchema({
+  query: ignoredParam(stringSchema({ maxLength: 10_000 })), sort: ignoredParam(arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10 })),
+});
+export const balanceV1Schema = objectSchema({
+  accountId: str, asset: str, currency: str, balance: { type: 'integer', format: 'bigint', description: 'Integer of any size, possibly negative.' }, createdAt: dateTimeSchema, lastUpdatedAt: dateTimeSchema,
+}, ['accountId', 'asset', 'currency', 'balance', 'createdAt', 'lastUpdatedAt']);
+export const balancesV1Query = listQuerySchema({
+  asset: stringSchema({ pattern: ASSET_PATTERN }), from: ignoredParam(dateTimeSchema), to: ignoredParam(dateTimeSchema),
+  limit: ignoredParam(integerSchema({ minimum: 1 })), sort: ignoredParam(arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10 })),
+});
