@@ -55,3 +55,24 @@ export const balancesV1Query = listQuerySchema({
   asset: stringSchema({ pattern: ASSET_PATTERN }), from: ignoredParam(dateTimeSchema), to: ignoredParam(dateTimeSchema),
   limit: ignoredParam(integerSchema({ minimum: 1 })), sort: ignoredParam(arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10 })),
 });
+
+export const bankAccountInputV1Schema = objectSchema({
+  name: text(), country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  iban: stringSchema({ pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{11,36}$' }), accountNumber: stringSchema({ pattern: '^[0-9A-Za-z -]{4,34}$' }),
+  swiftBicCode: stringSchema({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' }), connectorID: text(2000),
+  metadata: { ...metadataSchema, type: ['object', 'null'], maxProperties: 100 },
+}, ['name', 'country'], { anyOf: [{ required: ['iban'] }, { required: ['accountNumber'] }] });
+export const bankAccountMetadataV1Schema = objectSchema({ metadata: { ...metadataSchema, type: ['object', 'null'], maxProperties: 100 } }, ['metadata']);
+export const sortedListV1Query = listQuerySchema({ sort: ignoredParam(arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10 })) });
+
+export const poolV1Schema = objectSchema({
+  id: str, name: str, accounts: arraySchema(str), type: stringSchema({ enum: ['STATIC'] }), createdAt: dateTimeSchema,
+}, ['id', 'name', 'accounts', 'type']);
+export const poolInputV1Schema = objectSchema({
+  name: text(), accountIDs: arraySchema(text(2000), { maxItems: 1000 }), query: { type: 'object', description: 'Dynamic pools are not supported: 400 when sent.' },
+}, ['name']);
+export const poolsListV1Query = accountsListV1Query;
+export const poolAccountV1Schema = objectSchema({ accountID: text(2000) }, ['accountID']);
+export const poolQueryV1Schema = objectSchema({ query: { type: 'object' } }, ['query']);
+export const poolBalancesV1Query = objectSchema({ at: ignoredParam(dateTimeSchema) });
+export const poolBalanceV1Schema = objectSchema({ asset: str, amount: { type: 'integer', format: 'bigint' }, relatedAccounts: arraySchema(str) }, ['asset', 'amount']);

@@ -33,3 +33,5 @@ export {
 export {
   accountV1Key, balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsV1,
 } from './payments-v1';
+export { type BankAccountV1, createBankAccountV1, forwardBankAccountV1, listBankAccountsV1 } from './bank-accounts-v1';
+export { createPoolV1, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from './pools-v1';
