@@ -76,3 +76,30 @@ export const poolAccountV1Schema = objectSchema({ accountID: text(2000) }, ['acc
 export const poolQueryV1Schema = objectSchema({ query: { type: 'object' } }, ['query']);
 export const poolBalancesV1Query = objectSchema({ at: ignoredParam(dateTimeSchema) });
 export const poolBalanceV1Schema = objectSchema({ asset: str, amount: { type: 'integer', format: 'bigint' }, relatedAccounts: arraySchema(str) }, ['asset', 'amount']);
+
+const positiveAmount = { ...bigIntegerSchema('Amount in minor units of the asset, > 0'), minimum: 1 };
+export const transferInitiationInputV1Schema = objectSchema({
+  reference: stringSchema({ minLength: 3, maxLength: 1000 }), connectorID: text(2000), type: stringSchema({ enum: ['TRANSFER', 'PAYOUT'] }),
+  amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }), sourceAccountID: stringSchema({ maxLength: 2000 }), destinationAccountID: text(2000),
+  description: stringSchema({ maxLength: 10_000 }), scheduledAt: dateTimeSchema, validated: booleanSchema(),
+  metadata: { ...metadataSchema, type: ['object', 'null'], maxProperties: 100 },
+  provider: ignoredParam(stringSchema({ maxLength: 100, description: 'Older v1 clients name the provider; the connector is connectorID or the destination account\'s.' })),
+}, ['reference', 'type', 'amount', 'asset', 'sourceAccountID', 'destinationAccountID', 'description', 'scheduledAt', 'validated']);
+const transferStatusSchema = stringSchema({ enum: ['WAITING_FOR_VALIDATION', 'VALIDATED', 'PROCESSING', 'PROCESSED', 'FAILED', 'REJECTED'] });
+export const transferInitiationV1Schema = objectSchema({
+  id: str, reference: str, connectorID: str, provider: str, createdAt: dateTimeSchema, scheduledAt: dateTimeSchema, description: str,
+  type: stringSchema({ enum: ['TRANSFER', 'PAYOUT'] }), amount: bigIntegerSchema(), initialAmount: bigIntegerSchema(), asset: str, status: transferStatusSchema,
+  sourceAccountID: str, destinationAccountID: str, error: str, metadata: metadataSchema,
+  relatedAdjustments: arraySchema(objectSchema({ adjustmentID: str, createdAt: dateTimeSchema, status: transferStatusSchema, error: str, metadata: metadataSchema },
+    ['adjustmentID', 'createdAt', 'status'])),
+  relatedPayments: arraySchema(objectSchema({ paymentID: str, createdAt: dateTimeSchema, status: str }, ['paymentID', 'createdAt', 'status'])),
+}, ['id', 'reference', 'connectorID', 'provider', 'createdAt', 'scheduledAt', 'description', 'type', 'amount', 'initialAmount', 'asset', 'status',
+  'sourceAccountID', 'destinationAccountID', 'metadata']);
+export const transferStatusInputV1Schema = objectSchema({ status: stringSchema({ enum: ['VALIDATED', 'REJECTED'] }) }, ['status']);
+export const reverseInputV1Schema = objectSchema({
+  reference: text(1000), description: stringSchema({ maxLength: 10_000 }), amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }),
+  metadata: { ...metadataSchema, type: ['object', 'null'] },
+}, ['reference', 'description', 'amount', 'asset', 'metadata']);
+export const connectorTransferV1Schema = objectSchema({
+  amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }), destination: text(2000), source: text(2000),
+}, ['amount', 'asset', 'destination']);

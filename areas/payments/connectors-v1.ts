@@ -3,6 +3,7 @@ import type { TemporalDeps } from '../../lib/temporal';
 import type { Db, Executor } from '../../db/knex';
 import type { ConnectorProvider } from './connector-config';
 import { installConnector, resetConnector, uninstallConnector } from './connector-install';
+import { updateConnectorConfig } from './connector-update';
 import { getConnectorConfig, type ConnectorRow } from './connectors';
 import { connectorTaskId, describeTaskRun, type ConnectorTask } from './engine';
 
@@ -32,17 +33,28 @@ export async function resolveConnectorV1(db: Executor, provider: string, connect
   return row;
 }
 
-/** Formance's v1 configs (DummyPayConfig, GenericConfig) mapped onto the plugins' configs. Throws VALIDATION, CONFLICT. */
-export async function installConnectorV1(deps: { db: Db; temporal: TemporalDeps; dataDir: string }, provider: string, body: Record<string, unknown>): Promise<string> {
-  const plugin = pluginOf(provider);
-  if (!plugin) throw validationError(`connector: ${provider} is not available on this platform (available: ${Object.values(V1_NAMES).join(', ')})`);
+/** Formance's v1 configs (DummyPayConfig, GenericConfig) in the plugins' config shape; v1 members the plugins do not use are dropped. */
+function pluginConfig(plugin: ConnectorProvider, body: Record<string, unknown>): Record<string, unknown> {
   const pollingPeriod = (body.filePollingPeriod ?? body.pollingPeriod) as string | undefined;
+  if (plugin === 'simulated' && typeof body.directory !== 'string') throw validationError('body.directory: required for DUMMY-PAY');
+  if (plugin === 'generic' && typeof body.endpoint !== 'string') throw validationError('body.endpoint: required for GENERIC');
   const config = plugin === 'simulated'
     ? { name: body.name, directory: body.directory, pollingPeriod }
     : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
-  if (plugin === 'simulated' && typeof body.directory !== 'string') throw validationError('body.directory: required for DUMMY-PAY');
-  if (plugin === 'generic' && typeof body.endpoint !== 'string') throw validationError('body.endpoint: required for GENERIC');
-  return installConnector(deps, plugin, config);
+  return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
+}
+
+/** Throws VALIDATION, CONFLICT, SERVICE_UNAVAILABLE. */
+export async function installConnectorV1(deps: { db: Db; temporal: TemporalDeps; dataDir: string }, provider: string, body: Record<string, unknown>): Promise<string> {
+  const plugin = pluginOf(provider);
+  if (!plugin) throw validationError(`connector: ${provider} is not available on this platform (available: ${Object.values(V1_NAMES).join(', ')})`);
+  return installConnector(deps, plugin, pluginConfig(plugin, body));
+}
+
+/** Replaces the config (as v3's update: the name cannot change). Throws NOT_FOUND, VALIDATION, SERVICE_UNAVAILABLE. */
+export async function updateConnectorConfigV1(deps: { db: Db; temporal: TemporalDeps; dataDir: string }, provider: string, connectorID: string, body: Record<string, unknown>): Promise<void> {
+  const row = await resolveConnectorV1(deps.db, provider, connectorID);
+  await updateConnectorConfig(deps, row.id, pluginConfig(row.provider as ConnectorProvider, body));
 }
 
 export interface ConnectorV1 { connectorID: string; name: string; provider: string; enabled: boolean }

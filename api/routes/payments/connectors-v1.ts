@@ -1,6 +1,6 @@
 import {
   connectorConfigFields, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,
-  uninstallConnectorV1,
+  uninstallConnectorV1, updateConnectorConfigV1,
 } from '../../../areas/payments';
 import { PLATFORM_VERSION } from '../../../lib/version';
 import type { AppContext } from '../../context';
@@ -131,6 +131,18 @@ function taskRoute(path: string, operationId: string, withId: boolean): RouteDef
   );
 }
 
+export const updateConnectorConfigV1Route = defineRoute(
+  { method: 'post', path: `${base}/{connector}/{connectorId}/config`, operationId: 'updateConnectorConfigV1', summary: 'Replace a connector\'s config (v1); the name cannot change', tags,
+    responses: noContent },
+  authenticate('payments:write'),
+  validate({ params: providerIdParams, body: connectorConfigV1Schema }),
+  async function updateConnectorConfigV1Handler(ctx) {
+    const { connector, connectorId } = ctx.state.input.params;
+    await updateConnectorConfigV1({ ...deps(ctx), dataDir: ctx.deps.config.dataDir }, connector, connectorId, ctx.state.input.body);
+    ctx.status = 204;
+  },
+);
+
 // Static segments first: the router answers with the first matching route.
 export const connectorV1Routes = [
   serverInfoV1Route, listConnectorsV1Route, listConnectorConfigsV1Route, installConnectorV1Route,
@@ -144,4 +156,5 @@ export const connectorV1Routes = [
   tasksRoute(`${base}/{connector}/{connectorId}/tasks`, 'listConnectorTasksV1ById', true),
   taskRoute(`${base}/{connector}/{connectorId}/tasks/{taskId}`, 'getConnectorTaskV1ById', true),
   uninstallRoute(`${base}/{connector}/{connectorId}`, 'uninstallConnectorV1ById', true),
+  updateConnectorConfigV1Route,
 ];

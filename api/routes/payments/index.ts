@@ -9,8 +9,9 @@ import { paymentRoutes } from './payments';
 import { paymentV1Routes } from './payments-v1';
 import { poolRoutes } from './pools';
 import { poolV1Routes } from './pools-v1';
+import { transferInitiationV1Routes } from './transfer-initiations-v1';
 
 export const paymentsRoutes = [
   ...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes,
-  ...connectorV1Routes, ...paymentV1Routes, ...bankAccountV1Routes, ...poolV1Routes,
+  ...connectorV1Routes, ...paymentV1Routes, ...bankAccountV1Routes, ...poolV1Routes, ...transferInitiationV1Routes,
 ];
