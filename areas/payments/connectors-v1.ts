@@ -54,7 +54,9 @@ export async function installConnectorV1(deps: { db: Db; temporal: TemporalDeps;
 /** Replaces the config (as v3's update: the name cannot change). Throws NOT_FOUND, VALIDATION, SERVICE_UNAVAILABLE. */
 export async function updateConnectorConfigV1(deps: { db: Db; temporal: TemporalDeps; dataDir: string }, provider: string, connectorID: string, body: Record<string, unknown>): Promise<void> {
   const row = await resolveConnectorV1(deps.db, provider, connectorID);
-  await updateConnectorConfig(deps, row.id, pluginConfig(row.provider as ConnectorProvider, body));
+  // v1's GenericConfig has no request timeout: the stored one is kept rather than reset to the default.
+  const kept = 'timeout' in row.config ? { timeout: row.config.timeout } : {};
+  await updateConnectorConfig(deps, row.id, { ...pluginConfig(row.provider as ConnectorProvider, body), ...kept });
 }
 
 export interface ConnectorV1 { connectorID: string; name: string; provider: string; enabled: boolean }

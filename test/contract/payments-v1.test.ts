@@ -313,6 +313,12 @@ describe('contract: payments.v1 through the Formance SDK', () => {
     expect(res.statusCode).toBe(204);
     expect((await v1.readConnectorConfigV1({ connector: 'DUMMY-PAY', connectorId: id })).connectorConfigResponse!.data).toMatchObject({ filePollingPeriod: '10m' });
     await v1.uninstallConnectorV1({ connector: 'DUMMY-PAY', connectorId: id });
+    // A generic connector's request timeout, which v1's GenericConfig cannot carry, survives a v1 update.
+    const name = `v3-gen-${suffix()}`;
+    const generic = (await api('POST', '/api/payments/v3/connectors/install/generic', { body: { name, endpoint: 'http://127.0.0.1:9', pollingPeriod: '30m', timeout: '5s' } })).body.data;
+    await v1.updateConnectorConfigV1({ connector: 'GENERIC', connectorId: generic, connectorConfig: { provider: 'Generic', name, endpoint: 'http://127.0.0.1:9', apiKey: '', pollingPeriod: '20m' } });
+    expect((await api('GET', `/api/payments/v3/connectors/${generic}/config`)).body.data).toMatchObject({ pollingPeriod: '20m', timeout: '5s' });
+    await v1.uninstallConnectorV1({ connector: 'GENERIC', connectorId: generic });
   });
 
   describe('transfer initiations', () => {
