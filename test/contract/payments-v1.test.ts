@@ -162,6 +162,14 @@ describe('contract: payments.v1 through the Formance SDK', () => {
     const unknownConnector = await api('POST', '/api/payments/payments', { body: {
       connectorID: 'nope', reference: 'r', createdAt: new Date().toISOString(), type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'USD/2', amount: 1 } });
     expect(unknownConnector.status).toBe(404);
+    const body = { connectorID: genericID, createdAt: new Date().toISOString(), type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'USD/2', amount: 1 };
+    const foreignAccount = await api('POST', '/api/payments/payments', { body: { ...body, reference: `r-${suffix()}`, sourceAccountID: 'bm90LWFuLWlk' } });
+    expect(foreignAccount.status).toBe(400);
+    const missing = Buffer.from(stringifyJson({ ConnectorID: genericID, Reference: 'no-such-account' })).toString('base64url');
+    // As in a fetch, a payment may name an account of its connector that is not known yet (providers report in any order).
+    const missingAccount = await api('POST', '/api/payments/payments', { body: { ...body, reference: `r-${suffix()}`, destinationAccountID: missing } });
+    expect(missingAccount.status).toBe(200);
+    expect(missingAccount.body.data.destinationAccountID).toBe(missing);
     // The SDK writes a bigint amount as a JS number, so an amount beyond 2^53 is checked over raw HTTP: exact both ways.
     const big = 340282366920938463463374607431768211455n;
     const raw = await api('POST', '/api/payments/payments', { body: {
