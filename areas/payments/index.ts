@@ -26,3 +26,16 @@ export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from '.
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
+export {
+  type ConnectorV1, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,
+  resolveConnectorV1, type TaskV1, uninstallConnectorV1, updateConnectorConfigV1, v1ProviderName,
+} from './connectors-v1';
+export {
+  accountV1Key, balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsV1,
+} from './payments-v1';
+export { type BankAccountV1, createBankAccountV1, forwardBankAccountV1, listBankAccountsV1 } from './bank-accounts-v1';
+export { createPoolV1, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from './pools-v1';
+export {
+  connectorTransferV1, createTransferInitiationV1, deleteTransferInitiationV1, getTransferInitiationV1, listTransferInitiationsV1, retryTransferInitiationV1,
+  reverseTransferInitiationV1, transferInitiationV1Key, updateTransferInitiationStatusV1,
+} from './transfer-initiations-v1';

@@ -1,9 +1,17 @@
 import { bankAccountRoutes } from './bank-accounts';
+import { bankAccountV1Routes } from './bank-accounts-v1';
 import { connectorScheduleRoutes } from './connector-schedules';
 import { connectorRoutes } from './connectors';
+import { connectorV1Routes } from './connectors-v1';
 import { paymentInitiationRoutes } from './payment-initiations';
 import { paymentServiceUserRoutes } from './payment-service-users';
 import { paymentRoutes } from './payments';
+import { paymentV1Routes } from './payments-v1';
 import { poolRoutes } from './pools';
+import { poolV1Routes } from './pools-v1';
+import { transferInitiationV1Routes } from './transfer-initiations-v1';
 
-export const paymentsRoutes = [...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes];
+export const paymentsRoutes = [
+  ...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes,
+  ...connectorV1Routes, ...paymentV1Routes, ...bankAccountV1Routes, ...poolV1Routes, ...transferInitiationV1Routes,
+];
