@@ -1,35 +1,98 @@
-import { notFound } from '../../lib/errors';
-import { assertLedgerExists } from './ledgers';
-import type { Executor } from './types';
+import { notFound, validationError } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
+import type { Page, PageRequest } from '../../db/pagination';
+import { listAccounts, type LedgerAccount } from './accounts';
+import { listLogs } from './logs';
+import type { LedgerLog } from './log';
+import { findSchema } from './schemas';
+import { listTransactions } from './transactions';
+import type { Executor, LedgerTransaction } from './types';
+import { listVolumes, type VolumesWithBalance } from './volumes-list';
+
+const RESOURCES = ['accounts', 'transactions', 'logs', 'volumes'] as const;
+type Resource = (typeof RESOURCES)[number];
 
 /** Formance's V2QueryTemplate, as a ledger schema version stores it under `queries`. */
 export interface QueryTemplate {
-  resource?: 'accounts' | 'transactions' | 'logs' | 'volumes';
+  resource?: Resource;
   description?: string;
   params?: Record<string, unknown>;
-  body?: Record<string, unknown>;
-  vars?: Record<string, { type: string; default?: unknown }>;
+  body?: unknown;
+  vars?: Record<string, { type?: string; default?: unknown }>;
+}
+
+export type QueryRun =
+  | { resource: 'accounts'; page: Page<LedgerAccount> }
+  | { resource: 'transactions'; page: Page<LedgerTransaction> }
+  | { resource: 'logs'; page: Page<LedgerLog> }
+  | { resource: 'volumes'; page: Page<VolumesWithBalance> };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The template `id` of the ledger's schema version; the schema version must exist. @throws ApiError NOT_FOUND */
+export async function findQueryTemplate(db: Executor, ledger: string, schemaVersion: string, id: string): Promise<QueryTemplate> {
+  const schema = await findSchema(db, ledger, schemaVersion);
+  const template = isRecord(schema.queries) ? schema.queries[id] : undefined;
+  if (!isRecord(template)) throw notFound(`query template "${id}" not found in schema version "${schemaVersion}" of ledger "${ledger}"`);
+  return template as QueryTemplate;
 }
 
 /**
- * The query template `id` of the ledger's schema version `schemaVersion`. Templates come with ledger schemas
- * (Formance's insertSchema), which this platform does not store yet: until it does, no template exists.
+ * Replaces `${name}` in every string of the template's body by the variable's value (the request's, else the
+ * template's default). A string that is only a placeholder takes the value as it is, so a number default stays a
+ * number; a placeholder inside a longer string is interpolated. @throws ApiError VALIDATION (a variable with no value)
  */
-export async function findQueryTemplate(db: Executor, ledger: string, schemaVersion: string, id: string): Promise<QueryTemplate | undefined> {
-  void db;
-  void ledger;
-  void schemaVersion;
-  void id;
-  return undefined;
+export function bindVariables(body: unknown, declared: QueryTemplate['vars'], given: Record<string, string>): unknown {
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(declared ?? {})) {
+    if (given[name] !== undefined) values[name] = given[name];
+    else if (spec?.default !== undefined) values[name] = spec.default;
+  }
+  const undeclared = Object.keys(given).find((name) => !(name in (declared ?? {})));
+  if (undeclared !== undefined) throw validationError(`vars.${undeclared}: the template declares no such variable`);
+  const valueOf = (name: string) => {
+    if (!(name in values)) throw validationError(`vars.${name}: required by the template (it has no default)`);
+    return values[name];
+  };
+  const bind = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      const whole = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(node);
+      if (whole) return valueOf(whole[1]);
+      return node.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => String(valueOf(name)));
+    }
+    if (Array.isArray(node)) return node.map(bind);
+    if (isRecord(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, bind(v)]));
+    return node;
+  };
+  return bind(body);
 }
 
 /**
- * Formance's runQuery: runs a stored query template. Only the lookup is served so far, so every call answers 404
- * naming the template and schema version (docs/ledger.md, "Queries"). @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND
+ * Formance's runQuery: the template's body, with its variables bound, is the JSON filter of its resource's list
+ * (accounts, transactions, logs or volumes), paged like that list. The template's `params` are not applied.
+ * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version, template), VALIDATION (variables, resource, filter)
  */
-export async function runQuery(db: Executor, ledger: string, request: { id: string; schemaVersion: string }): Promise<never> {
-  await assertLedgerExists(db, ledger);
+export async function runQuery(
+  db: Executor,
+  ledger: string,
+  request: { id: string; schemaVersion: string; vars?: Record<string, string> },
+  page: PageRequest,
+): Promise<QueryRun> {
   const template = await findQueryTemplate(db, ledger, request.schemaVersion, request.id);
-  if (!template) throw notFound(`query template "${request.id}" not found in schema version "${request.schemaVersion}" of ledger "${ledger}"`);
-  throw notFound(`query template "${request.id}": running templates is not supported yet`);
+  const resource = template.resource;
+  if (resource === undefined || !RESOURCES.includes(resource)) {
+    throw validationError(`query template "${request.id}": resource must be one of ${RESOURCES.join(', ')}`);
+  }
+  const bound = template.body === undefined ? undefined : bindVariables(template.body, template.vars, request.vars ?? {});
+  const query = bound === undefined || (isRecord(bound) && Object.keys(bound).length === 0) ? undefined : stringifyJson(bound);
+  switch (resource) {
+    case 'accounts':
+      return { resource, page: await listAccounts(db, ledger, { query }, page) };
+    case 'transactions':
+      return { resource, page: await listTransactions(db, ledger, { query }, page) };
+    case 'logs':
+      return { resource, page: await listLogs(db, ledger, { query }, page) };
+    case 'volumes':
+      return { resource, page: await listVolumes(db, ledger, { query }, page) };
+  }
 }

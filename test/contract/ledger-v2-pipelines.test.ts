@@ -153,10 +153,32 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     expect((await sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).statusCode).toBe(204);
   });
 
-  test('runQuery: the SDK request is accepted and an unknown template answers 404 in the SDK error shape', async () => {
-    // Query templates come with ledger schemas, not stored yet (docs/ledger.md, "Queries"): no template exists.
+  test('runQuery: a template of the schema version runs as its resource\'s list, with the request\'s variables', async () => {
+    const chart = { world: {}, users: { additionalProperties: { $userID: { dotPattern: '^[0-9]+$' } } } };
+    await sdk.ledger.v2.insertSchema({
+      ledger,
+      version: 'q1',
+      v2SchemaData: {
+        chart,
+        queries: {
+          user: { resource: 'accounts', body: { $match: { address: '${account}' } }, vars: { account: { type: 'string' } } },
+          first: { resource: 'accounts', body: { $match: { address: '${account}' } }, vars: { account: { type: 'string', default: 'users:1' } } },
+        },
+      },
+    });
+    for (const [user, amount] of [['users:1', 10], ['users:2', 70]] as const) {
+      await sdk.ledger.v2.createTransaction({ ledger, v2PostTransaction: { postings: [{ source: 'world', destination: user, amount: BigInt(amount), asset: 'USD/2' }], metadata: {} } });
+    }
+    const accounts = await sdk.ledger.v2.runQuery({ ledger, id: 'user', schemaVersion: 'q1', pageSize: 10, requestBody: { vars: { account: 'users:2' } } });
+    expect(accounts.statusCode).toBe(200);
+    const page = accounts.oneOf as { cursor: { data: Array<{ address: string }> } };
+    expect(page.cursor.data.map((a) => a.address)).toEqual(['users:2']);
+
+    const defaulted = await sdk.ledger.v2.runQuery({ ledger, id: 'first', schemaVersion: 'q1', requestBody: {} });
+    expect((defaulted.oneOf as { cursor: { data: Array<{ address: string }> } }).cursor.data.map((a) => a.address)).toEqual(['users:1']);
+    await expect(sdk.ledger.v2.runQuery({ ledger, id: 'user', schemaVersion: 'q1', requestBody: {} })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('vars.account') });
     await expect(
-      sdk.ledger.v2.runQuery({ ledger, id: 'balances', schemaVersion: 'v1.0.0', pageSize: 10, requestBody: { vars: { account: 'users:1' } } }),
+      sdk.ledger.v2.runQuery({ ledger, id: 'balances', schemaVersion: 'q1', pageSize: 10, requestBody: { vars: { account: 'users:1' } } }),
     ).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND', errorMessage: expect.stringContaining('"balances"') });
   });
 });

@@ -1,3 +1,4 @@
+import { bindVariables } from '../../../areas/ledger/run-query';
 import { defaultMetadata, findAccount, parseChart } from '../../../areas/ledger/chart';
 import { compileLedgerQuery, accountFields, ACCOUNT_FIELDS } from '../../../areas/ledger/ledger-query';
 import { assertFeatures, effectiveFeatures } from '../../../areas/ledger/features';
@@ -94,5 +95,16 @@ describe('ledger features', () => {
     [{ NOPE: 'ON' }, 'unknown feature'],
   ])('refuses %j', (features, message) => {
     expect(() => assertFeatures(features)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining(message) }));
+  });
+});
+
+describe('query template variables', () => {
+  it('puts a whole-string placeholder as the value, interpolates the others, and names a missing or undeclared variable', () => {
+    const vars = { account: { type: 'string' }, floor: { type: 'int', default: 50 } };
+    expect(bindVariables({ $and: [{ $match: { address: '${account}' } }, { $gte: { balance: '${floor}' } }, { $match: { note: 'for ${account}' } }] }, vars, { account: 'users:1' })).toEqual({
+      $and: [{ $match: { address: 'users:1' } }, { $gte: { balance: 50 } }, { $match: { note: 'for users:1' } }],
+    });
+    expect(() => bindVariables({ $match: { address: '${account}' } }, vars, {})).toThrow(/vars\.account: required/);
+    expect(() => bindVariables({}, vars, { account: 'a', other: 'b' })).toThrow(/vars\.other: the template declares no such variable/);
   });
 });
