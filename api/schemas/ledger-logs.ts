@@ -33,9 +33,10 @@ export const logChainSchema = objectSchema(
     logs: integerSchema({ minimum: 0, description: 'Logs written (ids 0..logs-1).' }),
     lastHashedLogId: logId,
     lastHash: stringSchema({ description: 'The hash of lastHashedLogId, base64.' }),
-    lag: integerSchema({ minimum: 0, description: 'Logs not hashed yet.' }),
+    lag: integerSchema({ minimum: 0, description: 'Logs not hashed yet (0 when the ledger does not hash its logs).' }),
+    hashing: stringSchema({ enum: ['ASYNC', 'DISABLED'], description: "The ledger's HASH_LOGS: ASYNC (hashed behind the commit) or DISABLED (no chain)." }),
   },
-  ['logs', 'lastHashedLogId', 'lag'],
+  ['logs', 'lastHashedLogId', 'lag', 'hashing'],
 );
 
 export const logVerificationSchema = objectSchema(

@@ -9,12 +9,19 @@ import { validationError } from '../../lib/errors';
 interface Feature {
   formance: readonly string[];
   effective: string;
+  /** Other values a creator may choose for this ledger. */
+  choosable?: readonly string[];
   /** Why the effective value is what it is, for the refusal's message. */
   why: string;
 }
 
 export const FEATURES: Record<string, Feature> = {
-  HASH_LOGS: { formance: ['SYNC', 'ASYNC', 'DISABLED'], effective: 'ASYNC', why: 'logs are always hashed, by the hasher behind the commit' },
+  HASH_LOGS: {
+    formance: ['SYNC', 'ASYNC', 'DISABLED'],
+    effective: 'ASYNC',
+    choosable: ['DISABLED'],
+    why: 'logs are hashed by the hasher behind the commit (ASYNC) or not at all (DISABLED)',
+  },
   MOVES_HISTORY: { formance: ['ON', 'OFF'], effective: 'ON', why: 'every transaction keeps its postings with their post-commit volumes' },
   MOVES_HISTORY_POST_COMMIT_EFFECTIVE_VOLUMES: {
     formance: ['SYNC', 'DISABLED'],
@@ -27,10 +34,15 @@ export const FEATURES: Record<string, Feature> = {
   INDEX_TRANSACTION_ACCOUNTS: { formance: ['ON', 'OFF'], effective: 'ON', why: 'transactions are indexed by their source and destination accounts' },
 };
 
-/** The features every ledger has here, whatever its creator asked. */
-export function effectiveFeatures(): Record<string, string> {
-  return Object.fromEntries(Object.entries(FEATURES).map(([name, f]) => [name, f.effective]));
+/** The features of a ledger: what its creator chose where a choice exists, otherwise what the platform does. */
+export function effectiveFeatures(requested: Record<string, string> | null = null): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(FEATURES).map(([name, f]) => [name, requested?.[name] !== undefined && f.choosable?.includes(requested[name]) ? requested[name] : f.effective]),
+  );
 }
+
+/** Whether a ledger's logs are hashed (HASH_LOGS other than DISABLED). */
+export const hashesLogs = (requested: Record<string, string> | null): boolean => effectiveFeatures(requested).HASH_LOGS !== 'DISABLED';
 
 /**
  * Checks a creator's features: an unknown name or a value Formance does not define is a 400, and so is a value
@@ -44,8 +56,9 @@ export function assertFeatures(requested: unknown): asserts requested is Record<
     if (typeof value !== 'string' || !feature.formance.includes(value)) {
       throw validationError(`features.${name}: must be one of ${feature.formance.join(', ')}`);
     }
-    if (value !== feature.effective) {
-      throw validationError(`features.${name}: ${value} is not supported: ${feature.why}, so ${name} is always ${feature.effective} here`);
+    if (value !== feature.effective && !feature.choosable?.includes(value)) {
+      const allowed = [feature.effective, ...(feature.choosable ?? [])].join(' or ');
+      throw validationError(`features.${name}: ${value} is not supported: ${feature.why}, so ${name} is ${allowed} here`);
     }
   }
 }

@@ -12,7 +12,7 @@ export interface Ledger {
   addedAt: Date;
   bucket: string;
   metadata: Record<string, string>;
-  /** The effective features (what this platform does), whatever the creator asked. */
+  /** The effective features: the creator's choice where one exists (HASH_LOGS), what this platform does otherwise. */
   features: Record<string, string>;
   /** What the creator asked for (a subset of the effective set: anything else was refused). */
   requestedFeatures: Record<string, string>;
@@ -36,7 +36,7 @@ const present = (row: LedgerRow): Ledger => ({
   addedAt: row.added_at,
   bucket: row.bucket,
   metadata: row.metadata ?? {},
-  features: effectiveFeatures(),
+  features: effectiveFeatures(row.features),
   requestedFeatures: row.features ?? {},
   ...(row.deleted_at ? { deletedAt: row.deleted_at } : {}),
 });

@@ -47,9 +47,13 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
   });
 }
 
-/** One pass over every ledger with unhashed logs. @returns how many logs were hashed (0: caught up, or waiting on a gap) */
+/** One pass over every ledger with unhashed logs (not those created with HASH_LOGS DISABLED). @returns how many logs were hashed (0: caught up, or waiting on a gap) */
 export async function hashPendingLogs(db: Db, limit = 1000): Promise<number> {
-  const ledgers: string[] = await db('ledger_logs').whereNull('hash').distinct('ledger').pluck('ledger');
+  const ledgers: string[] = await db('ledger_logs')
+    .whereNull('hash')
+    .whereNotIn('ledger', db('ledgers').whereRaw(`features->>'HASH_LOGS' = 'DISABLED'`).select('name'))
+    .distinct('ledger')
+    .pluck('ledger');
   let hashed = 0;
   for (const ledger of ledgers) hashed += await hashLedgerLogs(db, ledger, limit);
   return hashed;

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { validationError } from '../../lib/errors';
+import { hashesLogs } from './features';
 import { assertLedgerExists } from './ledgers';
 import { ChainVerifier } from './log-chain';
 import { compileLedgerQuery, type FieldResolver, type QueryField } from './ledger-query';
@@ -48,8 +50,10 @@ export interface LogChainStatus {
   /** The last log with its hash, -1 when none. */
   lastHashedLogId: bigint;
   lastHash?: string;
-  /** Logs committed or in flight that have no hash yet. */
+  /** Logs committed or in flight that have no hash yet (0 when the ledger does not hash its logs). */
   lag: bigint;
+  /** HASH_LOGS of the ledger: ASYNC (hashed behind the commit) or DISABLED (no chain). */
+  hashing: 'ASYNC' | 'DISABLED';
 }
 
 /** Where the hasher stands. @throws ApiError LEDGER_NOT_FOUND */
@@ -58,10 +62,12 @@ export async function logChainStatus(db: Executor, ledger: string): Promise<LogC
   const row = await db('ledgers')
     .leftJoin('ledger_log_chain', 'ledger_log_chain.ledger', 'ledgers.name')
     .where('ledgers.name', ledger)
-    .first('ledgers.next_log_id', 'ledger_log_chain.hashed_through', 'ledger_log_chain.last_hash');
+    .first('ledgers.next_log_id', 'ledgers.features', 'ledger_log_chain.hashed_through', 'ledger_log_chain.last_hash');
   const logs = BigInt(row.next_log_id);
   const lastHashedLogId = row.hashed_through === null ? -1n : BigInt(row.hashed_through);
-  return { logs, lastHashedLogId, ...(row.last_hash ? { lastHash: (row.last_hash as Buffer).toString('base64') } : {}), lag: logs - 1n - lastHashedLogId };
+  const hashing = hashesLogs(row.features) ? 'ASYNC' : 'DISABLED';
+  const lag = hashing === 'ASYNC' ? logs - 1n - lastHashedLogId : 0n;
+  return { logs, lastHashedLogId, ...(row.last_hash ? { lastHash: (row.last_hash as Buffer).toString('base64') } : {}), lag, hashing };
 }
 
 /**
@@ -95,7 +101,8 @@ export interface LogVerification {
 /** Recomputes the whole chain from the stored logs. @throws ApiError LEDGER_NOT_FOUND */
 export async function verifyLogChain(db: Executor, ledger: string): Promise<LogVerification> {
   // Logs committed before this read must all be found: a shorter stream lost its tail.
-  const { logs: committed } = await logChainStatus(db, ledger);
+  const { logs: committed, hashing } = await logChainStatus(db, ledger);
+  if (hashing === 'DISABLED') throw validationError(`ledger "${ledger}" was created with HASH_LOGS DISABLED: its logs have no chain to verify`);
   const verifier = new ChainVerifier();
   for await (const log of streamLogs(db, ledger)) {
     const problem = verifier.next(log);

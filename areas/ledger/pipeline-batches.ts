@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { hashesLogs } from './features';
 import { batchSizeOf, type ExporterConfig } from './exporter-config';
 import { getExporterRow } from './exporters';
 import type { PipelineRow } from './pipelines';
@@ -30,7 +31,7 @@ export type NextBatch = { stop: 'deleted' | 'stopped' } | { batch: PipelineBatch
 
 /**
  * Reads a pipeline's next batch: its logs after its position, in id order, up to the exporter's batch size. Only
- * hashed logs are exported: they are a dense prefix of the ledger's log (docs/ledger.md, "The log"), so a batch never
+ * hashed logs are exported (every committed log, hash "", for a ledger that does not hash its logs): they are a dense prefix of the ledger's log (docs/ledger.md, "The log"), so a batch never
  * skips a write still in flight, and every exported log carries its hash, which the target can verify.
  */
 export async function nextPipelineBatch(db: Db, pipelineId: string): Promise<NextBatch> {
@@ -40,17 +41,22 @@ export async function nextPipelineBatch(db: Db, pipelineId: string): Promise<Nex
   const exporter = await getExporterRow(db, pipeline.exporter_id);
   if (!exporter) return { stop: 'deleted' };
   const after = BigInt(pipeline.last_log_id);
-  const rows = (await db('ledger_logs')
-    .where({ ledger: pipeline.ledger })
-    .where('id', '>', after.toString())
-    .whereNotNull('hash')
-    .orderBy('id')
-    .limit(batchSizeOf(exporter.config))
-    .select('id', 'type', 'date', 'data', 'hash')) as Array<{ id: string; type: string; date: Date; data: unknown; hash: Buffer }>;
+  const ledger = await db('ledgers').where({ name: pipeline.ledger }).first('features');
+  // A ledger created with HASH_LOGS DISABLED has no hashes to wait for: its logs go out as they commit, without hash.
+  const hashed = hashesLogs(ledger?.features ?? null);
+  const query = db('ledger_logs').where({ ledger: pipeline.ledger }).where('id', '>', after.toString());
+  if (hashed) query.whereNotNull('hash');
+  const rows = (await query.orderBy('id').limit(batchSizeOf(exporter.config)).select('id', 'type', 'date', 'data', 'hash')) as Array<{
+    id: string;
+    type: string;
+    date: Date;
+    data: unknown;
+    hash: Buffer | null;
+  }>;
   const logs: ExportedLog[] = [];
   for (const row of rows) {
     if (BigInt(row.id) !== after + 1n + BigInt(logs.length)) break;
-    logs.push({ ledger: pipeline.ledger, id: BigInt(row.id), type: row.type, date: row.date, data: row.data, hash: row.hash.toString('base64') });
+    logs.push({ ledger: pipeline.ledger, id: BigInt(row.id), type: row.type, date: row.date, data: row.data, hash: row.hash ? row.hash.toString('base64') : '' });
   }
   return { batch: { ledger: pipeline.ledger, pipelineId, afterLogId: after, exporter: { id: exporter.id, driver: exporter.driver, config: exporter.config }, logs } };
 }

@@ -88,9 +88,16 @@ describe('ledger features', () => {
     expect(() => assertFeatures(effectiveFeatures())).not.toThrow();
   });
 
+  test('HASH_LOGS may be chosen DISABLED, and then is DISABLED for that ledger only', () => {
+    expect(() => assertFeatures({ HASH_LOGS: 'DISABLED' })).not.toThrow();
+    expect(effectiveFeatures({ HASH_LOGS: 'DISABLED' }).HASH_LOGS).toBe('DISABLED');
+    expect(effectiveFeatures({ HASH_LOGS: 'ASYNC' }).HASH_LOGS).toBe('ASYNC');
+    expect(effectiveFeatures(null).HASH_LOGS).toBe('ASYNC');
+  });
+
   test.each([
-    [{ HASH_LOGS: 'DISABLED' }, 'HASH_LOGS is always ASYNC here'],
-    [{ INDEX_ADDRESS_SEGMENTS: 'ON' }, 'INDEX_ADDRESS_SEGMENTS is always OFF here'],
+    [{ HASH_LOGS: 'SYNC' }, 'HASH_LOGS is ASYNC or DISABLED here'],
+    [{ INDEX_ADDRESS_SEGMENTS: 'ON' }, 'INDEX_ADDRESS_SEGMENTS is OFF here'],
     [{ HASH_LOGS: 'MAYBE' }, 'must be one of SYNC, ASYNC, DISABLED'],
     [{ NOPE: 'ON' }, 'unknown feature'],
   ])('refuses %j', (features, message) => {
