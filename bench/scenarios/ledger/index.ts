@@ -16,8 +16,8 @@ const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
 
 /** Funds `bench:src:0..n-1` and `bench:hot` from world through the API (transactions of 500 postings). */
-async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string): Promise<void> {
-  await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
+async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string, features?: Record<string, string>): Promise<void> {
+  await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`, features ? { features } : undefined);
   const postings = [...Array.from({ length: ACCOUNTS }, (_, i) => srcAccount(i)), HOT].map((destination) => ({ source: 'world', destination, amount: Number(FUNDS), asset: ASSET }));
   for (let i = 0; i < postings.length; i += 500) {
     await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/transactions`, { postings: postings.slice(i, i + 500) });
@@ -47,6 +47,8 @@ export const ledgerScenario: Scenario = {
       await seed.end();
     }
     await seedApiLedger(platform, token, ledger);
+    const unhashedLedger = `bench-nohash-${run}`;
+    await seedApiLedger(platform, token, unhashedLedger, { HASH_LOGS: 'DISABLED' });
     const pgbench = await hasPgbench();
 
     for (const c of CONCURRENCY) {
@@ -73,6 +75,26 @@ export const ledgerScenario: Scenario = {
         const pending = await settle(platform);
         results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
       }
+    }
+    // What the log's hash chain costs writers: the same writes at 32 clients into a ledger created with HASH_LOGS
+    // DISABLED (it still writes its log rows: they cannot be turned off), each next to the hashing row of this run.
+    // Logs themselves are measured against the raw-SQL floor, which writes no log row.
+    for (const shape of ['spread', 'hot'] as const) {
+      await drainOutbox(platform);
+      const cpu = cpuSnapshot();
+      const writes = await httpLoad({
+        scenario: `ledger write ${shape} c=32 (HTTP, HASH_LOGS DISABLED)`,
+        url: `${platform.apiUrl}/api/ledger/v2/${unhashedLedger}/transactions`,
+        method: 'POST',
+        connections: 32,
+        amount: Math.round(WRITES[32] * scale),
+        headers: authJson(token),
+        requestBody: () =>
+          JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+        baseline: `ledger write ${shape} c=32 (HTTP)`,
+      });
+      const pending = await settle(platform);
+      results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
     }
     // The hot shapes group commit is meant to make as cheap as spread writes: every write from `world`, and every write
     // into one account, each next to the spread rate at 32 clients of this run.
