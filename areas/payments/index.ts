@@ -2,7 +2,8 @@
  * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
  * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine.ts.
  */
-export { type ProviderAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
+export { accountKey, balanceKey, listAccountBalances, listAccounts } from './account-list';
+export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
 export { forwardBankAccount, recordForwardedAccount } from './bank-account-forward';
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
@@ -25,4 +26,5 @@ export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment 
 export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
+export { createManualAccount, createManualPayment } from './manual-records';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';

@@ -1,9 +1,10 @@
+import { accountRoutes } from './accounts';
 import { bankAccountRoutes } from './bank-accounts';
 import { connectorScheduleRoutes } from './connector-schedules';
 import { connectorRoutes } from './connectors';
 import { paymentInitiationRoutes } from './payment-initiations';
 import { paymentServiceUserRoutes } from './payment-service-users';
-import { paymentRoutes } from './payments';
+import { paymentRoutes, paymentV3Routes } from './payments';
 import { poolRoutes } from './pools';
 
-export const paymentsRoutes = [...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes];
+export const paymentsRoutes = [...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...paymentV3Routes, ...accountRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes];

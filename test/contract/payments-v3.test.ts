@@ -1,0 +1,109 @@
+import { eventually, simulatedDirectory, suffix } from '../support/payments';
+import { sdkClient } from './sdk-client';
+
+/**
+ * The data side of Formance's `payments.v3` through the official SDK: accounts, balances and payments (fetched from a
+ * simulated connector, and recorded by hand). One test per SDK method; connectors are covered by
+ * payments-v3-connectors.test.ts.
+ */
+const v3 = sdkClient().payments.v3;
+// The SDK reads and writes amounts through JS numbers (beyond 2^53 it sends an exponent and reads a rounded value), so
+// the amounts here stay exact as doubles; wider ones are covered by the HTTP tests.
+const big = 9007199254740993n - 1n;
+
+describe('contract: payments.v3 data through the Formance SDK', () => {
+  let connectorID: string;
+  let mainID: string;
+  let paymentID: string;
+  beforeAll(async () => {
+    const directory = simulatedDirectory({
+      'accounts.json': [{ reference: 'main', name: 'Main', defaultAsset: 'EUR/2' }, { reference: 'ext', type: 'EXTERNAL' }],
+      'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: big }, { accountReference: 'main', asset: 'USD/2', amount: 5 }],
+      'payments.json': [{ reference: 'p1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 1500, asset: 'EUR/2', createdAt: '2026-01-02T03:04:05.000Z', destinationAccountReference: 'main' }],
+    });
+    const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-${suffix()}`, directory, pollingPeriod: '1h' } });
+    connectorID = res.v3InstallConnectorResponse!.data;
+    const payments = await eventually(async () => {
+      const data = (await v3.listPayments({ query: { $match: { connectorID } } })).v3PaymentsCursorResponse!.cursor.data;
+      return data.length ? data : undefined;
+    }, 30_000, 'fetched payments');
+    paymentID = payments[0].id;
+    mainID = payments[0].destinationAccountID!;
+  });
+  afterAll(async () => {
+    await v3.uninstallConnector({ connectorID });
+  });
+
+  test('listAccounts', async () => {
+    const cursor = (await v3.listAccounts({ pageSize: 10, query: { $match: { connectorID } } })).v3AccountsCursorResponse!.cursor;
+    expect(cursor.data.map((a) => a.reference).sort()).toEqual(['ext', 'main']);
+    expect(cursor.data.find((a) => a.reference === 'ext')).toMatchObject({ type: 'EXTERNAL', connectorID, provider: 'SIMULATED' });
+    const page = (await v3.listAccounts({ pageSize: 1, query: { $match: { connectorID } } })).v3AccountsCursorResponse!.cursor;
+    expect(page.hasMore).toBe(true);
+    const next = (await v3.listAccounts({ cursor: page.next })).v3AccountsCursorResponse!.cursor;
+    expect(next.data).toHaveLength(1);
+    expect(next.data[0].id).not.toBe(page.data[0].id);
+  });
+
+  test('getAccount', async () => {
+    const account = (await v3.getAccount({ accountID: mainID })).v3GetAccountResponse!.data;
+    expect(account).toMatchObject({ id: mainID, reference: 'main', name: 'Main', defaultAsset: 'EUR/2', type: 'INTERNAL', connectorID });
+    expect(account.createdAt).toBeInstanceOf(Date);
+  });
+
+  test('createAccount', async () => {
+    const res = await v3.createAccount({
+      connectorID, reference: 'manual-1', accountName: 'Recorded', type: 'INTERNAL', createdAt: new Date('2026-02-01T00:00:00Z'), defaultAsset: 'USD/2', metadata: { k: 'v' },
+    });
+    expect(res.statusCode).toBe(201);
+    const account = res.v3CreateAccountResponse!.data;
+    expect(account).toMatchObject({ reference: 'manual-1', name: 'Recorded', connectorID, metadata: { k: 'v' } });
+    expect((await v3.getAccount({ accountID: account.id })).v3GetAccountResponse!.data.createdAt).toEqual(new Date('2026-02-01T00:00:00Z'));
+  });
+
+  test('getAccountBalances', async () => {
+    const balances = await eventually(async () => {
+      const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
+      return data.length === 2 ? data : undefined;
+    }, 20_000, 'balances');
+    expect(balances.map((b) => [b.asset, b.balance])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
+    const usd = (await v3.getAccountBalances({ accountID: mainID, asset: 'USD/2' })).v3BalancesCursorResponse!.cursor.data;
+    expect(usd).toHaveLength(1);
+    expect(usd[0].lastUpdatedAt).toBeInstanceOf(Date);
+  });
+
+  test('listPayments', async () => {
+    const data = (await v3.listPayments({ pageSize: 5, query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'p1' } }] } })).v3PaymentsCursorResponse!.cursor.data;
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ id: paymentID, amount: 1500n, initialAmount: 1500n, type: 'PAY-IN', status: 'SUCCEEDED', asset: 'EUR/2', sourceAccountID: null });
+    expect(data[0].adjustments![0].id).toEqual(expect.any(String));
+  });
+
+  test('getPayment', async () => {
+    const payment = (await v3.getPayment({ paymentID })).v3GetPaymentResponse!.data;
+    expect(payment).toMatchObject({ id: paymentID, reference: 'p1', connectorID, destinationAccountID: mainID, provider: 'SIMULATED' });
+    expect(payment.createdAt).toEqual(new Date('2026-01-02T03:04:05.000Z'));
+    expect(payment.adjustments).toHaveLength(1);
+  });
+
+  test('createPayment', async () => {
+    const res = await v3.createPayment({
+      connectorID, reference: 'manual-p', type: 'TRANSFER', scheme: 'other', asset: 'EUR/2', amount: big, initialAmount: big,
+      createdAt: new Date('2026-03-01T00:00:00Z'), destinationAccountID: mainID, metadata: { origin: 'sdk' },
+      adjustments: [
+        { reference: 'a2', createdAt: new Date('2026-03-01T00:05:00Z'), status: 'SUCCEEDED' },
+        { reference: 'a1', createdAt: new Date('2026-03-01T00:00:00Z'), status: 'PENDING' },
+      ],
+    });
+    expect(res.statusCode).toBe(201);
+    const payment = res.v3CreatePaymentResponse!.data;
+    expect(payment).toMatchObject({ reference: 'manual-p', amount: big, status: 'SUCCEEDED', destinationAccountID: mainID, metadata: { origin: 'sdk' } });
+    expect(payment.adjustments!.map((a) => a.status)).toEqual(['SUCCEEDED', 'PENDING']);
+  });
+
+  test('updatePaymentMetadata', async () => {
+    const res = await v3.updatePaymentMetadata({ paymentID, v3UpdatePaymentMetadataRequest: { metadata: { team: 'ops' } } });
+    expect(res.statusCode).toBe(204);
+    expect((await v3.getPayment({ paymentID })).v3GetPaymentResponse!.data.metadata).toMatchObject({ team: 'ops' });
+  });
+});
