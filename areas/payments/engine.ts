@@ -1,5 +1,5 @@
 import {
-  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError,
+  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError,
 } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
@@ -19,7 +19,7 @@ export interface ConnectorRef { id: string; provider: string; name: string }
 
 export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string => `${connectorLabel(connector)}-${kind}`;
 export const initiationWorkflowId = (id: string, attempt: number): string => `payment-initiation-${id}-${attempt}`;
-const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
+export const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
 /** The id of the workflow (also its task id) that each long-running connector operation runs as. */
 export type ConnectorTask = 'install' | 'uninstall' | 'reset';
 export const connectorTaskId = (connector: ConnectorRef, task: ConnectorTask): string => `${connectorLabel(connector)}-${task}`;
@@ -210,25 +210,15 @@ export async function startInitiationExecution(temporal: TemporalDeps, input: { 
   return workflowId;
 }
 
-/** Why a forward did not create the account: the provider's refusal, or Temporal unreachable. */
-export type ForwardOutcome = { ok: true } | { ok: false; refused: string } | { ok: false; unavailable: unknown };
-
-/** Runs the forward of a bank account to a connector and waits for it (joining a run already under way). */
-export async function runBankAccountForward(temporal: TemporalDeps, bankAccountID: string, connectorID: string): Promise<ForwardOutcome> {
+/**
+ * Starts the forward of a bank account to a connector without waiting (Formance's 202 with a task); a run under way
+ * is joined. @returns the task (workflow) id.
+ */
+export async function startBankAccountForward(temporal: TemporalDeps, bankAccountID: string, connectorID: string): Promise<string> {
   const workflowId = forwardWorkflowId(bankAccountID, connectorID);
-  try {
-    const handle = await temporal.client.workflow
-      .start<typeof bankAccountForward>('bankAccountForward', {
-        taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
-      })
-      .catch((error) => {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return temporal.client.workflow.getHandle(workflowId);
-        throw error;
-      });
-    await handle.result();
-    return { ok: true };
-  } catch (error) {
-    if (error instanceof WorkflowFailedError) return { ok: false, refused: ((error.cause?.cause ?? error.cause) as Error | undefined)?.message ?? 'failed' };
-    return { ok: false, unavailable: error };
-  }
+  await temporal.client.workflow.start<typeof bankAccountForward>('bankAccountForward', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return workflowId;
 }

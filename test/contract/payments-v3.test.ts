@@ -1,12 +1,13 @@
 import { eventually, simulatedDirectory, suffix } from '../support/payments';
-import { sdkClient } from './sdk-client';
+import { sdkClientWithToken } from './sdk-client';
 
 /**
  * The data side of Formance's `payments.v3` through the official SDK: accounts, balances and payments (fetched from a
  * simulated connector, and recorded by hand). One test per SDK method; connectors are covered by
  * payments-v3-connectors.test.ts.
  */
-const v3 = sdkClient().payments.v3;
+// Token added where the SDK sends none (getBankAccount, updateBankAccountMetadata, forwardBankAccount): see sdk-client.ts.
+const v3 = sdkClientWithToken().payments.v3;
 // The SDK reads and writes amounts through JS numbers (beyond 2^53 it sends an exponent and reads a rounded value), so
 // the amounts here stay exact as doubles; wider ones are covered by the HTTP tests.
 const big = 9007199254740993n - 1n;
@@ -105,5 +106,50 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     const res = await v3.updatePaymentMetadata({ paymentID, v3UpdatePaymentMetadataRequest: { metadata: { team: 'ops' } } });
     expect(res.statusCode).toBe(204);
     expect((await v3.getPayment({ paymentID })).v3GetPaymentResponse!.data.metadata).toMatchObject({ team: 'ops' });
+  });
+
+  const settled = (taskID: string) => eventually(async () => {
+    const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
+    return task.status !== 'PROCESSING' ? task : undefined;
+  }, 30_000, `task ${taskID}`);
+  const newBankAccount = async (name = `ba-${suffix()}`) =>
+    (await v3.createBankAccount({ name, iban: 'FR7630006000011234567890189', swiftBicCode: 'BNPAFRPP', country: 'FR', metadata: { team: 'ops' } })).v3CreateBankAccountResponse!.data;
+
+  test('createBankAccount', async () => {
+    const res = await v3.createBankAccount({ name: 'sdk', accountNumber: '12345678901', country: 'FR' });
+    expect(res.statusCode).toBe(201);
+    expect(res.v3CreateBankAccountResponse!.data).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('listBankAccounts', async () => {
+    const id = await newBankAccount();
+    const cursor = (await v3.listBankAccounts({ pageSize: 100 })).v3BankAccountsCursorResponse!.cursor;
+    expect(cursor.data.find((b) => b.id === id)).toMatchObject({ iban: 'FR76*******************0189', metadata: { team: 'ops' } });
+  });
+
+  test('getBankAccount', async () => {
+    const id = await newBankAccount('read me');
+    const bankAccount = (await v3.getBankAccount({ bankAccountID: id })).v3GetBankAccountResponse!.data;
+    expect(bankAccount).toMatchObject({ id, name: 'read me', country: 'FR', swiftBicCode: 'BNPAFRPP', relatedAccounts: [] });
+    expect(bankAccount.createdAt).toBeInstanceOf(Date);
+  });
+
+  test('updateBankAccountMetadata', async () => {
+    const id = await newBankAccount();
+    const res = await v3.updateBankAccountMetadata({ bankAccountID: id, v3UpdateBankAccountMetadataRequest: { metadata: { tier: 'gold' } } });
+    expect(res.statusCode).toBe(204);
+    expect((await v3.getBankAccount({ bankAccountID: id })).v3GetBankAccountResponse!.data.metadata).toEqual({ team: 'ops', tier: 'gold' });
+  });
+
+  test('forwardBankAccount', async () => {
+    const id = await newBankAccount();
+    const res = await v3.forwardBankAccount({ bankAccountID: id, v3ForwardBankAccountRequest: { connectorID } });
+    expect(res.statusCode).toBe(202);
+    const task = await settled(res.v3ForwardBankAccountResponse!.data.taskID);
+    expect(task).toMatchObject({ status: 'SUCCEEDED', connectorID, createdObjectID: expect.any(String) });
+    const related = (await v3.getBankAccount({ bankAccountID: id })).v3GetBankAccountResponse!.data.relatedAccounts!;
+    expect(related.map((r) => r.accountID)).toEqual([task.createdObjectID]);
+    const again = await v3.forwardBankAccount({ bankAccountID: id, v3ForwardBankAccountRequest: { connectorID } });
+    expect(again.v3ForwardBankAccountResponse!.data.taskID).toBe(task.id);
   });
 });
