@@ -3,7 +3,7 @@ import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INIT
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
-import { arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
+import { anyObjectSchema, arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
 
 const str = stringSchema();
 const uuid = stringSchema({ format: 'uuid' });
@@ -69,10 +69,15 @@ export const psuSchema = objectSchema({
 }, ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata']);
 
 // --- Pools (op 5) ---
-export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }) }, ['name', 'accountIDs']);
-export const poolSchema = objectSchema({ id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC'] }, poolAccounts: { type: 'array', items: str } },
-  ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
-export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema() }, ['asset', 'amount']) };
+const poolQuerySchema = { type: 'object', description: 'Formance v3 dynamic pool: the accounts filter (as the v3 account list\'s `query`); the pool holds the INTERNAL accounts it matches.' } as unknown as ReturnType<typeof anyObjectSchema>;
+export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }), query: poolQuerySchema }, ['name'],
+  { anyOf: [{ required: ['accountIDs'] }, { required: ['query'] }] });
+export const poolSchema = objectSchema({
+  id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC', 'DYNAMIC'] }, query: poolQuerySchema, poolAccounts: { type: 'array', items: str },
+}, ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
+export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema(), relatedAccounts: { type: 'array', items: str } }, ['asset', 'amount', 'relatedAccounts']) };
+export const poolBalancesQuery = objectSchema({ at: ignoredParam({ ...dateTimeSchema, description: 'Only the last fetched balance of each account is kept, so balances are always the latest.' }) });
+export const poolQueryBody = objectSchema({ query: poolQuerySchema }, ['query']);
 
 // --- Payment initiations (op 6) ---
 export const initiationInputSchema = objectSchema({

@@ -14,6 +14,7 @@ import * as ledgerMappings from './012-ledger-mappings';
 import * as webhookDeliveries from './013-webhook-deliveries';
 import * as ledgerPipelines from './014-ledger-pipelines';
 import * as ledgerV2Surface from './015-ledger-v2-surface';
+import * as paymentsDynamicPools from './016-payments-dynamic-pools';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: Array<[string, Migration]> = [
   ['013-webhook-deliveries', webhookDeliveries],
   ['014-ledger-pipelines', ledgerPipelines],
   ['015-ledger-v2-surface', ledgerV2Surface],
+  ['016-payments-dynamic-pools', paymentsDynamicPools],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -152,4 +152,72 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     const again = await v3.forwardBankAccount({ bankAccountID: id, v3ForwardBankAccountRequest: { connectorID } });
     expect(again.v3ForwardBankAccountResponse!.data.taskID).toBe(task.id);
   });
+
+  const newPool = async (accountIDs = [mainID]) => (await v3.createPool({ name: `pool-${suffix()}`, accountIDs })).v3CreatePoolResponse!.data;
+
+  test('createPool', async () => {
+    const res = await v3.createPool({ name: `pool-${suffix()}`, accountIDs: [mainID] });
+    expect(res.statusCode).toBe(201);
+    const dynamic = await v3.createPool({ name: `pool-${suffix()}`, query: { $match: { connectorID } } });
+    const pool = (await v3.getPool({ poolID: dynamic.v3CreatePoolResponse!.data })).v3GetPoolResponse!.data;
+    expect(pool).toMatchObject({ type: 'DYNAMIC', query: { $match: { connectorID } } });
+    expect(pool.poolAccounts).toContain(mainID);
+  });
+
+  test('listPools', async () => {
+    const id = await newPool();
+    const data = (await v3.listPools({ pageSize: 100 })).v3PoolsCursorResponse!.cursor.data;
+    expect(data.find((p) => p.id === id)).toMatchObject({ type: 'STATIC', poolAccounts: [mainID] });
+  });
+
+  test('getPool', async () => {
+    const id = await newPool();
+    const pool = (await v3.getPool({ poolID: id })).v3GetPoolResponse!.data;
+    expect(pool).toMatchObject({ id, type: 'STATIC', poolAccounts: [mainID] });
+    expect(pool.createdAt).toBeInstanceOf(Date);
+  });
+
+  test('deletePool', async () => {
+    const id = await newPool();
+    expect((await v3.deletePool({ poolID: id })).statusCode).toBe(204);
+    await expect(v3.getPool({ poolID: id })).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  test('addAccountToPool', async () => {
+    const id = await newPool([]);
+    expect((await v3.addAccountToPool({ poolID: id, accountID: mainID })).statusCode).toBe(204);
+    expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([mainID]);
+  });
+
+  test('removeAccountFromPool', async () => {
+    const id = await newPool();
+    expect((await v3.removeAccountFromPool({ poolID: id, accountID: mainID })).statusCode).toBe(204);
+    expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([]);
+  });
+
+  const mainBalances = () => eventually(async () => {
+    const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
+    return data.length === 2 ? data : undefined;
+  }, 20_000, 'balances');
+
+  test('getPoolBalances', async () => {
+    await mainBalances();
+    const id = await newPool();
+    const balances = (await v3.getPoolBalances({ poolID: id, at: new Date() })).v3PoolBalancesResponse!.data;
+    expect(balances).toEqual([{ asset: 'EUR/2', amount: big, relatedAccounts: [mainID] }, { asset: 'USD/2', amount: 5n, relatedAccounts: [mainID] }]);
+  });
+
+  test('getPoolBalancesLatest', async () => {
+    await mainBalances();
+    const id = await newPool();
+    const balances = (await v3.getPoolBalancesLatest({ poolID: id })).v3PoolBalancesResponse!.data;
+    expect(balances.map((b) => [b.asset, b.amount])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
+  });
+
+  test('updatePoolQuery', async () => {
+    const id = (await v3.createPool({ name: `pool-${suffix()}`, query: { $match: { connectorID } } })).v3CreatePoolResponse!.data;
+    const res = await v3.updatePoolQuery({ poolID: id, v3UpdatePoolQueryRequest: { query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'main' } }] } } });
+    expect(res.statusCode).toBe(204);
+    expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([mainID]);
+  });
 });

@@ -100,12 +100,35 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     const read = await api('GET', `/api/payments/v3/pools/${id}`);
     expect(read.body).toEqual({ data: { id, name, createdAt: expect.stringMatching(ISO), type: 'STATIC', poolAccounts: [accountIDs[0], accountIDs[1]].sort() } });
-    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({ data: [{ asset: 'EUR/2', amount: 125 }] });
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({ data: [{ asset: 'EUR/2', amount: 125, relatedAccounts: [accountIDs[0], accountIDs[1]].sort() }] });
     expect((await api('DELETE', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[2]}`)).status).toBe(400);
     expect((await api('POST', '/api/payments/v3/pools', { body: { name, accountIDs: [] } })).status).toBe(409);
     expect((await api('DELETE', `/api/payments/v3/pools/${id}`)).status).toBe(204);
     expect((await api('GET', `/api/payments/v3/pools/${id}`)).status).toBe(404);
+  });
+
+  it('a dynamic pool (Formance v3) holds the INTERNAL accounts its query matches, read by read; its query is replaced, not its accounts', async () => {
+    const { connectorID, accountIDs } = await seedConnector(db, [{ reference: 'd1' }, { reference: 'd2' }, { reference: 'dext', type: 'EXTERNAL' }]);
+    await db('payments_balances').insert([{ account_id: accountIDs[0], asset: 'USD/2', balance: '7' }, { account_id: accountIDs[2], asset: 'USD/2', balance: '1000' }]);
+    const query = { $match: { connectorID } };
+    const created = await api('POST', '/api/payments/v3/pools', { body: { name: `dyn-${suffix()}`, query } });
+    expect(created.status).toBe(201);
+    const id = created.body.data;
+    const read = (await api('GET', `/api/payments/v3/pools/${id}`)).body.data;
+    expect(read).toMatchObject({ type: 'DYNAMIC', query, poolAccounts: [accountIDs[0], accountIDs[1]].sort() });
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances/latest`)).body.data).toEqual([{ asset: 'USD/2', amount: 7, relatedAccounts: [accountIDs[0]] }]);
+    expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(400);
+    const narrowed = { $and: [{ $match: { connectorID } }, { $match: { reference: 'd2' } }] };
+    expect((await api('PATCH', `/api/payments/v3/pools/${id}/query`, { body: { query: narrowed } })).status).toBe(204);
+    expect((await api('GET', `/api/payments/v3/pools/${id}`)).body.data.poolAccounts).toEqual([accountIDs[1]]);
+    const badQuery = await api('PATCH', `/api/payments/v3/pools/${id}/query`, { body: { query: { $match: { status: 'x' } } } });
+    expect(badQuery.status).toBe(400);
+    expect(badQuery.body.errorMessage).toMatch(/^body\.query: query: unknown field "status"/);
+    const both = await api('POST', '/api/payments/v3/pools', { body: { name: `dyn-${suffix()}`, query, accountIDs: [accountIDs[0]] } });
+    expect(both.status).toBe(400);
+    const fixed = (await api('POST', '/api/payments/v3/pools', { body: { name: `static-${suffix()}`, accountIDs: [] } })).body.data;
+    expect((await api('PATCH', `/api/payments/v3/pools/${fixed}/query`, { body: { query } })).status).toBe(400);
   });
 
   it.each([
