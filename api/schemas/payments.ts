@@ -95,6 +95,13 @@ export const initiationSchema = objectSchema({
   adjustments: { type: 'array', items: objectSchema({ id: str, status: str, createdAt: dateTimeSchema, error: str, metadata: metadataSchema }, ['id', 'status', 'createdAt', 'metadata']) },
   relatedPaymentIDs: { type: 'array', items: str },
 }, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'description', 'type', 'amount', 'asset', 'status', 'destinationAccountID', 'metadata']);
+export const initiationAdjustmentSchema = objectSchema({
+  id: str, status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] }, createdAt: dateTimeSchema, amount: bigIntegerSchema(), asset: str, error: str, metadata: metadataSchema,
+}, ['id', 'status', 'createdAt', 'amount', 'asset', 'metadata']);
+export const reverseInputSchema = objectSchema({
+  reference: stringSchema({ minLength: 3, maxLength: 1000 }), amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }),
+  description: stringSchema({ maxLength: 10_000 }), metadata: metadataBody,
+}, ['reference', 'amount', 'asset', 'description']);
 export const initiationCreatedSchema = objectSchema({ paymentInitiationID: str, taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['paymentInitiationID']);
 export const taskSchema = objectSchema({ taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['taskID']);
 export const createQuery = objectSchema({ noValidation: booleanSchema({ description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' }) });

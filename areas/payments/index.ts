@@ -21,6 +21,7 @@ export { createPaymentInitiation } from './initiation-create';
 export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiation-execute';
 export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
+export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation } from './initiation-related';
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey } from './payment-service-users';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';

@@ -6,7 +6,7 @@ import { emitPaymentsEvents } from './events';
 
 export interface PaymentInitiationAdjustment { id: string; status: string; createdAt: Date; error?: string; metadata: Record<string, string> }
 export interface PaymentInitiation {
-  id: string; connectorID: string; provider: string; reference: string; createdAt: Date; scheduledAt?: Date; description: string;
+  id: string; connectorID: string; provider: string; reference: string; createdAt: Date; scheduledAt: Date; description: string;
   type: string; amount: bigint; asset: string; status: string; sourceAccountID?: string; destinationAccountID: string;
   error?: string; metadata: Record<string, string>; attempts: number;
 }
@@ -15,7 +15,8 @@ const SELECT = (db: Executor) => db('payments_initiations as i').join('payments_
 
 export const presentInitiation = (r: any): PaymentInitiation => ({
   id: r.id, connectorID: r.connector_id, provider: providerLabel(r.provider), reference: r.reference, createdAt: r.created_at,
-  ...(r.scheduled_at ? { scheduledAt: r.scheduled_at } : {}), description: r.description, type: r.type, amount: BigInt(r.amount),
+  // Formance's V3PaymentInitiation always has one: an initiation without a schedule is due when it is created.
+  scheduledAt: r.scheduled_at ?? r.created_at, description: r.description, type: r.type, amount: BigInt(r.amount),
   asset: r.asset, status: r.status, ...(r.source_account_id ? { sourceAccountID: r.source_account_id } : {}),
   destinationAccountID: r.destination_account_id, ...(r.error ? { error: r.error } : {}), metadata: r.metadata ?? {}, attempts: r.attempts,
 });

@@ -220,4 +220,94 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect(res.statusCode).toBe(204);
     expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([mainID]);
   });
+
+  const extID = () => mainID.length ? Buffer.from(Buffer.from(mainID, 'base64url').toString().replace('"main"', '"ext"')).toString('base64url') : '';
+  const initiate = async (amount = 100n, asset = 'EUR/2', noValidation = false) => {
+    const res = await v3.initiatePayment({
+      noValidation,
+      v3InitiatePaymentRequest: {
+        reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset, sourceAccountID: mainID, destinationAccountID: extID(),
+        description: 'sdk', scheduledAt: new Date(), metadata: { k: 'v' },
+      },
+    });
+    return res.v3InitiatePaymentResponse!.data;
+  };
+  const readInitiation = async (paymentInitiationID: string) => (await v3.getPaymentInitiation({ paymentInitiationID })).v3GetPaymentInitiationResponse!.data;
+  const processed = async () => {
+    const { paymentInitiationID, taskID } = await initiate(100n, 'EUR/2', true);
+    expect(await settled(taskID!)).toMatchObject({ status: 'SUCCEEDED' });
+    return paymentInitiationID!;
+  };
+
+  test('initiatePayment', async () => {
+    const data = await initiate();
+    expect(data.paymentInitiationID).toEqual(expect.any(String));
+    expect(data.taskID).toBeUndefined();
+    expect((await readInitiation(data.paymentInitiationID!)).status).toBe('WAITING_FOR_VALIDATION');
+  });
+
+  test('listPaymentInitiations', async () => {
+    const { paymentInitiationID } = await initiate();
+    const data = (await v3.listPaymentInitiations({ pageSize: 100 })).v3PaymentInitiationsCursorResponse!.cursor.data;
+    expect(data.find((i) => i.id === paymentInitiationID)).toMatchObject({ connectorID, amount: 100n, asset: 'EUR/2', type: 'TRANSFER', provider: 'SIMULATED' });
+  });
+
+  test('getPaymentInitiation', async () => {
+    const { paymentInitiationID } = await initiate(250n);
+    const initiation = await readInitiation(paymentInitiationID!);
+    expect(initiation).toMatchObject({ id: paymentInitiationID, amount: 250n, sourceAccountID: mainID, destinationAccountID: extID(), description: 'sdk', metadata: { k: 'v' } });
+    expect(initiation.scheduledAt).toBeInstanceOf(Date);
+  });
+
+  test('approvePaymentInitiation', async () => {
+    const { paymentInitiationID } = await initiate();
+    const res = await v3.approvePaymentInitiation({ paymentInitiationID: paymentInitiationID! });
+    expect(res.statusCode).toBe(202);
+    expect(await settled(res.v3ApprovePaymentInitiationResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED' });
+    expect((await readInitiation(paymentInitiationID!)).status).toBe('PROCESSED');
+  });
+
+  test('rejectPaymentInitiation', async () => {
+    const { paymentInitiationID } = await initiate();
+    expect((await v3.rejectPaymentInitiation({ paymentInitiationID: paymentInitiationID! })).statusCode).toBe(204);
+    expect((await readInitiation(paymentInitiationID!)).status).toBe('REJECTED');
+  });
+
+  test('retryPaymentInitiation', async () => {
+    await mainBalances();
+    // USD/2 holds 5 on the source: the simulator refuses 500 (insufficient funds).
+    const { paymentInitiationID, taskID } = await initiate(500n, 'USD/2', true);
+    expect(await settled(taskID!)).toMatchObject({ status: 'FAILED' });
+    const res = await v3.retryPaymentInitiation({ paymentInitiationID: paymentInitiationID! });
+    expect(res.statusCode).toBe(202);
+    const retried = res.v3RetryPaymentInitiationResponse!.data.taskID;
+    expect(retried).not.toBe(taskID);
+    expect(await settled(retried)).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/insufficient funds/) });
+  });
+
+  test('reversePaymentInitiation', async () => {
+    const paymentInitiationID = await processed();
+    const reversal = v3.reversePaymentInitiation({ paymentInitiationID, v3ReversePaymentInitiationRequest: { reference: `rev-${suffix()}`, amount: 100n, asset: 'EUR/2', description: 'undo' } });
+    await expect(reversal).rejects.toMatchObject({ statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/cannot reverse a TRANSFER/) } });
+  });
+
+  test('deletePaymentInitiation', async () => {
+    const { paymentInitiationID } = await initiate();
+    expect((await v3.deletePaymentInitiation({ paymentInitiationID: paymentInitiationID! })).statusCode).toBe(204);
+    await expect(readInitiation(paymentInitiationID!)).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  test('listPaymentInitiationAdjustments', async () => {
+    const paymentInitiationID = await processed();
+    const data = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID, pageSize: 10 })).v3PaymentInitiationAdjustmentsCursorResponse!.cursor.data;
+    expect(data.map((a) => a.status)).toEqual(['PROCESSED', 'PROCESSING', 'SCHEDULED_FOR_PROCESSING', 'WAITING_FOR_VALIDATION']);
+    expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2' });
+  });
+
+  test('listPaymentInitiationRelatedPayments', async () => {
+    const paymentInitiationID = await processed();
+    const data = (await v3.listPaymentInitiationRelatedPayments({ paymentInitiationID })).v3PaymentInitiationRelatedPaymentsCursorResponse!.cursor.data;
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2', status: 'SUCCEEDED', type: 'TRANSFER', sourceAccountID: mainID, connectorID });
+  });
 });
