@@ -7,7 +7,7 @@ import { getBankAccount } from './bank-account-read';
 import { emitSavedBankAccount } from './bank-account-write';
 import { requireCapability } from './connector-catalog';
 import { getConnectorRow } from './connectors';
-import { accountId } from './ids';
+import { accountId, isUuid } from './ids';
 import { forwardWorkflowId, startBankAccountForward } from './engine';
 
 /**
@@ -29,6 +29,16 @@ export async function forwardBankAccount(deps: { db: Db; temporal: TemporalDeps 
   } catch (error) {
     throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the forward on Temporal', { cause: error });
   }
+}
+
+/**
+ * Formance's forward of one of a payment service user's bank accounts: the same forward, for a bank account linked to
+ * that user. Throws NOT_FOUND (user, or bank account not linked to it) and as forwardBankAccount.
+ */
+export async function forwardPsuBankAccount(deps: { db: Db; temporal: TemporalDeps }, psuID: string, bankAccountID: string, connectorID: string): Promise<{ taskID: string }> {
+  const linked = isUuid(psuID) && isUuid(bankAccountID) && (await deps.db('payments_psu_bank_accounts').where({ psu_id: psuID, bank_account_id: bankAccountID }).first());
+  if (!linked) throw notFound(`bank account ${bankAccountID} is not one of payment service user ${psuID}'s`);
+  return forwardBankAccount(deps, bankAccountID, connectorID);
 }
 
 /** Worker side: stores the provider's account and links it to the bank account (idempotent). */

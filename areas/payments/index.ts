@@ -4,7 +4,8 @@
  */
 export { accountKey, balanceKey, listAccountBalances, listAccounts } from './account-list';
 export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
-export { forwardBankAccount, recordForwardedAccount } from './bank-account-forward';
+export { forwardBankAccount, forwardPsuBankAccount, recordForwardedAccount } from './bank-account-forward';
+export { emptyPage, getConversion, getOrder } from './conversions-orders';
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
 export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';

@@ -310,4 +310,67 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2', status: 'SUCCEEDED', type: 'TRANSFER', sourceAccountID: mainID, connectorID });
   });
+
+  const newUser = async () => (await v3.createPaymentServiceUser({
+    name: `psu-${suffix()}`, contactDetails: { email: 'jane@example.com', phoneNumber: '+33 1 23 45 67 89' },
+    address: { streetNumber: '1', streetName: 'Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' }, metadata: { tier: 'gold' },
+  })).v3CreatePaymentServiceUserResponse!.data;
+
+  test('createPaymentServiceUser', async () => {
+    const bankAccountID = await newBankAccount();
+    const res = await v3.createPaymentServiceUser({ name: 'Jane', bankAccountIDs: [bankAccountID] });
+    expect(res.statusCode).toBe(201);
+    const user = (await v3.getPaymentServiceUser({ paymentServiceUserID: res.v3CreatePaymentServiceUserResponse!.data })).v3GetPaymentServiceUserResponse!.data;
+    expect(user.bankAccountIDs).toEqual([bankAccountID]);
+  });
+
+  test('listPaymentServiceUsers', async () => {
+    const id = await newUser();
+    const data = (await v3.listPaymentServiceUsers({ pageSize: 100 })).v3PaymentServiceUsersCursorResponse!.cursor.data;
+    expect(data.find((u) => u.id === id)).toMatchObject({ metadata: { tier: 'gold' } });
+  });
+
+  test('getPaymentServiceUser', async () => {
+    const id = await newUser();
+    const user = (await v3.getPaymentServiceUser({ paymentServiceUserID: id })).v3GetPaymentServiceUserResponse!.data;
+    expect(user).toMatchObject({ id, contactDetails: { email: 'jane@example.com' }, address: { city: 'Paris', country: 'FR' }, bankAccountIDs: [] });
+    expect(user.createdAt).toBeInstanceOf(Date);
+  });
+
+  test('addBankAccountToPaymentServiceUser', async () => {
+    const [id, bankAccountID] = await Promise.all([newUser(), newBankAccount()]);
+    expect((await v3.addBankAccountToPaymentServiceUser({ paymentServiceUserID: id, bankAccountID })).statusCode).toBe(204);
+    expect((await v3.getPaymentServiceUser({ paymentServiceUserID: id })).v3GetPaymentServiceUserResponse!.data.bankAccountIDs).toEqual([bankAccountID]);
+  });
+
+  test('forwardPaymentServiceUserBankAccount', async () => {
+    const [id, bankAccountID] = await Promise.all([newUser(), newBankAccount()]);
+    const forward = () => v3.forwardPaymentServiceUserBankAccount({ paymentServiceUserID: id, bankAccountID, v3ForwardPaymentServiceUserBankAccountRequest: { connectorID } });
+    await expect(forward()).rejects.toMatchObject({ statusCode: 404 });
+    await v3.addBankAccountToPaymentServiceUser({ paymentServiceUserID: id, bankAccountID });
+    const res = await forward();
+    expect(res.statusCode).toBe(202);
+    const task = await settled(res.v3ForwardPaymentServiceUserBankAccountResponse!.data.taskID);
+    expect(task).toMatchObject({ status: 'SUCCEEDED', createdObjectID: expect.any(String) });
+    expect((await v3.getBankAccount({ bankAccountID })).v3GetBankAccountResponse!.data.relatedAccounts!.map((r) => r.accountID)).toEqual([task.createdObjectID]);
+  });
+
+  // Neither plugin fetches conversions or orders (no FETCH_CONVERSIONS / FETCH_ORDERS): empty lists, reads are 404.
+  test('listConversions', async () => {
+    const cursor = (await v3.listConversions({ pageSize: 10 })).v3ConversionsCursorResponse!.cursor;
+    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 10 });
+  });
+
+  test('getConversion', async () => {
+    await expect(v3.getConversion({ conversionID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
+  });
+
+  test('listOrders', async () => {
+    const cursor = (await v3.listOrders({})).v3OrdersCursorResponse!.cursor;
+    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 15 });
+  });
+
+  test('getOrder', async () => {
+    await expect(v3.getOrder({ orderID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
+  });
 });
