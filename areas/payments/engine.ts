@@ -6,6 +6,7 @@ import type { TemporalDeps } from '../../lib/temporal';
 import type { bankAccountForward } from '../../workflows/payments/bank-account-forward';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../workflows/payments/connector-poll';
 import type { paymentInitiationExecute } from '../../workflows/payments/payment-initiation';
+import type { paymentServiceUserDelete } from '../../workflows/payments/psu-delete';
 import { fetchKindsOf, type FetchKind } from './connector-catalog';
 import { connectorLabel } from './ids';
 
@@ -151,7 +152,7 @@ export async function startConnectorTask(temporal: TemporalDeps, connector: Conn
 }
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward'] as const;
+export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete'] as const;
 
 export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
 
@@ -219,6 +220,17 @@ export async function startBankAccountForward(temporal: TemporalDeps, bankAccoun
   await temporal.client.workflow.start<typeof bankAccountForward>('bankAccountForward', {
     taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
     workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return workflowId;
+}
+
+/** Starts the deletion of a payment service user (joining one under way). @returns the task (workflow) id. */
+export async function startPaymentServiceUserDelete(temporal: TemporalDeps, paymentServiceUserID: string): Promise<string> {
+  const workflowId = `payment-service-user-${paymentServiceUserID}-delete`;
+  await temporal.client.workflow.start<typeof paymentServiceUserDelete>('paymentServiceUserDelete', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ paymentServiceUserID }], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' }],
+    staticSummary: `Delete payment service user ${paymentServiceUserID}`,
   });
   return workflowId;
 }

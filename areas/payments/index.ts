@@ -23,7 +23,7 @@ export { failInitiation, loadInitiationForConnector, markInitiationProcessing, r
 export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
 export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation } from './initiation-related';
-export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey } from './payment-service-users';
+export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';

@@ -373,4 +373,12 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
   test('getOrder', async () => {
     await expect(v3.getOrder({ orderID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
   });
+
+  test('deletePaymentServiceUser', async () => {
+    const id = await newUser();
+    const res = await v3.deletePaymentServiceUser({ paymentServiceUserID: id });
+    expect(res.statusCode).toBe(202);
+    expect(await settled(res.v3PaymentServiceUserDeleteResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED' });
+    await expect(v3.getPaymentServiceUser({ paymentServiceUserID: id })).rejects.toMatchObject({ statusCode: 404 });
+  });
 });

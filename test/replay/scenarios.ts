@@ -162,6 +162,18 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // A payment service user's asynchronous deletion.
+  ['payments-psu', {
+    records: ['payment-service-user-delete'],
+    async run() {
+      const user = (await api('POST', '/api/payments/v3/payment-service-users', { body: { name: 'replay' } })).body.data;
+      const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user}`);
+      if (deleted.status !== 202) throw new Error(`psu delete: expected 202, got ${deleted.status} ${deleted.text}`);
+      await eventually(() => read(`/api/payments/v3/tasks/${deleted.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      return { 'payment-service-user-delete': deleted.body.data.taskID };
+    },
+  }],
+
   // Events: a ledger transaction's event matches a trigger that starts an instance (its event batch workflow is
   // recorded by the webhooks scenario).
   ['events', {

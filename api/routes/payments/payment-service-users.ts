@@ -53,12 +53,13 @@ export const linkPsuBankAccountRoute = defineRoute(
 );
 
 export const deletePsuRoute = defineRoute(
-  { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (its bank accounts stay)', tags, responses: noContent },
+  { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (runs on Temporal; its bank accounts stay)', tags,
+    responses: { 202: { description: 'The deletion\'s task (read it with getTask)', schema: dataOf(taskSchema) } } },
   authenticate('payments:write'),
   validate({ params }),
   async function deletePsuHandler(ctx) {
-    await deletePaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID);
-    ctx.status = 204;
+    ctx.status = 202;
+    ctx.body = { data: await deletePaymentServiceUser({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.paymentServiceUserID) };
   },
 );
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { seedConnector, suffix, testDb } from '../../support/payments';
+import { eventually, seedConnector, suffix, testDb } from '../../support/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -85,8 +85,17 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const bank = await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'b', accountNumber: '000123456' } });
     expect((await api('POST', `/api/payments/v3/payment-service-users/${user.body.data}/bank-accounts/${bank.body.data}`)).status).toBe(204);
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).body.data.bankAccountIDs).toEqual([bank.body.data]);
-    expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(204);
+    const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`);
+    expect(deleted.status).toBe(202);
+    expect(deleted.body.data.taskID).toBe(`payment-service-user-${user.body.data}-delete`);
+    const task = await eventually(async () => {
+      const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
+      return read.status === 'PROCESSING' ? undefined : read;
+    }, 20_000, 'the deletion task');
+    expect(task).toMatchObject({ status: 'SUCCEEDED' });
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
+    expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
+    expect((await api('GET', `/api/payments/v3/bank-accounts/${bank.body.data}`)).status).toBe(200);
   });
 
   it('op 5 creates a pool of existing INTERNAL accounts; read, balances, add/remove, delete', async () => {
