@@ -24,6 +24,7 @@ export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiat
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
 export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation } from './initiation-related';
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
+export { getLinkAttempt, refuseOpenBanking } from './psu-open-banking';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';

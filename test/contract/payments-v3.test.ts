@@ -381,4 +381,44 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect(await settled(res.v3PaymentServiceUserDeleteResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED' });
     await expect(v3.getPaymentServiceUser({ paymentServiceUserID: id })).rejects.toMatchObject({ statusCode: 404 });
   });
+
+  // Open banking: neither plugin links end users' bank connections, so each operation is 400 once the user and the
+  // connector are found (a link attempt is 404: none can exist). The SDK's parsing of the error proves its shape.
+  const refusedOpenBanking = { statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/does not support open banking/) } };
+  const link = { clientRedirectURL: 'https://app.example/return', applicationName: 'sdk' };
+
+  test('forwardPaymentServiceUserToProvider', async () => {
+    const id = await newUser();
+    await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
+    await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID: 'nope' })).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  test('createLinkForPaymentServiceUser', async () => {
+    const id = await newUser();
+    await expect(v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link }))
+      .rejects.toMatchObject(refusedOpenBanking);
+  });
+
+  test('updateLinkForPaymentServiceUserOnConnector', async () => {
+    const id = await newUser();
+    await expect(v3.updateLinkForPaymentServiceUserOnConnector({ paymentServiceUserID: id, connectorID, connectionID: 'c1', v3PaymentServiceUserUpdateLinkRequest: link }))
+      .rejects.toMatchObject(refusedOpenBanking);
+  });
+
+  test('deletePaymentServiceUserConnector', async () => {
+    const id = await newUser();
+    await expect(v3.deletePaymentServiceUserConnector({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
+  });
+
+  test('deletePaymentServiceUserConnectionFromConnectorID', async () => {
+    const id = await newUser();
+    await expect(v3.deletePaymentServiceUserConnectionFromConnectorID({ paymentServiceUserID: id, connectorID, connectionID: 'c1' }))
+      .rejects.toMatchObject(refusedOpenBanking);
+  });
+
+  test('getPaymentServiceUserLinkAttemptFromConnectorID', async () => {
+    const id = await newUser();
+    await expect(v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: 'a1' }))
+      .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'link attempt a1 not found' } });
+  });
 });

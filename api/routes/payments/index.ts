@@ -7,5 +7,6 @@ import { paymentInitiationRoutes } from './payment-initiations';
 import { paymentServiceUserRoutes } from './payment-service-users';
 import { paymentRoutes, paymentV3Routes } from './payments';
 import { poolRoutes } from './pools';
+import { openBankingRoutes } from './psu-open-banking';
 
-export const paymentsRoutes = [...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...paymentV3Routes, ...accountRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes, ...conversionOrderRoutes];
+export const paymentsRoutes = [...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...paymentV3Routes, ...accountRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes, ...poolRoutes, ...paymentInitiationRoutes, ...conversionOrderRoutes, ...openBankingRoutes];
