@@ -195,5 +195,8 @@ export const v3PaymentSchema = objectSchema({
 /** Formance's v3 metadata updates wrap the map: `{metadata: {...}}`. */
 export const v3MetadataBody = objectSchema({ metadata: nullableMetadata }, ['metadata']);
 export const v3PaymentsListQuery = paymentsListQuery;
-/** Formance's v3 lists of bank accounts, pools, payment service users and initiations take a `query` filter, not implemented on these short lists. */
+export const initiationsListQuery = listQuerySchema({
+  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, type, status, asset, amount, sourceAccountID, destinationAccountID, createdAt, scheduledAt, metadata[<key>].' }),
+});
+/** Formance's v3 lists of bank accounts, pools, payment service users (and an initiation's adjustments and payments) take a `query` filter, not implemented on these short lists. */
 export const v3PlainListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });

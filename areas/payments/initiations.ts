@@ -3,6 +3,7 @@ import type { Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { providerLabel, type PaymentInitiationStatus } from './enums';
 import { emitPaymentsEvents } from './events';
+import { compilePaymentsQuery, INITIATIONS_TABLE } from './payments-query';
 
 export interface PaymentInitiationAdjustment { id: string; status: string; createdAt: Date; error?: string; metadata: Record<string, string> }
 export interface PaymentInitiation {
@@ -43,8 +44,12 @@ export async function getPaymentInitiationDetails(db: Executor, id: string) {
   };
 }
 
-export async function listPaymentInitiations(db: Executor, page: PageRequest): Promise<Page<PaymentInitiation>> {
-  const rows = await keysetPage<any>(SELECT(db), ['i.created_at', 'i.id'], 'desc', page);
+/** Newest first, filtered by Formance's `query` (the payments filter language over initiation fields). Throws VALIDATION. */
+export async function listPaymentInitiations(db: Executor, filters: { query?: string }, page: PageRequest): Promise<Page<PaymentInitiation>> {
+  const select = SELECT(db);
+  const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query, INITIATIONS_TABLE) : undefined;
+  if (condition) select.whereRaw(condition.sql, condition.bindings as any[]);
+  const rows = await keysetPage<any>(select, ['i.created_at', 'i.id'], 'desc', page);
   return { ...rows, items: rows.items.map(presentInitiation) };
 }
 

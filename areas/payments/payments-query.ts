@@ -48,6 +48,20 @@ export const ACCOUNTS_TABLE: QueryTable = {
   fields: ACCOUNT_FIELDS, aliases: ACCOUNT_ALIASES, metadata: 'a.metadata', names: [...Object.keys(ACCOUNT_FIELDS), ...Object.keys(ACCOUNT_ALIASES), 'metadata[<key>]'],
 };
 
+/** Payment initiations (`i`), as Formance's v3 initiation list filters them. */
+const INITIATION_FIELDS: Record<string, Field> = {
+  id: { sql: 'i.id', kind: 'string' }, reference: { sql: 'i.reference', kind: 'string' }, connectorID: { sql: 'i.connector_id', kind: 'string' },
+  provider: { sql: 'c.provider', kind: 'string', caseInsensitive: true }, type: { sql: 'i.type', kind: 'string' }, status: { sql: 'i.status', kind: 'string' },
+  asset: { sql: 'i.asset', kind: 'string' }, amount: { sql: 'i.amount', kind: 'number' }, sourceAccountID: { sql: 'i.source_account_id', kind: 'string' },
+  destinationAccountID: { sql: 'i.destination_account_id', kind: 'string' }, createdAt: { sql: 'i.created_at', kind: 'date' }, scheduledAt: { sql: 'i.scheduled_at', kind: 'date' },
+};
+const INITIATION_ALIASES: Record<string, string> = {
+  connector_id: 'connectorID', source_account_id: 'sourceAccountID', destination_account_id: 'destinationAccountID', created_at: 'createdAt', scheduled_at: 'scheduledAt',
+};
+export const INITIATIONS_TABLE: QueryTable = {
+  fields: INITIATION_FIELDS, aliases: INITIATION_ALIASES, metadata: 'i.metadata', names: [...Object.keys(INITIATION_FIELDS), ...Object.keys(INITIATION_ALIASES), 'metadata[<key>]'],
+};
+
 function resolveField(table: QueryTable, name: string): Field {
   const metadata = /^metadata\[(.+)\]$/.exec(name);
   if (metadata) return { sql: `${table.metadata} ->> '${metadata[1].replace(/'/g, "''")}'`, kind: 'string' };

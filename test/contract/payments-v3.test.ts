@@ -248,8 +248,11 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('listPaymentInitiations', async () => {
     const { paymentInitiationID } = await initiate();
-    const data = (await v3.listPaymentInitiations({ pageSize: 100 })).v3PaymentInitiationsCursorResponse!.cursor.data;
+    await processed();
+    const query = { $and: [{ $match: { connectorID } }, { $match: { status: 'WAITING_FOR_VALIDATION' } }] };
+    const data = (await v3.listPaymentInitiations({ pageSize: 100, query })).v3PaymentInitiationsCursorResponse!.cursor.data;
     expect(data.find((i) => i.id === paymentInitiationID)).toMatchObject({ connectorID, amount: 100n, asset: 'EUR/2', type: 'TRANSFER', provider: 'SIMULATED' });
+    expect(data.every((i) => i.status === 'WAITING_FOR_VALIDATION')).toBe(true);
   });
 
   test('getPaymentInitiation', async () => {

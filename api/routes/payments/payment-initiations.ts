@@ -12,7 +12,7 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { createQuery, idParams, initiationAdjustmentSchema, initiationCreatedSchema, initiationInputSchema, initiationSchema, reverseInputSchema, taskSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments';
+import { createQuery, idParams, initiationAdjustmentSchema, initiationsListQuery, initiationCreatedSchema, initiationInputSchema, initiationSchema, reverseInputSchema, taskSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-initiations';
@@ -46,10 +46,10 @@ export const readInitiationRoute = defineRoute(
 export const listInitiationsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPaymentInitiations', summary: 'List payment initiations, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(initiationSchema) } } },
   authenticate('payments:read'),
-  validate({ query: v3PlainListQuery }),
+  validate({ query: initiationsListQuery }),
   async function listInitiationsHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list), initiationKey);
+    ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list.filters, list), initiationKey);
   },
 );
 

@@ -55,9 +55,15 @@ describe('payments v3: recorded accounts and payments', () => {
     expect((await api('GET', `/api/payments/v3/payments/${id}`)).body.data.metadata).toEqual({ team: 'ops' });
   });
 
-  it('the accounts query refuses unknown fields', async () => {
+  it('the accounts and initiations queries refuse unknown fields', async () => {
     const res = await api('GET', `/api/payments/v3/accounts?query=${encodeURIComponent('{"$match":{"status":"x"}}')}`);
     expect(res.status).toBe(400);
     expect(res.body.errorMessage).toContain('unknown field "status"');
+    const initiations = await api('GET', `/api/payments/v3/payment-initiations?query=${encodeURIComponent('{"$match":{"scheme":"x"}}')}`);
+    expect(initiations.status).toBe(400);
+    expect(initiations.body.errorMessage).toContain('unknown field "scheme"');
+    const byAmount = await api('GET', `/api/payments/v3/payment-initiations?query=${encodeURIComponent('{"$gte":{"amount":340282366920938463463374607431768211455}}')}`);
+    expect(byAmount.status).toBe(200);
+    expect(byAmount.body.cursor.data).toEqual([]);
   });
 });
