@@ -4,6 +4,7 @@ export { platformNoop } from './noop';
 export { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from './payments/connector-poll';
 export { paymentInitiationExecute } from './payments/payment-initiation';
 export { bankAccountForward } from './payments/bank-account-forward';
+export { paymentServiceUserDelete } from './payments/psu-delete';
 export { processEventBatch } from './events/process-event-batch';
 export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';

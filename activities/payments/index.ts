@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/errors';
 import { upsertAccounts, upsertBalances } from '../../areas/payments';
 import { getBankAccount } from '../../areas/payments';
-import { recordForwardedAccount } from '../../areas/payments';
+import { recordForwardedAccount, removePaymentServiceUser } from '../../areas/payments';
 import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayment } from '../../areas/payments';
@@ -99,6 +99,11 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         });
         return recordForwardedAccount(db, bankAccountID, connectorID, account);
       });
+    },
+
+    /** The PSU deletion's step; deleting a user already gone is done. */
+    async paymentsDeletePaymentServiceUser(paymentServiceUserID: string): Promise<void> {
+      await removePaymentServiceUser(db, paymentServiceUserID);
     },
   };
 }

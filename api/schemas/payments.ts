@@ -1,9 +1,9 @@
 import { CAPABILITIES, DURATION_PATTERN } from '../../areas/payments';
-import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES } from '../../areas/payments';
+import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../areas/payments';
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
-import { arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
+import { anyObjectSchema, arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
 
 const str = stringSchema();
 const uuid = stringSchema({ format: 'uuid' });
@@ -69,10 +69,15 @@ export const psuSchema = objectSchema({
 }, ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata']);
 
 // --- Pools (op 5) ---
-export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }) }, ['name', 'accountIDs']);
-export const poolSchema = objectSchema({ id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC'] }, poolAccounts: { type: 'array', items: str } },
-  ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
-export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema() }, ['asset', 'amount']) };
+const poolQuerySchema = { type: 'object', description: 'Formance v3 dynamic pool: the accounts filter (as the v3 account list\'s `query`); the pool holds the INTERNAL accounts it matches.' } as unknown as ReturnType<typeof anyObjectSchema>;
+export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }), query: poolQuerySchema }, ['name'],
+  { anyOf: [{ required: ['accountIDs'] }, { required: ['query'] }] });
+export const poolSchema = objectSchema({
+  id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC', 'DYNAMIC'] }, query: poolQuerySchema, poolAccounts: { type: 'array', items: str },
+}, ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
+export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema(), relatedAccounts: { type: 'array', items: str } }, ['asset', 'amount', 'relatedAccounts']) };
+export const poolBalancesQuery = objectSchema({ at: ignoredParam({ ...dateTimeSchema, description: 'Only the last fetched balance of each account is kept, so balances are always the latest.' }) });
+export const poolQueryBody = objectSchema({ query: poolQuerySchema }, ['query']);
 
 // --- Payment initiations (op 6) ---
 export const initiationInputSchema = objectSchema({
@@ -90,6 +95,13 @@ export const initiationSchema = objectSchema({
   adjustments: { type: 'array', items: objectSchema({ id: str, status: str, createdAt: dateTimeSchema, error: str, metadata: metadataSchema }, ['id', 'status', 'createdAt', 'metadata']) },
   relatedPaymentIDs: { type: 'array', items: str },
 }, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'description', 'type', 'amount', 'asset', 'status', 'destinationAccountID', 'metadata']);
+export const initiationAdjustmentSchema = objectSchema({
+  id: str, status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] }, createdAt: dateTimeSchema, amount: bigIntegerSchema(), asset: str, error: str, metadata: metadataSchema,
+}, ['id', 'status', 'createdAt', 'amount', 'asset', 'metadata']);
+export const reverseInputSchema = objectSchema({
+  reference: stringSchema({ minLength: 3, maxLength: 1000 }), amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }),
+  description: stringSchema({ maxLength: 10_000 }), metadata: metadataBody,
+}, ['reference', 'amount', 'asset', 'description']);
 export const initiationCreatedSchema = objectSchema({ paymentInitiationID: str, taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['paymentInitiationID']);
 export const taskSchema = objectSchema({ taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['taskID']);
 export const createQuery = objectSchema({ noValidation: booleanSchema({ description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' }) });
@@ -141,3 +153,50 @@ export const connectorsListQuery = schedulesListQuery;
 export const scheduleParams = objectSchema({ ...member('connectorID', shortText(2000)), ...member('scheduleID', shortText(300)) }, ['connectorID', 'scheduleID']);
 export const accountTypeSchema = { type: 'string', enum: [...ACCOUNT_TYPES] };
 export const plainListQuery = listQuerySchema();
+
+// --- Formance's v3 shapes (accounts, manual records, V3Payment) ---
+export const accountSchema = objectSchema({
+  id: str, connectorID: str, provider: str, reference: str, type: accountTypeSchema, name: str, defaultAsset: str,
+  createdAt: dateTimeSchema, metadata: metadataSchema, raw: anyObject,
+}, ['id', 'connectorID', 'provider', 'reference', 'type', 'createdAt', 'metadata', 'raw']);
+export const accountsListQuery = listQuerySchema({
+  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, type, name, defaultAsset, createdAt, metadata[<key>].' }),
+});
+export const balanceSchema = objectSchema({ accountID: str, asset: str, balance: bigIntegerSchema(), createdAt: dateTimeSchema, lastUpdatedAt: dateTimeSchema },
+  ['accountID', 'asset', 'balance', 'createdAt', 'lastUpdatedAt']);
+export const balancesListQuery = listQuerySchema({
+  asset: stringSchema({ pattern: ASSET_PATTERN }),
+  fromTimestamp: { ...dateTimeSchema, description: 'Balances last updated at or after this time (only the latest balance per asset is kept).' },
+  toTimestamp: { ...dateTimeSchema, description: 'Balances last updated before this time.' },
+});
+const nullableMetadata = { ...metadataBody, type: ['object', 'null'] } as unknown as typeof metadataBody;
+const nullableText = (max: number) => ({ ...stringSchema({ maxLength: max }), type: ['string', 'null'] }) as unknown as ReturnType<typeof stringSchema>;
+export const manualAccountInputSchema = objectSchema({
+  connectorID: shortText(2000), reference: shortText(), accountName: shortText(), type: stringSchema({ enum: [...ACCOUNT_TYPES] }), createdAt: dateTimeSchema,
+  defaultAsset: nullableText(100), metadata: nullableMetadata,
+}, ['connectorID', 'reference', 'accountName', 'type', 'createdAt']);
+const paymentStatusSchema = stringSchema({ enum: [...PAYMENT_STATUSES] });
+export const manualPaymentInputSchema = objectSchema({
+  connectorID: shortText(2000), reference: shortText(), type: stringSchema({ enum: [...PAYMENT_TYPES] }), scheme: shortText(100),
+  asset: stringSchema({ pattern: ASSET_PATTERN }), amount: { ...bigIntegerSchema('Minor units'), minimum: 0 }, initialAmount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
+  createdAt: dateTimeSchema, sourceAccountID: shortText(2000), destinationAccountID: shortText(2000), metadata: nullableMetadata,
+  adjustments: arraySchema(objectSchema({
+    reference: shortText(), createdAt: dateTimeSchema, status: paymentStatusSchema, amount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
+    asset: stringSchema({ pattern: ASSET_PATTERN }), metadata: nullableMetadata,
+  }, ['reference', 'createdAt', 'status']), { maxItems: 100 }),
+}, ['connectorID', 'reference', 'type', 'scheme', 'asset', 'amount', 'initialAmount', 'createdAt']);
+const v3AdjustmentSchema = objectSchema({ id: str, reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
+  ['id', 'reference', 'createdAt', 'status', 'amount', 'raw']);
+export const v3PaymentSchema = objectSchema({
+  id: str, reference: str, sourceAccountID: { type: ['string', 'null'] }, destinationAccountID: { type: ['string', 'null'] }, connectorID: str,
+  provider: str, type: str, status: str, initialAmount: bigIntegerSchema(), amount: bigIntegerSchema(), scheme: str, asset: str,
+  createdAt: dateTimeSchema, raw: anyObject, adjustments: { type: 'array', items: v3AdjustmentSchema }, metadata: metadataSchema,
+}, ['id', 'reference', 'connectorID', 'provider', 'type', 'status', 'initialAmount', 'amount', 'scheme', 'asset', 'createdAt', 'raw', 'adjustments', 'metadata']);
+/** Formance's v3 metadata updates wrap the map: `{metadata: {...}}`. */
+export const v3MetadataBody = objectSchema({ metadata: nullableMetadata }, ['metadata']);
+export const v3PaymentsListQuery = paymentsListQuery;
+export const initiationsListQuery = listQuerySchema({
+  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, type, status, asset, amount, sourceAccountID, destinationAccountID, createdAt, scheduledAt, metadata[<key>].' }),
+});
+/** Formance's v3 lists of bank accounts, pools, payment service users (and an initiation's adjustments and payments) take a `query` filter, not implemented on these short lists. */
+export const v3PlainListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });

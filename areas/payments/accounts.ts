@@ -22,7 +22,7 @@ export interface Account {
   defaultAsset?: string; createdAt: Date; metadata: Record<string, string>; raw: unknown;
 }
 
-const presentAccount = (r: any, provider: string): Account => ({
+export const presentAccount = (r: any, provider: string): Account => ({
   id: r.id, connectorID: r.connector_id, provider: providerLabel(provider), reference: r.reference, type: r.type,
   ...(r.name ? { name: r.name } : {}), ...(r.default_asset ? { defaultAsset: r.default_asset } : {}),
   createdAt: r.created_at, metadata: r.metadata ?? {}, raw: r.raw,

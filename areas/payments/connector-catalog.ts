@@ -9,9 +9,14 @@ export const CAPABILITIES = [
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
-/** What each plugin implements (activities/payments/plugins): both fetch the three kinds and execute every write. */
+/**
+ * What each plugin implements (activities/payments/plugins): both fetch the three kinds and execute every write. The
+ * simulated provider, a demo, also takes accounts and payments recorded by clients (Formance's manual records); the
+ * generic one's provider is the only source of its data.
+ */
 const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
-  simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
+  simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
+    'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION'],
   generic: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
 };
 

@@ -1,11 +1,12 @@
 import {
-  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError,
+  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError,
 } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { bankAccountForward } from '../../workflows/payments/bank-account-forward';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../workflows/payments/connector-poll';
 import type { paymentInitiationExecute } from '../../workflows/payments/payment-initiation';
+import type { paymentServiceUserDelete } from '../../workflows/payments/psu-delete';
 import { fetchKindsOf, type FetchKind } from './connector-catalog';
 import { connectorLabel } from './ids';
 
@@ -19,7 +20,7 @@ export interface ConnectorRef { id: string; provider: string; name: string }
 
 export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string => `${connectorLabel(connector)}-${kind}`;
 export const initiationWorkflowId = (id: string, attempt: number): string => `payment-initiation-${id}-${attempt}`;
-const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
+export const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
 /** The id of the workflow (also its task id) that each long-running connector operation runs as. */
 export type ConnectorTask = 'install' | 'uninstall' | 'reset';
 export const connectorTaskId = (connector: ConnectorRef, task: ConnectorTask): string => `${connectorLabel(connector)}-${task}`;
@@ -151,7 +152,7 @@ export async function startConnectorTask(temporal: TemporalDeps, connector: Conn
 }
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward'] as const;
+export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete'] as const;
 
 export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
 
@@ -210,25 +211,41 @@ export async function startInitiationExecution(temporal: TemporalDeps, input: { 
   return workflowId;
 }
 
-/** Why a forward did not create the account: the provider's refusal, or Temporal unreachable. */
-export type ForwardOutcome = { ok: true } | { ok: false; refused: string } | { ok: false; unavailable: unknown };
-
-/** Runs the forward of a bank account to a connector and waits for it (joining a run already under way). */
-export async function runBankAccountForward(temporal: TemporalDeps, bankAccountID: string, connectorID: string): Promise<ForwardOutcome> {
+/**
+ * Starts the forward of a bank account to a connector without waiting (Formance's 202 with a task); a run under way
+ * is joined. @returns the task (workflow) id.
+ */
+export async function startBankAccountForward(temporal: TemporalDeps, bankAccountID: string, connectorID: string): Promise<string> {
   const workflowId = forwardWorkflowId(bankAccountID, connectorID);
+  await temporal.client.workflow.start<typeof bankAccountForward>('bankAccountForward', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return workflowId;
+}
+
+/**
+ * Waits for a payments task's workflow to close and answers it as describeTaskRun does, or undefined after
+ * `timeoutMs` (the task goes on; read it with getTask). For the v1 API, whose forward answers the bank account.
+ */
+export async function awaitTaskRun(temporal: TemporalDeps, workflowId: string, timeoutMs: number): Promise<TaskRun | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   try {
-    const handle = await temporal.client.workflow
-      .start<typeof bankAccountForward>('bankAccountForward', {
-        taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
-      })
-      .catch((error) => {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return temporal.client.workflow.getHandle(workflowId);
-        throw error;
-      });
-    await handle.result();
-    return { ok: true };
-  } catch (error) {
-    if (error instanceof WorkflowFailedError) return { ok: false, refused: ((error.cause?.cause ?? error.cause) as Error | undefined)?.message ?? 'failed' };
-    return { ok: false, unavailable: error };
+    const closed = await Promise.race([temporal.client.workflow.getHandle(workflowId).result().then(() => 'closed' as const, () => 'closed' as const), timeout]);
+    return closed === 'timeout' ? undefined : describeTaskRun(temporal, workflowId);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Starts the deletion of a payment service user (joining one under way). @returns the task (workflow) id. */
+export async function startPaymentServiceUserDelete(temporal: TemporalDeps, paymentServiceUserID: string): Promise<string> {
+  const workflowId = `payment-service-user-${paymentServiceUserID}-delete`;
+  await temporal.client.workflow.start<typeof paymentServiceUserDelete>('paymentServiceUserDelete', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ paymentServiceUserID }], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' }],
+    staticSummary: `Delete payment service user ${paymentServiceUserID}`,
+  });
+  return workflowId;
 }

@@ -2,8 +2,10 @@
  * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
  * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine.ts.
  */
-export { type ProviderAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
-export { forwardBankAccount, recordForwardedAccount } from './bank-account-forward';
+export { accountKey, balanceKey, listAccountBalances, listAccounts } from './account-list';
+export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
+export { forwardBankAccount, forwardPsuBankAccount, recordForwardedAccount } from './bank-account-forward';
+export { emptyPage, getConversion, getOrder } from './conversions-orders';
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
 export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
@@ -20,11 +22,14 @@ export { createPaymentInitiation } from './initiation-create';
 export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiation-execute';
 export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
-export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey } from './payment-service-users';
+export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation } from './initiation-related';
+export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
+export { getLinkAttempt, refuseOpenBanking } from './psu-open-banking';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPayments, listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
-export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from './pools';
+export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';
+export { createManualAccount, createManualPayment } from './manual-records';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
 export {
   type ConnectorV1, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,

@@ -3,10 +3,11 @@ import type { Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { providerLabel, type PaymentInitiationStatus } from './enums';
 import { emitPaymentsEvents } from './events';
+import { compilePaymentsQuery, INITIATIONS_TABLE } from './payments-query';
 
 export interface PaymentInitiationAdjustment { id: string; status: string; createdAt: Date; error?: string; metadata: Record<string, string> }
 export interface PaymentInitiation {
-  id: string; connectorID: string; provider: string; reference: string; createdAt: Date; scheduledAt?: Date; description: string;
+  id: string; connectorID: string; provider: string; reference: string; createdAt: Date; scheduledAt: Date; description: string;
   type: string; amount: bigint; asset: string; status: string; sourceAccountID?: string; destinationAccountID: string;
   error?: string; metadata: Record<string, string>; attempts: number;
 }
@@ -15,7 +16,8 @@ const SELECT = (db: Executor) => db('payments_initiations as i').join('payments_
 
 export const presentInitiation = (r: any): PaymentInitiation => ({
   id: r.id, connectorID: r.connector_id, provider: providerLabel(r.provider), reference: r.reference, createdAt: r.created_at,
-  ...(r.scheduled_at ? { scheduledAt: r.scheduled_at } : {}), description: r.description, type: r.type, amount: BigInt(r.amount),
+  // Formance's V3PaymentInitiation always has one: an initiation without a schedule is due when it is created.
+  scheduledAt: r.scheduled_at ?? r.created_at, description: r.description, type: r.type, amount: BigInt(r.amount),
   asset: r.asset, status: r.status, ...(r.source_account_id ? { sourceAccountID: r.source_account_id } : {}),
   destinationAccountID: r.destination_account_id, ...(r.error ? { error: r.error } : {}), metadata: r.metadata ?? {}, attempts: r.attempts,
 });
@@ -42,8 +44,12 @@ export async function getPaymentInitiationDetails(db: Executor, id: string) {
   };
 }
 
-export async function listPaymentInitiations(db: Executor, page: PageRequest): Promise<Page<PaymentInitiation>> {
-  const rows = await keysetPage<any>(SELECT(db), ['i.created_at', 'i.id'], 'desc', page);
+/** Newest first, filtered by Formance's `query` (the payments filter language over initiation fields). Throws VALIDATION. */
+export async function listPaymentInitiations(db: Executor, filters: { query?: string }, page: PageRequest): Promise<Page<PaymentInitiation>> {
+  const select = SELECT(db);
+  const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query, INITIATIONS_TABLE) : undefined;
+  if (condition) select.whereRaw(condition.sql, condition.bindings as any[]);
+  const rows = await keysetPage<any>(select, ['i.created_at', 'i.id'], 'desc', page);
   return { ...rows, items: rows.items.map(presentInitiation) };
 }
 

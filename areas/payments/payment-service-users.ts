@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { notFound, validationError } from '../../lib/errors';
+import { ApiError, notFound, validationError } from '../../lib/errors';
+import type { TemporalDeps } from '../../lib/temporal';
 import { inTransaction } from '../../db/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { startPaymentServiceUserDelete } from './engine';
 import { isUuid } from './ids';
 import { stringifyJson } from '../../lib/json';
 
@@ -89,8 +91,20 @@ export async function linkBankAccount(db: Db, psuId: string, bankAccountId: stri
   });
 }
 
-/** Deletes the user and its links; its bank accounts stay (they may be forwarded to connectors). Throws NOT_FOUND. */
-export async function deletePaymentServiceUser(db: Db, id: string): Promise<void> {
-  const deleted = isUuid(id) ? await db('payments_psus').where({ id }).delete() : 0;
-  if (deleted === 0) throw notFound(`payment service user ${id} not found`);
+/**
+ * Formance's asynchronous deletion: checks the user exists, then starts the task that deletes it (read with getTask).
+ * Throws NOT_FOUND, SERVICE_UNAVAILABLE (Temporal unreachable).
+ */
+export async function deletePaymentServiceUser(deps: { db: Db; temporal: TemporalDeps }, id: string): Promise<{ taskID: string }> {
+  await getPaymentServiceUser(deps.db, id);
+  try {
+    return { taskID: await startPaymentServiceUserDelete(deps.temporal, id) };
+  } catch (error) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the deletion on Temporal', { cause: error });
+  }
+}
+
+/** Worker side: deletes the user and its links; its bank accounts stay (they may be forwarded to connectors). */
+export async function removePaymentServiceUser(db: Db, id: string): Promise<void> {
+  if (isUuid(id)) await db('payments_psus').where({ id }).delete();
 }

@@ -61,25 +61,26 @@ export type PaymentSortFields = Pick<Payment, 'id' | 'reference' | 'status' | 't
  * the text as it is: a page of 1000 payments then costs the API no parsing of `raw`/`metadata` and no serializing.
  */
 const UTC_ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const PAYMENT_JSON = `row_to_json((SELECT r FROM (SELECT
-    p.id AS "id", p.reference AS "reference", coalesce(p.source_account_id, '') AS "sourceAccountID",
-    coalesce(p.destination_account_id, '') AS "destinationAccountID", p.connector_id AS "connectorID", upper(c.provider) AS "provider",
+const paymentJson = (v3: boolean) => `row_to_json((SELECT r FROM (SELECT
+    p.id AS "id", p.reference AS "reference", ${v3 ? 'p.source_account_id' : "coalesce(p.source_account_id, '')"} AS "sourceAccountID",
+    ${v3 ? 'p.destination_account_id' : "coalesce(p.destination_account_id, '')"} AS "destinationAccountID", p.connector_id AS "connectorID", upper(c.provider) AS "provider",
     p.type AS "type", p.status AS "status", p.initial_amount AS "initialAmount", p.amount AS "amount", p.scheme AS "scheme",
     p.asset AS "asset", to_char(p.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS "createdAt", p.raw AS "raw",
-    coalesce((SELECT json_agg(row_to_json((SELECT x FROM (SELECT a.reference AS "reference", to_char(a.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS "createdAt",
+    coalesce((SELECT json_agg(row_to_json((SELECT x FROM (SELECT ${v3 ? 'a.id AS "id", ' : ''}a.reference AS "reference", to_char(a.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS "createdAt",
         a.status AS "status", a.amount AS "amount", a.raw AS "raw") x)) ORDER BY a.seq DESC)
       FROM payments_adjustments a WHERE a.payment_id = p.id), '[]'::json) AS "adjustments",
     p.metadata AS "metadata") r))::text`;
 
 /**
- * Op 7 as wire JSON: each item is one payment's JSON text (see PAYMENT_JSON) and the fields its cursor needs, read as
+ * Op 7 as wire JSON: each item is one payment's JSON text (see paymentJson) and the fields its cursor needs, read as
  * text and turned into values only for the two rows that sign cursors (a Date per row is measurable on 1000 rows).
+ * `v3`: Formance's V3Payment (see presentPayments).
  */
-export async function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: PageRequest): Promise<Page<{ json: string; sort: () => PaymentSortFields }>> {
+export async function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: PageRequest, options: { v3?: boolean } = {}): Promise<Page<{ json: string; sort: () => PaymentSortFields }>> {
   const select = db('payments_payments as p')
     .join('payments_connectors as c', 'c.id', 'p.connector_id')
     .select('p.id', 'p.reference', 'p.status', 'p.type', 'p.asset', 'p.scheme', db.raw(`to_char(p.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS created_at`))
-    .select(db.raw('p.amount::text AS amount'), db.raw('p.initial_amount::text AS initial_amount'), db.raw(`${PAYMENT_JSON} AS json`));
+    .select(db.raw('p.amount::text AS amount'), db.raw('p.initial_amount::text AS initial_amount'), db.raw(`${paymentJson(options.v3 ?? false)} AS json`));
   const { rows, more, backwards } = await pagedRows(db, filters, page, select);
   const items = rows.map((r) => ({
     json: r.json as string,

@@ -33,11 +33,40 @@ export const QUERY_FIELDS = [...Object.keys(FIELDS), ...Object.keys(ALIASES), 'm
 
 export interface SqlCondition { sql: string; bindings: unknown[] }
 
-function resolveField(name: string): Field {
+/** The fields one list filters on: the same language serves payments and, with their own table, other v3 lists. */
+export interface QueryTable { fields: Record<string, Field>; aliases: Record<string, string>; metadata: string; names: string[] }
+const PAYMENTS_TABLE: QueryTable = { fields: FIELDS, aliases: ALIASES, metadata: 'p.metadata', names: QUERY_FIELDS };
+
+/** Accounts (`a`), as Formance's v3 account list filters them. */
+const ACCOUNT_FIELDS: Record<string, Field> = {
+  id: { sql: 'a.id', kind: 'string' }, reference: { sql: 'a.reference', kind: 'string' }, connectorID: { sql: 'a.connector_id', kind: 'string' },
+  type: { sql: 'a.type', kind: 'string' }, name: { sql: 'a.name', kind: 'string' }, defaultAsset: { sql: 'a.default_asset', kind: 'string' },
+  createdAt: { sql: 'a.created_at', kind: 'date' },
+};
+const ACCOUNT_ALIASES: Record<string, string> = { connector_id: 'connectorID', default_asset: 'defaultAsset', created_at: 'createdAt' };
+export const ACCOUNTS_TABLE: QueryTable = {
+  fields: ACCOUNT_FIELDS, aliases: ACCOUNT_ALIASES, metadata: 'a.metadata', names: [...Object.keys(ACCOUNT_FIELDS), ...Object.keys(ACCOUNT_ALIASES), 'metadata[<key>]'],
+};
+
+/** Payment initiations (`i`), as Formance's v3 initiation list filters them. */
+const INITIATION_FIELDS: Record<string, Field> = {
+  id: { sql: 'i.id', kind: 'string' }, reference: { sql: 'i.reference', kind: 'string' }, connectorID: { sql: 'i.connector_id', kind: 'string' },
+  provider: { sql: 'c.provider', kind: 'string', caseInsensitive: true }, type: { sql: 'i.type', kind: 'string' }, status: { sql: 'i.status', kind: 'string' },
+  asset: { sql: 'i.asset', kind: 'string' }, amount: { sql: 'i.amount', kind: 'number' }, sourceAccountID: { sql: 'i.source_account_id', kind: 'string' },
+  destinationAccountID: { sql: 'i.destination_account_id', kind: 'string' }, createdAt: { sql: 'i.created_at', kind: 'date' }, scheduledAt: { sql: 'i.scheduled_at', kind: 'date' },
+};
+const INITIATION_ALIASES: Record<string, string> = {
+  connector_id: 'connectorID', source_account_id: 'sourceAccountID', destination_account_id: 'destinationAccountID', created_at: 'createdAt', scheduled_at: 'scheduledAt',
+};
+export const INITIATIONS_TABLE: QueryTable = {
+  fields: INITIATION_FIELDS, aliases: INITIATION_ALIASES, metadata: 'i.metadata', names: [...Object.keys(INITIATION_FIELDS), ...Object.keys(INITIATION_ALIASES), 'metadata[<key>]'],
+};
+
+function resolveField(table: QueryTable, name: string): Field {
   const metadata = /^metadata\[(.+)\]$/.exec(name);
-  if (metadata) return { sql: `p.metadata ->> '${metadata[1].replace(/'/g, "''")}'`, kind: 'string' };
-  const field = FIELDS[ALIASES[name] ?? name];
-  if (!field) throw validationError(`query: unknown field "${name}"; fields are ${QUERY_FIELDS.join(', ')}`);
+  if (metadata) return { sql: `${table.metadata} ->> '${metadata[1].replace(/'/g, "''")}'`, kind: 'string' };
+  const field = table.fields[table.aliases[name] ?? name];
+  if (!field) throw validationError(`query: unknown field "${name}"; fields are ${table.names.join(', ')}`);
   return field;
 }
 
@@ -65,22 +94,22 @@ function pair(op: string, operand: unknown): [string, unknown] {
 
 const COMPARISONS: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
 
-function compile(expression: unknown): SqlCondition {
+function compile(table: QueryTable, expression: unknown): SqlCondition {
   if (!expression || typeof expression !== 'object' || Array.isArray(expression) || Object.keys(expression).length !== 1) {
     throw validationError('query: each expression is an object with exactly one operator');
   }
   const [op, operand] = Object.entries(expression)[0];
   if (op === '$and' || op === '$or') {
     if (!Array.isArray(operand) || operand.length === 0) throw validationError(`query: ${op} takes a non-empty array`);
-    const parts = operand.map(compile);
+    const parts = operand.map((e) => compile(table, e));
     return { sql: `(${parts.map((p) => p.sql).join(op === '$and' ? ' AND ' : ' OR ')})`, bindings: parts.flatMap((p) => p.bindings) };
   }
   if (op === '$not') {
-    const inner = compile(operand);
+    const inner = compile(table, operand);
     return { sql: `(NOT COALESCE(${inner.sql}, false))`, bindings: inner.bindings };
   }
   const [name, raw] = pair(op, operand);
-  const field = resolveField(name);
+  const field = resolveField(table, name);
   const column = field.caseInsensitive ? `lower(${field.sql})` : field.sql;
   const cp = field.params ?? [];
   if (op === '$match') return { sql: `(${column} = ?)`, bindings: [...cp, value(field, name, raw)] };
@@ -94,12 +123,12 @@ function compile(expression: unknown): SqlCondition {
   }
   const comparison = COMPARISONS[op];
   if (!comparison) throw validationError(`query: unknown operator "${op}"; operators are $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not`);
-  if (field.kind === 'string') throw validationError(`query: ${op} applies to amount, initialAmount and createdAt, not "${name}"`);
+  if (field.kind === 'string') throw validationError(`query: ${op} applies to numbers and dates, not "${name}"`);
   return { sql: `(${column} ${comparison} ?)`, bindings: [...cp, value(field, name, raw)] };
 }
 
 /** Parses and compiles `?query=`; `{}` matches everything. Throws VALIDATION for malformed JSON, unknown fields or operators. */
-export function compilePaymentsQuery(text: string): SqlCondition | undefined {
+export function compilePaymentsQuery(text: string, table: QueryTable = PAYMENTS_TABLE): SqlCondition | undefined {
   let expression: unknown;
   try {
     expression = parseJson(text);
@@ -107,5 +136,5 @@ export function compilePaymentsQuery(text: string): SqlCondition | undefined {
     throw validationError('query: not valid JSON');
   }
   if (expression && typeof expression === 'object' && !Array.isArray(expression) && Object.keys(expression).length === 0) return undefined;
-  return compile(expression);
+  return compile(table, expression);
 }

@@ -23,15 +23,19 @@ export interface ProviderPayment {
   raw: unknown;
 }
 
-export interface PaymentAdjustment { reference: string; createdAt: Date; status: string; amount: bigint; raw: unknown }
+export interface PaymentAdjustment { id?: string; reference: string; createdAt: Date; status: string; amount: bigint; raw: unknown }
 export interface Payment {
-  id: string; reference: string; sourceAccountID: string; destinationAccountID: string; connectorID: string; provider: string;
+  id: string; reference: string; sourceAccountID: string | null; destinationAccountID: string | null; connectorID: string; provider: string;
   type: string; status: string; initialAmount: bigint; amount: bigint; scheme: string; asset: string; createdAt: Date;
   raw: unknown; adjustments: PaymentAdjustment[]; metadata: Record<string, string>;
 }
 
-/** Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape, adjustments newest first. */
-export async function presentPayments(db: Executor, rows: any[]): Promise<Payment[]> {
+/**
+ * Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape, adjustments newest
+ * first. `v3` is Formance's V3Payment: adjustments carry their id, and a payment without source or destination account
+ * has none (the spec's shape writes "").
+ */
+export async function presentPayments(db: Executor, rows: any[], options: { v3?: boolean } = {}): Promise<Payment[]> {
   const adjustments = rows.length ? await db('payments_adjustments').whereIn('payment_id', rows.map((r) => r.id)).orderBy('seq', 'desc') : [];
   // Grouped once: a page of 1000 payments would otherwise scan every adjustment for every payment.
   const byPayment = new Map<string, any[]>();
@@ -43,8 +47,8 @@ export async function presentPayments(db: Executor, rows: any[]): Promise<Paymen
   return rows.map((r) => ({
     id: r.id,
     reference: r.reference,
-    sourceAccountID: r.source_account_id ?? '',
-    destinationAccountID: r.destination_account_id ?? '',
+    sourceAccountID: r.source_account_id ?? (options.v3 ? null : ''),
+    destinationAccountID: r.destination_account_id ?? (options.v3 ? null : ''),
     connectorID: r.connector_id,
     provider: providerLabel(r.provider),
     type: r.type,
@@ -56,7 +60,7 @@ export async function presentPayments(db: Executor, rows: any[]): Promise<Paymen
     createdAt: r.created_at,
     raw: r.raw,
     adjustments: (byPayment.get(r.id) ?? [])
-      .map((a: any) => ({ reference: a.reference, createdAt: a.created_at, status: a.status, amount: BigInt(a.amount), raw: a.raw })),
+      .map((a: any) => ({ ...(options.v3 ? { id: a.id } : {}), reference: a.reference, createdAt: a.created_at, status: a.status, amount: BigInt(a.amount), raw: a.raw })),
     metadata: r.metadata ?? {},
   }));
 }
@@ -64,11 +68,11 @@ export async function presentPayments(db: Executor, rows: any[]): Promise<Paymen
 export const paymentsQuery = (db: Executor) =>
   db('payments_payments as p').join('payments_connectors as c', 'c.id', 'p.connector_id').select('p.*', 'c.provider');
 
-/** Throws NOT_FOUND. */
-export async function getPayment(db: Executor, id: string): Promise<Payment> {
+/** Throws NOT_FOUND. `v3`: Formance's V3Payment (see presentPayments). */
+export async function getPayment(db: Executor, id: string, options: { v3?: boolean } = {}): Promise<Payment> {
   const row = await paymentsQuery(db).where('p.id', id).first();
   if (!row) throw notFound(`payment ${id} not found`);
-  return (await presentPayments(db, [row]))[0];
+  return (await presentPayments(db, [row], options))[0];
 }
 
 async function emitSavedPayment(trx: Executor, id: string): Promise<void> {

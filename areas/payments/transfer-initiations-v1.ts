@@ -47,7 +47,7 @@ export async function getTransferInitiationV1(db: Executor, id: string): Promise
 }
 
 export async function listTransferInitiationsV1(db: Executor, page: PageRequest): Promise<Page<TransferInitiationV1>> {
-  const list = await listPaymentInitiations(db, page);
+  const list = await listPaymentInitiations(db, {}, page);
   return { ...list, items: list.items.map(presentV1) };
 }
 export const transferInitiationV1Key = (t: TransferInitiationV1): unknown[] => [t.createdAt.toISOString(), t.id];

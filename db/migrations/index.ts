@@ -15,6 +15,7 @@ import * as webhookDeliveries from './013-webhook-deliveries';
 import * as ledgerPipelines from './014-ledger-pipelines';
 import * as ledgerV2Surface from './015-ledger-v2-surface';
 import * as platformBucket from './016-platform-bucket';
+import * as paymentsDynamicPools from './017-payments-dynamic-pools';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Array<[string, Migration]> = [
   ['014-ledger-pipelines', ledgerPipelines],
   ['015-ledger-v2-surface', ledgerV2Surface],
   ['016-platform-bucket', platformBucket],
+  ['017-payments-dynamic-pools', paymentsDynamicPools],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

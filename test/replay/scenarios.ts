@@ -130,7 +130,9 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       await eventually(() => read(`/api/payments/v3/payment-initiations/${refusedID}`), (b) => b.data.status === 'FAILED');
 
       const bankAccount = (await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'replay', iban: 'FR7630006000011234567890189', country: 'FR' } })).body.data;
-      await expectStatus(api('POST', `/api/payments/v3/bank-accounts/${bankAccount}/forward`, { body: { connectorID } }), 200);
+      const forward = await api('POST', `/api/payments/v3/bank-accounts/${bankAccount}/forward`, { body: { connectorID } });
+      if (forward.status !== 202) throw new Error(`forward: expected 202, got ${forward.status} ${forward.text}`);
+      await eventually(() => read(`/api/payments/v3/tasks/${forward.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
 
       await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 202);
       return {
@@ -157,6 +159,18 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const uninstall = (await api('DELETE', base)).body.data.taskID;
       await eventually(() => read(`/api/payments/v3/tasks/${uninstall}`), (b) => b.data.status === 'SUCCEEDED');
       return { 'connector-install': schedule.replace(/-payments$/, '-install'), 'connector-poll': poll.id, 'connector-reset': reset, 'connector-uninstall': uninstall };
+    },
+  }],
+
+  // A payment service user's asynchronous deletion.
+  ['payments-psu', {
+    records: ['payment-service-user-delete'],
+    async run() {
+      const user = (await api('POST', '/api/payments/v3/payment-service-users', { body: { name: 'replay' } })).body.data;
+      const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user}`);
+      if (deleted.status !== 202) throw new Error(`psu delete: expected 202, got ${deleted.status} ${deleted.text}`);
+      await eventually(() => read(`/api/payments/v3/tasks/${deleted.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      return { 'payment-service-user-delete': deleted.body.data.taskID };
     },
   }],
 

@@ -6,8 +6,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { bankAccountInputSchema, bankAccountSchema, forwardInputSchema, idParams, metadataBody, plainListQuery } from '../../schemas/payments';
-import { idempotencyHeader, idempotencyKey, tags, temporalOf } from './common';
+import { bankAccountInputSchema, bankAccountSchema, forwardInputSchema, idParams, taskSchema, v3MetadataBody, v3PlainListQuery } from '../../schemas/payments';
+import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const params = idParams('bankAccountId');
 
@@ -37,7 +37,7 @@ export const readBankAccountV3Route = readBankAccount('/api/payments/v3/bank-acc
 export const listBankAccountsRoute = defineRoute(
   { method: 'get', path: '/api/payments/v3/bank-accounts', operationId: 'listBankAccounts', summary: 'List bank accounts, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountSchema) } } },
   authenticate('payments:read'),
-  validate({ query: plainListQuery }),
+  validate({ query: v3PlainListQuery }),
   async function listBankAccountsHandler(ctx) {
     const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listBankAccounts(ctx.deps.db, list), bankAccountKey);
@@ -45,22 +45,24 @@ export const listBankAccountsRoute = defineRoute(
 );
 
 export const updateBankAccountMetadataRoute = defineRoute(
-  { method: 'patch', path: '/api/payments/v3/bank-accounts/{bankAccountId}/metadata', operationId: 'updateBankAccountMetadata', summary: 'Merge metadata into a bank account', tags,
-    responses: { 200: { description: 'Updated', schema: dataOf(bankAccountSchema) } } },
+  { method: 'patch', path: '/api/payments/v3/bank-accounts/{bankAccountId}/metadata', operationId: 'updateBankAccountMetadata', summary: 'Merge `metadata` into a bank account\'s', tags,
+    responses: noContent },
   authenticate('payments:write'),
-  validate({ params, body: metadataBody }),
+  validate({ params, body: v3MetadataBody }),
   async function updateBankAccountMetadataHandler(ctx) {
-    ctx.body = { data: await updateBankAccountMetadata(ctx.deps.db, ctx.state.input.params.bankAccountId, ctx.state.input.body) };
+    await updateBankAccountMetadata(ctx.deps.db, ctx.state.input.params.bankAccountId, ctx.state.input.body.metadata ?? {});
+    ctx.status = 204;
   },
 );
 
 export const forwardBankAccountRoute = defineRoute(
   { method: 'post', path: '/api/payments/v3/bank-accounts/{bankAccountId}/forward', operationId: 'forwardBankAccount', summary: 'Create the bank account at a connector (runs on Temporal)', tags,
-    responses: { 200: { description: 'Bank account with its new related account', schema: dataOf(bankAccountSchema) } } },
+    responses: { 202: { description: 'The forward\'s task (read it with getTask)', schema: dataOf(taskSchema) } } },
   authenticate('payments:write'),
   validate({ params, body: forwardInputSchema }),
   async function forwardBankAccountHandler(ctx) {
     const deps = { db: ctx.deps.db, temporal: temporalOf(ctx) };
+    ctx.status = 202;
     ctx.body = { data: await forwardBankAccount(deps, ctx.state.input.params.bankAccountId, ctx.state.input.body.connectorID) };
   },
 );

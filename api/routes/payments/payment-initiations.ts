@@ -3,13 +3,16 @@ import {
   approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation,
 } from '../../../areas/payments';
 import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../areas/payments';
+import {
+  initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation,
+} from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { createQuery, idParams, initiationCreatedSchema, initiationInputSchema, initiationSchema, plainListQuery, taskSchema } from '../../schemas/payments';
+import { createQuery, idParams, initiationAdjustmentSchema, initiationsListQuery, initiationCreatedSchema, initiationInputSchema, initiationSchema, reverseInputSchema, taskSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-initiations';
@@ -43,10 +46,10 @@ export const readInitiationRoute = defineRoute(
 export const listInitiationsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPaymentInitiations', summary: 'List payment initiations, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(initiationSchema) } } },
   authenticate('payments:read'),
-  validate({ query: plainListQuery }),
+  validate({ query: initiationsListQuery }),
   async function listInitiationsHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list), initiationKey);
+    ctx.body = cursorEnvelope(list, await listPaymentInitiations(ctx.deps.db, list.filters, list), initiationKey);
   },
 );
 
@@ -92,4 +95,37 @@ export const deleteInitiationRoute = defineRoute(
   },
 );
 
-export const paymentInitiationRoutes = [createInitiationRoute, readInitiationRoute, listInitiationsRoute, approveInitiationRoute, rejectInitiationRoute, retryInitiationRoute, deleteInitiationRoute];
+export const listInitiationAdjustmentsRoute = defineRoute(
+  { method: 'get', path: `${base}/{paymentInitiationID}/adjustments`, operationId: 'listPaymentInitiationAdjustments', summary: 'A payment initiation\'s status changes, newest first', tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(initiationAdjustmentSchema) } } },
+  authenticate('payments:read'),
+  validate({ params, query: v3PlainListQuery }),
+  async function listInitiationAdjustmentsHandler(ctx) {
+    const list = ctx.state.input.list;
+    const page = await listInitiationAdjustments(ctx.deps.db, ctx.state.input.params.paymentInitiationID, list);
+    ctx.body = cursorEnvelope(list, page, initiationAdjustmentKey, presentInitiationAdjustment);
+  },
+);
+
+export const listInitiationPaymentsRoute = defineRoute(
+  { method: 'get', path: `${base}/{paymentInitiationID}/payments`, operationId: 'listPaymentInitiationRelatedPayments', summary: 'The payments a payment initiation produced (V3Payment)', tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(v3PaymentSchema) } } },
+  authenticate('payments:read'),
+  validate({ params, query: v3PlainListQuery }),
+  async function listInitiationPaymentsHandler(ctx) {
+    const list = ctx.state.input.list;
+    ctx.body = cursorEnvelope(list, await listInitiationPayments(ctx.deps.db, ctx.state.input.params.paymentInitiationID, list), initiationPaymentKey);
+  },
+);
+
+export const reverseInitiationRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentInitiationID}/reverse`, operationId: 'reversePaymentInitiation', summary: 'Reverse a PROCESSED initiation (no plugin can: always 400)', tags,
+    responses: { 202: { description: 'Never answered: neither plugin can reverse', schema: dataOf(taskSchema) } } },
+  authenticate('payments:write'),
+  validate({ params, body: reverseInputSchema }),
+  async function reverseInitiationHandler(ctx) {
+    await reversePaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
+  },
+);
+
+export const paymentInitiationRoutes = [listInitiationAdjustmentsRoute, listInitiationPaymentsRoute, reverseInitiationRoute, createInitiationRoute, readInitiationRoute, listInitiationsRoute, approveInitiationRoute, rejectInitiationRoute, retryInitiationRoute, deleteInitiationRoute];

@@ -1,13 +1,13 @@
 import {
-  createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey,
+  createPaymentServiceUser, deletePaymentServiceUser, forwardPsuBankAccount, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey,
 } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
-import { idParams, plainListQuery, psuInputSchema, psuSchema } from '../../schemas/payments';
-import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
+import { forwardInputSchema, idParams, psuInputSchema, psuSchema, taskSchema, v3PlainListQuery } from '../../schemas/payments';
+import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-service-users';
 const params = idParams('paymentServiceUserID');
@@ -35,7 +35,7 @@ export const readPsuRoute = defineRoute(
 export const listPsusRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPaymentServiceUsers', summary: 'List payment service users, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(psuSchema) } } },
   authenticate('payments:read'),
-  validate({ query: plainListQuery }),
+  validate({ query: v3PlainListQuery }),
   async function listPsusHandler(ctx) {
     const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listPaymentServiceUsers(ctx.deps.db, list), paymentServiceUserKey);
@@ -53,13 +53,27 @@ export const linkPsuBankAccountRoute = defineRoute(
 );
 
 export const deletePsuRoute = defineRoute(
-  { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (its bank accounts stay)', tags, responses: noContent },
+  { method: 'delete', path: `${base}/{paymentServiceUserID}`, operationId: 'deletePaymentServiceUser', summary: 'Delete a payment service user (runs on Temporal; its bank accounts stay)', tags,
+    responses: { 202: { description: 'The deletion\'s task (read it with getTask)', schema: dataOf(taskSchema) } } },
   authenticate('payments:write'),
   validate({ params }),
   async function deletePsuHandler(ctx) {
-    await deletePaymentServiceUser(ctx.deps.db, ctx.state.input.params.paymentServiceUserID);
-    ctx.status = 204;
+    ctx.status = 202;
+    ctx.body = { data: await deletePaymentServiceUser({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.paymentServiceUserID) };
   },
 );
 
-export const paymentServiceUserRoutes = [createPsuRoute, readPsuRoute, listPsusRoute, linkPsuBankAccountRoute, deletePsuRoute];
+export const forwardPsuBankAccountRoute = defineRoute(
+  { method: 'post', path: `${base}/{paymentServiceUserID}/bank-accounts/{bankAccountID}/forward`, operationId: 'forwardPaymentServiceUserBankAccount',
+    summary: 'Forward one of the user\'s bank accounts to a connector (runs on Temporal)', tags,
+    responses: { 202: { description: 'The forward\'s task (read it with getTask)', schema: dataOf(taskSchema) } } },
+  authenticate('payments:write'),
+  validate({ params: objectSchema({ paymentServiceUserID: stringSchema({ minLength: 1 }), bankAccountID: stringSchema({ minLength: 1 }) }, ['paymentServiceUserID', 'bankAccountID']), body: forwardInputSchema }),
+  async function forwardPsuBankAccountHandler(ctx) {
+    const { params, body } = ctx.state.input;
+    ctx.status = 202;
+    ctx.body = { data: await forwardPsuBankAccount({ db: ctx.deps.db, temporal: temporalOf(ctx) }, params.paymentServiceUserID, params.bankAccountID, body.connectorID) };
+  },
+);
+
+export const paymentServiceUserRoutes = [forwardPsuBankAccountRoute, createPsuRoute, readPsuRoute, listPsusRoute, linkPsuBankAccountRoute, deletePsuRoute];

@@ -1,11 +1,11 @@
-import { getPayment, updatePaymentMetadata } from '../../../areas/payments';
+import { createManualPayment, getPayment, updatePaymentMetadata } from '../../../areas/payments';
 import { listPaymentsJson, paymentSortKeyOf } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { idParams, metadataBody, paymentSchema, paymentsListQuery } from '../../schemas/payments';
+import { idParams, manualPaymentInputSchema, metadataBody, paymentSchema, paymentsListQuery, v3MetadataBody, v3PaymentSchema, v3PaymentsListQuery } from '../../schemas/payments';
 import { noContent, tags } from './common';
 
 export const listPaymentsRoute = defineRoute(
@@ -45,3 +45,60 @@ export const updatePaymentMetadataRoute = defineRoute(
 );
 
 export const paymentRoutes = [listPaymentsRoute, readPaymentRoute, updatePaymentMetadataRoute];
+
+const v3Base = '/api/payments/v3/payments';
+const v3Params = idParams('paymentID');
+
+export const listPaymentsV3Route = defineRoute(
+  {
+    method: 'get', path: v3Base, operationId: 'listPaymentsV3', summary: 'List payments in Formance\'s V3Payment shape', tags,
+    description: 'As op 7 (same sort and query), each item with adjustment ids and null for a missing source or destination account.',
+    responses: { 200: { description: 'Cursor of payments', schema: cursorOf(v3PaymentSchema) } },
+  },
+  authenticate('payments:read'),
+  validate({ query: v3PaymentsListQuery }),
+  async function listPaymentsV3Handler(ctx) {
+    const list = ctx.state.input.list;
+    const page = await listPaymentsJson(ctx.deps.db, list.filters, list, { v3: true });
+    const keyOf = paymentSortKeyOf(list.filters);
+    ctx.type = 'application/json';
+    ctx.body = cursorEnvelopeJson(list, page, (item) => keyOf(item.sort()));
+  },
+);
+
+export const readPaymentV3Route = defineRoute(
+  { method: 'get', path: `${v3Base}/{paymentID}`, operationId: 'readPaymentV3', summary: 'Read a payment (V3Payment)', tags, responses: { 200: { description: 'Payment', schema: dataOf(v3PaymentSchema) } } },
+  authenticate('payments:read'),
+  validate({ params: v3Params }),
+  async function readPaymentV3Handler(ctx) {
+    ctx.body = { data: await getPayment(ctx.deps.db, ctx.state.input.params.paymentID, { v3: true }) };
+  },
+);
+
+export const createPaymentRoute = defineRoute(
+  { method: 'post', path: v3Base, operationId: 'createPayment', summary: 'Record a payment of a connector (needs ALLOW_FORMANCE_PAYMENT_CREATION)', tags,
+    responses: { 201: { description: 'Recorded', schema: dataOf(v3PaymentSchema) } } },
+  authenticate('payments:write'),
+  validate({ body: manualPaymentInputSchema }),
+  async function createPaymentHandler(ctx) {
+    ctx.status = 201;
+    const body = ctx.state.input.body;
+    const input = {
+      ...body, amount: BigInt(body.amount), initialAmount: BigInt(body.initialAmount),
+      adjustments: body.adjustments?.map((a) => ({ ...a, amount: a.amount === undefined ? undefined : BigInt(a.amount) })),
+    };
+    ctx.body = { data: await createManualPayment(ctx.deps.db, input) };
+  },
+);
+
+export const updatePaymentMetadataV3Route = defineRoute(
+  { method: 'patch', path: `${v3Base}/{paymentID}/metadata`, operationId: 'updatePaymentMetadataV3', summary: 'Merge `metadata` into a payment\'s', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params: v3Params, body: v3MetadataBody }),
+  async function updatePaymentMetadataV3Handler(ctx) {
+    await updatePaymentMetadata(ctx.deps.db, ctx.state.input.params.paymentID, ctx.state.input.body.metadata ?? {});
+    ctx.status = 204;
+  },
+);
+
+export const paymentV3Routes = [listPaymentsV3Route, readPaymentV3Route, createPaymentRoute, updatePaymentMetadataV3Route];

@@ -1,10 +1,10 @@
-import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey } from '../../../areas/payments';
+import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
-import { idParams, plainListQuery, poolBalancesSchema, poolInputSchema, poolSchema } from '../../schemas/payments';
+import { idParams, poolBalancesQuery, poolBalancesSchema, poolInputSchema, poolQueryBody, poolSchema, v3PlainListQuery } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
 
 const base = '/api/payments/v3/pools';
@@ -12,7 +12,7 @@ const params = idParams('poolID');
 const accountParams = objectSchema({ poolID: stringSchema({ minLength: 1 }), accountID: stringSchema({ minLength: 1 }) }, ['poolID', 'accountID']);
 
 export const createPoolRoute = defineRoute(
-  { method: 'post', path: base, operationId: 'createPool', summary: 'Create a pool of INTERNAL accounts (op 5)', tags, headers: idempotencyHeader,
+  { method: 'post', path: base, operationId: 'createPool', summary: 'Create a pool of INTERNAL accounts (op 5): static (accountIDs) or dynamic (query)', tags, headers: idempotencyHeader,
     responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
   authenticate('payments:write'),
   validate({ body: poolInputSchema }),
@@ -34,7 +34,7 @@ export const readPoolRoute = defineRoute(
 export const listPoolsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listPools', summary: 'List pools, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(poolSchema) } } },
   authenticate('payments:read'),
-  validate({ query: plainListQuery }),
+  validate({ query: v3PlainListQuery }),
   async function listPoolsHandler(ctx) {
     const list = ctx.state.input.list;
     ctx.body = cursorEnvelope(list, await listPools(ctx.deps.db, list), poolKey);
@@ -71,14 +71,25 @@ export const removePoolAccountRoute = defineRoute(
   },
 );
 
-export const poolBalancesRoute = defineRoute(
-  { method: 'get', path: `${base}/{poolID}/balances`, operationId: 'readPoolBalances', summary: 'Sum of the last fetched balances of the pool\'s accounts, per asset', tags,
-    responses: { 200: { description: 'Balances', schema: dataOf(poolBalancesSchema) } } },
+const poolBalances = (path: string, operationId: string, summary: string) => defineRoute(
+  { method: 'get', path, operationId, summary, tags, responses: { 200: { description: 'Balances', schema: dataOf(poolBalancesSchema) } } },
   authenticate('payments:read'),
-  validate({ params }),
+  validate({ params, query: poolBalancesQuery }),
   async function poolBalancesHandler(ctx) {
     ctx.body = { data: await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID) };
   },
 );
+export const poolBalancesRoute = poolBalances(`${base}/{poolID}/balances`, 'readPoolBalances', 'Sum of the last fetched balances of the pool\'s accounts, per asset');
+export const poolBalancesLatestRoute = poolBalances(`${base}/{poolID}/balances/latest`, 'readPoolBalancesLatest', 'The same sums (only the latest balances are kept)');
 
-export const poolRoutes = [createPoolRoute, readPoolRoute, listPoolsRoute, deletePoolRoute, addPoolAccountRoute, removePoolAccountRoute, poolBalancesRoute];
+export const updatePoolQueryRoute = defineRoute(
+  { method: 'patch', path: `${base}/{poolID}/query`, operationId: 'updatePoolQuery', summary: 'Replace a dynamic pool\'s query', tags, responses: noContent },
+  authenticate('payments:write'),
+  validate({ params, body: poolQueryBody }),
+  async function updatePoolQueryHandler(ctx) {
+    await updatePoolQuery(ctx.deps.db, ctx.state.input.params.poolID, ctx.state.input.body.query);
+    ctx.status = 204;
+  },
+);
+
+export const poolRoutes = [createPoolRoute, readPoolRoute, listPoolsRoute, deletePoolRoute, addPoolAccountRoute, removePoolAccountRoute, poolBalancesRoute, poolBalancesLatestRoute, updatePoolQueryRoute];

@@ -38,10 +38,11 @@ describe('connectors of an earlier release move to schedules', () => {
     for (const kind of ['accounts', 'balances', 'payments']) {
       expect((await client.schedule.getHandle(`${label}-${kind}`).describe()).spec.intervals?.map((i) => i.every)).toEqual([1000]);
     }
-    await eventually(async () => ((await paymentsOf(id)).length === 1 ? true : undefined), 20_000, 'the schedules to fetch');
+    // A liveness bound for a loaded machine (a tick every second), not a timed assertion.
+    await eventually(async () => ((await paymentsOf(id)).length === 1 ? true : undefined), 60_000, 'the schedules to fetch');
 
     expect(await ensureConnectorSchedules({ db, temporal })).toBe(0);
     await db('payments_connectors').where({ id }).update({ uninstalled_at: db.fn.now() });
     for (const kind of ['accounts', 'balances', 'payments']) await client.schedule.getHandle(`${label}-${kind}`).delete();
-  });
+  }, 120_000);
 });

@@ -196,8 +196,10 @@ describe('connector schedules and tasks (payments v3)', () => {
   it('capabilities and config descriptions: per connector, per plugin, with an ETag', async () => {
     const connectorID = await installSimulated(simulatedDirectory(), '1h');
     const own = await api('GET', `${connectors}/${connectorID}/capabilities`);
-    expect(own.body.data).toEqual(['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT']);
+    expect(own.body.data).toEqual(['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
+      'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION']);
     const all = await api('GET', `${connectors}/capabilities`);
+    expect(all.body.data.generic).not.toContain('ALLOW_FORMANCE_PAYMENT_CREATION');
     expect(Object.keys(all.body.data).sort()).toEqual(['generic', 'simulated']);
     const etag = all.headers.get('etag') as string;
     expect((await api('GET', `${connectors}/capabilities`, { headers: { 'If-None-Match': etag } })).status).toBe(304);

@@ -40,8 +40,8 @@ describe('payment initiations', () => {
     const pi = await read(id);
     return ['PROCESSED', 'FAILED'].includes(pi.status) ? pi : undefined;
   }, 30_000, `initiation ${id} to settle`);
-  const expect400 = async (method: string, path: string, pattern: RegExp) => {
-    const res = await api(method, path);
+  const expect400 = async (method: string, path: string, pattern: RegExp, body?: unknown) => {
+    const res = await api(method, path, body === undefined ? {} : { body });
     expect(res.status).toBe(400);
     expect(res.body.errorCode).toBe('VALIDATION');
     expect(res.body.errorMessage).toMatch(pattern);
@@ -50,14 +50,19 @@ describe('payment initiations', () => {
   it('WAITING_FOR_VALIDATION: read shape; retry refused; op 6 deletes it (204), then 404', async () => {
     const { paymentInitiationID: id } = await create(100);
     expect(await read(id)).toEqual({
-      id, connectorID, provider: 'SIMULATED', reference: expect.any(String), createdAt: expect.any(String), description: 'rent', type: 'TRANSFER',
+      id, connectorID, provider: 'SIMULATED', reference: expect.any(String), createdAt: expect.any(String), scheduledAt: expect.any(String), description: 'rent', type: 'TRANSFER',
       amount: 100, asset: 'EUR/2', status: 'WAITING_FOR_VALIDATION', sourceAccountID: main, destinationAccountID: supplier, metadata: { k: 'v' },
       attempts: 0, adjustments: [expect.objectContaining({ status: 'WAITING_FOR_VALIDATION' })], relatedPaymentIDs: [],
     });
     await expect400('POST', `${base}/${id}/retry`, /status is WAITING_FOR_VALIDATION, retry needs FAILED/);
+    await expect400('POST', `${base}/${id}/reverse`, /status is WAITING_FOR_VALIDATION, reverse needs PROCESSED/, { reference: 'rev', amount: 100, asset: 'EUR/2', description: 'x' });
+    const adjustments = await api('GET', `${base}/${id}/adjustments`);
+    expect(adjustments.body.cursor.data).toEqual([expect.objectContaining({ status: 'WAITING_FOR_VALIDATION', amount: 100, asset: 'EUR/2' })]);
+    expect((await api('GET', `${base}/${id}/payments`)).body.cursor.data).toEqual([]);
     expect((await api('DELETE', `${base}/${id}`)).status).toBe(204);
     expect((await api('GET', `${base}/${id}`)).status).toBe(404);
     expect((await api('DELETE', `${base}/${id}`)).status).toBe(404);
+    expect((await api('GET', `${base}/${id}/adjustments`)).status).toBe(404);
   });
 
   it('approve executes it on Temporal through the connector: PROCESSED with a payment; then every transition and op 6 are refused', async () => {

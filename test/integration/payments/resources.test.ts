@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { seedConnector, suffix, testDb } from '../../support/payments';
+import { eventually, seedConnector, suffix, testDb } from '../../support/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -85,8 +85,17 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const bank = await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'b', accountNumber: '000123456' } });
     expect((await api('POST', `/api/payments/v3/payment-service-users/${user.body.data}/bank-accounts/${bank.body.data}`)).status).toBe(204);
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).body.data.bankAccountIDs).toEqual([bank.body.data]);
-    expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(204);
+    const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`);
+    expect(deleted.status).toBe(202);
+    expect(deleted.body.data.taskID).toBe(`payment-service-user-${user.body.data}-delete`);
+    const task = await eventually(async () => {
+      const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
+      return read.status === 'PROCESSING' ? undefined : read;
+    }, 20_000, 'the deletion task');
+    expect(task).toMatchObject({ status: 'SUCCEEDED' });
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
+    expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
+    expect((await api('GET', `/api/payments/v3/bank-accounts/${bank.body.data}`)).status).toBe(200);
   });
 
   it('op 5 creates a pool of existing INTERNAL accounts; read, balances, add/remove, delete', async () => {
@@ -100,12 +109,35 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     const read = await api('GET', `/api/payments/v3/pools/${id}`);
     expect(read.body).toEqual({ data: { id, name, createdAt: expect.stringMatching(ISO), type: 'STATIC', poolAccounts: [accountIDs[0], accountIDs[1]].sort() } });
-    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({ data: [{ asset: 'EUR/2', amount: 125 }] });
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({ data: [{ asset: 'EUR/2', amount: 125, relatedAccounts: [accountIDs[0], accountIDs[1]].sort() }] });
     expect((await api('DELETE', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[2]}`)).status).toBe(400);
     expect((await api('POST', '/api/payments/v3/pools', { body: { name, accountIDs: [] } })).status).toBe(409);
     expect((await api('DELETE', `/api/payments/v3/pools/${id}`)).status).toBe(204);
     expect((await api('GET', `/api/payments/v3/pools/${id}`)).status).toBe(404);
+  });
+
+  it('a dynamic pool (Formance v3) holds the INTERNAL accounts its query matches, read by read; its query is replaced, not its accounts', async () => {
+    const { connectorID, accountIDs } = await seedConnector(db, [{ reference: 'd1' }, { reference: 'd2' }, { reference: 'dext', type: 'EXTERNAL' }]);
+    await db('payments_balances').insert([{ account_id: accountIDs[0], asset: 'USD/2', balance: '7' }, { account_id: accountIDs[2], asset: 'USD/2', balance: '1000' }]);
+    const query = { $match: { connectorID } };
+    const created = await api('POST', '/api/payments/v3/pools', { body: { name: `dyn-${suffix()}`, query } });
+    expect(created.status).toBe(201);
+    const id = created.body.data;
+    const read = (await api('GET', `/api/payments/v3/pools/${id}`)).body.data;
+    expect(read).toMatchObject({ type: 'DYNAMIC', query, poolAccounts: [accountIDs[0], accountIDs[1]].sort() });
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances/latest`)).body.data).toEqual([{ asset: 'USD/2', amount: 7, relatedAccounts: [accountIDs[0]] }]);
+    expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(400);
+    const narrowed = { $and: [{ $match: { connectorID } }, { $match: { reference: 'd2' } }] };
+    expect((await api('PATCH', `/api/payments/v3/pools/${id}/query`, { body: { query: narrowed } })).status).toBe(204);
+    expect((await api('GET', `/api/payments/v3/pools/${id}`)).body.data.poolAccounts).toEqual([accountIDs[1]]);
+    const badQuery = await api('PATCH', `/api/payments/v3/pools/${id}/query`, { body: { query: { $match: { status: 'x' } } } });
+    expect(badQuery.status).toBe(400);
+    expect(badQuery.body.errorMessage).toMatch(/^body\.query: query: unknown field "status"/);
+    const both = await api('POST', '/api/payments/v3/pools', { body: { name: `dyn-${suffix()}`, query, accountIDs: [accountIDs[0]] } });
+    expect(both.status).toBe(400);
+    const fixed = (await api('POST', '/api/payments/v3/pools', { body: { name: `static-${suffix()}`, accountIDs: [] } })).body.data;
+    expect((await api('PATCH', `/api/payments/v3/pools/${fixed}/query`, { body: { query } })).status).toBe(400);
   });
 
   it.each([
