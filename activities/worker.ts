@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   });
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   // Connectors installed by a release that fetched with one long-lived workflow move to their schedules (idempotent).
-  ensureConnectorSchedules({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue } })
+  ensureConnectorSchedules({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue } }, (connectorID, error) =>
+    logger.error({ err: error, connectorID }, 'payments: could not give this connector its schedules; retried at the next worker start'),
+  )
     .then((migrated) => migrated && logger.info({ migrated }, 'payments: legacy connector fetch workflows replaced by schedules'))
     .catch((error) => logger.error({ err: error }, 'payments: could not ensure the connectors\' schedules; retried at the next worker start'));
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.

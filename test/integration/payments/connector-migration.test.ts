@@ -31,8 +31,14 @@ describe('connectors of an earlier release move to schedules', () => {
     await db('payments_connectors').insert({ id, provider: 'simulated', name, config: stringifyJson({ name, directory, pollingPeriod: '1s' }) });
     const legacy = await client.workflow.start('connectorFetch', { taskQueue: taskQueue(), workflowId: `connector-${id}-fetch`, args: [{ connectorID: id, pollingPeriodMs: 1000 }] });
 
+    // A connector whose config an older release accepted but schedules cannot take does not stop the others.
+    const broken = connectorId('simulated');
+    await db('payments_connectors').insert({ id: broken, provider: 'simulated', name: `broken-${suffix()}`, config: stringifyJson({}) });
+    const failed: string[] = [];
     const temporal = { client, taskQueue: taskQueue() };
-    expect(await ensureConnectorSchedules({ db, temporal })).toBeGreaterThanOrEqual(1);
+    expect(await ensureConnectorSchedules({ db, temporal }, (connectorID) => failed.push(connectorID))).toBeGreaterThanOrEqual(1);
+    expect(failed).toContain(broken);
+    await db('payments_connectors').where({ id: broken }).update({ uninstalled_at: db.fn.now() });
     expect((await legacy.describe()).status.name).toBe('TERMINATED');
     const label = connectorLabel({ id, provider: 'simulated', name });
     for (const kind of ['accounts', 'balances', 'payments']) {
