@@ -3,6 +3,7 @@ import { hashRequest } from '../../db/idempotency';
 import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../../db/outbox';
 import { ApiError } from '../../lib/errors';
 import { parseJson, stringifyJson } from '../../lib/json';
+import { mergeAccountMetadata } from './commit';
 import { logTransactionView } from './log';
 import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
@@ -138,18 +139,8 @@ async function checkWrite(trx: Knex.Transaction, ledger: string, index: number, 
   const { pre, post, changed } = applyPostings(state, postings, !request.script);
   for (const [key, entry] of changed) state.set(key, entry);
   if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
-  await writeAccountMetadata(trx, ledger, accountMetadata);
+  await mergeAccountMetadata(trx, ledger, accountMetadata);
   return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
-}
-
-async function writeAccountMetadata(trx: Knex.Transaction, ledger: string, accountMetadata: Record<string, Record<string, string>>): Promise<void> {
-  const addresses = Object.keys(accountMetadata).sort();
-  if (addresses.length === 0) return;
-  await trx.raw(
-    `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
-     ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-    [ledger, addresses, addresses.map((a) => stringifyJson(accountMetadata[a]))],
-  );
 }
 
 /**

@@ -61,14 +61,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   const sources = [...new Set(postings.map((p) => p.source))];
   const destinations = [...new Set(postings.map((p) => p.destination))];
   await writeVolumes(trx, ledger, changed, [...new Set([...sources, ...destinations])].sort());
-  const withMetadata = Object.keys(accountMetadata).sort();
-  if (withMetadata.length > 0) {
-    await trx.raw(
-      `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
-       ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-      [ledger, withMetadata, withMetadata.map((a) => stringifyJson(accountMetadata[a]))],
-    );
-  }
+  await mergeAccountMetadata(trx, ledger, accountMetadata);
 
   const timestamp = input.timestamp ?? new Date();
   const view = logTransactionView({ postings, metadata, timestamp, reference: input.reference });
@@ -100,4 +93,15 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   const row = inserted.rows[0] as TransactionRow | undefined;
   if (!row) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${ledger}" not found`);
   return { transaction: presentTransaction(row), accountMetadata };
+}
+
+/** Merges the account metadata a script set into its accounts, in address order (one statement, any number). */
+export async function mergeAccountMetadata(trx: Knex.Transaction, ledger: string, accountMetadata: Record<string, Record<string, string>>): Promise<void> {
+  const addresses = Object.keys(accountMetadata).sort();
+  if (addresses.length === 0) return;
+  await trx.raw(
+    `INSERT INTO ledger_accounts (ledger, address, metadata) SELECT ?, a, m FROM unnest(?::text[], ?::jsonb[]) AS t(a, m)
+     ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
+    [ledger, addresses, addresses.map((a) => stringifyJson(accountMetadata[a]))],
+  );
 }

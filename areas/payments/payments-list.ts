@@ -1,7 +1,7 @@
 import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import type { Page, PageRequest } from '../../db/pagination';
-import { paymentsQuery, presentPayments, type Payment } from './payments';
+import { type paymentsQuery, type Payment } from './payments';
 import { compilePaymentsQuery } from './payments-query';
 
 /** Sortable fields (`field:asc|desc`); `date` and `createdAt` are the same column. The id breaks ties. */
@@ -41,16 +41,6 @@ export const paymentSortKeyOf = (filters: PaymentsFilters) => {
   const keys = parseSort(filters.sort);
   return (p: PaymentSortFields): unknown[] => keys.map((k) => SORT_COLUMNS[k.field].key(p));
 };
-
-/**
- * Op 7: payments filtered by `query`, ordered by `sort`, paged by keyset (see pagedRows). Throws VALIDATION.
- */
-export async function listPayments(db: Executor, filters: PaymentsFilters, page: PageRequest): Promise<Page<Payment>> {
-  const { rows, more, backwards } = await pagedRows(db, filters, page, paymentsQuery(db));
-  const items = await presentPayments(db, rows);
-  if (backwards) return { items: items.reverse(), hasNext: true, hasPrevious: more };
-  return { items, hasNext: more, hasPrevious: page.position !== undefined };
-}
 
 /** What a payments page needs of a row to sign its cursors (see paymentSortKeyOf). */
 export type PaymentSortFields = Pick<Payment, 'id' | 'reference' | 'status' | 'type' | 'asset' | 'scheme' | 'createdAt' | 'amount' | 'initialAmount'>;

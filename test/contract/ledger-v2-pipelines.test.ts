@@ -1,36 +1,18 @@
-import { HTTPClient, SDK } from '@formance/formance-sdk';
 import { parseJson } from '../../lib/json';
-import { api, apiUrl, getToken } from '../support/http';
+import { api } from '../support/http';
 import { newLedger } from '../support/ledger';
 import { hashedUpTo } from '../support/ledger-logs';
 import { writeLogs } from '../support/ledger-pipelines';
 import { eventually, startReceiver } from '../support/webhook-receiver';
+import { sdkClientWithToken } from './sdk-client';
 
 /**
  * ledger.v2 exporters, pipelines and runQuery through Formance's SDK: one test per method. A call that resolves proves
- * the path, status and response shape (the SDK checks them with zod); each test then checks what came back.
+ * the path, status and response shape (the SDK checks them with zod); each test then checks what came back. The SDK
+ * sends no token on most of these operations, hence sdkClientWithToken.
  */
-/**
- * Formance's SDK sends no token on these operations (their OpenAPI entries list no scopes, so its client-credentials
- * hook stands aside), while every route of this API requires one. A client adds it as Formance's gateway would need
- * too: a request hook of the SDK's own HTTP client, which leaves the SDK's own token requests and the tokens it set (runQuery, updateExporter) alone.
- */
-function sdkWithToken(): SDK {
-  const httpClient = new HTTPClient();
-  httpClient.addHook('beforeRequest', async (request) => {
-    const isTokenRequest = new URL(request.url).pathname.endsWith('/oauth/token');
-    if (!isTokenRequest && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${await getToken()}`);
-    return request;
-  });
-  return new SDK({
-    serverURL: apiUrl(),
-    httpClient,
-    security: { clientID: process.env.TEST_CLIENT_ID!, clientSecret: process.env.TEST_CLIENT_SECRET!, tokenURL: '/api/auth/oauth/token' },
-  });
-}
-
 describe('contract: ledger.v2 exporters, pipelines and queries through the Formance SDK', () => {
-  const sdk = sdkWithToken();
+  const sdk = sdkClientWithToken();
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let ledger: string;
 

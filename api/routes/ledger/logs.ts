@@ -17,7 +17,7 @@ const tags = ['ledger'];
 export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 /** Formance's model requires `hash`: a log the hasher has not reached yet reads `""` in the list (an export leaves it out). */
-const wireLog = (log: LedgerLog) => ({ id: log.id, type: log.type, data: log.data, date: log.date, hash: log.hash ?? '' });
+export const wireLog = (log: LedgerLog) => ({ id: log.id, type: log.type, data: log.data, date: log.date, hash: log.hash ?? '' });
 const exportedLog = (log: LedgerLog) => ({ id: log.id, type: log.type, data: log.data, date: log.date, ...(log.hash !== undefined ? { hash: log.hash } : {}) });
 
 export const listLogsRoute = defineRoute(

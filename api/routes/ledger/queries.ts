@@ -1,6 +1,7 @@
 import { runQuery, v2TransactionView } from '../../../areas/ledger';
 import { validationError } from '../../../lib/errors';
 import { cursorEnvelope } from '../../pagination';
+import { wireLog } from './logs';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
@@ -44,7 +45,7 @@ export const runQueryRoute = defineRoute(
         ctx.body = cursorEnvelope(list, run.page, (tx) => [tx.id.toString()], v2TransactionView);
         break;
       case 'logs':
-        ctx.body = cursorEnvelope(list, run.page, (log) => [log.id.toString()], (log) => ({ id: log.id, type: log.type, data: log.data, date: log.date, hash: log.hash ?? '' }));
+        ctx.body = cursorEnvelope(list, run.page, (log) => [log.id.toString()], wireLog);
         break;
       case 'volumes':
         ctx.body = cursorEnvelope(list, run.page, (v) => [v.account, v.asset]);
