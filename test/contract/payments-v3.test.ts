@@ -1,13 +1,11 @@
 import { eventually, simulatedDirectory, suffix } from '../support/payments';
-import { sdkClientWithToken } from './sdk-client';
+import { newBankAccount, settled, v3 } from './payments-v3-support';
 
 /**
  * The data side of Formance's `payments.v3` through the official SDK: accounts, balances and payments (fetched from a
- * simulated connector, and recorded by hand). One test per SDK method; connectors are covered by
- * payments-v3-connectors.test.ts.
+ * simulated connector, and recorded by hand), bank accounts, pools and payment initiations. One test per SDK method;
+ * connectors are covered by payments-v3-connectors.test.ts, payment service users by payments-v3-users.test.ts.
  */
-// Token added where the SDK sends none (getBankAccount, updateBankAccountMetadata, forwardBankAccount): see sdk-client.ts.
-const v3 = sdkClientWithToken().payments.v3;
 // The SDK reads and writes amounts through JS numbers (beyond 2^53 it sends an exponent and reads a rounded value), so
 // the amounts here stay exact as doubles; wider ones are covered by the HTTP tests.
 const big = 9007199254740993n - 1n;
@@ -107,13 +105,6 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect(res.statusCode).toBe(204);
     expect((await v3.getPayment({ paymentID })).v3GetPaymentResponse!.data.metadata).toMatchObject({ team: 'ops' });
   });
-
-  const settled = (taskID: string) => eventually(async () => {
-    const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
-    return task.status !== 'PROCESSING' ? task : undefined;
-  }, 30_000, `task ${taskID}`);
-  const newBankAccount = async (name = `ba-${suffix()}`) =>
-    (await v3.createBankAccount({ name, iban: 'FR7630006000011234567890189', swiftBicCode: 'BNPAFRPP', country: 'FR', metadata: { team: 'ops' } })).v3CreateBankAccountResponse!.data;
 
   test('createBankAccount', async () => {
     const res = await v3.createBankAccount({ name: 'sdk', accountNumber: '12345678901', country: 'FR' });
@@ -312,116 +303,5 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     const data = (await v3.listPaymentInitiationRelatedPayments({ paymentInitiationID })).v3PaymentInitiationRelatedPaymentsCursorResponse!.cursor.data;
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2', status: 'SUCCEEDED', type: 'TRANSFER', sourceAccountID: mainID, connectorID });
-  });
-
-  const newUser = async () => (await v3.createPaymentServiceUser({
-    name: `psu-${suffix()}`, contactDetails: { email: 'jane@example.com', phoneNumber: '+33 1 23 45 67 89' },
-    address: { streetNumber: '1', streetName: 'Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' }, metadata: { tier: 'gold' },
-  })).v3CreatePaymentServiceUserResponse!.data;
-
-  test('createPaymentServiceUser', async () => {
-    const bankAccountID = await newBankAccount();
-    const res = await v3.createPaymentServiceUser({ name: 'Jane', bankAccountIDs: [bankAccountID] });
-    expect(res.statusCode).toBe(201);
-    const user = (await v3.getPaymentServiceUser({ paymentServiceUserID: res.v3CreatePaymentServiceUserResponse!.data })).v3GetPaymentServiceUserResponse!.data;
-    expect(user.bankAccountIDs).toEqual([bankAccountID]);
-  });
-
-  test('listPaymentServiceUsers', async () => {
-    const id = await newUser();
-    const data = (await v3.listPaymentServiceUsers({ pageSize: 100 })).v3PaymentServiceUsersCursorResponse!.cursor.data;
-    expect(data.find((u) => u.id === id)).toMatchObject({ metadata: { tier: 'gold' } });
-  });
-
-  test('getPaymentServiceUser', async () => {
-    const id = await newUser();
-    const user = (await v3.getPaymentServiceUser({ paymentServiceUserID: id })).v3GetPaymentServiceUserResponse!.data;
-    expect(user).toMatchObject({ id, contactDetails: { email: 'jane@example.com' }, address: { city: 'Paris', country: 'FR' }, bankAccountIDs: [] });
-    expect(user.createdAt).toBeInstanceOf(Date);
-  });
-
-  test('addBankAccountToPaymentServiceUser', async () => {
-    const [id, bankAccountID] = await Promise.all([newUser(), newBankAccount()]);
-    expect((await v3.addBankAccountToPaymentServiceUser({ paymentServiceUserID: id, bankAccountID })).statusCode).toBe(204);
-    expect((await v3.getPaymentServiceUser({ paymentServiceUserID: id })).v3GetPaymentServiceUserResponse!.data.bankAccountIDs).toEqual([bankAccountID]);
-  });
-
-  test('forwardPaymentServiceUserBankAccount', async () => {
-    const [id, bankAccountID] = await Promise.all([newUser(), newBankAccount()]);
-    const forward = () => v3.forwardPaymentServiceUserBankAccount({ paymentServiceUserID: id, bankAccountID, v3ForwardPaymentServiceUserBankAccountRequest: { connectorID } });
-    await expect(forward()).rejects.toMatchObject({ statusCode: 404 });
-    await v3.addBankAccountToPaymentServiceUser({ paymentServiceUserID: id, bankAccountID });
-    const res = await forward();
-    expect(res.statusCode).toBe(202);
-    const task = await settled(res.v3ForwardPaymentServiceUserBankAccountResponse!.data.taskID);
-    expect(task).toMatchObject({ status: 'SUCCEEDED', createdObjectID: expect.any(String) });
-    expect((await v3.getBankAccount({ bankAccountID })).v3GetBankAccountResponse!.data.relatedAccounts!.map((r) => r.accountID)).toEqual([task.createdObjectID]);
-  });
-
-  // Neither plugin fetches conversions or orders (no FETCH_CONVERSIONS / FETCH_ORDERS): empty lists, reads are 404.
-  test('listConversions', async () => {
-    const cursor = (await v3.listConversions({ pageSize: 10 })).v3ConversionsCursorResponse!.cursor;
-    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 10 });
-  });
-
-  test('getConversion', async () => {
-    await expect(v3.getConversion({ conversionID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
-  });
-
-  test('listOrders', async () => {
-    const cursor = (await v3.listOrders({})).v3OrdersCursorResponse!.cursor;
-    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 15 });
-  });
-
-  test('getOrder', async () => {
-    await expect(v3.getOrder({ orderID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
-  });
-
-  test('deletePaymentServiceUser', async () => {
-    const id = await newUser();
-    const res = await v3.deletePaymentServiceUser({ paymentServiceUserID: id });
-    expect(res.statusCode).toBe(202);
-    expect(await settled(res.v3PaymentServiceUserDeleteResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED' });
-    await expect(v3.getPaymentServiceUser({ paymentServiceUserID: id })).rejects.toMatchObject({ statusCode: 404 });
-  });
-
-  // Open banking: neither plugin links end users' bank connections, so each operation is 400 once the user and the
-  // connector are found (a link attempt is 404: none can exist). The SDK's parsing of the error proves its shape.
-  const refusedOpenBanking = { statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/does not support open banking/) } };
-  const link = { clientRedirectURL: 'https://app.example/return', applicationName: 'sdk' };
-
-  test('forwardPaymentServiceUserToProvider', async () => {
-    const id = await newUser();
-    await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
-    await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID: 'nope' })).rejects.toMatchObject({ statusCode: 404 });
-  });
-
-  test('createLinkForPaymentServiceUser', async () => {
-    const id = await newUser();
-    await expect(v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link }))
-      .rejects.toMatchObject(refusedOpenBanking);
-  });
-
-  test('updateLinkForPaymentServiceUserOnConnector', async () => {
-    const id = await newUser();
-    await expect(v3.updateLinkForPaymentServiceUserOnConnector({ paymentServiceUserID: id, connectorID, connectionID: 'c1', v3PaymentServiceUserUpdateLinkRequest: link }))
-      .rejects.toMatchObject(refusedOpenBanking);
-  });
-
-  test('deletePaymentServiceUserConnector', async () => {
-    const id = await newUser();
-    await expect(v3.deletePaymentServiceUserConnector({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
-  });
-
-  test('deletePaymentServiceUserConnectionFromConnectorID', async () => {
-    const id = await newUser();
-    await expect(v3.deletePaymentServiceUserConnectionFromConnectorID({ paymentServiceUserID: id, connectorID, connectionID: 'c1' }))
-      .rejects.toMatchObject(refusedOpenBanking);
-  });
-
-  test('getPaymentServiceUserLinkAttemptFromConnectorID', async () => {
-    const id = await newUser();
-    await expect(v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: 'a1' }))
-      .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'link attempt a1 not found' } });
   });
 });
