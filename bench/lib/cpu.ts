@@ -105,3 +105,8 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');
 }
+
+/** Adds the CPU used between two snapshots into `total` (per process), for measurements made of several rounds. */
+export function addCpu(total: CpuSnapshot, before: CpuSnapshot, after: CpuSnapshot): void {
+  for (const [key, seconds] of cpuDelta(before, after)) total.set(key, (total.get(key) ?? 0) + seconds);
+}

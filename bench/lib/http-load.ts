@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { Measurement } from './stats';
+import { rememberSamples, type Measurement } from './stats';
 
 /**
  * HTTP load with autocannon against 127.0.0.1 only, bounded by a request count. Latency percentiles are autocannon's
@@ -43,12 +43,17 @@ export async function httpLoad(options: {
     body: options.body,
     ...(perRequest ? { requests: [{ setupRequest }] } : {}),
   };
+  // Every response's own latency, so rounds of interleaved runs can be combined into one set of percentiles.
+  const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(config, (error, done) => (error ? reject(error) : resolve(done)));
-    instance.on('response', () => (lastResponse = performance.now()));
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+      lastResponse = performance.now();
+      latencies.push(responseTime);
+    });
   });
   const errors = result.errors + result.timeouts + result.non2xx;
-  return {
+  const measurement: Measurement = {
     scenario: options.scenario,
     unit: 'req/s',
     // Completed requests from the start to the last response: autocannon only notices the end of a bounded run at its
@@ -61,4 +66,6 @@ export async function httpLoad(options: {
     ...(options.baseline ? { baseline: options.baseline } : {}),
     ...(options.notes ? { notes: options.notes } : {}),
   };
+  rememberSamples(measurement, latencies.sort((a, b) => a - b), (lastResponse - started) / 1000 || 1);
+  return measurement;
 }

@@ -75,18 +75,22 @@ export async function measureLoop(options: {
   return measurement;
 }
 
-/** The raw latencies and measured seconds of each measureLoop result, for combineRounds (kept out of the report). */
+/** The raw latencies and measured seconds of each measureLoop or httpLoad result, for combineRounds (kept out of the report). */
 const samples = new WeakMap<Measurement, { latencies: number[]; seconds: number }>();
 
+export function rememberSamples(measurement: Measurement, sortedLatencies: number[], seconds: number): void {
+  samples.set(measurement, { latencies: sortedLatencies, seconds });
+}
+
 /**
- * One measurement from several rounds of the same loop (measureLoop results): operations over the rounds' summed
+ * One measurement from several rounds of the same loop (measureLoop or httpLoad results): operations over the rounds' summed
  * measured time, percentiles over all their latencies. Rounds of two loops interleaved (A B A B ...) see the same
  * drift of the machine, which a ratio of one A window to one later B window does not (docs/benchmarks.md).
  */
 export function combineRounds(rounds: Measurement[]): Measurement {
   const all = rounds.map((round) => {
     const sample = samples.get(round);
-    if (!sample) throw new Error(`${round.scenario}: not a measureLoop result`);
+    if (!sample) throw new Error(`${round.scenario}: not a measureLoop or httpLoad result`);
     return sample;
   });
   const latencies = all.flatMap((s) => s.latencies).sort((a, b) => a - b);

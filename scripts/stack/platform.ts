@@ -165,15 +165,24 @@ export async function startThrowawayPlatform(options: { purpose: string; env: No
   // Embedded PostgreSQL runs as its own user when we are root: it must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);
   const logFile = fs.openSync(path.join(dataDir, 'platform.log'), 'a');
-  const platform = await startPlatform({
-    dataDir,
-    env: options.env,
-    apiPort: await freePort(),
-    postgresPort: await freePort(),
-    temporalPort: await freePort(),
-    temporalSqlite: false,
-    persistentPostgres: false,
-    log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
-  });
-  return { ...platform, dataDir };
+  // A free port can be taken by another process (a parallel test run) between our probe and the server's bind; that
+  // race is retried on new ports a few times, and any other failure is not.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const platform = await startPlatform({
+        dataDir,
+        env: options.env,
+        apiPort: await freePort(),
+        postgresPort: await freePort(),
+        temporalPort: await freePort(),
+        temporalSqlite: false,
+        persistentPostgres: false,
+        log: (part, line) => fs.writeSync(logFile, `${part.padEnd(10)}| ${line}\n`),
+      });
+      return { ...platform, dataDir };
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/i.test(String(error))) throw error;
+      fs.writeSync(logFile, `supervisor | a port was taken while starting (${String(error).split('\n')[0]}); retrying on new ports\n`);
+    }
+  }
 }

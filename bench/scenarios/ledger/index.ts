@@ -4,14 +4,16 @@ import { KOA_BASELINE } from '../baselines';
 import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
-import type { Measurement } from '../../lib/stats';
-import { cpuPerOperation, cpuSnapshot, pauseOwnWorker } from '../../lib/cpu';
+import { combineRounds, type Measurement } from '../../lib/stats';
+import { cpuPerOperation, cpuSnapshot, addCpu, pauseOwnWorker, type CpuSnapshot } from '../../lib/cpu';
 import { ASSET, FUNDS, HOT, dstAccount, hasPgbench, pgFloor, pgbenchFloor, seedFloorLedger, srcAccount, type FloorShape } from './floor';
 
 const ACCOUNTS = 1000;
 const CONCURRENCY = [1, 8, 32];
 /** Writes per concurrency level at BENCH_SCALE=1: enough for stable percentiles, small enough for the 10-minute budget. */
 const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
+/** Alternating rounds of the hashing on/off comparison (each half of WRITES[32]). */
+const HASH_ROUNDS = 4;
 
 export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
 
@@ -77,24 +79,39 @@ export const ledgerScenario: Scenario = {
       }
     }
     // What the log's hash chain costs writers: the same writes at 32 clients into a ledger created with HASH_LOGS
-    // DISABLED (it still writes its log rows: they cannot be turned off), each next to the hashing row of this run.
-    // Logs themselves are measured against the raw-SQL floor, which writes no log row.
+    // DISABLED (it still writes its log rows: they cannot be turned off; the raw-SQL floor, which writes none, bounds
+    // what they cost). Rounds alternate on and off, and which goes first, so both see the same drift of the machine.
     for (const shape of ['spread', 'hot'] as const) {
-      await drainOutbox(platform);
-      const cpu = cpuSnapshot();
-      const writes = await httpLoad({
-        scenario: `ledger write ${shape} c=32 (HTTP, HASH_LOGS DISABLED)`,
-        url: `${platform.apiUrl}/api/ledger/v2/${unhashedLedger}/transactions`,
-        method: 'POST',
-        connections: 32,
-        amount: Math.round(WRITES[32] * scale),
-        headers: authJson(token),
-        requestBody: () =>
-          JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
-        baseline: `ledger write ${shape} c=32 (HTTP)`,
-      });
-      const pending = await settle(platform);
-      results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
+      const rounds: Record<'on' | 'off', Measurement[]> = { on: [], off: [] };
+      const cpu: Record<'on' | 'off', CpuSnapshot> = { on: new Map(), off: new Map() };
+      for (let round = 0; round < HASH_ROUNDS; round += 1) {
+        for (const hashing of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+          await settle(platform);
+          const before = cpuSnapshot();
+          rounds[hashing].push(
+            await httpLoad({
+              scenario: `ledger write ${shape} c=32 (HTTP, hashing ${hashing}, ${HASH_ROUNDS} interleaved rounds)`,
+              url: `${platform.apiUrl}/api/ledger/v2/${hashing === 'on' ? ledger : unhashedLedger}/transactions`,
+              method: 'POST',
+              connections: 32,
+              amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
+              headers: authJson(token),
+              requestBody: () =>
+                JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+            }),
+          );
+          await settle(platform);
+          addCpu(cpu[hashing], before, cpuSnapshot());
+        }
+      }
+      for (const hashing of ['on', 'off'] as const) {
+        const combined = combineRounds(rounds[hashing]);
+        results.push({
+          ...combined,
+          ...(hashing === 'off' ? { baseline: `ledger write ${shape} c=32 (HTTP, hashing on, ${HASH_ROUNDS} interleaved rounds)` } : {}),
+          notes: `CPU ms/tx incl. its event's dispatch and the hasher: ${cpuPerOperation(new Map(), cpu[hashing], combined.operations)}`,
+        });
+      }
     }
     // The hot shapes group commit is meant to make as cheap as spread writes: every write from `world`, and every write
     // into one account, each next to the spread rate at 32 clients of this run.
