@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../lib/errors';
 import { parseJson, stringifyJson } from '../lib/json';
-import type { ListQuery, Page } from '../db/pagination';
+import type { JsonPage, ListQuery, Page } from '../db/pagination';
 
 export const DEFAULT_PAGE_SIZE = 15;
 
@@ -67,21 +67,24 @@ export function cursorEnvelope<T, R = T>(
 function cursorLinks<R>(request: ListRequest, page: Page<R>, keyOf: (row: R) => unknown[]) {
   const first = page.items[0];
   const last = page.items[page.items.length - 1];
-  const at = (row: R, d: 'next' | 'prev') =>
-    encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: keyOf(row), d }, request.scope);
+  return linksOf(request, { ...page, firstKey: first === undefined ? undefined : keyOf(first), lastKey: last === undefined ? undefined : keyOf(last) });
+}
+
+function linksOf(request: ListRequest, page: Omit<JsonPage, 'json'>) {
+  const at = (key: unknown[], d: 'next' | 'prev') => encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: key, d }, request.scope);
   return {
     pageSize: request.pageSize,
     hasMore: page.hasNext,
-    previous: page.hasPrevious && first !== undefined ? at(first, 'prev') : '',
-    next: page.hasNext && last !== undefined ? at(last, 'next') : '',
+    previous: page.hasPrevious && page.firstKey !== undefined ? at(page.firstKey, 'prev') : '',
+    next: page.hasNext && page.lastKey !== undefined ? at(page.lastKey, 'next') : '',
   };
 }
 
 /**
- * cursorEnvelope for items already rendered to JSON text (e.g. by PostgreSQL): the text is inserted as it is, and the
- * result is the response body, ready to send as application/json.
+ * The cursor envelope of a page the database rendered (JsonPage): its items' text is inserted as it is, and the result
+ * is the response body, ready to send as application/json.
  */
-export function cursorEnvelopeJson<R extends { json: string }>(request: ListRequest, page: Page<R>, keyOf: (row: R) => unknown[]): string {
-  const links = stringifyJson(cursorLinks(request, page, keyOf));
-  return `{"cursor":${links.slice(0, -1)},"data":[${page.items.map((item) => item.json).join(',')}]}}`;
+export function cursorEnvelopeJson(request: ListRequest, page: JsonPage): string {
+  const links = stringifyJson(linksOf(request, page));
+  return `{"cursor":${links.slice(0, -1)},"data":[${page.json}]}}`;
 }

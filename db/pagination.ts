@@ -22,6 +22,15 @@ export interface Page<T> {
   hasPrevious: boolean;
 }
 
+/** A page whose items the database rendered: their JSON joined by commas, and the sort keys of the first and last. */
+export interface JsonPage {
+  json: string;
+  firstKey?: unknown[];
+  lastKey?: unknown[];
+  hasNext: boolean;
+  hasPrevious: boolean;
+}
+
 /**
  * Keyset pagination over `columns` (all sorted in `order`, the last one unique). Unlike offsets, a page boundary is a
  * row, so rows inserted while a client pages through a list are neither skipped nor shown twice.

@@ -26,7 +26,7 @@ export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustment
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
 export { getLinkAttempt, refuseOpenBanking } from './psu-open-banking';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
-export { listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
+export { listPaymentsJson, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';
 export { createManualAccount, createManualPayment } from './manual-records';

@@ -1,5 +1,5 @@
 import { createManualPayment, getPayment, updatePaymentMetadata } from '../../../areas/payments';
-import { listPaymentsJson, paymentSortKeyOf } from '../../../areas/payments';
+import { listPaymentsJson } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelopeJson } from '../../pagination';
@@ -19,9 +19,8 @@ export const listPaymentsRoute = defineRoute(
   async function listPaymentsHandler(ctx) {
     const list = ctx.state.input.list;
     const page = await listPaymentsJson(ctx.deps.db, list.filters, list);
-    const keyOf = paymentSortKeyOf(list.filters);
     ctx.type = 'application/json';
-    ctx.body = cursorEnvelopeJson(list, page, (item) => keyOf(item.sort()));
+    ctx.body = cursorEnvelopeJson(list, page);
   },
 );
 
@@ -60,9 +59,8 @@ export const listPaymentsV3Route = defineRoute(
   async function listPaymentsV3Handler(ctx) {
     const list = ctx.state.input.list;
     const page = await listPaymentsJson(ctx.deps.db, list.filters, list, { v3: true });
-    const keyOf = paymentSortKeyOf(list.filters);
     ctx.type = 'application/json';
-    ctx.body = cursorEnvelopeJson(list, page, (item) => keyOf(item.sort()));
+    ctx.body = cursorEnvelopeJson(list, page);
   },
 );
 
