@@ -52,18 +52,36 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('stringifyJson and BigInt.prototype', () => {
-  it('leaves no toJSON on BigInt.prototype, even when a serialized value serializes another one inside its own toJSON', () => {
+describe('stringifyJson', () => {
+  it('never touches BigInt.prototype, even when a serialized value serializes another one inside its own toJSON', () => {
     const nested = { toJSON: () => ({ inner: stringifyJson({ n: 2n ** 70n }) }), after: 2n ** 64n };
     expect(stringifyJson({ nested, last: -5n })).toBe('{"nested":{"inner":"{\\"n\\":1180591620717411303424}"},"last":-5}');
     expect('toJSON' in BigInt.prototype).toBe(false);
     expect(() => JSON.stringify({ n: 1n })).toThrow(TypeError);
   });
 
-  it('removes toJSON when serialization throws', () => {
+  it('throws a TypeError on a cyclic value, as JSON.stringify does', () => {
     const cyclic: Record<string, unknown> = { n: 1n };
     cyclic.self = cyclic;
     expect(() => stringifyJson(cyclic)).toThrow(TypeError);
-    expect('toJSON' in BigInt.prototype).toBe(false);
+    expect(() => stringifyJson(cyclic, 2)).toThrow(TypeError);
+  });
+
+  it('writes what JSON.stringify writes for every value without BigInts', () => {
+    const odd = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+    const samples: unknown[] = [
+      null, true, false, 0, -0, 1.5, -1e21, 1e-7, NaN, Infinity, -Infinity, '', 'plain', 'quote " backslash \\ newline \n tab \t',
+      'control \u0001 \u001f', 'unicode é € 😀', 'lone \ud800 surrogate \udc00', new Date(Date.UTC(2026, 10, 24, 2, 30, 0, 123)),
+      [], {}, [1, 'a', null, undefined, () => 1, Symbol('s'), [[]], {}], { a: undefined, b: () => 1, c: Symbol('c'), d: null, e: [undefined] },
+      { '': 'empty key', 'key "quoted"': 1, 'ünï': { deep: { deeper: [1, { x: 'y' }] } } }, { 2: 'b', 1: 'a', z: 0, y: 1 },
+      { toJSON: () => ({ replaced: true }) }, { when: new Date(0), inner: { toJSON: () => 'text' } }, Buffer.from('hi'), odd,
+      new Map([[1, 2]]), new Set([1]), undefined, () => 1,
+    ];
+    for (const sample of samples) expect(stringifyJson(sample)).toBe(JSON.stringify(sample));
+  });
+
+  it('writes BigInts digit for digit wherever they are, and keeps indentation when asked', () => {
+    expect(stringifyJson([2n ** 64n, { a: -(2n ** 70n), b: [0n] }])).toBe('[18446744073709551616,{"a":-1180591620717411303424,"b":[0]}]');
+    expect(stringifyJson({ a: 2n ** 64n, b: 'x' }, 2)).toBe('{\n  "a": 18446744073709551616,\n  "b": "x"\n}');
   });
 });
