@@ -20,34 +20,68 @@ function describe(error: unknown): string {
   return 'invalid access token';
 }
 
+/** What a verified token grants, and what the revocation check needs of it. */
+interface VerifiedToken {
+  principal: Principal;
+  identity: { clientId: string; secretId?: string; jti?: string };
+  /** Until when this process may answer from memory (ms): the token's expiry, at most VERIFIED_TTL_MS after its check. */
+  reuseUntilMs: number;
+}
+
+/**
+ * A client sends the same token with every request until it expires (an hour for ours); its signature and claims were
+ * checked at its first request, and re-checking them costs more API CPU than a read by id does (RSA verify and the
+ * JOSE parse). So a verified token is remembered, keyed by its exact text, until its expiry but at most a minute
+ * (a key removed from an external issuer's JWKS stops being honoured within that minute). Revocation is still
+ * checked at every request. Unverifiable tokens are never remembered, and the map is bounded (oldest out first).
+ */
+const VERIFIED_TTL_MS = 60_000;
+const VERIFIED_MAX = 10_000;
+
 /**
  * Verifies Bearer JWTs as a resource server (RFC 9068): signature against the issuer's keys, algorithm allow-list,
  * `iss`, `aud` and `exp`, then, for the embedded issuer, that the token was not revoked (`revocations`). Scopes come
  * from the space-separated `scope` claim (or an `scp` array, as some issuers send).
  */
 export function createJwtVerifier(options: { issuer: string; audience: string; keys: JWTVerifyGetKey; revocations?: Pick<RevocationList, 'assertNotRevoked'> }): TokenVerifier {
+  const verified = new Map<string, VerifiedToken>();
+
+  async function check(token: string): Promise<VerifiedToken> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      throw new ApiError('UNAUTHORIZED', describe(error), { cause: error });
+    }
+    const scopeClaim = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : String(payload.azp ?? payload.sub);
+    return {
+      principal: { subject: String(payload.sub), clientId, scopes: new Set(scopeClaim.filter(Boolean)) },
+      identity: { clientId, secretId: typeof payload[SECRET_CLAIM] === 'string' ? payload[SECRET_CLAIM] : undefined, jti: payload.jti },
+      // exp is required above; jose accepted it within the tolerance, which a remembered token does not get again.
+      reuseUntilMs: Math.min((payload.exp as number) * 1000, Date.now() + VERIFIED_TTL_MS),
+    };
+  }
+
   return {
     async verify(token: string): Promise<Principal> {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, options.keys, {
-          issuer: options.issuer,
-          audience: options.audience,
-          algorithms: ALGORITHMS,
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          requiredClaims: ['exp', 'sub'],
-        }));
-      } catch (error) {
-        throw new ApiError('UNAUTHORIZED', describe(error), { cause: error });
+      let entry = verified.get(token);
+      if (entry === undefined || entry.reuseUntilMs <= Date.now()) {
+        if (entry !== undefined) verified.delete(token);
+        entry = await check(token);
+        if (entry.reuseUntilMs > Date.now()) {
+          if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+          verified.set(token, entry);
+        }
       }
-      const scopeClaim = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
-      const clientId = typeof payload.client_id === 'string' ? payload.client_id : String(payload.azp ?? payload.sub);
-      await options.revocations?.assertNotRevoked({
-        clientId,
-        secretId: typeof payload[SECRET_CLAIM] === 'string' ? payload[SECRET_CLAIM] : undefined,
-        jti: payload.jti,
-      });
-      return { subject: String(payload.sub), clientId, scopes: new Set(scopeClaim.filter(Boolean)) };
+      await options.revocations?.assertNotRevoked(entry.identity);
+      return entry.principal;
     },
   };
 }
