@@ -145,6 +145,10 @@ describe('payment initiation reversals', () => {
     expect((await reverse(id, { amount: 5, extra: true })).status).toBe(400);
     expect((await api('POST', `${base}/${id}/reverse`, { body: { amount: 5, asset: 'EUR/2', description: 'x' } })).status).toBe(400);
     expect(await counts(id)).toEqual({ adjustments: 4, reversals: 0 });
+    // While a reversal runs (its status, set here by hand), another is refused.
+    await db('payments_initiations').where({ id }).update({ status: 'REVERSE_PROCESSING' });
+    await expect400(await reverse(id, { amount: 5 }), /status is REVERSE_PROCESSING, another reversal is in progress/);
+    expect(await counts(id)).toEqual({ adjustments: 4, reversals: 0 });
   });
 
   it('a connector without the reversal capability (generic) is 400 naming it, nothing written', async () => {
