@@ -3,6 +3,7 @@ export { platformSelfTest } from './self-test';
 export { platformNoop } from './noop';
 export { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from './payments/connector-poll';
 export { paymentInitiationExecute } from './payments/payment-initiation';
+export { paymentInitiationReverse } from './payments/payment-initiation-reverse';
 export { bankAccountForward } from './payments/bank-account-forward';
 export { paymentServiceUserDelete } from './payments/psu-delete';
 export { processEventBatch } from './events/process-event-batch';

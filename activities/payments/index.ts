@@ -7,6 +7,7 @@ import { recordForwardedAccount, removePaymentServiceUser } from '../../areas/pa
 import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayment } from '../../areas/payments';
+import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
 import type { TemporalDeps } from '../../lib/temporal';
 import { isApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
@@ -62,6 +63,26 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       });
     },
 
+    /** Conversions and orders: 0 for a plugin without them (an install or reset task fetches every kind). */
+    async paymentsFetchConversions(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const fetch = plugin(row).fetchConversions;
+        if (!fetch) return 0;
+        const conversions = await fetch();
+        return inTransaction(db, (trx) => upsertConversions(trx, connectorID, conversions));
+      });
+    },
+    async paymentsFetchOrders(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const fetch = plugin(row).fetchOrders;
+        if (!fetch) return 0;
+        const orders = await fetch();
+        return inTransaction(db, (trx) => upsertOrders(trx, connectorID, orders));
+      });
+    },
+
     /** Connector tasks: the schedules of a connector, through the area's engine (the worker's own Temporal client). */
     async paymentsDeleteConnectorSchedules(connectorID: string): Promise<void> {
       return classified(() => removeConnectorSchedules({ db, temporal: deps.temporal }, connectorID));
@@ -87,6 +108,20 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     },
     async paymentsFailInitiation(id: string, attempt: number, error: string): Promise<void> {
       return classified(() => failInitiation(db, id, attempt, error));
+    },
+
+    /** Sends a reversal to the provider with the reversal's id as key, so Temporal's retries reach it as one request. */
+    async paymentsSendReversal(reversalID: string): Promise<string> {
+      return classified(async () => {
+        const { connector, request } = await loadReversalForConnector(db, reversalID);
+        if (connector.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connector.id} is uninstalled`, nonRetryable: true });
+        const reverse = plugin(connector).reversePayment;
+        if (!reverse) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: `connector ${connector.id} (${connector.provider}) cannot reverse payments`, nonRetryable: true });
+        return recordReversalPayment(db, reversalID, await reverse(request));
+      });
+    },
+    async paymentsFailReversal(reversalID: string, error: string): Promise<void> {
+      return classified(() => failReversal(db, reversalID, error));
     },
 
     async paymentsForwardBankAccount(bankAccountID: string, connectorID: string): Promise<string> {

@@ -85,7 +85,7 @@ export const transferInitiationInputV1Schema = objectSchema({
   metadata: { ...metadataSchema, type: ['object', 'null'], maxProperties: 100 },
   provider: ignoredParam(stringSchema({ maxLength: 100, description: 'Older v1 clients name the provider; the connector is connectorID or the destination account\'s.' })),
 }, ['reference', 'type', 'amount', 'asset', 'sourceAccountID', 'destinationAccountID', 'description', 'scheduledAt', 'validated']);
-const transferStatusSchema = stringSchema({ enum: ['WAITING_FOR_VALIDATION', 'VALIDATED', 'PROCESSING', 'PROCESSED', 'FAILED', 'REJECTED'] });
+const transferStatusSchema = stringSchema({ enum: ['WAITING_FOR_VALIDATION', 'VALIDATED', 'PROCESSING', 'PROCESSED', 'FAILED', 'REJECTED', 'REVERSE_PROCESSING', 'REVERSE_FAILED', 'PARTIALLY_REVERSED', 'REVERSED'] });
 export const transferInitiationV1Schema = objectSchema({
   id: str, reference: str, connectorID: str, provider: str, createdAt: dateTimeSchema, scheduledAt: dateTimeSchema, description: str,
   type: stringSchema({ enum: ['TRANSFER', 'PAYOUT'] }), amount: bigIntegerSchema(), initialAmount: bigIntegerSchema(), asset: str, status: transferStatusSchema,

@@ -1,5 +1,6 @@
 import { CAPABILITIES, DURATION_PATTERN } from '../../areas/payments';
 import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../areas/payments';
+import { CONVERSION_STATUSES, ORDER_DIRECTIONS, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE } from '../../areas/payments';
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
@@ -200,3 +201,37 @@ export const initiationsListQuery = listQuerySchema({
 });
 /** Formance's v3 lists of bank accounts, pools, payment service users (and an initiation's adjustments and payments) take a `query` filter, not implemented on these short lists. */
 export const v3PlainListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });
+
+// --- Conversions and orders (Formance's V3Conversion, V3Order), reversals ---
+const nullableInteger = { ...bigIntegerSchema(), type: ['integer', 'null'] } as unknown as ReturnType<typeof bigIntegerSchema>;
+const nullableString = { type: ['string', 'null'] } as unknown as ReturnType<typeof stringSchema>;
+const nullableDate = { ...dateTimeSchema, type: ['string', 'null'] } as unknown as typeof dateTimeSchema;
+export const conversionSchema = objectSchema({
+  id: str, connectorID: str, provider: str, reference: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
+  status: stringSchema({ enum: [...CONVERSION_STATUSES] }), sourceAsset: str, destinationAsset: str, sourceAmount: bigIntegerSchema(),
+  destinationAmount: nullableInteger, fee: nullableInteger, feeAsset: nullableString, sourceAccountID: nullableString, destinationAccountID: nullableString,
+  error: nullableString, metadata: metadataSchema,
+}, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'updatedAt', 'status', 'sourceAsset', 'destinationAsset', 'sourceAmount', 'metadata']);
+const orderAdjustmentSchema = objectSchema({
+  id: str, reference: str, createdAt: dateTimeSchema, status: stringSchema({ enum: [...ORDER_STATUSES] }), baseQuantityFilled: nullableInteger,
+  fee: nullableInteger, feeAsset: nullableString, metadata: metadataSchema, raw: anyObjectSchema(),
+}, ['id', 'reference', 'createdAt', 'status', 'metadata', 'raw']);
+export const orderSchema = objectSchema({
+  id: str, connectorID: str, provider: str, reference: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
+  direction: stringSchema({ enum: [...ORDER_DIRECTIONS] }), type: stringSchema({ enum: [...ORDER_TYPES] }), status: stringSchema({ enum: [...ORDER_STATUSES] }),
+  timeInForce: stringSchema({ enum: [...TIME_IN_FORCE] }), sourceAsset: str, destinationAsset: str, baseQuantityOrdered: bigIntegerSchema(),
+  baseQuantityFilled: nullableInteger, limitPrice: nullableInteger, stopPrice: nullableInteger, averageFillPrice: nullableInteger,
+  quoteAmount: nullableInteger, fee: nullableInteger, priceAsset: nullableString, quoteAsset: nullableString, feeAsset: nullableString,
+  clientOrderID: nullableString, error: nullableString, expiresAt: nullableDate, sourceAccountID: nullableString, destinationAccountID: nullableString,
+  metadata: metadataSchema, adjustments: arraySchema(orderAdjustmentSchema),
+}, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'updatedAt', 'direction', 'type', 'status', 'timeInForce', 'sourceAsset',
+  'destinationAsset', 'baseQuantityOrdered', 'metadata', 'adjustments']);
+export const conversionsListQuery = listQuerySchema({
+  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, status, sourceAsset, destinationAsset, sourceAmount, destinationAmount, sourceAccountID, destinationAccountID, createdAt, updatedAt, metadata[<key>].' }),
+});
+export const ordersListQuery = listQuerySchema({
+  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, direction, type, status, timeInForce, sourceAsset, destinationAsset, baseQuantityOrdered, createdAt, updatedAt, metadata[<key>].' }),
+});
+export const reversalStartedSchema = objectSchema({
+  paymentInitiationReversalID: str, taskID: { type: 'string', description: 'Temporal workflow id of the reversal (`payment-initiation-<id>-reversal-<n>`)' },
+}, ['paymentInitiationReversalID', 'taskID']);

@@ -16,7 +16,7 @@ export type Capability = (typeof CAPABILITIES)[number];
  */
 const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
   simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
-    'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION'],
+    'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS'],
   generic: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
 };
 
@@ -24,9 +24,19 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
  * The kinds of data a connector polls, one Temporal schedule each, and the capability behind each. External accounts
  * come with the accounts (a provider lists both in one answer), so they have no schedule of their own.
  */
-export const FETCH_KINDS = ['accounts', 'balances', 'payments'] as const;
+export const FETCH_KINDS = ['accounts', 'balances', 'payments', 'conversions', 'orders'] as const;
 export type FetchKind = (typeof FETCH_KINDS)[number];
-const KIND_CAPABILITY: Record<FetchKind, Capability> = { accounts: 'FETCH_ACCOUNTS', balances: 'FETCH_BALANCES', payments: 'FETCH_PAYMENTS' };
+const KIND_CAPABILITY: Record<FetchKind, Capability> = {
+  accounts: 'FETCH_ACCOUNTS', balances: 'FETCH_BALANCES', payments: 'FETCH_PAYMENTS', conversions: 'FETCH_CONVERSIONS', orders: 'FETCH_ORDERS',
+};
+
+/**
+ * Operations a plugin may lack that Formance's V3Capability has no name for (its plugins answer "not implemented" to
+ * ReverseTransfer / ReversePayout): checked like capabilities, named in the refusal, never listed on the wire (the
+ * SDK's capability enum is closed). The generic REST contract has no reversal endpoint.
+ */
+export type OperationCapability = 'REVERSE_TRANSFER' | 'REVERSE_PAYOUT';
+const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = { simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'], generic: [] };
 
 export function capabilitiesOf(provider: string): Capability[] {
   return PROVIDER_CAPABILITIES[provider as ConnectorProvider] ?? [];
@@ -38,8 +48,9 @@ export function fetchKindsOf(provider: string): FetchKind[] {
 }
 
 /** Throws 400 VALIDATION naming the capability when the connector's plugin lacks it. */
-export function requireCapability(connector: { id: string; provider: string }, capability: Capability): void {
-  if (!capabilitiesOf(connector.provider).includes(capability)) {
+export function requireCapability(connector: { id: string; provider: string }, capability: Capability | OperationCapability): void {
+  const has: string[] = [...capabilitiesOf(connector.provider), ...(PROVIDER_OPERATIONS[connector.provider as ConnectorProvider] ?? [])];
+  if (!has.includes(capability)) {
     throw validationError(`connector ${connector.id} (${connector.provider}) does not have the capability ${capability}`);
   }
 }

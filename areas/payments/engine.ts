@@ -6,6 +6,7 @@ import type { TemporalDeps } from '../../lib/temporal';
 import type { bankAccountForward } from '../../workflows/payments/bank-account-forward';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../workflows/payments/connector-poll';
 import type { paymentInitiationExecute } from '../../workflows/payments/payment-initiation';
+import type { paymentInitiationReverse } from '../../workflows/payments/payment-initiation-reverse';
 import type { paymentServiceUserDelete } from '../../workflows/payments/psu-delete';
 import { fetchKindsOf, type FetchKind } from './connector-catalog';
 import { connectorLabel } from './ids';
@@ -20,6 +21,7 @@ export interface ConnectorRef { id: string; provider: string; name: string }
 
 export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string => `${connectorLabel(connector)}-${kind}`;
 export const initiationWorkflowId = (id: string, attempt: number): string => `payment-initiation-${id}-${attempt}`;
+export const reversalWorkflowId = (id: string, number: number): string => `payment-initiation-${id}-reversal-${number}`;
 export const forwardWorkflowId = (bankAccountID: string, connectorID: string): string => `bank-account-${bankAccountID}-forward-${connectorID}`;
 /** The id of the workflow (also its task id) that each long-running connector operation runs as. */
 export type ConnectorTask = 'install' | 'uninstall' | 'reset';
@@ -152,7 +154,7 @@ export async function startConnectorTask(temporal: TemporalDeps, connector: Conn
 }
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete'] as const;
+export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete', 'paymentInitiationReverse'] as const;
 
 export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
 
@@ -247,5 +249,24 @@ export async function startPaymentServiceUserDelete(temporal: TemporalDeps, paym
     typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' }],
     staticSummary: `Delete payment service user ${paymentServiceUserID}`,
   });
+  return workflowId;
+}
+
+/**
+ * Starts the execution of one reversal (`payment-initiation-<id>-reversal-<n>`, the n-th reversal of the initiation);
+ * starting it twice is harmless. @returns the workflow id.
+ */
+export async function startReversalExecution(
+  temporal: TemporalDeps, input: { paymentInitiationID: string; number: number; reversalID: string; connectorID: string; summary: string },
+): Promise<string> {
+  const workflowId = reversalWorkflowId(input.paymentInitiationID, input.number);
+  try {
+    await temporal.client.workflow.start<typeof paymentInitiationReverse>('paymentInitiationReverse', {
+      taskQueue: temporal.taskQueue, workflowId, args: [{ reversalID: input.reversalID }], typedSearchAttributes: searchAttributes(input.connectorID),
+      staticSummary: input.summary, staticDetails: `Payment initiation id (API): \`${input.paymentInitiationID}\`, reversal id (API): \`${input.reversalID}\``,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
   return workflowId;
 }

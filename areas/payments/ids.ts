@@ -13,6 +13,12 @@ export const connectorId = (provider: string): string => encode({ Provider: prov
 export const accountId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
 export const paymentId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
 export const paymentInitiationId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
+export const reversalId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
+export const conversionId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
+export const orderId = (connectorID: string, reference: string): string => encode({ ConnectorID: connectorID, Reference: reference });
+/** An order adjustment is one observed state (status, filled quantity, fee): observing it again is the same adjustment. */
+export const orderAdjustmentId = (orderID: string, status: string, filled: string, fee: string): string =>
+  encode({ OrderID: orderID, Status: status, BaseQuantityFilled: filled, Fee: fee });
 
 /** An adjustment is one observed state of a payment: the same state fetched twice is the same adjustment. */
 export const adjustmentId = (paymentID: string, reference: string, createdAt: Date, status: string): string =>

@@ -1,4 +1,3 @@
-import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { getPaymentInitiation } from './initiations';
@@ -16,7 +15,7 @@ export async function listInitiationAdjustments(db: Executor, id: string, page: 
   return {
     ...rows,
     items: rows.items.map((a) => ({
-      id: a.id, status: a.status, createdAt: a.created_at, amount: initiation.amount, asset: initiation.asset,
+      id: a.id, status: a.status, createdAt: a.created_at, amount: a.amount !== null ? BigInt(a.amount) : initiation.amount, asset: initiation.asset,
       ...(a.error ? { error: a.error } : {}), metadata: a.metadata ?? {}, seq: String(a.seq),
     })),
   };
@@ -32,14 +31,3 @@ export async function listInitiationPayments(db: Executor, id: string, page: Pag
   return { ...rows, items: await presentPayments(db, rows.items, { v3: true }) };
 }
 export const initiationPaymentKey = (p: Payment): unknown[] => [p.id];
-
-/**
- * Formance's reversal of a PROCESSED initiation. Neither plugin can reverse a transfer or payout at its provider
- * (Formance's connectors implement it per provider), so a PROCESSED initiation is refused with 400 naming that; any
- * other status is 400 naming it. Throws NOT_FOUND, VALIDATION.
- */
-export async function reversePaymentInitiation(db: Executor, id: string): Promise<never> {
-  const initiation = await getPaymentInitiation(db, id);
-  if (initiation.status !== 'PROCESSED') throw validationError(`payment initiation ${id}: status is ${initiation.status}, reverse needs PROCESSED`);
-  throw validationError(`connector ${initiation.connectorID} (${initiation.provider}) cannot reverse a ${initiation.type}: its plugin has no reversal`);
-}

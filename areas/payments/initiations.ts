@@ -3,6 +3,7 @@ import type { Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { providerLabel, type PaymentInitiationStatus } from './enums';
 import { emitPaymentsEvents } from './events';
+import { stringifyJson } from '../../lib/json';
 import { compilePaymentsQuery, INITIATIONS_TABLE } from './payments-query';
 
 export interface PaymentInitiationAdjustment { id: string; status: string; createdAt: Date; error?: string; metadata: Record<string, string> }
@@ -62,15 +63,18 @@ export async function emitSavedInitiation(trx: Executor, initiation: PaymentInit
 
 /** Appends an adjustment and moves the initiation's status; the caller holds the row lock. */
 export async function addInitiationAdjustment(
-  trx: Executor, initiation: PaymentInitiation, status: PaymentInitiationStatus, changes: { error?: string; attempts?: number } = {},
+  trx: Executor, initiation: PaymentInitiation, status: PaymentInitiationStatus,
+  changes: { error?: string; attempts?: number; amount?: bigint; metadata?: Record<string, string> } = {},
 ): Promise<void> {
+  // A reversal's adjustments carry the reversal's amount and metadata; the others the initiation's amount.
   const [adjustment] = await trx('payments_initiation_adjustments')
-    .insert({ payment_initiation_id: initiation.id, status, error: changes.error ?? null }).returning('*');
+    .insert({ payment_initiation_id: initiation.id, status, error: changes.error ?? null, amount: changes.amount?.toString() ?? null,
+      metadata: stringifyJson(changes.metadata ?? {}) }).returning('*');
   await trx('payments_initiations').where({ id: initiation.id })
     .update({ status, error: changes.error ?? null, ...(changes.attempts !== undefined ? { attempts: changes.attempts } : {}) });
   await emitPaymentsEvents(trx, [{
     type: 'SAVED_PAYMENT_INITIATION_ADJUSTMENT',
-    payload: { id: adjustment.id, paymentInitiationID: initiation.id, createdAt: adjustment.created_at, status, amount: initiation.amount,
-      asset: initiation.asset, ...(changes.error ? { error: changes.error } : {}), metadata: {} },
+    payload: { id: adjustment.id, paymentInitiationID: initiation.id, createdAt: adjustment.created_at, status, amount: changes.amount ?? initiation.amount,
+      asset: initiation.asset, ...(changes.error ? { error: changes.error } : {}), metadata: changes.metadata ?? {} },
   }]);
 }

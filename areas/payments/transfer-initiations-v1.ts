@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { validationError } from '../../lib/errors';
+import { ApiError, validationError } from '../../lib/errors';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { Db, Executor } from '../../db/knex';
 import type { Page, PageRequest } from '../../db/pagination';
 import { resolveConnectorV1, v1ProviderName } from './connectors-v1';
 import { createPaymentInitiation } from './initiation-create';
 import { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
-import { getPaymentInitiation, getPaymentInitiationDetails, listPaymentInitiations, type PaymentInitiation } from './initiations';
+import { getPaymentInitiationDetails, listPaymentInitiations, type PaymentInitiation } from './initiations';
+import { awaitTaskRun } from './engine';
+import { reversePaymentInitiation, type ReversalInput } from './initiation-reversal';
 
 /**
  * Payments v1's transfer initiations are the platform's payment initiations under v1's names: SCHEDULED_FOR_PROCESSING
@@ -38,7 +40,7 @@ export async function getTransferInitiationV1(db: Executor, id: string): Promise
   const payments = details.relatedPaymentIDs.length
     ? await db('payments_payments').whereIn('id', details.relatedPaymentIDs).orderBy('id').select('id', 'created_at', 'status') : [];
   return {
-    ...presentV1(details),
+    ...withPartial(presentV1(details), await reversedTotals(db, [id])),
     relatedAdjustments: details.adjustments.map((a) => ({
       adjustmentID: a.id, createdAt: a.createdAt, status: V1_STATUS[a.status] ?? a.status, ...(a.error ? { error: a.error } : {}), metadata: a.metadata,
     })),
@@ -48,7 +50,8 @@ export async function getTransferInitiationV1(db: Executor, id: string): Promise
 
 export async function listTransferInitiationsV1(db: Executor, page: PageRequest): Promise<Page<TransferInitiationV1>> {
   const list = await listPaymentInitiations(db, {}, page);
-  return { ...list, items: list.items.map(presentV1) };
+  const reversed = await reversedTotals(db, list.items.map((i) => i.id));
+  return { ...list, items: list.items.map((i) => withPartial(presentV1(i), reversed)) };
 }
 export const transferInitiationV1Key = (t: TransferInitiationV1): unknown[] => [t.createdAt.toISOString(), t.id];
 
@@ -87,11 +90,30 @@ export async function deleteTransferInitiationV1(db: Db, id: string): Promise<vo
   await deletePaymentInitiation(db, id);
 }
 
-/** Reversals need a provider-side refund the connector plugins do not implement: 400 once the initiation is known. */
-export async function reverseTransferInitiationV1(db: Executor, id: string): Promise<never> {
-  await getPaymentInitiation(db, id);
-  throw validationError(`transfer initiation ${id} cannot be reversed: the connectors of this platform do not implement reversals`);
+/** v1 answers a reversal once it is done, as Formance's v1 waits for its workflow: the v3 reversal's task, awaited (bounded). */
+const REVERSAL_WAIT_MS = 30_000;
+
+/**
+ * Throws as the v3 reversal does (NOT_FOUND, VALIDATION, CONFLICT, SERVICE_UNAVAILABLE), plus VALIDATION with the
+ * provider's message when it refused the reversal, and SERVICE_UNAVAILABLE when it is still running after the wait.
+ */
+export async function reverseTransferInitiationV1(deps: Deps, id: string, input: ReversalInput): Promise<void> {
+  const { taskID } = await reversePaymentInitiation(deps, id, input);
+  const run = await awaitTaskRun(deps.temporal, taskID, REVERSAL_WAIT_MS);
+  if (!run) throw new ApiError('SERVICE_UNAVAILABLE', `the reversal is still running (task ${taskID}); read the transfer initiation later`);
+  const result = run.result as { status?: string; error?: string } | undefined;
+  if (run.error !== undefined || result?.status === 'FAILED') throw validationError(`the connector refused the reversal: ${run.error ?? result?.error ?? 'failed'}`);
 }
+
+/** v1's PARTIALLY_REVERSED: v3 reads REVERSED after any reversal; v1 tells a partial one apart by what was reversed. */
+async function reversedTotals(db: Executor, ids: string[]): Promise<Map<string, bigint>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db('payments_initiation_reversals').whereIn('payment_initiation_id', ids).where({ status: 'PROCESSED' })
+    .groupBy('payment_initiation_id').select('payment_initiation_id', db.raw('SUM(amount) AS total'));
+  return new Map(rows.map((r: any) => [r.payment_initiation_id, BigInt(r.total)]));
+}
+const withPartial = (t: TransferInitiationV1, reversed: Map<string, bigint>): TransferInitiationV1 =>
+  (t.status === 'REVERSED' && (reversed.get(t.id) ?? 0n) < t.amount ? { ...t, status: 'PARTIALLY_REVERSED' } : t);
 
 /**
  * The v0 transfer (`POST /connectors/{connector}/transfers`): a TRANSFER initiation through the provider's newest

@@ -88,13 +88,28 @@ describe('contract: payments.v1 transfer initiations through the Formance SDK', 
     await eventually(async () => ((await read(created.id)).status === 'PROCESSED' ? true : undefined), 30_000, 'retry processed');
   });
 
-  // Reversals are not supported (docs/payments.md): refused with 400 naming why.
+  // v1 waits for the reversal: 204 once the provider reversed it; a partial one reads PARTIALLY_REVERSED, the rest REVERSED.
   test('reverseTransferInitiation', async () => {
-    const created = await create(12n, false);
-    const error = await v1.reverseTransferInitiation({
-      transferId: created.id, reverseTransferInitiationRequest: { reference: `rev-${suffix()}`, description: 'undo', amount: 12n, asset: 'EUR/2', metadata: {} },
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('reversals') });
+    const created = await create(12n, true);
+    expect((await settled(created.id)).status).toBe('PROCESSED');
+    const reverse = (amount: bigint) => v1.reverseTransferInitiation({
+      transferId: created.id, reverseTransferInitiationRequest: { reference: `rev-${suffix()}`, description: 'undo', amount, asset: 'EUR/2', metadata: { why: 'test' } },
+    });
+    expect((await reverse(5n)).statusCode).toBe(204);
+    const partial = await read(created.id);
+    expect(partial.status).toBe('PARTIALLY_REVERSED');
+    expect(partial.relatedAdjustments!.map((a) => a.status).slice(0, 2)).toEqual(['REVERSED', 'REVERSE_PROCESSING']);
+    expect(partial.relatedPayments!.map((p) => p.status).sort()).toEqual(['REFUNDED', 'SUCCEEDED']);
+    expect((await reverse(7n)).statusCode).toBe(204);
+    expect((await read(created.id)).status).toBe('REVERSED');
+    // Nothing is left to reverse, and an initiation still waiting for validation cannot be reversed: 400, nothing written.
+    await expect(reverse(1n)).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/0 EUR\/2 remain/) });
+    const waiting = await create(3n, false);
+    const refused = v1.reverseTransferInitiation({
+      transferId: waiting.id, reverseTransferInitiationRequest: { reference: `rev-${suffix()}`, description: 'undo', amount: 3n, asset: 'EUR/2', metadata: null },
+    });
+    await expect(refused).rejects.toMatchObject({ statusCode: 400, errorMessage: expect.stringMatching(/status is WAITING_FOR_VALIDATION/) });
+    expect((await read(waiting.id)).relatedAdjustments).toHaveLength(1);
   });
 
   test('connectorsTransfer', async () => {

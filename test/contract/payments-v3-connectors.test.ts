@@ -100,7 +100,7 @@ describe('contract: payments.v3 connectors through the Formance SDK', () => {
 
   test('listConnectorSchedules', async () => {
     const cursor = (await v3.listConnectorSchedules({ connectorID, pageSize: 10 })).v3ConnectorSchedulesCursorResponse!.cursor;
-    expect(cursor.data).toHaveLength(3);
+    expect(cursor.data).toHaveLength(5);
     for (const schedule of cursor.data) expect(schedule).toMatchObject({ connectorID, id: expect.stringMatching(/^connector-simulated-sdk-/) });
   });
 

@@ -1,16 +1,29 @@
-import { simulatedDirectory, suffix } from '../support/payments';
+import { eventually, simulatedDirectory, suffix } from '../support/payments';
 import { newBankAccount, settled, v3 } from './payments-v3-support';
 
 /**
  * Payment service users of Formance's `payments.v3` through the official SDK, with their open-banking methods, and the
- * conversions and orders no connector fetches. One test per SDK method.
+ * conversions and orders the simulated connector fetches. One test per SDK method.
  */
 describe('contract: payments.v3 payment service users through the Formance SDK', () => {
   let connectorID: string;
   beforeAll(async () => {
-    const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-psu-${suffix()}`, directory: simulatedDirectory({}), pollingPeriod: '1h' } });
+    const directory = simulatedDirectory({
+      'accounts.json': [{ reference: 'wallet' }],
+      'conversions.json': [
+        { reference: 'conv-1', createdAt: '2026-01-01T00:00:00Z', status: 'COMPLETED', sourceAsset: 'USD/2', destinationAsset: 'USDC/6', sourceAmount: 10_000, destinationAmount: 99_990_000, fee: 10, feeAsset: 'USD/2', sourceAccountReference: 'wallet', destinationAccountReference: 'wallet' },
+        { reference: 'conv-2', createdAt: '2026-01-02T00:00:00Z', status: 'PENDING', sourceAsset: 'EUR/2', destinationAsset: 'USD/2', sourceAmount: 500 },
+      ],
+      'orders.json': [
+        { reference: 'ord-1', createdAt: '2026-01-03T00:00:00Z', direction: 'SELL', type: 'MARKET', status: 'FILLED', timeInForce: 'IMMEDIATE_OR_CANCEL', sourceAsset: 'BTC/8', destinationAsset: 'USD/2', baseQuantityOrdered: 50_000_000, baseQuantityFilled: 50_000_000, quoteAmount: 3_250_000, quoteAsset: 'USD/2', expiresAt: '2026-02-01T00:00:00Z', metadata: { desk: 'crypto' } },
+      ],
+    });
+    const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-psu-${suffix()}`, directory, pollingPeriod: '1h' } });
     connectorID = res.v3InstallConnectorResponse!.data;
+    // The install task fetches every kind once, orders last.
+    await eventually(async () => ((await v3.listOrders({ query: { $match: { connectorID } } })).v3OrdersCursorResponse!.cursor.data.length ? true : undefined), 30_000, 'orders fetched');
   });
+  const encode = (reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
   afterAll(async () => {
     await v3.uninstallConnector({ connectorID });
   });
@@ -59,23 +72,42 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     expect((await v3.getBankAccount({ bankAccountID })).v3GetBankAccountResponse!.data.relatedAccounts!.map((r) => r.accountID)).toEqual([task.createdObjectID]);
   });
 
-  // Neither plugin fetches conversions or orders (no FETCH_CONVERSIONS / FETCH_ORDERS): empty lists, reads are 404.
+  // The simulated connector (FETCH_CONVERSIONS, FETCH_ORDERS) fetches conversions.json and orders.json.
   test('listConversions', async () => {
-    const cursor = (await v3.listConversions({ pageSize: 10 })).v3ConversionsCursorResponse!.cursor;
-    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 10 });
+    const cursor = (await v3.listConversions({ pageSize: 1, query: { $match: { connectorID } } })).v3ConversionsCursorResponse!.cursor;
+    expect(cursor).toMatchObject({ hasMore: true, pageSize: 1, data: [expect.objectContaining({ reference: 'conv-2', status: 'PENDING', sourceAmount: 500n, destinationAmount: null })] });
+    const next = (await v3.listConversions({ cursor: cursor.next })).v3ConversionsCursorResponse!.cursor;
+    expect(next.data.map((c) => c.reference)).toEqual(['conv-1']);
+    const pending = (await v3.listConversions({ query: { $and: [{ $match: { connectorID } }, { $match: { status: 'COMPLETED' } }] } })).v3ConversionsCursorResponse!.cursor;
+    expect(pending.data.map((c) => c.reference)).toEqual(['conv-1']);
   });
 
   test('getConversion', async () => {
-    await expect(v3.getConversion({ conversionID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
+    const conversion = (await v3.getConversion({ conversionID: encode('conv-1') })).v3GetConversionResponse!.data;
+    expect(conversion).toMatchObject({
+      id: encode('conv-1'), connectorID, provider: 'SIMULATED', reference: 'conv-1', status: 'COMPLETED', sourceAsset: 'USD/2', destinationAsset: 'USDC/6',
+      sourceAmount: 10_000n, destinationAmount: 99_990_000n, fee: 10n, feeAsset: 'USD/2', sourceAccountID: encode('wallet'),
+    });
+    expect(conversion.createdAt).toEqual(new Date('2026-01-01T00:00:00Z'));
+    await expect(v3.getConversion({ conversionID: 'unknown' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
   });
 
   test('listOrders', async () => {
-    const cursor = (await v3.listOrders({})).v3OrdersCursorResponse!.cursor;
-    expect(cursor).toMatchObject({ data: [], hasMore: false, pageSize: 15 });
+    const cursor = (await v3.listOrders({ query: { $and: [{ $match: { connectorID } }, { $match: { direction: 'SELL' } }] } })).v3OrdersCursorResponse!.cursor;
+    expect(cursor).toMatchObject({ hasMore: false, pageSize: 15 });
+    expect(cursor.data.map((o) => o.reference)).toEqual(['ord-1']);
+    expect((await v3.listOrders({ query: { $and: [{ $match: { connectorID } }, { $match: { direction: 'BUY' } }] } })).v3OrdersCursorResponse!.cursor.data).toEqual([]);
   });
 
   test('getOrder', async () => {
-    await expect(v3.getOrder({ orderID: 'any' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
+    const order = (await v3.getOrder({ orderID: encode('ord-1') })).v3GetOrderResponse!.data;
+    expect(order).toMatchObject({
+      id: encode('ord-1'), connectorID, provider: 'SIMULATED', direction: 'SELL', type: 'MARKET', status: 'FILLED', timeInForce: 'IMMEDIATE_OR_CANCEL',
+      baseQuantityOrdered: 50_000_000n, baseQuantityFilled: 50_000_000n, quoteAmount: 3_250_000n, quoteAsset: 'USD/2', limitPrice: null, metadata: { desk: 'crypto' },
+    });
+    expect(order.expiresAt).toEqual(new Date('2026-02-01T00:00:00Z'));
+    expect(order.adjustments).toEqual([expect.objectContaining({ reference: 'ord-1', status: 'FILLED', baseQuantityFilled: 50_000_000n })]);
+    await expect(v3.getOrder({ orderID: 'unknown' })).rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
   });
 
   test('deletePaymentServiceUser', async () => {

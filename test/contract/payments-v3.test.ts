@@ -281,8 +281,24 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('reversePaymentInitiation', async () => {
     const paymentInitiationID = await processed();
-    const reversal = v3.reversePaymentInitiation({ paymentInitiationID, v3ReversePaymentInitiationRequest: { reference: `rev-${suffix()}`, amount: 100n, asset: 'EUR/2', description: 'undo' } });
-    await expect(reversal).rejects.toMatchObject({ statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/cannot reverse a TRANSFER/) } });
+    const reverse = (amount: bigint) => v3.reversePaymentInitiation({
+      paymentInitiationID, v3ReversePaymentInitiationRequest: { reference: `rev-${suffix()}`, amount, asset: 'EUR/2', description: 'undo', metadata: { why: 'sdk' } },
+    });
+    const res = await reverse(40n);
+    expect(res.statusCode).toBe(202);
+    const { paymentInitiationReversalID, taskID } = res.v3ReversePaymentInitiationResponse!.data;
+    expect(paymentInitiationReversalID).toEqual(expect.any(String));
+    expect(taskID).toBe(`payment-initiation-${paymentInitiationID}-reversal-1`);
+    const task = await settled(taskID!);
+    expect(task).toMatchObject({ status: 'SUCCEEDED', connectorID });
+    const initiation = await readInitiation(paymentInitiationID);
+    expect(initiation.status).toBe('REVERSED');
+    const adjustments = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID })).v3PaymentInitiationAdjustmentsCursorResponse!.cursor.data;
+    expect(adjustments[0]).toMatchObject({ status: 'REVERSED', amount: 40n, asset: 'EUR/2', metadata: { why: 'sdk' } });
+    const refund = (await v3.getPayment({ paymentID: task.createdObjectID! })).v3GetPaymentResponse!.data;
+    expect(refund).toMatchObject({ status: 'REFUNDED', amount: 40n, type: 'TRANSFER' });
+    // More than the 60 left is refused at once.
+    await expect(reverse(61n)).rejects.toMatchObject({ statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/60 EUR\/2 remain/) } });
   });
 
   test('deletePaymentInitiation', async () => {

@@ -162,6 +162,29 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // A reversal of part of a processed transfer through the simulated connector.
+  ['payments-reversal', {
+    records: ['payment-initiation-reverse'],
+    async run() {
+      const dir = simulatedDirectory({ 'accounts.json': [{ reference: 'treasury', type: 'INTERNAL' }, { reference: 'payout', type: 'EXTERNAL' }] });
+      const connectorID = await installSimulated(dir, '1s');
+      await eventually(() => api('GET', `/api/payments/v3/accounts/${accountId(connectorID, 'payout')}`), (res) => res.status === 200);
+      const created = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
+        body: { reference: `reversed-${Date.now()}`, connectorID, type: 'TRANSFER', amount: 500, asset: 'EUR/2',
+          sourceAccountID: accountId(connectorID, 'treasury'), destinationAccountID: accountId(connectorID, 'payout'), description: 'replay' },
+      });
+      const initiation = created.body.data.paymentInitiationID;
+      await eventually(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
+      const reversal = await api('POST', `/api/payments/v3/payment-initiations/${initiation}/reverse`, {
+        body: { reference: `reversal-${Date.now()}`, amount: 200, asset: 'EUR/2', description: 'replay' },
+      });
+      if (reversal.status !== 202) throw new Error(`reverse: expected 202, got ${reversal.status} ${reversal.text}`);
+      await eventually(() => read(`/api/payments/v3/tasks/${reversal.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 202);
+      return { 'payment-initiation-reverse': reversal.body.data.taskID };
+    },
+  }],
+
   // A payment service user's asynchronous deletion.
   ['payments-psu', {
     records: ['payment-service-user-delete'],

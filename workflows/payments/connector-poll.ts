@@ -1,7 +1,7 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
 
-export type FetchKind = 'accounts' | 'balances' | 'payments';
+export type FetchKind = 'accounts' | 'balances' | 'payments' | 'conversions' | 'orders';
 export interface ConnectorPollInput { connectorID: string; kind: FetchKind }
 
 const fetches = proxyActivities<PaymentsActivities>({
@@ -18,6 +18,8 @@ const FETCH = {
   accounts: fetches.paymentsFetchAccounts,
   balances: fetches.paymentsFetchBalances,
   payments: fetches.paymentsFetchPayments,
+  conversions: fetches.paymentsFetchConversions,
+  orders: fetches.paymentsFetchOrders,
 } as const;
 
 const isNotInstalled = (error: unknown): boolean =>
@@ -44,10 +46,17 @@ export async function connectorUninstall(input: { connectorID: string }): Promis
   return { connectorID: input.connectorID };
 }
 
-/** Every kind once, in order: accounts first, which balances refer to (a balance of an unknown account is skipped). */
+/**
+ * Every kind once, in order: accounts first, which balances refer to (a balance of an unknown account is skipped).
+ * Conversions and orders come last; their fetch is 0 for a connector without the capability. The patch keeps
+ * install and reset tasks started before these kinds existed replayable.
+ */
 async function fetchAll(connectorID: string): Promise<number> {
   let changed = 0;
   for (const kind of ['accounts', 'balances', 'payments'] as const) changed += await FETCH[kind](connectorID);
+  if (patched('fetch-conversions-orders')) {
+    for (const kind of ['conversions', 'orders'] as const) changed += await FETCH[kind](connectorID);
+  }
   return changed;
 }
 

@@ -1,12 +1,30 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ProviderAccount, ProviderBalance } from '../../../areas/payments';
 import type { ProviderPayment } from '../../../areas/payments';
+import type { ProviderConversion, ProviderOrder } from '../../../areas/payments';
 
 /** A transfer or payout to execute at the provider. `idempotencyKey` is the same for every retry of one attempt. */
 export interface InitiationRequest {
   idempotencyKey: string;
   type: 'TRANSFER' | 'PAYOUT';
   reference: string;
+  amount: bigint;
+  asset: string;
+  sourceAccountReference?: string;
+  destinationAccountReference: string;
+  description: string;
+  metadata: Record<string, string>;
+}
+
+/**
+ * A reversal of a transfer or payout the provider executed (`paymentReference` is its payment). `idempotencyKey` is the
+ * reversal's id, the same for every retry.
+ */
+export interface ReversalRequest {
+  idempotencyKey: string;
+  type: 'TRANSFER' | 'PAYOUT';
+  reference: string;
+  paymentReference: string;
   amount: bigint;
   asset: string;
   sourceAccountReference?: string;
@@ -37,6 +55,11 @@ export interface ConnectorPlugin {
   fetchPayments(): Promise<ProviderPayment[]>;
   initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
   createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
+  /** Only plugins whose connector has REVERSE_TRANSFER / REVERSE_PAYOUT (connector-catalog.ts): the reversal's payment. */
+  reversePayment?(request: ReversalRequest): Promise<ProviderPayment>;
+  /** Only plugins with FETCH_CONVERSIONS / FETCH_ORDERS. */
+  fetchConversions?(): Promise<ProviderConversion[]>;
+  fetchOrders?(): Promise<ProviderOrder[]>;
 }
 
 export const providerRejected = (message: string) => ApplicationFailure.create({ type: 'PROVIDER_REJECTED', message, nonRetryable: true });

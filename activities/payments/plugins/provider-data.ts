@@ -1,6 +1,8 @@
 import type { ProviderAccount, ProviderBalance } from '../../../areas/payments';
 import { PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../../areas/payments';
 import type { ProviderPayment } from '../../../areas/payments';
+import type { ProviderConversion, ProviderOrder } from '../../../areas/payments';
+import { CONVERSION_STATUSES, ORDER_DIRECTIONS, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE } from '../../../areas/payments';
 import { invalidData } from './plugin';
 
 /**
@@ -86,3 +88,62 @@ export function parsePayment(item: Item, where: string): ProviderPayment {
 export const parseAccounts = (data: unknown, what: string) => items(data, what).map((i, n) => parseAccount(i, `${what}[${n}]`));
 export const parseBalances = (data: unknown, what: string) => items(data, what).map((i, n) => parseBalance(i, `${what}[${n}]`));
 export const parsePayments = (data: unknown, what: string) => items(data, what).map((i, n) => parsePayment(i, `${what}[${n}]`));
+
+/** `conversions.json` items (docs/payments.md): a swap between two assets in its latest state. */
+export function parseConversion(item: Item, where: string): ProviderConversion {
+  const createdAt = date(item, 'createdAt', where);
+  return {
+    reference: str(item, 'reference', where)!,
+    createdAt,
+    updatedAt: date(item, 'updatedAt', where, createdAt),
+    status: oneOf(str(item, 'status', where)!, CONVERSION_STATUSES, 'status', where),
+    sourceAsset: str(item, 'sourceAsset', where)!,
+    destinationAsset: str(item, 'destinationAsset', where)!,
+    sourceAmount: int(item, 'sourceAmount', where)!,
+    destinationAmount: int(item, 'destinationAmount', where, true),
+    fee: int(item, 'fee', where, true),
+    feeAsset: str(item, 'feeAsset', where, true),
+    sourceAccountReference: str(item, 'sourceAccountReference', where, true),
+    destinationAccountReference: str(item, 'destinationAccountReference', where, true),
+    error: str(item, 'error', where, true),
+    metadata: metadata(item, where),
+    raw: item,
+  };
+}
+
+/** `orders.json` items (docs/payments.md): an exchange order in its latest state. */
+export function parseOrder(item: Item, where: string): ProviderOrder {
+  const createdAt = date(item, 'createdAt', where);
+  const expiresAt = item.expiresAt === undefined ? undefined : date(item, 'expiresAt', where);
+  return {
+    reference: str(item, 'reference', where)!,
+    createdAt,
+    updatedAt: date(item, 'updatedAt', where, createdAt),
+    direction: oneOf(str(item, 'direction', where)!, ORDER_DIRECTIONS, 'direction', where),
+    type: oneOf(str(item, 'type', where)!, ORDER_TYPES, 'type', where),
+    status: oneOf(str(item, 'status', where)!, ORDER_STATUSES, 'status', where),
+    timeInForce: oneOf(str(item, 'timeInForce', where, true) ?? 'GOOD_UNTIL_CANCELLED', TIME_IN_FORCE, 'timeInForce', where),
+    sourceAsset: str(item, 'sourceAsset', where)!,
+    destinationAsset: str(item, 'destinationAsset', where)!,
+    baseQuantityOrdered: int(item, 'baseQuantityOrdered', where)!,
+    baseQuantityFilled: int(item, 'baseQuantityFilled', where, true),
+    limitPrice: int(item, 'limitPrice', where, true),
+    stopPrice: int(item, 'stopPrice', where, true),
+    averageFillPrice: int(item, 'averageFillPrice', where, true),
+    quoteAmount: int(item, 'quoteAmount', where, true),
+    fee: int(item, 'fee', where, true),
+    priceAsset: str(item, 'priceAsset', where, true),
+    quoteAsset: str(item, 'quoteAsset', where, true),
+    feeAsset: str(item, 'feeAsset', where, true),
+    clientOrderID: str(item, 'clientOrderID', where, true),
+    error: str(item, 'error', where, true),
+    ...(expiresAt ? { expiresAt } : {}),
+    sourceAccountReference: str(item, 'sourceAccountReference', where, true),
+    destinationAccountReference: str(item, 'destinationAccountReference', where, true),
+    metadata: metadata(item, where),
+    raw: item,
+  };
+}
+
+export const parseConversions = (data: unknown, what: string) => items(data, what).map((i, n) => parseConversion(i, `${what}[${n}]`));
+export const parseOrders = (data: unknown, what: string) => items(data, what).map((i, n) => parseOrder(i, `${what}[${n}]`));

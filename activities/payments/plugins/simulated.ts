@@ -6,6 +6,8 @@ import type { ProviderAccount } from '../../../areas/payments';
 import type { ProviderPayment } from '../../../areas/payments';
 import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
+import { parseConversions, parseOrders } from './provider-data';
+import { simulatedReversal } from './simulated-reversal';
 
 /**
  * Keys and references become file names through a hash: any length and alphabet maps to a short safe name that
@@ -44,9 +46,10 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 }
 
 /**
- * The simulated provider: a directory the user fills with accounts.json, balances.json and payments.json. Transfers and
- * payouts are settled at once by the rules in docs/payments.md and written to `initiated/`; forwarded bank accounts are
- * written to `created-accounts/`. Both folders are read back by the next fetch like the user's own files.
+ * The simulated provider: a directory the user fills with accounts.json, balances.json, payments.json, conversions.json
+ * and orders.json. Transfers and payouts are settled at once by the rules in docs/payments.md and written to
+ * `initiated/`, their reversals to `reversed/`; forwarded bank accounts are written to `created-accounts/`. These folders
+ * are read back by the next fetch like the user's own files.
  */
 export function simulatedPlugin(directory: string): ConnectorPlugin {
   const file = (name: string) => path.join(directory, name);
@@ -55,16 +58,19 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
     ...(await readFolder(file('created-accounts'))).map((f) => parseAccount(f.data as Record<string, unknown>, `created-accounts/${f.name}`)),
   ];
   const balances = async () => parseBalances((await readJson(file('balances.json'))) ?? [], 'balances.json');
+  const payments = async (): Promise<ProviderPayment[]> => [
+    ...parsePayments((await readJson(file('payments.json'))) ?? [], 'payments.json'),
+    ...(await readFolder(file('initiated'))).map((f) => parsePayment(f.data as Record<string, unknown>, `initiated/${f.name}`)),
+    ...(await readFolder(file('reversed'))).map((f) => parsePayment(f.data as Record<string, unknown>, `reversed/${f.name}`)),
+  ];
 
   return {
     fetchAccounts: accounts,
     fetchBalances: balances,
-    async fetchPayments() {
-      return [
-        ...parsePayments((await readJson(file('payments.json'))) ?? [], 'payments.json'),
-        ...(await readFolder(file('initiated'))).map((f) => parsePayment(f.data as Record<string, unknown>, `initiated/${f.name}`)),
-      ];
-    },
+    fetchPayments: payments,
+    fetchConversions: async () => parseConversions((await readJson(file('conversions.json'))) ?? [], 'conversions.json'),
+    fetchOrders: async () => parseOrders((await readJson(file('orders.json'))) ?? [], 'orders.json'),
+    reversePayment: (request) => simulatedReversal({ directory, payments, fileName, readJson, writeJson }, request),
 
     async initiatePayment(request: InitiationRequest): Promise<ProviderPayment> {
       const target = path.join(file('initiated'), fileName(request.idempotencyKey));

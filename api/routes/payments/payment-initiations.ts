@@ -4,15 +4,16 @@ import {
 } from '../../../areas/payments';
 import { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from '../../../areas/payments';
 import {
-  initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation,
+  initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment,
 } from '../../../areas/payments';
+import { reversePaymentInitiation } from '../../../areas/payments';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { createQuery, idParams, initiationAdjustmentSchema, initiationsListQuery, initiationCreatedSchema, initiationInputSchema, initiationSchema, reverseInputSchema, taskSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments';
+import { createQuery, idParams, initiationAdjustmentSchema, initiationsListQuery, initiationCreatedSchema, initiationInputSchema, initiationSchema, reverseInputSchema, reversalStartedSchema, taskSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-initiations';
@@ -119,12 +120,16 @@ export const listInitiationPaymentsRoute = defineRoute(
 );
 
 export const reverseInitiationRoute = defineRoute(
-  { method: 'post', path: `${base}/{paymentInitiationID}/reverse`, operationId: 'reversePaymentInitiation', summary: 'Reverse a PROCESSED initiation (no plugin can: always 400)', tags,
-    responses: { 202: { description: 'Never answered: neither plugin can reverse', schema: dataOf(taskSchema) } } },
+  { method: 'post', path: `${base}/{paymentInitiationID}/reverse`, operationId: 'reversePaymentInitiation', summary: 'Reverse a PROCESSED initiation, wholly or partly, at its provider', tags,
+    description: 'Checked at once (the connector\'s REVERSE_TRANSFER / REVERSE_PAYOUT, the status, the asset, the amount left to reverse); '
+      + 'executed on Temporal (taskID is the workflow id). The same reference again answers the same reversal.',
+    responses: { 202: { description: 'Reversal started', schema: dataOf(reversalStartedSchema) } } },
   authenticate('payments:write'),
   validate({ params, body: reverseInputSchema }),
   async function reverseInitiationHandler(ctx) {
-    await reversePaymentInitiation(ctx.deps.db, ctx.state.input.params.paymentInitiationID);
+    const { body, params: { paymentInitiationID } } = ctx.state.input;
+    ctx.status = 202;
+    ctx.body = { data: await reversePaymentInitiation(deps(ctx), paymentInitiationID, { ...body, amount: BigInt(body.amount) }) };
   },
 );
 

@@ -83,11 +83,14 @@ export const retryTransferInitiationV1Route = defineRoute(
 );
 
 export const reverseTransferInitiationV1Route = defineRoute(
-  { method: 'post', path: `${base}/{transferId}/reverse`, operationId: 'reverseTransferInitiationV1', summary: 'Reversals are not supported: always 400 (404 for an unknown id)', tags, responses: noContent },
+  { method: 'post', path: `${base}/{transferId}/reverse`, operationId: 'reverseTransferInitiationV1', summary: 'Reverse a PROCESSED transfer initiation, wholly or partly, and wait for the provider', tags,
+    description: 'The v3 reversal, awaited (up to 30 s): 204 once REVERSED; 400 when refused at once or by the provider.', responses: noContent },
   authenticate('payments:write'),
   validate({ params, body: reverseInputV1Schema }),
   async function reverseTransferInitiationV1Handler(ctx) {
-    await reverseTransferInitiationV1(ctx.deps.db, ctx.state.input.params.transferId);
+    const { body, params: { transferId } } = ctx.state.input;
+    await reverseTransferInitiationV1(deps(ctx), transferId, { ...body, amount: BigInt(body.amount) });
+    ctx.status = 204;
   },
 );
 

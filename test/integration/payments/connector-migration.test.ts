@@ -41,7 +41,7 @@ describe('connectors of an earlier release move to schedules', () => {
     await db('payments_connectors').where({ id: broken }).update({ uninstalled_at: db.fn.now() });
     expect((await legacy.describe()).status.name).toBe('TERMINATED');
     const label = connectorLabel({ id, provider: 'simulated', name });
-    for (const kind of ['accounts', 'balances', 'payments']) {
+    for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       expect((await client.schedule.getHandle(`${label}-${kind}`).describe()).spec.intervals?.map((i) => i.every)).toEqual([1000]);
     }
     // A liveness bound for a loaded machine (a tick every second), not a timed assertion.
@@ -49,6 +49,6 @@ describe('connectors of an earlier release move to schedules', () => {
 
     expect(await ensureConnectorSchedules({ db, temporal })).toBe(0);
     await db('payments_connectors').where({ id }).update({ uninstalled_at: db.fn.now() });
-    for (const kind of ['accounts', 'balances', 'payments']) await client.schedule.getHandle(`${label}-${kind}`).delete();
+    for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) await client.schedule.getHandle(`${label}-${kind}`).delete();
   }, 120_000);
 });

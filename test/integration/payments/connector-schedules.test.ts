@@ -49,19 +49,19 @@ describe('connector schedules and tasks (payments v3)', () => {
     // Formance's `query` filter of the v3 lists is accepted and ignored.
     const filter = encodeURIComponent('{"$match":{"name":"x"}}');
     expect((await api('GET', `${connectors}?pageSize=1000&query=${filter}`)).body.cursor.data.map((c: any) => c.id)).toContain(simulated.body.data);
-    expect((await api('GET', `${connectors}/${simulated.body.data}/schedules?query=${filter}`)).body.cursor.data).toHaveLength(3);
+    expect((await api('GET', `${connectors}/${simulated.body.data}/schedules?query=${filter}`)).body.cursor.data).toHaveLength(5);
     for (const id of [simulated.body.data, generic.body.data]) expect((await api('DELETE', `${connectors}/${id}`)).status).toBe(202);
   });
 
   it('lists one schedule per kind with the polling period, read from Temporal, and the runs each one started', async () => {
     const connectorID = await installSimulated(simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [payment('p1')] }), '1s');
     const schedules = await schedulesOf(connectorID);
-    expect(schedules.map((s) => s.kind).sort()).toEqual(['accounts', 'balances', 'payments']);
+    expect(schedules.map((s) => s.kind).sort()).toEqual(['accounts', 'balances', 'conversions', 'orders', 'payments']);
     for (const s of schedules) expect(s).toMatchObject({ id: expect.stringMatching(new RegExp(`^connector-simulated-sim-[0-9a-f-]+-${s.kind}$`)), connectorID, paused: false });
     const payments = schedules.find((s) => s.kind === 'payments');
     expect((await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}`)).body.data).toEqual(expect.objectContaining({ id: payments.id, createdAt: payments.createdAt }));
-    const paged = await api('GET', `${connectors}/${connectorID}/schedules?pageSize=2`);
-    expect(paged.body.cursor).toMatchObject({ pageSize: 2, hasMore: true });
+    const paged = await api('GET', `${connectors}/${connectorID}/schedules?pageSize=3`);
+    expect(paged.body.cursor).toMatchObject({ pageSize: 3, hasMore: true });
     const rest = await api('GET', `${connectors}/${connectorID}/schedules?cursor=${paged.body.cursor.next}`);
     expect([...paged.body.cursor.data, ...rest.body.cursor.data].map((s: any) => s.id).sort()).toEqual(schedules.map((s) => s.id).sort());
 
@@ -121,7 +121,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     expect(reset.body.data).toBe(schedules[0].id.replace(/-[a-z]+$/, '-reset'));
     expect(await settledTask(reset.body.data)).toMatchObject({ id: reset.body.data, status: 'SUCCEEDED', connectorID });
     expect(await references(connectorID)).toEqual(['p1', 'p2']);
-    expect((await schedulesOf(connectorID)).map((s) => s.paused)).toEqual([false, false, false]);
+    expect((await schedulesOf(connectorID)).map((s) => s.paused)).toEqual([false, false, false, false, false]);
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
 
@@ -197,7 +197,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     const connectorID = await installSimulated(simulatedDirectory(), '1h');
     const own = await api('GET', `${connectors}/${connectorID}/capabilities`);
     expect(own.body.data).toEqual(['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
-      'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION']);
+      'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS']);
     const all = await api('GET', `${connectors}/capabilities`);
     expect(all.body.data.generic).not.toContain('ALLOW_FORMANCE_PAYMENT_CREATION');
     expect(Object.keys(all.body.data).sort()).toEqual(['generic', 'simulated']);

@@ -27,7 +27,7 @@ describe('simulated connector on the real Temporal worker', () => {
     const name = (await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data.name;
     const label = connectorLabel({ id: connectorID, provider: 'simulated', name });
     expect(label).toMatch(/^connector-simulated-sim-[0-9a-f]{8}-[0-9a-f]{8}$/);
-    for (const kind of ['accounts', 'balances', 'payments']) {
+    for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       const schedule = await client.schedule.getHandle(`${label}-${kind}`).describe();
       expect(schedule.spec.intervals?.map((i) => i.every)).toEqual([1000]);
       expect(schedule.policies.overlap).toBe('SKIP');
@@ -60,7 +60,7 @@ describe('simulated connector on the real Temporal worker', () => {
       return t.status !== 'PROCESSING' ? t : undefined;
     }, 15_000, 'the uninstall task');
     expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
-    for (const kind of ['accounts', 'balances', 'payments']) {
+    for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
     }
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2'), payment('p3')]);

@@ -18,8 +18,16 @@ describe('connector capabilities and readable Temporal ids', () => {
     expect(() => requireCapability({ id: 'c2', provider: 'stripe' }, 'FETCH_PAYMENTS')).toThrow(/capability FETCH_PAYMENTS/);
   });
 
+  it('reversals are operations without a V3Capability name: checked and named like one, never listed', () => {
+    expect(() => requireCapability({ id: 's1', provider: 'simulated' }, 'REVERSE_TRANSFER')).not.toThrow();
+    expect(() => requireCapability({ id: 's1', provider: 'simulated' }, 'REVERSE_PAYOUT')).not.toThrow();
+    expect(() => requireCapability({ id: 'g1', provider: 'generic' }, 'REVERSE_PAYOUT')).toThrow('connector g1 (generic) does not have the capability REVERSE_PAYOUT');
+    expect(capabilitiesOf('simulated')).not.toContain('REVERSE_TRANSFER');
+  });
+
   it('polls one kind per fetch capability', () => {
-    expect(fetchKindsOf('simulated')).toEqual(['accounts', 'balances', 'payments']);
+    expect(fetchKindsOf('simulated')).toEqual(['accounts', 'balances', 'payments', 'conversions', 'orders']);
+    expect(fetchKindsOf('generic')).toEqual(['accounts', 'balances', 'payments']);
     expect(fetchKindsOf('unknown')).toEqual([]);
     expect(capabilitiesOf('generic')).toContain('FETCH_EXTERNAL_ACCOUNTS');
   });
