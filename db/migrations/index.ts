@@ -16,6 +16,7 @@ import * as ledgerPipelines from './014-ledger-pipelines';
 import * as ledgerV2Surface from './015-ledger-v2-surface';
 import * as platformBucket from './016-platform-bucket';
 import * as paymentsDynamicPools from './017-payments-dynamic-pools';
+import * as paymentsOpenBanking from './019-payments-open-banking';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Array<[string, Migration]> = [
   ['015-ledger-v2-surface', ledgerV2Surface],
   ['016-platform-bucket', platformBucket],
   ['017-payments-dynamic-pools', paymentsDynamicPools],
+  ['019-payments-open-banking', paymentsOpenBanking],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -6,6 +6,7 @@ import type { ProviderAccount } from '../../../areas/payments';
 import type { ProviderPayment } from '../../../areas/payments';
 import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
+import { simulatedOpenBanking } from './simulated-open-banking';
 
 /**
  * Keys and references become file names through a hash: any length and alphabet maps to a short safe name that
@@ -57,6 +58,7 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
   const balances = async () => parseBalances((await readJson(file('balances.json'))) ?? [], 'balances.json');
 
   return {
+    openBanking: simulatedOpenBanking(directory),
     fetchAccounts: accounts,
     fetchBalances: balances,
     async fetchPayments() {
