@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/knex';
 import {
-  connectionsOf, exitLinkAttempt, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection,
+  connectionsOf, connectorsOfPsu, exitLinkAttempt, getConnectorRow, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection,
   removePsuConnector, type ConnectorRow,
 } from '../../areas/payments';
 import { isApiError } from '../../lib/errors';
@@ -52,19 +52,23 @@ export function createOpenBankingActivities(deps: { db: Db; dataDir: string }) {
     async paymentsOpenBankingConnectionsOf(psuID: string, connectorID: string): Promise<string[]> {
       return connectionsOf(db, psuID, connectorID);
     },
+    async paymentsOpenBankingConnectorsOf(psuID: string): Promise<string[]> {
+      return connectorsOfPsu(db, psuID);
+    },
     /** Deletes the connection at the provider, then here; one already gone is done. */
     async paymentsOpenBankingDeleteConnection(connectionID: string): Promise<void> {
       return classified(async () => {
         const connection = await findConnection(db, connectionID);
         if (!connection) return;
-        await openBanking(connection.connector).deleteUserConnection({ psuID: connection.psuID, connectionID });
+        // An uninstalled connector's provider is no longer reached: only our records go.
+        if (!connection.connector.uninstalled_at) await openBanking(connection.connector).deleteUserConnection({ psuID: connection.psuID, connectionID });
         await removeConnection(db, connectionID);
       });
     },
     async paymentsOpenBankingDeleteUser(psuID: string, connectorID: string): Promise<void> {
       return classified(async () => {
-        const { connector } = await loadPsuForConnector(db, psuID, connectorID);
-        await openBanking(connector).deleteUser(psuID);
+        const connector = await getConnectorRow(db, connectorID);
+        if (!connector.uninstalled_at) await openBanking(connector).deleteUser(psuID);
         await removePsuConnector(db, psuID, connectorID);
       });
     },

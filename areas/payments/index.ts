@@ -29,7 +29,7 @@ export {
 } from './psu-open-banking';
 export { checkConsentState, consentPath, createPsuLink, decideConsent, getLinkAttempt, type LinkAttempt, linkAttemptKey, listLinkAttempts, updatePsuLink } from './psu-links';
 export {
-  connectionsOf, exitLinkAttempt, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection, removePsuConnector,
+  connectionsOf, connectorsOfPsu, exitLinkAttempt, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection, removePsuConnector,
 } from './psu-connections';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';

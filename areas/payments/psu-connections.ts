@@ -68,6 +68,11 @@ export async function connectionsOf(db: Executor, psuID: string, connectorID: st
   return db('payments_psu_connections').where({ psu_id: psuID, connector_id: connectorID }).orderBy('id').pluck('id');
 }
 
+/** The connectors the user is registered at. */
+export async function connectorsOfPsu(db: Executor, psuID: string): Promise<string[]> {
+  return isUuid(psuID) ? db('payments_psu_connectors').where({ psu_id: psuID }).orderBy('connector_id').pluck('connector_id') : [];
+}
+
 /** The connection's psu and connector, or undefined when it is already gone. */
 export async function findConnection(db: Executor, connectionID: string): Promise<{ psuID: string; connector: ConnectorRow } | undefined> {
   const row = await db('payments_psu_connections').where({ id: connectionID }).first();

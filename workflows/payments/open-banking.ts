@@ -47,3 +47,8 @@ export async function openBankingDeletePsuConnector(input: { psuID: string; conn
   }
   await provider.paymentsOpenBankingDeleteUser(input.psuID, input.connectorID);
 }
+
+/** Removes a payment service user from every connector it was forwarded to (the first step of deleting the user). */
+export async function openBankingForgetPsu(psuID: string): Promise<void> {
+  for (const connectorID of await bookkeeping.paymentsOpenBankingConnectorsOf(psuID)) await openBankingDeletePsuConnector({ psuID, connectorID });
+}

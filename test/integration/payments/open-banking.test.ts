@@ -171,6 +171,19 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect((await api('DELETE', `${users}/${psuID}/connectors/${connectorID}`)).status).toBe(404);
   });
 
+  it('deleting the user (Formance\'s PSU delete) first removes it from its connectors, with its connections and their accounts', async () => {
+    const { psuID, connectionID } = await connectedUser();
+    const userFiles = () => fs.readdirSync(path.join(dir, 'open-banking', 'users')).filter((f) => fs.readFileSync(path.join(dir, 'open-banking', 'users', f), 'utf8').includes(psuID));
+    expect(userFiles()).toHaveLength(1);
+    const res = await api('DELETE', `${users}/${psuID}`);
+    expect(res.status).toBe(202);
+    expect(await taskDone(res.body.data.taskID)).toMatchObject({ status: 'SUCCEEDED' });
+    expect((await api('GET', `${users}/${psuID}`)).status).toBe(404);
+    expect(await accountsOf(connectionID)).toEqual([]);
+    expect(await db('payments_psu_connections').where({ psu_id: psuID })).toEqual([]);
+    expect(userFiles()).toEqual([]);
+  });
+
   it('bad input: unknown user, connector or attempt, a user not forwarded, a bad body: clear 4xx and nothing written', async () => {
     const psuID = await newUser();
     const unknownUser = '6f1c1d2e-6b7a-4c1e-9f3e-000000000000';
