@@ -3,6 +3,7 @@ import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { upsertAccounts, upsertBalances, type ProviderAccount, type ProviderBalance } from './accounts';
 import { getConnectorRow, type ConnectorRow } from './connectors';
+import { upsertPayment, type ProviderPayment } from './payments';
 import { isUuid } from './ids';
 
 /**
@@ -37,10 +38,12 @@ export async function loadPendingAttempt(db: Db, attemptID: string): Promise<Pen
 
 /**
  * Records a consent: the attempt completes, the connection is created (or renewed, for an update link) and its
- * accounts and balances are stored with the user and the connection, all in one transaction, and only while the
+ * accounts, balances and payments are stored with the user and the connection, all in one transaction, and only while the
  * attempt is still pending (a second completion writes nothing).
  */
-export async function recordLinkCompletion(db: Db, attempt: PendingAttempt, data: { accounts: ProviderAccount[]; balances: ProviderBalance[] }): Promise<void> {
+export async function recordLinkCompletion(
+  db: Db, attempt: PendingAttempt, data: { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] },
+): Promise<void> {
   await inTransaction(db, async (trx) => {
     // Locked, so a concurrent completion waits here and then finds the attempt no longer pending.
     const pending = await trx('payments_psu_link_attempts').where({ id: attempt.id, status: 'pending' }).forUpdate().first();
@@ -56,6 +59,12 @@ export async function recordLinkCompletion(db: Db, attempt: PendingAttempt, data
         .update({ psu_id: attempt.psuID, open_banking_connection_id: attempt.connectionID });
     }
     await upsertBalances(trx, attempt.connectorID, attempt.connector.provider, data.balances);
+    for (const payment of data.payments) await upsertPayment(trx, attempt.connectorID, payment);
+    const paymentReferences = data.payments.map((p) => p.reference);
+    if (paymentReferences.length) {
+      await trx('payments_payments').where({ connector_id: attempt.connectorID }).whereIn('reference', paymentReferences)
+        .update({ psu_id: attempt.psuID, open_banking_connection_id: attempt.connectionID });
+    }
   });
 }
 
@@ -80,12 +89,18 @@ export async function findConnection(db: Executor, connectionID: string): Promis
 }
 
 /**
- * Deletes a connection and what it gave access to: its accounts with their balances and pool memberships. An account
- * a payment initiation or a bank account still refers to is kept, detached from the connection, so that history stays
- * readable.
+ * Deletes a connection and what it gave access to: its payments with their adjustments, its accounts with their
+ * balances and pool memberships. A payment or account a payment initiation or a bank account still refers to is kept,
+ * detached from the connection, so that history stays readable.
  */
 export async function removeConnection(db: Db, connectionID: string): Promise<void> {
   await inTransaction(db, async (trx) => {
+    const payments = trx('payments_payments').where({ open_banking_connection_id: connectionID }).select('id');
+    const unreferenced = trx('payments_payments').where({ open_banking_connection_id: connectionID })
+      .whereNotExists(trx('payments_initiation_payments').whereRaw('payments_initiation_payments.payment_id = payments_payments.id')).select('id');
+    await trx('payments_adjustments').whereIn('payment_id', unreferenced.clone()).delete();
+    await trx('payments_payments').whereIn('id', unreferenced.clone()).delete();
+    await trx('payments_payments').whereIn('id', payments.clone()).update({ open_banking_connection_id: null });
     const accounts = trx('payments_accounts').where({ open_banking_connection_id: connectionID }).select('id');
     await trx('payments_balances').whereIn('account_id', accounts.clone()).delete();
     await trx('payments_pool_accounts').whereIn('account_id', accounts.clone()).delete();

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Formance v3's open banking for payment service users: the connectors a user was forwarded to, the link attempts
  * (one per consent flow, with the hash of its single-use consent token) and the bank connections a completed attempt
- * creates. Accounts fetched through a connection carry its user and connection, so deleting the connection finds them.
+ * creates. Accounts and payments fetched through a connection carry its user and connection, so deleting the connection finds them.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -46,12 +46,15 @@ export async function up(knex: Knex): Promise<void> {
 
     ALTER TABLE payments_accounts ADD COLUMN psu_id uuid, ADD COLUMN open_banking_connection_id text;
     CREATE INDEX payments_accounts_connection ON payments_accounts (open_banking_connection_id) WHERE open_banking_connection_id IS NOT NULL;
+    ALTER TABLE payments_payments ADD COLUMN psu_id uuid, ADD COLUMN open_banking_connection_id text;
+    CREATE INDEX payments_payments_connection ON payments_payments (open_banking_connection_id) WHERE open_banking_connection_id IS NOT NULL;
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    DROP INDEX IF EXISTS payments_accounts_connection;
+    DROP INDEX IF EXISTS payments_payments_connection, payments_accounts_connection;
+    ALTER TABLE payments_payments DROP COLUMN IF EXISTS open_banking_connection_id, DROP COLUMN IF EXISTS psu_id;
     ALTER TABLE payments_accounts DROP COLUMN IF EXISTS open_banking_connection_id, DROP COLUMN IF EXISTS psu_id;
     DROP TABLE IF EXISTS payments_psu_link_attempts, payments_psu_connections, payments_psu_connectors;
   `);

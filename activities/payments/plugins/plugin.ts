@@ -44,8 +44,8 @@ export interface ConnectorPlugin {
 /** A payment service user as the provider learns it when the user is forwarded. */
 export interface OpenBankingUser { id: string; name: string; email?: string }
 
-/** What an end user's consent gives access to: the accounts (and their balances) of one bank connection. */
-export interface OpenBankingConnectionData { accounts: ProviderAccount[]; balances: ProviderBalance[] }
+/** What an end user's consent gives access to: the accounts of one bank connection, their balances and payments. */
+export interface OpenBankingConnectionData { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] }
 
 /**
  * Open banking (end users' bank connections). Every method is idempotent by its ids: Temporal retries them.

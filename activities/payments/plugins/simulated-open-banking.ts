@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import { invalidData, providerRejected, type OpenBankingPlugin } from './plugin';
-import { parseAccounts, parseBalances } from './provider-data';
+import { parseAccounts, parseBalances, parsePayments } from './provider-data';
 
 const fileName = (id: string): string => `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.json`;
 
@@ -31,8 +31,9 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 
 /**
  * The simulated bank behind the simulated connector's open banking (docs/payments.md): every end user who consents
- * gets the accounts of `psu-accounts.json` and the balances of `psu-balances.json` (same formats as accounts.json and
- * balances.json), their references prefixed by the connection id so that two connections never share an account.
+ * gets the accounts, balances and payments of `psu-accounts.json`, `psu-balances.json` and `psu-payments.json` (same
+ * formats as accounts.json, balances.json and payments.json), their references prefixed by the connection id so that
+ * two connections never share an account or a payment.
  * The users it knows and the connections it granted are files under `open-banking/`, as a real provider's records.
  */
 export function simulatedOpenBanking(directory: string): OpenBankingPlugin {
@@ -48,11 +49,17 @@ export function simulatedOpenBanking(directory: string): OpenBankingPlugin {
       if ((await readJson(userFile(psuID))) === undefined) throw providerRejected(`user ${psuID} is not known to the simulated bank`);
       const accounts = parseAccounts((await readJson(path.join(directory, 'psu-accounts.json'))) ?? [], 'psu-accounts.json');
       const balances = parseBalances((await readJson(path.join(directory, 'psu-balances.json'))) ?? [], 'psu-balances.json');
+      const payments = parsePayments((await readJson(path.join(directory, 'psu-payments.json'))) ?? [], 'psu-payments.json');
       await writeJson(connectionFile(connectionID), { connectionID, psuID, attemptID });
       const scoped = (reference: string) => `${connectionID}/${reference}`;
       return {
         accounts: accounts.map((a) => ({ ...a, reference: scoped(a.reference) })),
         balances: balances.map((b) => ({ ...b, accountReference: scoped(b.accountReference) })),
+        payments: payments.map((p) => ({
+          ...p, reference: scoped(p.reference),
+          ...(p.sourceAccountReference ? { sourceAccountReference: scoped(p.sourceAccountReference) } : {}),
+          ...(p.destinationAccountReference ? { destinationAccountReference: scoped(p.destinationAccountReference) } : {}),
+        })),
       };
     },
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Db } from '../../../db/knex';
 import { parseJson } from '../../../lib/json';
 import { api, apiUrl } from '../../support/http';
-import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const users = '/api/payments/v3/payment-service-users';
@@ -16,6 +16,9 @@ const bank = {
     { reference: 'savings', type: 'INTERNAL', name: 'Savings', defaultAsset: 'EUR/2', createdAt: '2024-01-02T00:00:00Z' },
   ],
   'psu-balances.json': [{ accountReference: 'checking', asset: 'EUR/2', amount: 123456 }],
+  'psu-payments.json': [
+    { reference: 'salary', type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', createdAt: '2024-02-01T00:00:00Z', destinationAccountReference: 'checking' },
+  ],
 };
 
 /** Opens a consent link the way an end user's browser does: no token, redirects not followed. */
@@ -44,6 +47,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     return task.status !== 'PROCESSING' ? task : undefined;
   }, 30_000, `task ${taskID}`);
   const accountsOf = async (connectionID: string) => (await db('payments_accounts').where({ open_banking_connection_id: connectionID }).orderBy('reference')) as any[];
+  const paymentsOfConnection = async (connectionID: string) => (await paymentsOf(connectorID)).filter((p) => p.reference.startsWith(`${connectionID}/`));
 
   /** A forwarded user with an approved connection. */
   async function connectedUser(): Promise<{ psuID: string; connectionID: string }> {
@@ -55,7 +59,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     return { psuID, connectionID: connection.connectionID };
   }
 
-  it('forward, link, consent over HTTP, connection with its accounts visible like other connector data', async () => {
+  it('forward, link, consent over HTTP, connection with its accounts, balances and payments visible like other connector data', async () => {
     const psuID = await newUser();
     const forwarded = await forward(psuID);
     expect(forwarded.status).toBe(204);
@@ -99,6 +103,9 @@ describe('payments v3 open banking on the simulated connector', () => {
     const checking = accounts.find((a: any) => a.name === 'Checking');
     const balances = (await api('GET', `/api/payments/v3/accounts/${encodeURIComponent(checking.id)}/balances`)).body.cursor.data;
     expect(balances).toEqual([expect.objectContaining({ asset: 'EUR/2', balance: 123456 })]);
+    const [salary, ...more] = await paymentsOfConnection(connection.connectionID);
+    expect(more).toEqual([]);
+    expect(salary).toMatchObject({ reference: `${connection.connectionID}/salary`, type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, destinationAccountID: checking.id });
     expect((await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts`)).body.cursor.data.map((a: any) => a.id)).toEqual([attemptID]);
   });
 
@@ -146,14 +153,16 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect((await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/nope/update-link`, { body: { clientRedirectURL: redirectURL } })).status).toBe(404);
   });
 
-  it('delete connection (202 task) removes the connection and its accounts', async () => {
+  it('delete connection (202 task) removes the connection, its accounts and its payments', async () => {
     const { psuID, connectionID } = await connectedUser();
     expect(await accountsOf(connectionID)).toHaveLength(2);
+    expect(await paymentsOfConnection(connectionID)).toHaveLength(1);
     const res = await api('DELETE', `${users}/${psuID}/connectors/${connectorID}/connections/${connectionID}`);
     expect(res.status).toBe(202);
     expect(await taskDone(res.body.data.taskID)).toMatchObject({ status: 'SUCCEEDED', connectorID });
     expect(await connections(psuID)).toEqual([]);
     expect(await accountsOf(connectionID)).toEqual([]);
+    expect(await paymentsOfConnection(connectionID)).toEqual([]);
     expect((await api('DELETE', `${users}/${psuID}/connectors/${connectorID}/connections/${connectionID}`)).status).toBe(404);
   });
 
