@@ -120,6 +120,19 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect(await connections(psuID)).toEqual([]);
   });
 
+  it('a provider failure at completion exits the attempt with its reason and creates nothing', async () => {
+    const psuID = await newUser();
+    await forward(psuID);
+    // The simulated bank forgets the user behind the platform's back.
+    const usersDir = path.join(dir, 'open-banking', 'users');
+    for (const f of fs.readdirSync(usersDir)) if (fs.readFileSync(path.join(usersDir, f), 'utf8').includes(psuID)) fs.rmSync(path.join(usersDir, f));
+    const { attemptID, link } = (await createLink(psuID)).body;
+    expect((await openLink(link, 'approve')).status).toBe(307);
+    const exited = await eventually(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined));
+    expect(exited.error).toBe(`user ${psuID} is not known to the simulated bank`);
+    expect(await connections(psuID)).toEqual([]);
+  });
+
   it('a consent link works once; a wrong token or attempt is refused and changes nothing', async () => {
     const psuID = await newUser();
     await forward(psuID);
