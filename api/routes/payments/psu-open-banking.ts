@@ -160,6 +160,8 @@ const consentRoute = defineRoute(
   async function consentHandler(ctx) {
     const { connectorID } = ctx.state.input.params;
     const { state, decision, noRedirect } = ctx.state.input.query;
+    // The state carries the link's token: it must not leak to the client's site through a Referer.
+    ctx.set('Referrer-Policy', 'no-referrer');
     if (!decision) {
       const attempt = await checkConsentState(ctx.deps.db, connectorID, state);
       const choice = (d: string) => `${consentPath(connectorID)}?state=${encodeURIComponent(state)}&decision=${d}`;

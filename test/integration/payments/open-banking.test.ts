@@ -79,6 +79,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     const page = await openLink(link);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).toContain('Budget app asks to read your accounts');
 
     const decided = await openLink(link, 'approve');
