@@ -5,6 +5,7 @@ import { loadConfig } from '../lib/config';
 import { createEventActivities } from './events';
 import { createLedgerActivities } from './ledger';
 import { createPaymentsActivities } from './payments';
+import { createOpenBankingActivities } from './payments/open-banking';
 import { createOrchestrationActivities } from './orchestration';
 import { createSystemActivities } from './system';
 import { createWebhookActivities } from './webhooks';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
+    ...createOpenBankingActivities({ db: deps.db, dataDir: loadConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db }),
     ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),

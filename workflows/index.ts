@@ -11,3 +11,4 @@ export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';
 export { orchestrationInstance } from './orchestration/instance';
 export { ledgerPipeline } from './ledger/pipeline';
+export { openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward } from './payments/open-banking';

@@ -159,6 +159,8 @@ export const plainListQuery = listQuerySchema();
 export const accountSchema = objectSchema({
   id: str, connectorID: str, provider: str, reference: str, type: accountTypeSchema, name: str, defaultAsset: str,
   createdAt: dateTimeSchema, metadata: metadataSchema, raw: anyObject,
+  psuID: stringSchema({ format: 'uuid', description: 'Open banking: the payment service user whose bank connection gave this account' }),
+  openBankingConnectionID: stringSchema({ description: 'Open banking: the bank connection that gave this account' }),
 }, ['id', 'connectorID', 'provider', 'reference', 'type', 'createdAt', 'metadata', 'raw']);
 export const accountsListQuery = listQuerySchema({
   query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, type, name, defaultAsset, createdAt, metadata[<key>].' }),

@@ -20,12 +20,15 @@ export interface ProviderBalance { accountReference: string; asset: string; amou
 export interface Account {
   id: string; connectorID: string; provider: string; reference: string; type: string; name?: string;
   defaultAsset?: string; createdAt: Date; metadata: Record<string, string>; raw: unknown;
+  /** An account of an end user's bank connection (open banking): its payment service user and connection. */
+  psuID?: string; openBankingConnectionID?: string;
 }
 
 export const presentAccount = (r: any, provider: string): Account => ({
   id: r.id, connectorID: r.connector_id, provider: providerLabel(provider), reference: r.reference, type: r.type,
   ...(r.name ? { name: r.name } : {}), ...(r.default_asset ? { defaultAsset: r.default_asset } : {}),
   createdAt: r.created_at, metadata: r.metadata ?? {}, raw: r.raw,
+  ...(r.psu_id ? { psuID: r.psu_id } : {}), ...(r.open_banking_connection_id ? { openBankingConnectionID: r.open_banking_connection_id } : {}),
 });
 
 /**

@@ -74,3 +74,20 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
     generic: { ...common, endpoint: { dataType: 'string', required: true }, apiKey: { dataType: 'string', required: false }, timeout: { dataType: 'duration', required: false, defaultValue: '10s' } },
   };
 }
+
+/**
+ * Formance's open-banking plugin capabilities (payments' later `models.Capability` values). They are not in the lists
+ * `getConnectorCapabilities` answers: the SDK's `V3Capability` is a closed enum that would refuse them.
+ */
+export const OPEN_BANKING_CAPABILITIES = [
+  'CREATE_USER', 'CREATE_USER_LINK', 'COMPLETE_USER_LINK', 'UPDATE_USER_LINK', 'COMPLETE_UPDATE_USER_LINK', 'DELETE_USER', 'DELETE_USER_CONNECTION',
+] as const;
+export type OpenBankingCapability = (typeof OPEN_BANKING_CAPABILITIES)[number];
+const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapability[]> = { simulated: OPEN_BANKING_CAPABILITIES, generic: [] };
+
+/** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */
+export function requireOpenBankingCapability(connector: { id: string; provider: string }, capability: OpenBankingCapability): void {
+  if (!(PROVIDER_OPEN_BANKING[connector.provider as ConnectorProvider] ?? []).includes(capability)) {
+    throw validationError(`connector ${connector.id} (${connector.provider}) does not have the capability ${capability}`);
+  }
+}

@@ -8,6 +8,9 @@ import type { connectorInstall, connectorPoll, connectorReset, connectorUninstal
 import type { paymentInitiationExecute } from '../../workflows/payments/payment-initiation';
 import type { paymentInitiationReverse } from '../../workflows/payments/payment-initiation-reverse';
 import type { paymentServiceUserDelete } from '../../workflows/payments/psu-delete';
+import type {
+  openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward,
+} from '../../workflows/payments/open-banking';
 import { fetchKindsOf, type FetchKind } from './connector-catalog';
 import { connectorLabel } from './ids';
 
@@ -154,7 +157,8 @@ export async function startConnectorTask(temporal: TemporalDeps, connector: Conn
 }
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete', 'paymentInitiationReverse'] as const;
+export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete',
+  'paymentInitiationReverse', 'openBankingDeleteConnection', 'openBankingDeletePsuConnector'] as const;
 
 export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
 
@@ -268,5 +272,75 @@ export async function startReversalExecution(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+  return workflowId;
+}
+
+/** How a workflow the API waited for ended: its result, its failure's message, or still running at the deadline. */
+export type WaitedRun<T> = { outcome: 'completed'; result: T } | { outcome: 'failed'; message: string } | { outcome: 'timeout' };
+
+async function waitFor<T>(temporal: TemporalDeps, workflowId: string, timeoutMs: number): Promise<WaitedRun<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<WaitedRun<T>>((resolve) => (timer = setTimeout(() => resolve({ outcome: 'timeout' }), timeoutMs)));
+  try {
+    return await Promise.race([
+      temporal.client.workflow.getHandle(workflowId).result().then(
+        (result) => ({ outcome: 'completed' as const, result: result as T }),
+        (error) => ({ outcome: 'failed' as const, message: failureMessage(error) }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const psuSummary = (psuID: string, connectorID: string) => `payment service user ${psuID} at connector ${connectorID}`;
+
+/**
+ * Registers a payment service user at a connector's provider and waits for it (Formance answers this one when done);
+ * a forward under way is joined. Id `payment-service-user-<id>-forward-<connectorID>`.
+ */
+export async function runPaymentServiceUserForward(temporal: TemporalDeps, psuID: string, connectorID: string, timeoutMs: number): Promise<WaitedRun<void>> {
+  const workflowId = `payment-service-user-${psuID}-forward-${connectorID}`;
+  await temporal.client.workflow.start<typeof paymentServiceUserForward>('paymentServiceUserForward', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ psuID, connectorID }], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(connectorID), staticSummary: `Forward ${psuSummary(psuID, connectorID)}`,
+  });
+  return waitFor<void>(temporal, workflowId, timeoutMs);
+}
+
+/**
+ * Completes a link attempt after the end user's decision on the consent page (Formance's asynchronous completion);
+ * one run per attempt, so a second decision joins the first. Waits up to `timeoutMs` so the redirect usually lands
+ * after the connection exists; the run goes on either way.
+ */
+export async function runLinkCompletion(
+  temporal: TemporalDeps, input: { attemptID: string; connectorID: string; decision: 'approve' | 'reject' }, timeoutMs: number,
+): Promise<WaitedRun<void>> {
+  const workflowId = `open-banking-link-attempt-${input.attemptID}`;
+  await temporal.client.workflow.start<typeof openBankingCompleteLink>('openBankingCompleteLink', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ attemptID: input.attemptID, decision: input.decision }], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Complete link attempt ${input.attemptID} (${input.decision})`,
+  });
+  return waitFor<void>(temporal, workflowId, timeoutMs);
+}
+
+/** Starts the deletion of one bank connection (joining one under way). @returns the task (workflow) id. */
+export async function startConnectionDelete(temporal: TemporalDeps, input: { psuID: string; connectorID: string; connectionID: string }): Promise<string> {
+  const workflowId = `payment-service-user-${input.psuID}-connection-${input.connectionID}-delete`;
+  await temporal.client.workflow.start<typeof openBankingDeleteConnection>('openBankingDeleteConnection', {
+    taskQueue: temporal.taskQueue, workflowId, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Delete connection ${input.connectionID} of ${psuSummary(input.psuID, input.connectorID)}`,
+  });
+  return workflowId;
+}
+
+/** Starts the removal of a payment service user from a connector (joining one under way). @returns the task id. */
+export async function startPsuConnectorDelete(temporal: TemporalDeps, psuID: string, connectorID: string): Promise<string> {
+  const workflowId = `payment-service-user-${psuID}-connector-${connectorID}-delete`;
+  await temporal.client.workflow.start<typeof openBankingDeletePsuConnector>('openBankingDeletePsuConnector', {
+    taskQueue: temporal.taskQueue, workflowId, args: [{ psuID, connectorID }], workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(connectorID), staticSummary: `Delete ${psuSummary(psuID, connectorID)}`,
+  });
   return workflowId;
 }

@@ -27,7 +27,13 @@ export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiat
 export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
 export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment } from './initiation-related';
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
-export { getLinkAttempt, refuseOpenBanking } from './psu-open-banking';
+export {
+  connectionKey, deletePaymentServiceUserConnection, deletePaymentServiceUserConnector, forwardPaymentServiceUserToProvider, listConnections, type OpenBankingConnection,
+} from './psu-open-banking';
+export { checkConsentState, consentPath, createPsuLink, decideConsent, getLinkAttempt, type LinkAttempt, linkAttemptKey, listLinkAttempts, updatePsuLink } from './psu-links';
+export {
+  connectionsOf, connectorsOfPsu, exitLinkAttempt, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection, removePsuConnector,
+} from './psu-connections';
 export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
 export { listPaymentsJson, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';

@@ -17,6 +17,7 @@ import * as ledgerV2Surface from './015-ledger-v2-surface';
 import * as platformBucket from './016-platform-bucket';
 import * as paymentsDynamicPools from './017-payments-dynamic-pools';
 import * as paymentsConversionsOrders from './018-payments-conversions-orders';
+import * as paymentsOpenBanking from './019-payments-open-banking';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Array<[string, Migration]> = [
   ['016-platform-bucket', platformBucket],
   ['017-payments-dynamic-pools', paymentsDynamicPools],
   ['018-payments-conversions-orders', paymentsConversionsOrders],
+  ['019-payments-open-banking', paymentsOpenBanking],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

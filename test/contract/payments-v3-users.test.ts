@@ -5,10 +5,13 @@ import { newBankAccount, settled, v3 } from './payments-v3-support';
  * Payment service users of Formance's `payments.v3` through the official SDK, with their open-banking methods, and the
  * conversions and orders the simulated connector fetches. One test per SDK method.
  */
+const PSU_BANK = { 'psu-accounts.json': [{ reference: 'checking', type: 'INTERNAL', name: 'Checking', defaultAsset: 'EUR/2', createdAt: '2024-01-01T00:00:00Z' }] };
+
 describe('contract: payments.v3 payment service users through the Formance SDK', () => {
   let connectorID: string;
   beforeAll(async () => {
     const directory = simulatedDirectory({
+      ...PSU_BANK,
       'accounts.json': [{ reference: 'wallet' }],
       'conversions.json': [
         { reference: 'conv-1', createdAt: '2026-01-01T00:00:00Z', status: 'COMPLETED', sourceAsset: 'USD/2', destinationAsset: 'USDC/6', sourceAmount: 10_000, destinationAmount: 99_990_000, fee: 10, feeAsset: 'USD/2', sourceAccountReference: 'wallet', destinationAccountReference: 'wallet' },
@@ -118,42 +121,85 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     await expect(v3.getPaymentServiceUser({ paymentServiceUserID: id })).rejects.toMatchObject({ statusCode: 404 });
   });
 
-  // Open banking: neither plugin links end users' bank connections, so each operation is 400 once the user and the
-  // connector are found (a link attempt is 404: none can exist). The SDK's parsing of the error proves its shape.
-  const refusedOpenBanking = { statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/does not support open banking/) } };
+  // Open banking on the simulated connector: its bank (psu-accounts.json) grants every consenting user two accounts.
   const link = { clientRedirectURL: 'https://app.example/return', applicationName: 'sdk' };
+  const forwarded = async () => {
+    const id = await newUser();
+    await v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID });
+    return id;
+  };
+  /** A user whose consent was approved in the end user's browser (the link opened over HTTP, redirect not followed). */
+  const connected = async () => {
+    const id = await forwarded();
+    const created = (await v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link })).v3PaymentServiceUserCreateLinkResponse!;
+    expect((await fetch(`${created.link}&decision=approve`, { redirect: 'manual' })).status).toBe(307);
+    await eventually(async () => {
+      const attempt = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: created.attemptID })).v3PaymentServiceUserLinkAttempt!;
+      return attempt.status === 'completed' ? attempt : undefined;
+    });
+    return { id, connectionID: `conn-${created.attemptID}` };
+  };
 
   test('forwardPaymentServiceUserToProvider', async () => {
     const id = await newUser();
-    await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
+    expect((await v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID })).statusCode).toBe(204);
+    // Forwarded: a link can now be created.
+    expect((await v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link })).statusCode).toBe(201);
     await expect(v3.forwardPaymentServiceUserToProvider({ paymentServiceUserID: id, connectorID: 'nope' })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   test('createLinkForPaymentServiceUser', async () => {
-    const id = await newUser();
-    await expect(v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link }))
-      .rejects.toMatchObject(refusedOpenBanking);
+    const id = await forwarded();
+    const res = await v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link });
+    expect(res.statusCode).toBe(201);
+    const { attemptID, link: url } = res.v3PaymentServiceUserCreateLinkResponse!;
+    expect(url).toContain(`/api/payments/v3/connectors/open-banking/${encodeURIComponent(connectorID)}/redirect?state=${attemptID}.`);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('sdk asks to read your accounts');
   });
 
   test('updateLinkForPaymentServiceUserOnConnector', async () => {
-    const id = await newUser();
+    const { id, connectionID } = await connected();
+    const res = await v3.updateLinkForPaymentServiceUserOnConnector({ paymentServiceUserID: id, connectorID, connectionID, v3PaymentServiceUserUpdateLinkRequest: link });
+    expect(res.statusCode).toBe(201);
+    const { attemptID, link: url } = res.v3PaymentServiceUserUpdateLinkResponse!;
+    expect((await fetch(`${url}&decision=approve`, { redirect: 'manual' })).headers.get('location')).toBe(link.clientRedirectURL);
+    await eventually(async () => ((await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID }))
+      .v3PaymentServiceUserLinkAttempt!.status === 'completed' ? true : undefined));
     await expect(v3.updateLinkForPaymentServiceUserOnConnector({ paymentServiceUserID: id, connectorID, connectionID: 'c1', v3PaymentServiceUserUpdateLinkRequest: link }))
-      .rejects.toMatchObject(refusedOpenBanking);
+      .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'connection c1 not found' } });
   });
 
   test('deletePaymentServiceUserConnector', async () => {
-    const id = await newUser();
-    await expect(v3.deletePaymentServiceUserConnector({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject(refusedOpenBanking);
+    const { id } = await connected();
+    const res = await v3.deletePaymentServiceUserConnector({ paymentServiceUserID: id, connectorID });
+    expect(res.statusCode).toBe(202);
+    expect(await settled(res.v3PaymentServiceUserDeleteConnectorResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED', connectorID });
+    await expect(v3.deletePaymentServiceUserConnector({ paymentServiceUserID: id, connectorID })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   test('deletePaymentServiceUserConnectionFromConnectorID', async () => {
-    const id = await newUser();
-    await expect(v3.deletePaymentServiceUserConnectionFromConnectorID({ paymentServiceUserID: id, connectorID, connectionID: 'c1' }))
-      .rejects.toMatchObject(refusedOpenBanking);
+    const { id, connectionID } = await connected();
+    const res = await v3.deletePaymentServiceUserConnectionFromConnectorID({ paymentServiceUserID: id, connectorID, connectionID });
+    expect(res.statusCode).toBe(202);
+    expect(await settled(res.v3PaymentServiceUserDeleteConnectionResponse!.data.taskID)).toMatchObject({ status: 'SUCCEEDED', connectorID });
+    await expect(v3.deletePaymentServiceUserConnectionFromConnectorID({ paymentServiceUserID: id, connectorID, connectionID }))
+      .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND' } });
   });
 
   test('getPaymentServiceUserLinkAttemptFromConnectorID', async () => {
-    const id = await newUser();
+    const id = await forwarded();
+    const { attemptID, link: url } = (await v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link }))
+      .v3PaymentServiceUserCreateLinkResponse!;
+    const pending = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID })).v3PaymentServiceUserLinkAttempt!;
+    expect(pending).toEqual({ id: attemptID, psuID: id, connectorID, status: 'pending', clientRedirectURL: link.clientRedirectURL, createdAt: expect.any(Date), error: null });
+    expect((await fetch(`${url}&decision=reject&noRedirect=true`)).status).toBe(204);
+    const exited = await eventually(async () => {
+      const attempt = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID })).v3PaymentServiceUserLinkAttempt!;
+      return attempt.status === 'exited' ? attempt : undefined;
+    });
+    expect(exited.error).toBe('the end user refused the consent');
     await expect(v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: 'a1' }))
       .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'link attempt a1 not found' } });
   });

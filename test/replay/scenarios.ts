@@ -197,6 +197,53 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // Open banking on the simulated connector: a user forwarded, a consent approved and one refused in the end user's
+  // browser, a connection deleted, the user removed from the connector, and a user deleted while registered there.
+  ['payments-open-banking', {
+    records: [
+      'payment-service-user-forward', 'open-banking-complete-link', 'open-banking-complete-link-rejected', 'open-banking-delete-connection',
+      'open-banking-delete-psu-connector', 'payment-service-user-delete-open-banking',
+    ],
+    async run() {
+      const connectorID = await installSimulated(simulatedDirectory({ 'psu-accounts.json': [{ reference: 'checking' }] }), '1h');
+      const users = '/api/payments/v3/payment-service-users';
+      const newUser = async () => {
+        const user = (await api('POST', users, { body: { name: 'replay' } })).body.data as string;
+        await expectStatus(api('POST', `${users}/${user}/connectors/${connectorID}/forward`), 204);
+        return user;
+      };
+      const consent = async (user: string, decision: 'approve' | 'reject') => {
+        const { attemptID, link } = (await api('POST', `${users}/${user}/connectors/${connectorID}/create-link`, { body: { clientRedirectURL: 'https://app.example/back' } })).body;
+        const res = await fetch(`${link}&decision=${decision}&noRedirect=true`);
+        if (res.status !== 204) throw new Error(`consent: expected 204, got ${res.status}`);
+        await eventually(() => read(`${users}/${user}/connectors/${connectorID}/link-attempts/${attemptID}`), (b) => b.status !== 'pending');
+        return attemptID as string;
+      };
+      const task = async (path: string) => {
+        const taskID = (await api('DELETE', path)).body.data.taskID as string;
+        await eventually(() => read(`/api/payments/v3/tasks/${taskID}`), (b) => b.data.status === 'SUCCEEDED');
+        return taskID;
+      };
+      const first = await newUser();
+      const approved = await consent(first, 'approve');
+      const rejected = await consent(first, 'reject');
+      const deleteConnection = await task(`${users}/${first}/connectors/${connectorID}/connections/conn-${approved}`);
+      await consent(first, 'approve');
+      const deletePsuConnector = await task(`${users}/${first}/connectors/${connectorID}`);
+      const second = await newUser();
+      await consent(second, 'approve');
+      const deleteUser = await task(`${users}/${second}`);
+      return {
+        'payment-service-user-forward': `payment-service-user-${first}-forward-${connectorID}`,
+        'open-banking-complete-link': `open-banking-link-attempt-${approved}`,
+        'open-banking-complete-link-rejected': `open-banking-link-attempt-${rejected}`,
+        'open-banking-delete-connection': deleteConnection,
+        'open-banking-delete-psu-connector': deletePsuConnector,
+        'payment-service-user-delete-open-banking': deleteUser,
+      };
+    },
+  }],
+
   // Events: a ledger transaction's event matches a trigger that starts an instance (its event batch workflow is
   // recorded by the webhooks scenario).
   ['events', {

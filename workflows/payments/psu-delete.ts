@@ -1,5 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
+import { openBankingForgetPsu } from './open-banking';
 
 const { paymentsDeletePaymentServiceUser } = proxyActivities<PaymentsActivities>({
   startToCloseTimeout: '30s',
@@ -7,9 +8,13 @@ const { paymentsDeletePaymentServiceUser } = proxyActivities<PaymentsActivities>
 });
 
 /**
- * Deletes a payment service user (id `payment-service-user-<id>-delete`), Formance's asynchronous PSU deletion: the
- * user and its bank account links go, its bank accounts stay. Retried while the database is briefly unreachable.
+ * Deletes a payment service user (id `payment-service-user-<id>-delete`), Formance's asynchronous PSU deletion: first
+ * the user leaves every connector it was forwarded to (its bank connections and their accounts go, the providers
+ * forget it), then the user and its bank account links go; its bank accounts stay. Retried while the database is
+ * briefly unreachable.
  */
 export async function paymentServiceUserDelete(input: { paymentServiceUserID: string }): Promise<void> {
+  // Runs started before open banking existed replay without this step.
+  if (patched('psu-delete-open-banking')) await openBankingForgetPsu(input.paymentServiceUserID);
   await paymentsDeletePaymentServiceUser(input.paymentServiceUserID);
 }

@@ -60,6 +60,26 @@ export interface ConnectorPlugin {
   /** Only plugins with FETCH_CONVERSIONS / FETCH_ORDERS. */
   fetchConversions?(): Promise<ProviderConversion[]>;
   fetchOrders?(): Promise<ProviderOrder[]>;
+  /** Only for plugins with Formance's open-banking capabilities (areas/payments/connector-catalog.ts). */
+  openBanking?: OpenBankingPlugin;
+}
+
+/** A payment service user as the provider learns it when the user is forwarded. */
+export interface OpenBankingUser { id: string; name: string; email?: string }
+
+/** What an end user's consent gives access to: the accounts of one bank connection, their balances and payments. */
+export interface OpenBankingConnectionData { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] }
+
+/**
+ * Open banking (end users' bank connections). Every method is idempotent by its ids: Temporal retries them.
+ * `completeUserLink` reads the connection's data once the user consented; account references are the provider's own
+ * and must be unique per connection.
+ */
+export interface OpenBankingPlugin {
+  createUser(user: OpenBankingUser): Promise<void>;
+  completeUserLink(request: { psuID: string; connectionID: string; attemptID: string }): Promise<OpenBankingConnectionData>;
+  deleteUserConnection(request: { psuID: string; connectionID: string }): Promise<void>;
+  deleteUser(psuID: string): Promise<void>;
 }
 
 export const providerRejected = (message: string) => ApplicationFailure.create({ type: 'PROVIDER_REJECTED', message, nonRetryable: true });

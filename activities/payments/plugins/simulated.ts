@@ -8,6 +8,7 @@ import { invalidData, providerRejected, type BankAccountRequest, type ConnectorP
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 import { parseConversions, parseOrders } from './provider-data';
 import { simulatedReversal } from './simulated-reversal';
+import { simulatedOpenBanking } from './simulated-open-banking';
 
 /**
  * Keys and references become file names through a hash: any length and alphabet maps to a short safe name that
@@ -65,6 +66,7 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
   ];
 
   return {
+    openBanking: simulatedOpenBanking(directory),
     fetchAccounts: accounts,
     fetchBalances: balances,
     fetchPayments: payments,
