@@ -25,7 +25,8 @@ export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } fr
 export { initiationAdjustmentKey, initiationPaymentKey, listInitiationAdjustments, listInitiationPayments, presentInitiationAdjustment, reversePaymentInitiation } from './initiation-related';
 export { createPaymentServiceUser, deletePaymentServiceUser, getPaymentServiceUser, linkBankAccount, listPaymentServiceUsers, paymentServiceUserKey, removePaymentServiceUser } from './payment-service-users';
 export { getLinkAttempt, refuseOpenBanking } from './psu-open-banking';
-export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
+export { getPayment, type ProviderPayment, updatePaymentMetadata } from './payments';
+export { upsertPayment, upsertPayments } from './payments-upsert';
 export { listPaymentsJson, paymentSortKeyOf, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';

@@ -22,7 +22,7 @@ function writeProviderFiles(directory: string, payments: number): void {
   }));
   const balances = accounts.map((a, i) => ({ accountReference: a.reference, asset: 'EUR/2', amount: 100_000 + i }));
   const list = Array.from({ length: payments }, (_, j) => ({
-    reference: `pay-${j}`, type: j % 3 ? 'PAY-IN' : 'PAYOUT', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'SEPA_CREDIT',
+    reference: `pay-${j}`, type: j % 3 ? 'PAY-IN' : 'PAYOUT', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'sepa credit',
     asset: 'EUR/2', amount: 1000 + j, createdAt: new Date(base + j * 1000).toISOString(),
     sourceAccountReference: `acc-${j % FETCH_ACCOUNTS}`, destinationAccountReference: `acc-${(j * 7 + 1) % FETCH_ACCOUNTS}`,
     metadata: { order: `o-${j}` },
@@ -90,11 +90,11 @@ export async function fetchCycleRows(platform: BenchPlatform, scale: number): Pr
       process.stdout.write(`[bench] ${scenario}: task ${run.taskID}, ${stored} payments stored\n`);
     };
     await cycle(`payments connector fetch cycle, ${payments} payments (install)`, async () => {
-      connectorID = (await call(platform, token, 'POST', '/api/payments/v3/connectors/install/simulated', { name, directory, pollingPeriod: '1h' })).data;
+      connectorID = (await call(platform, token, 'POST', '/api/payments/v3/connectors/install/simulated', { name, directory, pollingPeriod: '1h' }, [202])).data;
       return `${connectorLabel({ id: connectorID, provider: 'simulated', name })}-install`;
     });
     await cycle(`payments connector fetch cycle, ${payments} payments unchanged (reset)`, async () =>
-      (await call(platform, token, 'POST', `/api/payments/v3/connectors/${connectorID}/reset`, undefined, [202])).data.taskID);
+      (await call(platform, token, 'POST', `/api/payments/v3/connectors/${connectorID}/reset`, undefined, [202])).data);
   } finally {
     if (connectorID) await call(platform, token, 'DELETE', `/api/payments/v3/connectors/${connectorID}`, undefined, [202]).catch(() => undefined);
     fs.rmSync(directory, { recursive: true, force: true });
