@@ -15,7 +15,7 @@ const PAYMENTS = 1100;
  * Op 7 (`GET /api/payments/payments`, default sort date:desc, no filter) at pageSize 15 and 1000 over 1,100 payments
  * (each with one adjustment), seeded through areas/payments' own upsert on a connector row of their own; next to Koa
  * hello-world. A page of 1000 is ~0.6 MB of JSON, so its rate is a serialisation figure more than a database one.
- * Then a connector fetch cycle of 10,000 payments (install, then a reset with nothing changed; payments-fetch.ts) and
+ * Then a connector fetch cycle of 10,000 payments (install, then a poll tick with nothing changed; payments-fetch.ts) and
  * the accounts lists (v3 and v1) at pageSize 15 and 1000 over the accounts that cycle fetched.
  */
 export const paymentsScenario: Scenario = {
