@@ -2,7 +2,7 @@ import type { Scenario } from '.';
 import { KOA_BASELINE } from './baselines';
 import { upsertAccounts } from '../../areas/payments';
 import { connectorId } from '../../areas/payments';
-import { upsertPayment } from '../../areas/payments';
+import { upsertPayments } from '../../areas/payments';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { FETCH_ACCOUNTS, fetchCycleRows } from './payments-fetch';
 import { settle, withDb } from '../lib/helpers';
@@ -26,16 +26,10 @@ export const paymentsScenario: Scenario = {
       await db('payments_connectors').insert({ id: connectorID, provider: 'simulated', name: `bench-${Date.now().toString(36)}`, config: JSON.stringify({}), uninstalled_at: db.fn.now() });
       await upsertAccounts(db, connectorID, 'simulated', ['src', 'dst'].map((reference) => ({ reference, type: 'INTERNAL', createdAt: new Date(0), metadata: {}, raw: {} })));
       const base = Date.UTC(2024, 0, 1);
-      for (let i = 0; i < PAYMENTS; i += 50) {
-        await db.transaction(async (trx) => {
-          for (let j = i; j < Math.min(PAYMENTS, i + 50); j++) {
-            await upsertPayment(trx, connectorID, {
-              reference: `bench-${j}`, createdAt: new Date(base + j * 1000), type: 'PAY-IN', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'sepa credit',
-              asset: 'EUR/2', amount: BigInt(1000 + j), sourceAccountReference: 'src', destinationAccountReference: 'dst', metadata: { n: String(j) }, raw: { j },
-            });
-          }
-        });
-      }
+      await db.transaction((trx) => upsertPayments(trx, connectorID, Array.from({ length: PAYMENTS }, (_, j) => ({
+        reference: `bench-${j}`, createdAt: new Date(base + j * 1000), type: 'PAY-IN', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'sepa credit',
+        asset: 'EUR/2', amount: BigInt(1000 + j), sourceAccountReference: 'src', destinationAccountReference: 'dst', metadata: { n: String(j) }, raw: { j },
+      }))));
     });
     await settle(platform);
     const token = await platform.token();
