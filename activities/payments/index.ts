@@ -6,7 +6,7 @@ import { getBankAccount } from '../../areas/payments';
 import { recordForwardedAccount, removePaymentServiceUser } from '../../areas/payments';
 import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
-import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayment } from '../../areas/payments';
+import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayments } from '../../areas/payments';
 import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
 import type { TemporalDeps } from '../../lib/temporal';
 import { isApiError } from '../../lib/errors';
@@ -36,7 +36,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
   const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);
 
   return {
-    /** Fetch steps: the provider's full view, upserted in one transaction; returns how many rows changed. */
+    /** Fetch steps: the provider's full view, upserted in one transaction (batched statements); returns how many rows changed. */
     async paymentsFetchAccounts(connectorID: string): Promise<number> {
       return classified(async () => {
         const row = await installed(connectorID);
@@ -55,11 +55,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       return classified(async () => {
         const row = await installed(connectorID);
         const payments = await plugin(row).fetchPayments();
-        return inTransaction(db, async (trx) => {
-          let changed = 0;
-          for (const p of payments) if ((await upsertPayment(trx, connectorID, p)).changed) changed++;
-          return changed;
-        });
+        return inTransaction(db, async (trx) => (await upsertPayments(trx, connectorID, payments)).changed);
       });
     },
 

@@ -34,7 +34,8 @@ export { checkConsentState, consentPath, createPsuLink, decideConsent, getLinkAt
 export {
   connectionsOf, connectorsOfPsu, exitLinkAttempt, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection, removePsuConnector,
 } from './psu-connections';
-export { getPayment, type ProviderPayment, updatePaymentMetadata, upsertPayment } from './payments';
+export { getPayment, type ProviderPayment, updatePaymentMetadata } from './payments';
+export { upsertPayment, upsertPayments } from './payments-upsert';
 export { listPaymentsJson, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';

@@ -4,7 +4,8 @@ import { getAccount } from './accounts';
 import { getConnectorRow } from './connectors';
 import { addInitiationAdjustment, getPaymentInitiation, type PaymentInitiation } from './initiations';
 import { emitPaymentsEvents } from './events';
-import { upsertPayment, type ProviderPayment } from './payments';
+import type { ProviderPayment } from './payments';
+import { upsertPayment } from './payments-upsert';
 
 /**
  * The worker-side steps of one execution attempt. Each checks that the initiation is still in the attempt it was

@@ -5,7 +5,8 @@ import { type Account, getAccount, upsertAccounts } from './accounts';
 import { requireCapability } from './connector-catalog';
 import { getConnectorRow } from './connectors';
 import { accountId } from './ids';
-import { getPayment, type Payment, upsertPayment } from './payments';
+import { getPayment, type Payment } from './payments';
+import { upsertPayment } from './payments-upsert';
 
 /**
  * Formance's manual records (v3 createAccount, createPayment): a client records an account or a payment of a

@@ -5,7 +5,8 @@ import type { Db, Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { upsertAccounts } from './accounts';
 import { getConnectorRow } from './connectors';
-import { getPayment, type Payment, upsertPayment } from './payments';
+import { getPayment, type Payment } from './payments';
+import { upsertPayment } from './payments-upsert';
 
 /** The provider's reference an account id of this connector encodes (ids are base64url JSON, see ids.ts). */
 function referenceOf(accountID: string, connectorID: string, field: string): string {

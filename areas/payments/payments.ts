@@ -3,7 +3,6 @@ import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { providerLabel } from './enums';
 import { emitPaymentsEvents } from './events';
-import { accountId, adjustmentId, paymentId } from './ids';
 import { stringifyJson } from '../../lib/json';
 
 /** A payment as a provider describes it; `reference` is the provider's own id, `updatedAt` the time of this state. */
@@ -33,10 +32,10 @@ export interface Payment {
 /**
  * Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape, adjustments newest
  * first. `v3` is Formance's V3Payment: adjustments carry their id, and a payment without source or destination account
- * has none (the spec's shape writes "").
+ * has none (the spec's shape writes ""). `withoutAdjustments` reads none (events carry no adjustments).
  */
-export async function presentPayments(db: Executor, rows: any[], options: { v3?: boolean } = {}): Promise<Payment[]> {
-  const adjustments = rows.length ? await db('payments_adjustments').whereIn('payment_id', rows.map((r) => r.id)).orderBy('seq', 'desc') : [];
+export async function presentPayments(db: Executor, rows: any[], options: { v3?: boolean; withoutAdjustments?: boolean } = {}): Promise<Payment[]> {
+  const adjustments = rows.length && !options.withoutAdjustments ? await db('payments_adjustments').whereIn('payment_id', rows.map((r) => r.id)).orderBy('seq', 'desc') : [];
   // Grouped once: a page of 1000 payments would otherwise scan every adjustment for every payment.
   const byPayment = new Map<string, any[]>();
   for (const a of adjustments) {
@@ -75,40 +74,15 @@ export async function getPayment(db: Executor, id: string, options: { v3?: boole
   return (await presentPayments(db, [row], options))[0];
 }
 
-async function emitSavedPayment(trx: Executor, id: string): Promise<void> {
-  const { raw, adjustments: _adjustments, ...payment } = await getPayment(trx, id);
-  await emitPaymentsEvents(trx, [{ type: 'SAVED_PAYMENT', payload: { ...payment, rawData: raw } }]);
-}
-
-/**
- * Upserts one fetched payment state: the payment row (status and amount are the latest state's) and one adjustment per
- * distinct state. Re-fetching the same state changes nothing and emits nothing. Returns the payment id and whether
- * anything changed.
- */
-export async function upsertPayment(trx: Executor, connectorID: string, p: ProviderPayment): Promise<{ id: string; changed: boolean }> {
-  const id = paymentId(connectorID, p.reference);
-  const account = (reference?: string) => (reference ? accountId(connectorID, reference) : null);
-  const { rows } = await trx.raw(
-    `INSERT INTO payments_payments (id, connector_id, reference, type, status, scheme, asset, initial_amount, amount,
-       source_account_id, destination_account_id, created_at, raw, metadata)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, amount = excluded.amount, scheme = excluded.scheme,
-       raw = excluded.raw, metadata = payments_payments.metadata || excluded.metadata
-     WHERE (payments_payments.status, payments_payments.amount, payments_payments.scheme, payments_payments.raw)
-       IS DISTINCT FROM (excluded.status, excluded.amount, excluded.scheme, excluded.raw)
-       OR NOT payments_payments.metadata @> excluded.metadata
-     RETURNING id`,
-    [id, connectorID, p.reference, p.type, p.status, p.scheme, p.asset, (p.initialAmount ?? p.amount).toString(), p.amount.toString(),
-      account(p.sourceAccountReference), account(p.destinationAccountReference), p.createdAt, stringifyJson(p.raw ?? {}), stringifyJson(p.metadata)],
-  );
-  const at = p.updatedAt ?? p.createdAt;
-  const adjustment = await trx('payments_adjustments')
-    .insert({ id: adjustmentId(id, p.reference, at, p.status), payment_id: id, reference: p.reference, created_at: at, status: p.status,
-      amount: p.amount.toString(), raw: stringifyJson(p.raw ?? {}) })
-    .onConflict('id').ignore().returning('id');
-  const changed = rows.length > 0 || adjustment.length > 0;
-  if (changed) await emitSavedPayment(trx, id);
-  return { id, changed };
+/** SAVED_PAYMENT events of the given payments, in that order: the payment as the API shows it, without adjustments. */
+export async function emitSavedPayments(trx: Executor, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const presented = await presentPayments(trx, await paymentsQuery(trx).whereIn('p.id', ids), { withoutAdjustments: true });
+  const byId = new Map(presented.map((p) => [p.id, p]));
+  await emitPaymentsEvents(trx, ids.map((id) => {
+    const { raw, adjustments: _adjustments, ...payment } = byId.get(id)!;
+    return { type: 'SAVED_PAYMENT', payload: { ...payment, rawData: raw } };
+  }));
 }
 
 /** Merges metadata into a payment's metadata. Throws NOT_FOUND. */
@@ -116,6 +90,6 @@ export async function updatePaymentMetadata(db: Db, id: string, metadata: Record
   await inTransaction(db, async (trx) => {
     const updated = await trx('payments_payments').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
     if (updated === 0) throw notFound(`payment ${id} not found`);
-    await emitSavedPayment(trx, id);
+    await emitSavedPayments(trx, [id]);
   });
 }

@@ -3,7 +3,8 @@ import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { upsertAccounts, upsertBalances, type ProviderAccount, type ProviderBalance } from './accounts';
 import { getConnectorRow, type ConnectorRow } from './connectors';
-import { upsertPayment, type ProviderPayment } from './payments';
+import { type ProviderPayment } from './payments';
+import { upsertPayment } from './payments-upsert';
 import { isUuid } from './ids';
 
 /**

@@ -5,7 +5,8 @@ import { getAccount } from './accounts';
 import { getConnectorRow } from './connectors';
 import { emitPaymentsEvents } from './events';
 import { addInitiationAdjustment, getPaymentInitiation } from './initiations';
-import { upsertPayment, type ProviderPayment } from './payments';
+import { type ProviderPayment } from './payments';
+import { upsertPayment } from './payments-upsert';
 
 /**
  * The worker-side steps of a reversal. Each acts only while the reversal is PROCESSING, so a retried activity or a

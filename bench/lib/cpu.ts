@@ -90,7 +90,7 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   return new Map([...after].map(([key, seconds]) => [key, seconds - (before.get(key) ?? 0)]));
 }
 
-/** "api 1.2, worker 3.4, ..." milliseconds of CPU per operation between two snapshots. */
+/** "api 1.2, worker 3.4, ..." milliseconds of CPU per operation between two snapshots (`operations` may be a fraction, e.g. thousands). */
 export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operations: number): string {
   const byPart = new Map<string, number>();
   for (const [key, seconds] of cpuDelta(before, after)) {
@@ -100,7 +100,7 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
   return [...byPart.keys()]
     .filter((k) => k !== 'other')
     .sort()
-    .map((part) => [part, (byPart.get(part)! * 1000) / Math.max(1, operations)] as const)
+    .map((part) => [part, (byPart.get(part)! * 1000) / (operations || 1)] as const)
     .filter(([, ms]) => ms >= 0.05)
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');

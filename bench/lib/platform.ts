@@ -8,6 +8,8 @@ export interface BenchPlatform {
   databaseUrl: string;
   temporalAddress: string;
   taskQueue: string;
+  /** The stack's DATA_DIR (the simulated connector's directories must be inside it). */
+  dataDir: string;
   token(scope?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -20,6 +22,7 @@ export async function benchPlatform(): Promise<BenchPlatform> {
   let apiUrl: string;
   let databaseUrl: string;
   let temporalAddress: string;
+  let dataDir: string;
   let credentials: { clientId: string; clientSecret: string };
   let stop = async () => undefined as void;
   if (process.env.BENCH_API_URL) {
@@ -29,6 +32,7 @@ export async function benchPlatform(): Promise<BenchPlatform> {
     const saved = readBootstrapCredentials(path.resolve(process.env.DATA_DIR || '.data'));
     if (!saved || !databaseUrl || !temporalAddress) throw new Error('with BENCH_API_URL also set DATABASE_URL, TEMPORAL_ADDRESS and DATA_DIR');
     credentials = saved;
+    dataDir = path.resolve(process.env.DATA_DIR || '.data');
   } else {
     const platform = await startThrowawayPlatform({
       purpose: 'bench',
@@ -36,11 +40,10 @@ export async function benchPlatform(): Promise<BenchPlatform> {
       // the production default, so the run can check that every event ends with one success within its bound.
       env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000' },
     });
-    const { dataDir } = platform;
-    ({ apiUrl, databaseUrl, temporalAddress, credentials } = platform);
+    ({ apiUrl, databaseUrl, temporalAddress, credentials, dataDir } = platform);
     stop = async () => {
       await platform.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(platform.dataDir, { recursive: true, force: true });
     };
   }
   const token = async (scope?: string) => {
@@ -54,5 +57,5 @@ export async function benchPlatform(): Promise<BenchPlatform> {
     });
     return ((await response.json()) as { access_token: string }).access_token;
   };
-  return { apiUrl, databaseUrl, temporalAddress, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'financial-platform', token, stop };
+  return { apiUrl, databaseUrl, temporalAddress, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'financial-platform', dataDir, token, stop };
 }
