@@ -9,13 +9,42 @@ import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
 import { presentTransaction, type TransactionRow } from './transactions';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
-import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
+import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
 import { v2TransactionView } from './views';
 
-/** One write of a batch: a normalized request (see createTransaction) and its optional Idempotency-Key. */
+/**
+ * What a caller of the ledger (wallets) adds to its write so the write can join a batch and still be one atomic change
+ * with the caller's own rows. Both the batched and the single path run them, in the write's database transaction.
+ */
+export interface WriteHooks {
+  /** Pairs locked with the write's volumes, before `prepare` (a script's reads, a hold's accounts). */
+  lockFirst?: Array<[string, string]>;
+  /** Writes sharing a key never share a batch: each must see the one before it committed (two settles of one hold). */
+  exclusiveKey?: string;
+  /**
+   * Runs before the write is checked, in txid order: may lock the caller's rows, read locked balances (those of this
+   * batch's earlier writes included), and return the request to commit instead of the one given. Throwing refuses
+   * this write alone, so it must not write anything.
+   */
+  prepare?: (trx: Knex.Transaction, balance: (address: string, asset: string) => Promise<bigint>) => Promise<CreateTransactionInput | undefined>;
+  /** Runs once the write has its txid: the caller's rows that go with it. Throwing fails the whole batch, which is retried one write at a time. */
+  finish?: (trx: Knex.Transaction, transaction: LedgerTransaction) => Promise<void>;
+}
+
+/** One write of a batch: a normalized request (see createTransaction), its optional Idempotency-Key, and hooks. */
 export interface BatchedWrite {
   request: CreateTransactionInput;
   idempotencyKey?: string;
+  hooks?: WriteHooks;
+}
+
+/** A locked balance, locking the pair first if this transaction has not yet (WriteHooks.prepare). */
+export function lockedBalance(trx: Knex.Transaction, ledger: string, state: VolumeMap) {
+  return async (address: string, asset: string): Promise<bigint> => {
+    await lockVolumes(trx, ledger, [[address, asset]], state);
+    const volume = state.get(pairKey(address, asset))!;
+    return volume.input - volume.output;
+  };
 }
 
 /** What one write of a batch became: committed, answered from its idempotency key, or refused on its own. */
@@ -61,13 +90,14 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     for (const row of rows as Array<{ reference: string; id: string }>) taken.set(row.reference, `transaction ${row.id}`);
   }
   const state: VolumeMap = new Map();
-  await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] || !w.request.postings ? [] : pairsOf(w.request.postings))), state);
+  await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])])), state);
 
   const accepted: Accepted[] = [];
-  for (const [index, { request }] of writes.entries()) {
+  for (const [index, { request, hooks }] of writes.entries()) {
     if (outcomes[index]) continue;
     try {
-      accepted.push(await checkWrite(trx, ledger, index, request, state, taken));
+      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, state)) : undefined;
+      accepted.push(await checkWrite(trx, ledger, index, prepared ?? request, state, taken));
     } catch (error) {
       outcomes[index] = { error };
     }
@@ -79,6 +109,7 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     return outcomes as WriteOutcome[];
   }
   const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys);
+  for (const [n, write] of accepted.entries()) await writes[write.index].hooks?.finish?.(trx, transactions[n]);
   accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
 }

@@ -13,8 +13,8 @@ export interface CommitOptions {
   force?: boolean;
   /** The log this write appends: NEW_TRANSACTION unless it is a revert, whose log names the transaction it reverts. */
   log?: { type: 'NEW_TRANSACTION' } | { type: 'REVERTED_TRANSACTION'; revertedTransaction: unknown };
-  /** Pairs a script reads, locked (sorted) before it runs; see CreateTransactionOptions.lockFirst. */
-  lockFirst?: Array<[string, string]>;
+  /** Volumes this transaction has locked already (WriteHooks.lockFirst): a script then runs once, on them. */
+  locked?: VolumeMap;
   /** A log import's replay: the original log's date, and the account metadata its script had set. */
   replay?: { date: Date; accountMetadata: Record<string, Record<string, string>> };
 }
@@ -38,12 +38,11 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
     const taken = await trx('ledger_transactions').where({ ledger, reference: input.reference }).first('id');
     if (taken) throw new ApiError('CONFLICT', `reference "${input.reference}" is already used by transaction ${taken.id} of ledger "${ledger}"`);
   }
-  const locked: VolumeMap = new Map();
+  const locked: VolumeMap = options.locked ?? new Map();
   let postings: Posting[];
   let metadata = input.metadata ?? {};
   let accountMetadata: Record<string, Record<string, string>> = options.replay?.accountMetadata ?? {};
   if (input.script) {
-    if (options.lockFirst) await lockVolumes(trx, ledger, options.lockFirst, locked);
     const result = await runScriptLocked(trx, ledger, input.script, locked);
     const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
     if (clash !== undefined) throw new ApiError('METADATA_OVERRIDE', `metadata key "${clash}" is set both by the script and by the request`);

@@ -11,6 +11,8 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
+import { lockedBalance, type WriteHooks } from './commit-batch';
+import { lockVolumes, type VolumeMap } from './volumes';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
 
@@ -29,10 +31,11 @@ export interface CreateTransactionOptions {
   /** Plain postings may take non-world accounts below zero (Formance's `force`). */
   force?: boolean;
   /**
-   * (account, asset) pairs a script will read, locked before it runs: its first run is then final, saving the
-   * unlocked read and the second run (wallets know which balances their scripts read).
+   * A caller's additions to the write (WriteHooks): pairs to lock first (a script's reads, so its first run is final),
+   * a request prepared under those locks, the caller's own rows written with the transaction. The write still joins
+   * the group commit when given the pool; wallets build on this.
    */
-  lockFirst?: Array<[string, string]>;
+  hooks?: WriteHooks;
 }
 
 /** Thrown inside a savepoint to undo a dry run after it computed its result. */
@@ -118,9 +121,13 @@ export async function createTransaction(
       throw error;
     }
   }
-  if (needsCheckedWrite(request, checked)) return commitChecked(db, ledger, request, checked);
+  if (needsCheckedWrite(request, checked)) {
+    if (options.hooks) throw new Error('write hooks do not combine with force, account metadata or a schema version');
+    return commitChecked(db, ledger, request, checked);
+  }
+  const hooks = options.hooks;
   if (groupCommitEnabled() && !(db as Knex.Transaction).isTransaction) {
-    const outcome = await groupCommit(db as Knex, ledger, { request, idempotencyKey: options.idempotencyKey });
+    const outcome = await groupCommit(db as Knex, ledger, { request, idempotencyKey: options.idempotencyKey, ...(hooks ? { hooks } : {}) });
     if ('error' in outcome) throw outcome.error;
     if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
     return outcome;
@@ -128,10 +135,14 @@ export async function createTransaction(
   return inWriteTransaction(db, async (trx) => {
     let created: LedgerTransaction | undefined;
     const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request }, async () => {
-      const { transaction, accountMetadata } = await commitTransaction(trx, ledger, request, { lockFirst: options.lockFirst });
+      const locked: VolumeMap = new Map();
+      if (hooks?.lockFirst) await lockVolumes(trx, ledger, hooks.lockFirst, locked);
+      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, locked)) : undefined;
+      const { transaction, accountMetadata } = await commitTransaction(trx, ledger, prepared ?? request, { locked });
       await emitEvents(trx, [
         { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },
       ]);
+      await hooks?.finish?.(trx, transaction);
       created = transaction;
       return { id: transaction.id.toString() };
     });

@@ -49,20 +49,20 @@ async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map
 }
 
 /**
- * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key is already in
- * this one: the second must see the first's stored outcome, as it would have after the first's commit.
+ * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key or exclusive
+ * key (WriteHooks) is already in this one: the second must see the first's outcome, as it would after its commit.
  */
 function takeBatch(queue: LedgerQueue): Pending[] {
   const batch: Pending[] = [];
   const rest: Pending[] = [];
   const keys = new Set<string>();
   for (const item of queue.pending) {
-    const key = item.write.idempotencyKey;
-    if (batch.length >= MAX_BATCH || (key !== undefined && keys.has(key))) {
+    const itemKeys = [item.write.idempotencyKey, item.write.hooks?.exclusiveKey].flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`]));
+    if (batch.length >= MAX_BATCH || itemKeys.some((k) => keys.has(k))) {
       rest.push(item);
       continue;
     }
-    if (key !== undefined) keys.add(key);
+    for (const k of itemKeys) keys.add(k);
     batch.push(item);
   }
   queue.pending = rest;

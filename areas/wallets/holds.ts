@@ -1,12 +1,10 @@
-import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
-import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
-import { createTransaction, type Posting } from '../ledger';
-import { inWriteTransaction } from '../ledger';
+import { createTransaction, type Posting, type WriteHooks } from '../ledger';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
+import { withWalletKey } from './movements';
 import { getWalletRow } from './wallets';
 
 export interface Hold {
@@ -105,8 +103,10 @@ export async function heldFunds(db: Executor, walletId: string): Promise<Record<
 }
 
 /**
- * Locks an open hold and runs `settle` with its remaining amount. The row lock is what makes two concurrent
- * confirm/void calls settle a hold once: the second waits, then sees it closed.
+ * Settles a hold with `settle`'s postings, computed from what it still holds. The hold's accounts (its own, its
+ * destination, its sources: fixed at its creation) are locked with the write's volumes, then the hold row, and the
+ * remaining amount is read under those locks; two settles of one hold never share a batch (exclusive key), so the
+ * second always sees the first committed, and finds the hold closed or with less left.
  */
 async function settleHold(
   db: Db,
@@ -114,23 +114,35 @@ async function settleHold(
   scope: string,
   request: unknown,
   idempotencyKey: string | undefined,
-  settle: (trx: Knex.Transaction, row: HoldRow, remaining: bigint) => Promise<{ postings: Posting[]; close: boolean }>,
+  settle: (row: HoldRow, remaining: bigint) => { postings: Posting[]; close: boolean },
 ): Promise<void> {
-  await inWriteTransaction(db, (trx) =>
-    withIdempotencyKey(trx, { scope: `wallets/${scope}/${id}`, key: idempotencyKey, request }, async () => {
-      const row = await holdRow(trx, id, true);
-      const remaining = row.closed_at === null ? await remainingOf(trx, row) : 0n;
-      if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
-      const { postings, close } = await settle(trx, row, remaining);
-      const moving = postings.filter((p) => p.amount > 0n);
-      // Closed first: the ledger write takes the wallets ledger's txid row last, and holds it to the commit.
+  const row = await holdRow(db, id);
+  const accounts = [holdAccount(row.id), subjectAccount(row.destination), ...row.sources.map((s) => s.account)];
+  let close = false;
+  const hooks: WriteHooks = {
+    exclusiveKey: `wallets/holds/${id}`,
+    lockFirst: accounts.map((account): [string, string] => [account, row.asset]),
+    async prepare(trx, balance) {
+      const locked = await holdRow(trx, id, true);
+      const held = locked.closed_at === null ? await balance(holdAccount(id), locked.asset) : 0n;
+      if (held <= 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
+      const settled = settle(locked, held);
+      close = settled.close;
+      return { postings: settled.postings.filter((p) => p.amount > 0n), metadata: walletTxMetadata(locked.wallet_id, { 'wallets/holds/id': id }) };
+    },
+    async finish(trx) {
       if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
-      if (moving.length > 0) {
-        await createTransaction(trx, WALLETS_LEDGER, { postings: moving, metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) });
-      }
-      return true;
-    }),
-  );
+    },
+  };
+  // Answered at once from a committed read when it already fails (closed, more than is left); otherwise this is the
+  // request `prepare` computes again under the locks, which is the one committed.
+  const remaining = row.closed_at === null ? await remainingOf(db, row) : 0n;
+  if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
+  const provisional = settle(row, remaining);
+  await withWalletKey(db, `wallets/${scope}/${id}`, idempotencyKey, request, async (executor) => {
+    await createTransaction(executor, WALLETS_LEDGER, { postings: provisional.postings.filter((p) => p.amount > 0n), metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) }, { hooks });
+    return true;
+  });
 }
 
 /** Sends `amount` back along the accounts the hold was funded from, each up to what it gave (in debit order). */
@@ -151,7 +163,7 @@ function returnPostings(row: HoldRow, amount: bigint): Posting[] {
  * @throws ApiError NOT_FOUND, HOLD_CLOSED, INSUFFICIENT_FUND (more than remains)
  */
 export async function confirmHold(db: Db, holdId: string, input: { amount?: bigint; final?: boolean } = {}, options: { idempotencyKey?: string } = {}): Promise<void> {
-  await settleHold(db, holdId, 'confirm', input, options.idempotencyKey, async (_trx, row, remaining) => {
+  await settleHold(db, holdId, 'confirm', input, options.idempotencyKey, (row, remaining) => {
     const amount = input.amount && input.amount > 0n ? input.amount : remaining;
     if (amount > remaining) throw new ApiError('INSUFFICIENT_FUND', `hold "${holdId}" has ${remaining} ${row.asset} left, cannot confirm ${amount}`);
     const postings: Posting[] = [{ source: holdAccount(row.id), destination: subjectAccount(row.destination), amount, asset: row.asset }];
@@ -163,5 +175,5 @@ export async function confirmHold(db: Db, holdId: string, input: { amount?: bigi
 
 /** Voids a hold: all that remains goes back to where it came from, and the hold closes. @throws ApiError NOT_FOUND, HOLD_CLOSED */
 export async function voidHold(db: Db, holdId: string, options: { idempotencyKey?: string } = {}): Promise<void> {
-  await settleHold(db, holdId, 'void', {}, options.idempotencyKey, async (_trx, row, remaining) => ({ postings: returnPostings(row, remaining), close: true }));
+  await settleHold(db, holdId, 'void', {}, options.idempotencyKey, (row, remaining) => ({ postings: returnPostings(row, remaining), close: true }));
 }

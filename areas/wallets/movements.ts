@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
-import type { Db } from '../../db/knex';
-import { createTransaction, ensureLedger, WORLD } from '../ledger';
+import type { Knex } from 'knex';
+import type { Db, Executor } from '../../db/knex';
+import { createTransaction, ensureLedger, WORLD, type LedgerTransaction } from '../ledger';
 import { inWriteTransaction } from '../ledger';
 import { debitSources } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
@@ -48,22 +49,20 @@ export async function creditWallet(
   const balance = input.balance ?? MAIN_BALANCE;
   if (balance !== MAIN_BALANCE) await debitSources(db, id, [balance]);
   const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
-  await inWriteTransaction(db, async (trx) => {
-    await withIdempotencyKey(trx, { scope: `wallets/credit/${id}`, key: options.idempotencyKey, request: input }, async () => {
-      const destination = balanceAccount(id, balance);
-      await createTransaction(
-        trx,
-        WALLETS_LEDGER,
-        {
-          script: { plain: sendScript(input.amount, sources, destination) },
-          metadata: walletTxMetadata(id, input.metadata),
-          ...(input.reference ? { reference: input.reference } : {}),
-          ...(input.timestamp ? { timestamp: input.timestamp } : {}),
-        },
-        { lockFirst: [...sources, destination].map((account): [string, string] => [account, input.amount.asset]) },
-      );
-      return true;
-    });
+  const destination = balanceAccount(id, balance);
+  await withWalletKey(db, `wallets/credit/${id}`, options.idempotencyKey, input, async (executor) => {
+    await createTransaction(
+      executor,
+      WALLETS_LEDGER,
+      {
+        script: { plain: sendScript(input.amount, sources, destination) },
+        metadata: walletTxMetadata(id, input.metadata),
+        ...(input.reference ? { reference: input.reference } : {}),
+        ...(input.timestamp ? { timestamp: input.timestamp } : {}),
+      },
+      { hooks: { lockFirst: [...sources, destination].map((account): [string, string] => [account, input.amount.asset]) } },
+    );
+    return true;
   });
 }
 
@@ -85,39 +84,48 @@ export async function debitWallet(
   const sources = (await debitSources(db, id, input.balances)).map((name) => balanceAccount(id, name));
   const destination: Subject = input.destination ?? { type: 'ACCOUNT', identifier: WORLD };
   const finalAccount = await resolveSubject(db, destination);
-  const claim = await inWriteTransaction(db, (trx) =>
-    withIdempotencyKey(trx, { scope: `wallets/debit/${id}`, key: options.idempotencyKey, request: input }, async () => {
-      const holdId = input.pending ? randomUUID() : undefined;
-      const target = holdId ? holdAccount(holdId) : finalAccount;
-      const insertHold = (taken: Array<{ account: string; amount: bigint }>) =>
-        trx('wallet_holds').insert({
-          id: holdId,
-          wallet_id: id,
-          asset: input.amount.asset,
-          original_amount: input.amount.amount.toString(),
-          description: input.description ?? '',
-          metadata: stringifyJson(input.metadata ?? {}),
-          destination: stringifyJson(destination),
-          sources: stringifyJson(taken.map((t) => ({ account: t.account, amount: t.amount.toString() }))),
-        });
-      // With one source the script takes the whole amount from it (or fails and rolls this back), so the hold is
-      // written before the ledger write, which takes the wallets ledger's txid row last and holds it to the commit.
-      if (holdId && sources.length === 1) await insertHold([{ account: sources[0], amount: input.amount.amount }]);
-      const { transaction } = await createTransaction(
-        trx,
-        WALLETS_LEDGER,
-        {
-          script: { plain: sendScript(input.amount, sources, target) },
-          metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
-          ...(input.timestamp ? { timestamp: input.timestamp } : {}),
-        },
-        { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]) },
-      );
-      if (!holdId) return null;
-      if (sources.length > 1) await insertHold(transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount })));
-      const hold: WalletDebitResult = { id: holdId, walletID: id, asset: input.amount.asset, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
-      return hold;
-    }),
-  );
-  return claim.value ?? undefined;
+  const holdId = input.pending ? randomUUID() : undefined;
+  const target = holdId ? holdAccount(holdId) : finalAccount;
+  // The hold row goes in with the ledger transaction (in its batch, after its txid): what each source gave is known
+  // only once the script ran, and a write refused for funds leaves no hold behind.
+  const insertHold = async (trx: Knex.Transaction, transaction: LedgerTransaction) => {
+    await trx('wallet_holds').insert({
+      id: holdId,
+      wallet_id: id,
+      asset: input.amount.asset,
+      original_amount: input.amount.amount.toString(),
+      description: input.description ?? '',
+      metadata: stringifyJson(input.metadata ?? {}),
+      destination: stringifyJson(destination),
+      sources: stringifyJson(transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }))),
+    });
+  };
+  const written = await withWalletKey(db, `wallets/debit/${id}`, options.idempotencyKey, input, async (executor) => {
+    await createTransaction(
+      executor,
+      WALLETS_LEDGER,
+      {
+        script: { plain: sendScript(input.amount, sources, target) },
+        metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
+        ...(input.timestamp ? { timestamp: input.timestamp } : {}),
+      },
+      { hooks: { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]), ...(holdId ? { finish: insertHold } : {}) } },
+    );
+    if (!holdId) return null;
+    const hold: WalletDebitResult = { id: holdId, walletID: id, asset: input.amount.asset, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
+    return hold;
+  });
+  return written ?? undefined;
+}
+
+/**
+ * Runs a wallet write under its Idempotency-Key. Without a key the write is given the pool, so it joins the wallets
+ * ledger's group commit (its own rows go in with it through WriteHooks); with one, the key's claim, the write and its
+ * stored result are one database transaction, as every keyed write is.
+ * @returns the write's result, or the stored result of the first request with that key
+ */
+export async function withWalletKey<T>(db: Db, scope: string, key: string | undefined, request: unknown, write: (executor: Executor) => Promise<T>): Promise<T> {
+  if (key === undefined) return write(db);
+  const claim = await inWriteTransaction(db, (trx) => withIdempotencyKey(trx, { scope, key, request }, () => write(trx)));
+  return claim.value;
 }

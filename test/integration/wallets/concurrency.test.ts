@@ -37,6 +37,37 @@ describe('wallets under concurrency', () => {
     expect([[50, 0], [0, 50]]).toContainEqual([await mainBalance(id), toMerchant]);
   });
 
+  it('concurrent wallet writes share the wallets ledger\'s batches, each hold written in its debit\'s transaction', async () => {
+    const wallets = await Promise.all(Array.from({ length: 8 }, () => newWallet()));
+    await Promise.all(wallets.map((id) => credit(id, 40)));
+    const debits = await Promise.all(Array.from({ length: 32 }, (_, i) => debit(wallets[i % 8], 5, { pending: true })));
+    expect(debits.map((r) => r.status)).toEqual(Array(32).fill(201));
+    const holdIds: string[] = debits.map((r) => r.body.data.id);
+    // A hold row and the ledger transaction that funded it were committed by the same database transaction.
+    const rows = await db('wallet_holds as h')
+      .join('ledger_transactions as t', function joinFunding() {
+        this.on('t.ledger', '=', db.raw('?', ['wallets'])).andOn(db.raw("t.metadata->>'wallets/holds/id' = h.id::text"));
+      })
+      .whereIn('h.id', holdIds)
+      .select('h.id', db.raw('h.xmin::text AS hold_xmin'), db.raw('t.xmin::text AS tx_xmin'));
+    expect(rows).toHaveLength(32);
+    for (const row of rows) expect(row.hold_xmin).toBe(row.tx_xmin);
+    // 32 concurrent writes from one API process: group commit put several in one transaction.
+    expect(new Set(rows.map((r: { tx_xmin: string }) => r.tx_xmin)).size).toBeLessThan(32);
+
+    const settles = await Promise.all(holdIds.flatMap((hold, i) => [api('POST', `/api/wallets/holds/${hold}/${i % 2 ? 'void' : 'confirm'}`), api('POST', `/api/wallets/holds/${hold}/confirm`)]));
+    expect(settles.filter((r) => r.status === 204)).toHaveLength(32);
+    expect(settles.filter((r) => r.status === 400 && r.body.errorCode === 'HOLD_CLOSED')).toHaveLength(32);
+    for (const hold of holdIds) expect((await api('GET', `/api/wallets/holds/${hold}`)).body.data).toMatchObject({ remaining: 0, closed: true });
+    // Each wallet had 40 and held 4 x 5. Even wallets' holds were only confirmed (20 left); an odd wallet's hold went
+    // back when its void won the race against the confirm.
+    const balances = await Promise.all(wallets.map((id) => mainBalance(id)));
+    expect(balances.filter((_b, w) => w % 2 === 0)).toEqual([20, 20, 20, 20]);
+    expect(balances.reduce((sum, b) => sum + b, 0)).toBeGreaterThanOrEqual(8 * 20);
+    expect(balances.reduce((sum, b) => sum + b, 0)).toBeLessThanOrEqual(8 * 20 + 16 * 5);
+    expect(await ledgerViolations(db, 'wallets')).toEqual([]);
+  });
+
   it('concurrent partial confirms never take more than the hold', async () => {
     const id = await newWallet();
     await credit(id, 30);
