@@ -1,4 +1,4 @@
-import { CAPABILITIES, DURATION_PATTERN } from '../../areas/payments';
+import { CAPABILITIES, DURATION_PATTERN, FETCH_KINDS } from '../../areas/payments';
 import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../areas/payments';
 import { CONVERSION_STATUSES, ORDER_DIRECTIONS, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE } from '../../areas/payments';
 import { QUERY_FIELDS } from '../../areas/payments';
@@ -138,7 +138,7 @@ const configFieldSchema = objectSchema({ dataType: str, required: { type: 'boole
 export const connectorConfigsSchema = mapSchema(mapSchema(configFieldSchema), { description: 'Per plugin, its config fields.' });
 export const scheduleSchema = objectSchema({
   id: { type: 'string', description: 'The Temporal schedule id: `connector-<provider>-<name>-<short ref>-<kind>`.' }, connectorID: str, createdAt: dateTimeSchema,
-  kind: stringSchema({ enum: ['accounts', 'balances', 'payments'] }), paused: { type: 'boolean' },
+  kind: stringSchema({ enum: [...FETCH_KINDS] }), paused: { type: 'boolean' },
   pausedAt: { ...dateTimeSchema, description: 'When paused: the last change of the schedule (Temporal keeps no pause time).' }, pausedReason: str, nextRunAt: dateTimeSchema,
 }, ['id', 'connectorID', 'createdAt', 'kind', 'paused']);
 export const scheduleInstanceSchema = objectSchema({

@@ -12,7 +12,7 @@ export { failReversal, loadReversalForConnector, recordReversalPayment } from '.
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
 export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
-export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, requireCapability } from './connector-catalog';
+export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
 export { ensureConnectorSchedules } from './connector-migration';
 export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
