@@ -71,10 +71,17 @@ export function parseJson(text: string, options: ParseOptions = {}): unknown {
 const MARKER = `~big${randomBytes(12).toString('hex')}~`;
 const MARKED = new RegExp(`"${MARKER}(-?\\d+)"`, 'g');
 
-const skipped = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+/** What JSON.stringify writes in place of a value: its toJSON(key) result, and the primitive inside a boxed one. */
+function jsonValue(value: unknown, key: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  const replaced = typeof toJSON === 'function' ? (toJSON.call(value, key) as unknown) : value;
+  return replaced instanceof Number || replaced instanceof String || replaced instanceof Boolean ? replaced.valueOf() : replaced;
+}
 
-/** JSON.stringify's output, member for member, with BigInts as the integers they are (see stringifyJson). */
-function serialize(value: unknown): string | undefined {
+/** JSON.stringify's output, member for member, with BigInts as the integers they are; undefined where it writes nothing. */
+function serialize(raw: unknown, key: string): string | undefined {
+  const value = jsonValue(raw, key);
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -88,16 +95,14 @@ function serialize(value: unknown): string | undefined {
       if (value === null) return 'null';
       if (Array.isArray(value)) {
         let out = '[';
-        for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? '' : ','}${skipped(value[i]) ? 'null' : serialize(value[i])}`;
+        for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? '' : ','}${serialize(value[i], String(i)) ?? 'null'}`;
         return `${out}]`;
       }
-      const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return serialize(toJSON.call(value, ''));
       let out = '{';
-      for (const key of Object.keys(value)) {
-        const member = (value as Record<string, unknown>)[key];
-        if (skipped(member)) continue;
-        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${serialize(member)}`;
+      for (const member of Object.keys(value)) {
+        const text = serialize((value as Record<string, unknown>)[member], member);
+        if (text === undefined) continue;
+        out += `${out.length === 1 ? '' : ','}${JSON.stringify(member)}:${text}`;
       }
       return `${out}}`;
     }
@@ -116,7 +121,7 @@ function serialize(value: unknown): string | undefined {
 export function stringifyJson(value: unknown, space?: number): string {
   if (space === undefined) {
     try {
-      return serialize(value) as string;
+      return serialize(value, '') as string;
     } catch (error) {
       // The walk has no cycle check of its own: a cyclic value ends in a stack overflow, reported as JSON.stringify does.
       if (error instanceof RangeError) throw new TypeError(`Converting circular structure to JSON (or nesting too deep): ${error.message}`);

@@ -38,11 +38,15 @@ export interface BatchedWrite {
   hooks?: WriteHooks;
 }
 
-/** A locked balance, locking the pair first if this transaction has not yet (WriteHooks.prepare). */
-export function lockedBalance(trx: Knex.Transaction, ledger: string, state: VolumeMap) {
+/**
+ * A locked balance for WriteHooks.prepare. In a batch only pairs locked with the batch's sorted lock can be read (a
+ * pair locked later would be out of order, and its row would outlive a refused write); the single path may lock one.
+ */
+export function lockedBalance(trx: Knex.Transaction, ledger: string, state: VolumeMap, options: { lockMissing: boolean }) {
   return async (address: string, asset: string): Promise<bigint> => {
-    await lockVolumes(trx, ledger, [[address, asset]], state);
-    const volume = state.get(pairKey(address, asset))!;
+    if (options.lockMissing) await lockVolumes(trx, ledger, [[address, asset]], state);
+    const volume = state.get(pairKey(address, asset));
+    if (!volume) throw new Error(`write hook read ${address} ${asset}, which is not among its lockFirst pairs`);
     return volume.input - volume.output;
   };
 }
@@ -96,7 +100,7 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
   for (const [index, { request, hooks }] of writes.entries()) {
     if (outcomes[index]) continue;
     try {
-      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, state)) : undefined;
+      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, state, { lockMissing: false })) : undefined;
       accepted.push(await checkWrite(trx, ledger, index, prepared ?? request, state, taken));
     } catch (error) {
       outcomes[index] = { error };

@@ -137,7 +137,7 @@ export async function createTransaction(
     const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request }, async () => {
       const locked: VolumeMap = new Map();
       if (hooks?.lockFirst) await lockVolumes(trx, ledger, hooks.lockFirst, locked);
-      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, locked)) : undefined;
+      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, locked, { lockMissing: true })) : undefined;
       const { transaction, accountMetadata } = await commitTransaction(trx, ledger, prepared ?? request, { locked });
       await emitEvents(trx, [
         { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },

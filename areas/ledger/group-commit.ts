@@ -74,11 +74,19 @@ function takeBatch(queue: LedgerQueue): Pending[] {
  * insert) is retried one write at a time, so one write's trouble is never its neighbours'.
  */
 async function commitOrSplit(db: Knex, ledger: string, batch: Pending[]): Promise<void> {
+  let written = false;
   try {
-    const outcomes = await inTransaction(db, (trx) => commitBatch(trx, ledger, batch.map((p) => p.write)));
+    const outcomes = await inTransaction(db, async (trx) => {
+      const result = await commitBatch(trx, ledger, batch.map((p) => p.write));
+      written = true;
+      return result;
+    });
     batch.forEach((p, i) => p.resolve(outcomes[i]));
   } catch (error) {
-    if (batch.length === 1) return batch[0].reject(error);
+    // An error once every statement ran is the COMMIT's own (a connection lost during it): the batch may have landed,
+    // so retrying its writes could apply them twice. Each write fails with that error and its client decides, as a
+    // single write's client would (an Idempotency-Key makes the retry safe).
+    if (written || batch.length === 1) return batch.forEach((p) => p.reject(error));
     for (const item of batch) await commitOrSplit(db, ledger, [item]);
   }
 }

@@ -33,7 +33,7 @@ export function parseSort(sort: string[] | undefined): SortKey[] {
   const items = (sort ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   const keys = (items.length ? items : ['date:desc']).map((item) => {
     const [field, dir = 'asc', ...rest] = item.split(':');
-    const column = SORT_COLUMNS[field];
+    const column = Object.hasOwn(SORT_COLUMNS, field) ? SORT_COLUMNS[field] : undefined;
     if (!column || rest.length || (dir !== 'asc' && dir !== 'desc')) {
       throw validationError(`query.sort: "${item}" is not <field>:asc|desc with a field among ${SORT_FIELDS.join(', ')}`);
     }

@@ -134,12 +134,13 @@ async function settleHold(
       if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
     },
   };
-  // Answered at once from a committed read when it already fails (closed, more than is left); otherwise this is the
-  // request `prepare` computes again under the locks, which is the one committed.
-  const remaining = row.closed_at === null ? await remainingOf(db, row) : 0n;
-  if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
-  const provisional = settle(row, remaining);
   await withWalletKey(db, `wallets/${scope}/${id}`, idempotencyKey, request, async (executor) => {
+    // Only once the Idempotency-Key (if any) is known to be new: a retry of a settle that went through must get its
+    // stored answer, not HOLD_CLOSED. Answered at once from a committed read when it already fails (closed, more than
+    // is left); otherwise this is the request `prepare` computes again under the locks, which is the one committed.
+    const remaining = row.closed_at === null ? await remainingOf(executor, row) : 0n;
+    if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
+    const provisional = settle(row, remaining);
     await createTransaction(executor, WALLETS_LEDGER, { postings: provisional.postings.filter((p) => p.amount > 0n), metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) }, { hooks });
     return true;
   });

@@ -76,6 +76,9 @@ describe('stringifyJson', () => {
       { '': 'empty key', 'key "quoted"': 1, 'ünï': { deep: { deeper: [1, { x: 'y' }] } } }, { 2: 'b', 1: 'a', z: 0, y: 1 },
       { toJSON: () => ({ replaced: true }) }, { when: new Date(0), inner: { toJSON: () => 'text' } }, Buffer.from('hi'), odd,
       new Map([[1, 2]]), new Set([1]), undefined, () => 1,
+      { gone: { toJSON: () => undefined }, kept: 1 }, [{ toJSON: () => undefined }, { toJSON: () => Symbol('s') }],
+      { keyed: { toJSON: (key: string) => `key:${key}` }, list: [{ toJSON: (key: string) => `index:${key}` }] },
+      [new String('ab'), new Number(1.5), new Boolean(false)], { boxed: new String('x') },
     ];
     for (const sample of samples) expect(stringifyJson(sample)).toBe(JSON.stringify(sample));
   });

@@ -139,6 +139,7 @@ describe('op 7: GET /api/payments/payments', () => {
     ['empty $and', { query: '{"$and":[]}' }],
     ['$exists with a string', { query: '{"$exists":{"sourceAccountID":"yes"}}' }],
     ['unknown sort field', { sort: 'colour:asc' }],
+    ['a sort field named after a prototype member', { sort: 'constructor:asc' }],
     ['bad sort direction', { sort: 'amount:up' }],
     ['pageSize 0', { pageSize: '0' }],
     ['pageSize 1001', { pageSize: '1001' }],

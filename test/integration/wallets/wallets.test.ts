@@ -117,4 +117,23 @@ describe('wallets over HTTP', () => {
     expect((await api('GET', `/api/wallets/transactions?pageSize=0`)).status).toBe(400);
     expect((await api('GET', `/api/wallets/transactions?cursor=${res.body.cursor.next || 'x'}&walletID=${id}`)).status).toBe(400);
   });
+
+  it('answers a retried confirm or void under the same Idempotency-Key with its stored 204, not HOLD_CLOSED', async () => {
+    const id = await newWallet();
+    await credit(id, 30);
+    const confirmed = (await debit(id, 10, { pending: true })).body.data.id;
+    const voided = (await debit(id, 10, { pending: true })).body.data.id;
+    const confirmKey = `confirm-${unique()}`;
+    const voidKey = `void-${unique()}`;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: {}, headers: { 'Idempotency-Key': confirmKey } })).status).toBe(204);
+      expect((await api('POST', `/api/wallets/holds/${voided}/void`, { headers: { 'Idempotency-Key': voidKey } })).status).toBe(204);
+    }
+    // The same key with another body is a conflict; a new key finds the hold closed.
+    expect((await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: { amount: 5 }, headers: { 'Idempotency-Key': confirmKey } })).status).toBe(409);
+    const fresh = await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: {}, headers: { 'Idempotency-Key': `other-${unique()}` } });
+    expect([fresh.status, fresh.body.errorCode]).toEqual([400, 'HOLD_CLOSED']);
+    // Settled once each: 10 confirmed out, 10 voided back.
+    expect(await main(id)).toBe(20);
+  });
 });
