@@ -1,33 +1,8 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseJson, stringifyJson } from '../../../lib/json';
-import { invalidData, providerRejected, type OpenBankingPlugin } from './plugin';
+import { providerRejected, type OpenBankingPlugin } from './plugin';
 import { parseAccounts, parseBalances, parsePayments } from './provider-data';
-
-const fileName = (id: string): string => `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.json`;
-
-async function readJson(file: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    return parseJson(text);
-  } catch {
-    throw invalidData(`${path.basename(file)}: not valid JSON`);
-  }
-}
-
-async function writeJson(file: string, value: unknown): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(temp, stringifyJson(value, 2));
-  await fs.rename(temp, file);
-}
+import { fileName, readJson, writeJson } from './simulated-files';
 
 /**
  * The simulated bank behind the simulated connector's open banking (docs/payments.md): every end user who consents

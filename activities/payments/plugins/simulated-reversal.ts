@@ -2,13 +2,11 @@ import path from 'node:path';
 import type { ProviderPayment } from '../../../areas/payments';
 import { providerRejected, type ReversalRequest } from './plugin';
 import { parsePayment } from './provider-data';
+import { fileName, readJson, writeJson } from './simulated-files';
 
-interface Files {
+interface Provider {
   directory: string;
   payments(): Promise<ProviderPayment[]>;
-  fileName(key: string): string;
-  readJson(file: string): Promise<unknown | undefined>;
-  writeJson(file: string, value: unknown): Promise<void>;
 }
 
 /**
@@ -17,11 +15,11 @@ interface Files {
  * same payment) and fetched like the others. The provider refuses a payment it does not know, another asset, and more
  * than what remains of the payment after its earlier reversals.
  */
-export async function simulatedReversal(files: Files, request: ReversalRequest): Promise<ProviderPayment> {
+export async function simulatedReversal(files: Provider, request: ReversalRequest): Promise<ProviderPayment> {
   const folder = path.join(files.directory, 'reversed');
-  const target = path.join(folder, files.fileName(request.idempotencyKey));
+  const target = path.join(folder, fileName(request.idempotencyKey));
   const where = `reversed/${path.basename(target)}`;
-  const existing = await files.readJson(target);
+  const existing = await readJson(target);
   if (existing !== undefined) return parsePayment(existing as Record<string, unknown>, where);
   const all = await files.payments();
   const original = all.find((p) => p.reference === request.paymentReference);
@@ -43,6 +41,6 @@ export async function simulatedReversal(files: Files, request: ReversalRequest):
     ...(original.destinationAccountReference ? { destinationAccountReference: original.destinationAccountReference } : {}),
     metadata: { ...request.metadata, reference: request.reference, reversedPayment: request.paymentReference },
   };
-  await files.writeJson(target, item);
+  await writeJson(target, item);
   return parsePayment(item, where);
 }

@@ -1,50 +1,12 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseJson, stringifyJson } from '../../../lib/json';
 import type { ProviderAccount } from '../../../areas/payments';
 import type { ProviderPayment } from '../../../areas/payments';
-import { invalidData, providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
+import { providerRejected, type BankAccountRequest, type ConnectorPlugin, type InitiationRequest } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
 import { parseConversions, parseOrders } from './provider-data';
+import { fileName, readFolder, readJson, writeJson } from './simulated-files';
 import { simulatedReversal } from './simulated-reversal';
 import { simulatedOpenBanking } from './simulated-open-banking';
-
-/**
- * Keys and references become file names through a hash: any length and alphabet maps to a short safe name that
- * cannot leave its folder, and the same key always maps to the same file (the idempotency of transfers).
- */
-const fileName = (key: string): string => `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`;
-
-async function readJson(file: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    return parseJson(text);
-  } catch {
-    throw invalidData(`${path.basename(file)}: not valid JSON`);
-  }
-}
-
-async function readFolder(folder: string): Promise<Array<{ name: string; data: unknown }>> {
-  const names = await fs.readdir(folder).catch(() => [] as string[]);
-  const out = [];
-  for (const name of names.filter((n) => n.endsWith('.json')).sort()) out.push({ name, data: await readJson(path.join(folder, name)) });
-  return out;
-}
-
-/** Write-then-rename: a concurrent fetch never reads half a file. */
-async function writeJson(file: string, value: unknown): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(temp, stringifyJson(value, 2));
-  await fs.rename(temp, file);
-}
 
 /**
  * The simulated provider: a directory the user fills with accounts.json, balances.json, payments.json, conversions.json
@@ -72,7 +34,7 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
     fetchPayments: payments,
     fetchConversions: async () => parseConversions((await readJson(file('conversions.json'))) ?? [], 'conversions.json'),
     fetchOrders: async () => parseOrders((await readJson(file('orders.json'))) ?? [], 'orders.json'),
-    reversePayment: (request) => simulatedReversal({ directory, payments, fileName, readJson, writeJson }, request),
+    reversePayment: (request) => simulatedReversal({ directory, payments }, request),
 
     async initiatePayment(request: InitiationRequest): Promise<ProviderPayment> {
       const target = path.join(file('initiated'), fileName(request.idempotencyKey));
