@@ -4,7 +4,7 @@ import type { Db, Executor } from '../../db/knex';
 import { upsertAccounts, upsertBalances, type ProviderAccount, type ProviderBalance } from './accounts';
 import { getConnectorRow, type ConnectorRow } from './connectors';
 import { type ProviderPayment } from './payments';
-import { upsertPayment } from './payments-upsert';
+import { upsertPayments } from './payments-upsert';
 import { isUuid } from './ids';
 
 /**
@@ -60,7 +60,7 @@ export async function recordLinkCompletion(
         .update({ psu_id: attempt.psuID, open_banking_connection_id: attempt.connectionID });
     }
     await upsertBalances(trx, attempt.connectorID, attempt.connector.provider, data.balances);
-    for (const payment of data.payments) await upsertPayment(trx, attempt.connectorID, payment);
+    await upsertPayments(trx, attempt.connectorID, data.payments);
     const paymentReferences = data.payments.map((p) => p.reference);
     if (paymentReferences.length) {
       await trx('payments_payments').where({ connector_id: attempt.connectorID }).whereIn('reference', paymentReferences)

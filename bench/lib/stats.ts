@@ -71,7 +71,7 @@ export async function measureLoop(options: {
     operations: latencies.length,
     errors,
   };
-  samples.set(measurement, { latencies, seconds });
+  rememberSamples(measurement, latencies, seconds);
   return measurement;
 }
 
