@@ -235,14 +235,8 @@ export async function startBankAccountForward(temporal: TemporalDeps, bankAccoun
  * `timeoutMs` (the task goes on; read it with getTask). For the v1 API, whose forward answers the bank account.
  */
 export async function awaitTaskRun(temporal: TemporalDeps, workflowId: string, timeoutMs: number): Promise<TaskRun | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  try {
-    const closed = await Promise.race([temporal.client.workflow.getHandle(workflowId).result().then(() => 'closed' as const, () => 'closed' as const), timeout]);
-    return closed === 'timeout' ? undefined : describeTaskRun(temporal, workflowId);
-  } finally {
-    clearTimeout(timer);
-  }
+  const run = await waitFor(temporal, workflowId, timeoutMs);
+  return run.outcome === 'timeout' ? undefined : describeTaskRun(temporal, workflowId);
 }
 
 /** Starts the deletion of a payment service user (joining one under way). @returns the task (workflow) id. */
