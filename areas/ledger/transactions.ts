@@ -9,6 +9,8 @@ import { addressPatternRegex, assertMetadata } from './rules';
 import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { stringifyJson } from '../../lib/json';
+import { readTransactionRow } from './transaction-reads';
+import type { Knex } from 'knex';
 
 export interface TransactionRow {
   ledger: string;
@@ -43,7 +45,8 @@ export function presentTransaction(row: TransactionRow): LedgerTransaction {
     ledger: row.ledger,
     postings: row.postings.map((p): Posting => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })),
     ...(row.reference !== null ? { reference: row.reference } : {}),
-    metadata: row.metadata ?? {},
+    // A copy: reads of one txid that shared a statement share its row.
+    metadata: { ...row.metadata },
     timestamp: row.timestamp,
     insertedAt: row.inserted_at,
     reverted: row.reverted_at !== null,
@@ -55,9 +58,11 @@ export function presentTransaction(row: TransactionRow): LedgerTransaction {
 
 /** @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND */
 export async function getTransaction(db: Executor, ledger: string, id: bigint): Promise<LedgerTransaction> {
-  // Read by txid is the hottest read (op 11): one plain statement; the ledger is looked up only to name a miss.
-  const result = await db.raw('SELECT * FROM ledger_transactions WHERE ledger = ? AND id = ?', [ledger, id.toString()]);
-  const row = result.rows[0] as TransactionRow | undefined;
+  // Read by txid is the hottest read (op 11): outside a transaction it shares a statement with concurrent reads
+  // (transaction-reads.ts); the ledger is looked up only to name a miss.
+  const row = (db as Knex.Transaction).isTransaction
+    ? ((await db.raw('SELECT * FROM ledger_transactions WHERE ledger = ? AND id = ?', [ledger, id.toString()])).rows[0] as TransactionRow | undefined)
+    : await readTransactionRow(db as Knex, ledger, id);
   if (row) return presentTransaction(row);
   await assertLedgerExists(db, ledger);
   throw notFound(`transaction ${id} not found in ledger "${ledger}"`);

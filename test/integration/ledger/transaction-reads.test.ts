@@ -1,0 +1,81 @@
+import { getTransaction } from '../../../areas/ledger';
+import { ApiError } from '../../../lib/errors';
+import { createDb, type Db } from '../../../db/knex';
+import { newLedger, posting, postTransaction } from '../../support/ledger';
+
+describe('reads by txid share statements', () => {
+  let db: Db;
+  let statements: string[];
+  beforeAll(() => {
+    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 4 });
+    statements = [];
+    db.on('query', (query: { sql: string }) => statements.push(query.sql));
+  });
+  afterAll(() => db.destroy());
+
+  it('answers concurrent reads of several ledgers, misses included, each with its own transaction, in fewer statements', async () => {
+    const first = await newLedger('reads-a');
+    const second = await newLedger('reads-b');
+    for (let i = 0; i < 10; i++) await postTransaction(first, { postings: [posting('world', `a:${i}`, i + 1)], metadata: { n: String(i) } });
+    for (let i = 0; i < 5; i++) await postTransaction(second, { postings: [posting('world', `b:${i}`, 100 + i)] });
+    statements.length = 0;
+
+    const reads = [
+      ...Array.from({ length: 10 }, (_, i) => ({ ledger: first, id: BigInt(i) })),
+      ...Array.from({ length: 5 }, (_, i) => ({ ledger: second, id: BigInt(i) })),
+      { ledger: second, id: 7n }, // a miss in an existing ledger
+      { ledger: `${first}-missing`, id: 0n }, // a miss in no ledger
+    ];
+    const outcomes = await Promise.allSettled(reads.map((read) => getTransaction(db, read.ledger, read.id)));
+
+    for (let i = 0; i < 10; i++) {
+      const outcome = outcomes[i];
+      expect(outcome.status).toBe('fulfilled');
+      const tx = (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof getTransaction>>>).value;
+      expect(tx.id).toBe(BigInt(i));
+      expect(tx.ledger).toBe(first);
+      expect(tx.postings).toEqual([{ source: 'world', destination: `a:${i}`, amount: BigInt(i + 1), asset: 'USD/2' }]);
+      expect(tx.metadata).toEqual({ n: String(i) });
+      expect(tx.postCommitVolumes[`a:${i}`]['USD/2']).toEqual({ input: BigInt(i + 1), output: 0n, balance: BigInt(i + 1) });
+    }
+    for (let i = 0; i < 5; i++) {
+      const tx = (outcomes[10 + i] as PromiseFulfilledResult<Awaited<ReturnType<typeof getTransaction>>>).value;
+      expect([tx.ledger, tx.id, tx.postings[0].amount]).toEqual([second, BigInt(i), BigInt(100 + i)]);
+    }
+    const [miss, noLedger] = outcomes.slice(15).map((o) => (o as PromiseRejectedResult).reason as ApiError);
+    expect([miss.code, miss.status]).toEqual(['NOT_FOUND', 404]);
+    expect([noLedger.code, noLedger.status]).toEqual(['LEDGER_NOT_FOUND', 404]);
+
+    // 17 reads asked in one turn: one shared statement, plus the two ledger lookups that name the misses.
+    const reads17 = statements.filter((sql) => sql.includes('unnest'));
+    expect(reads17).toHaveLength(1);
+    expect(statements).toHaveLength(3);
+  });
+
+  it('gives reads of the same txid in one statement their own objects', async () => {
+    const ledger = await newLedger('reads-same');
+    await postTransaction(ledger, { postings: [posting('world', 'x', 5)], metadata: { k: 'v' } });
+    const [one, two] = await Promise.all([getTransaction(db, ledger, 0n), getTransaction(db, ledger, 0n)]);
+    one.metadata.k = 'changed';
+    one.postings[0].amount = 1n;
+    expect(two.metadata).toEqual({ k: 'v' });
+    expect(two.postings[0].amount).toBe(5n);
+  });
+
+  it('sees every write acknowledged before the read was asked, and a transaction its own rows', async () => {
+    const ledger = await newLedger('reads-fresh');
+    for (let i = 0; i < 20; i++) {
+      const { body } = await postTransaction(ledger, { postings: [posting('world', 'y', 1)] });
+      // Asked while other reads of this ledger are in flight: still answered by a statement sent after the write.
+      const [tx] = await Promise.all([getTransaction(db, ledger, BigInt(body.data.id)), getTransaction(db, ledger, 0n)]);
+      expect(tx.id).toBe(BigInt(i));
+      expect(tx.postCommitVolumes.y['USD/2'].input).toBe(BigInt(i + 1));
+    }
+    await db.transaction(async (trx) => {
+      await trx('ledger_transactions').where({ ledger, id: 0 }).update({ metadata: { inside: 'yes' } });
+      expect((await getTransaction(trx, ledger, 0n)).metadata).toEqual({ inside: 'yes' });
+      await trx.rollback();
+    }).catch(() => undefined);
+    expect((await getTransaction(db, ledger, 0n)).metadata).toEqual({});
+  });
+});
