@@ -40,6 +40,19 @@ describe('HTTP foundation', () => {
     expect(res.body.errorCode).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('routes within each area: a wrong method gets 405 with that path\'s methods, paths match without regard to case', async () => {
+    const ledger = `routing-${Date.now()}`;
+    expect((await api('POST', `/api/ledger/v2/${ledger}`)).status).toBe(204);
+    const wrong = await api('PUT', `/api/ledger/v2/${ledger}/transactions`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
+    const mixedCase = await api('GET', `/API/Ledger/V2/${ledger}`);
+    expect(mixedCase.status).toBe(200);
+    expect(mixedCase.body.data.name).toBe(ledger);
+    expect((await api('GET', '/api/ledger2/v2')).status).toBe(404);
+    expect((await api('GET', '/api')).body.errorCode).toBe('NOT_FOUND');
+  });
+
   it('answers 413 for a body over 1 MiB', async () => {
     const res = await api('POST', '/api/auth/clients', { body: { name: 'x', description: 'a'.repeat(1024 * 1024 + 10) } });
     expect(res.status).toBe(413);

@@ -1,0 +1,20 @@
+import { routeGroup } from '../../api/app';
+import { allRoutes } from '../../api/routes';
+
+describe('routeGroup', () => {
+  it.each([
+    ['/api/ledger/v2/main/transactions/3', '/api/ledger'],
+    ['/API/Ledger/v2', '/api/ledger'],
+    ['/api/ledger', '/api/ledger'],
+    ['/api/ledger/', '/api/ledger'],
+    ['/api', '/api/'],
+    ['/_healthcheck', '/_healthcheck'],
+    ['/', '/'],
+  ])('puts %s in %s', (path, group) => expect(routeGroup(path)).toBe(group));
+
+  it('gives every route a static group, and each area its own', () => {
+    const groups = new Set(allRoutes.map((route) => routeGroup(route.spec.path)));
+    for (const group of groups) expect(group).not.toMatch(/[{}:]/);
+    expect([...groups]).toEqual(expect.arrayContaining(['/api/ledger', '/api/payments', '/api/wallets', '/api/orchestration', '/api/webhooks', '/api/auth']));
+  });
+});
