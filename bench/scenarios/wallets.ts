@@ -2,6 +2,7 @@ import type { Scenario } from '.';
 import { floorName } from './ledger';
 import { cpuPerOperation, cpuSnapshot } from '../lib/cpu';
 import { authJson, call, settle, withDb } from '../lib/helpers';
+import { jsonClient } from '../lib/http-client';
 import { measureLoop } from '../lib/stats';
 
 const WALLETS = 32;
@@ -24,11 +25,10 @@ export const walletsScenario: Scenario = {
       ids.push(data.id);
     }
     await settle(platform);
-    const headers = authJson(token);
+    const client = jsonClient(platform.apiUrl, { connections: CONCURRENCY, headers: authJson(token) });
     const post = async (path: string, body: unknown, expected: number) => {
-      const response = await fetch(`${platform.apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const text = await response.text();
-      if (response.status !== expected) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`);
+      const { status, text } = await client.request('POST', path, JSON.stringify(body));
+      if (status !== expected) throw new Error(`${path} answered ${status}: ${text.slice(0, 200)}`);
       return text ? JSON.parse(text) : undefined;
     };
     const cpu = cpuSnapshot();
@@ -43,7 +43,7 @@ export const walletsScenario: Scenario = {
         const { data: hold } = await post(`/api/wallets/wallets/${wallet}/debit`, { amount: { asset: 'USD/2', amount: 1 }, pending: true }, 201);
         await post(`/api/wallets/holds/${hold.id}/confirm`, {}, 204);
       },
-    });
+    }).finally(() => client.close());
     await settle(platform);
     const cpuNote = cpuPerOperation(cpu, cpuSnapshot(), measurement.operations);
     // The run's effect, checked: every confirmed hold moved exactly its amount out of the wallets.
