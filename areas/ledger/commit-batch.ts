@@ -7,7 +7,6 @@ import { mergeAccountMetadata } from './commit';
 import { logTransactionView } from './log';
 import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
-import { presentTransaction, type TransactionRow } from './transactions';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
 import { v2TransactionView } from './views';
@@ -207,24 +206,34 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
   const logData = accepted.map((a, n) => stringifyJson({ transaction: logTransactionView({ id: txids[n], ...a }), accountMetadata: a.accountMetadata }));
   const keys = accepted.flatMap((a, n) => (writes[a.index].idempotencyKey ? [{ key: writes[a.index].idempotencyKey!, response: stringifyJson({ id: txids[n].toString() }) }] : []));
 
-  const stored = accepted.map((a, n) => ({ id: txids[n], a }));
-  const events = stored.map(({ id, a }): PlatformEvent => ({
+  // What the batch returns is built here rather than read back (RETURNING * made PostgreSQL write every jsonb out and
+  // the API parse it again): the rows hold exactly these values, and the event carries the same view.
+  const transactions = accepted.map(
+    (a, n): LedgerTransaction => ({
+      id: txids[n],
+      ledger,
+      postings: a.postings,
+      metadata: a.metadata,
+      timestamp: a.timestamp,
+      insertedAt: now,
+      reverted: false,
+      ...(a.reference !== undefined ? { reference: a.reference } : {}),
+      preCommitVolumes: a.pre,
+      postCommitVolumes: a.post,
+    }),
+  );
+  const events = transactions.map((transaction, n): PlatformEvent => ({
     app: 'ledger',
     type: 'COMMITTED_TRANSACTIONS',
-    payload: {
-      ledger,
-      transactions: [v2TransactionView({ id, ledger, postings: a.postings, metadata: a.metadata, timestamp: a.timestamp, insertedAt: now, reverted: false, ...(a.reference !== undefined ? { reference: a.reference } : {}), preCommitVolumes: a.pre, postCommitVolumes: a.post })],
-      accountMetadata: a.accountMetadata,
-    },
+    payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata: accepted[n].accountMetadata },
   }));
-  const inserted = await trx.raw(
+  await trx.raw(
     `WITH t AS (
        INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at)
        SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post,
               ARRAY(SELECT jsonb_array_elements_text(x.src)), ARRAY(SELECT jsonb_array_elements_text(x.dst)), ?
        FROM unnest(?::bigint[], ?::timestamptz[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::jsonb[])
          AS x(id, ts, ref, postings, metadata, pre, post, src, dst)
-       RETURNING *
      ), l AS (
        INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, x.id, 'NEW_TRANSACTION', ?, x.data FROM unnest(?::bigint[], ?::jsonb[]) AS x(id, data)
      ), k AS (
@@ -232,7 +241,7 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
      ), d AS (
        DELETE FROM idempotency_keys WHERE scope = ? AND key = ANY(?::text[])
      ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})
-     SELECT t.*, (SELECT count(*) FROM n) AS notified FROM t ORDER BY t.id`,
+     SELECT count(*) AS notified FROM n`,
     [
       ledger,
       now,
@@ -258,5 +267,5 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
       OUTBOX_CHANNEL,
     ],
   );
-  return (inserted.rows as TransactionRow[]).map(presentTransaction);
+  return transactions;
 }
