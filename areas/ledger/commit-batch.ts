@@ -29,6 +29,55 @@ export interface WriteHooks {
   prepare?: (trx: Knex.Transaction, balance: (address: string, asset: string) => Promise<bigint>) => Promise<CreateTransactionInput | undefined>;
   /** Runs once the write has its txid: the caller's rows that go with it. Throwing fails the whole batch, which is retried one write at a time. */
   finish?: (trx: Knex.Transaction, transaction: LedgerTransaction) => Promise<void>;
+  /** Steps this write shares with the batch's other writes carrying the same SharedHooks (see shareHooks). */
+  shared?: { hooks: SharedHooks<unknown>; item: unknown };
+}
+
+/**
+ * A caller's steps run once per batch for all its writes that carry them (the same object, a module constant), so a
+ * batch of N wallet writes reads or writes the caller's rows with one statement instead of N. `item` is each write's
+ * own state, shared with its prepare and finish hooks. The single path runs them with a batch of one, in the same places.
+ */
+export interface SharedHooks<T> {
+  /**
+   * Runs after the batch's volume locks, before any prepare: may lock and read the caller's rows of every item (a
+   * hold's state). It sees them as the first prepare would: a write of the batch changes the caller's rows only in
+   * finish steps, and exclusive keys keep two writes of one row out of a batch. Throwing fails the whole batch.
+   */
+  load?: (trx: Knex.Transaction, items: T[]) => Promise<void>;
+  /** Runs once every committed write has its txid and finish ran, with those writes' items: the caller's rows that go with them. Throwing fails the batch. */
+  finish?: (trx: Knex.Transaction, done: Array<{ item: T; transaction: LedgerTransaction }>) => Promise<void>;
+}
+
+/** A write's share of `hooks`, with its own `item`. */
+export const shareHooks = <T>(hooks: SharedHooks<T>, item: T): NonNullable<WriteHooks['shared']> => ({ hooks: hooks as SharedHooks<unknown>, item });
+
+/** Runs each distinct SharedHooks' `load` once over the items of the writes carrying it. */
+export async function loadShared(trx: Knex.Transaction, hooks: Array<WriteHooks | undefined>): Promise<void> {
+  for (const [shared, items] of groupShared(hooks.map((h) => h?.shared))) await shared.load?.(trx, items);
+}
+
+/** Runs each distinct SharedHooks' `finish` once over the committed writes carrying it. */
+export async function finishShared(trx: Knex.Transaction, done: Array<{ hooks: WriteHooks | undefined; transaction: LedgerTransaction }>): Promise<void> {
+  const groups = new Map<SharedHooks<unknown>, Array<{ item: unknown; transaction: LedgerTransaction }>>();
+  for (const { hooks, transaction } of done) {
+    if (!hooks?.shared?.hooks.finish) continue;
+    const list = groups.get(hooks.shared.hooks) ?? [];
+    list.push({ item: hooks.shared.item, transaction });
+    groups.set(hooks.shared.hooks, list);
+  }
+  for (const [shared, list] of groups) await shared.finish!(trx, list);
+}
+
+function groupShared(shares: Array<WriteHooks['shared']>): Map<SharedHooks<unknown>, unknown[]> {
+  const groups = new Map<SharedHooks<unknown>, unknown[]>();
+  for (const share of shares) {
+    if (!share) continue;
+    const items = groups.get(share.hooks) ?? [];
+    items.push(share.item);
+    groups.set(share.hooks, items);
+  }
+  return groups;
 }
 
 /** One write of a batch: a normalized request (see createTransaction), its optional Idempotency-Key, and hooks. */
@@ -95,6 +144,7 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
   }
   const state: VolumeMap = new Map();
   await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])])), state);
+  await loadShared(trx, writes.map((w, i) => (outcomes[i] ? undefined : w.hooks)));
 
   const accepted: Accepted[] = [];
   for (const [index, { request, hooks }] of writes.entries()) {
@@ -114,6 +164,7 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
   }
   const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys);
   for (const [n, write] of accepted.entries()) await writes[write.index].hooks?.finish?.(trx, transactions[n]);
+  await finishShared(trx, accepted.map((write, n) => ({ hooks: writes[write.index].hooks, transaction: transactions[n] })));
   accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
 }
