@@ -45,8 +45,17 @@ export interface SharedHooks<T> {
    * finish steps, and exclusive keys keep two writes of one row out of a batch. Throwing fails the whole batch.
    */
   load?: (trx: Knex.Transaction, items: T[]) => Promise<void>;
-  /** Runs once every committed write has its txid and finish ran, with those writes' items: the caller's rows that go with them. Throwing fails the batch. */
-  finish?: (trx: Knex.Transaction, done: Array<{ item: T; transaction: LedgerTransaction }>) => Promise<void>;
+  /**
+   * The caller's rows that go with the batch's accepted writes, as one data-modifying SQL statement over their items and
+   * final postings (no RETURNING needed). The batch runs it as a member of the WITH of its last statement, so it costs
+   * no round trip of its own; the single path runs it alone. Its error fails the batch. Undefined: nothing to write.
+   */
+  write?: (done: Array<{ item: T; postings: Posting[] }>) => SqlStatement | undefined;
+}
+
+export interface SqlStatement {
+  sql: string;
+  bindings: Knex.RawBinding[];
 }
 
 /** A write's share of `hooks`, with its own `item`. */
@@ -57,16 +66,16 @@ export async function loadShared(trx: Knex.Transaction, hooks: Array<WriteHooks 
   for (const [shared, items] of groupShared(hooks.map((h) => h?.shared))) await shared.load?.(trx, items);
 }
 
-/** Runs each distinct SharedHooks' `finish` once over the committed writes carrying it. */
-export async function finishShared(trx: Knex.Transaction, done: Array<{ hooks: WriteHooks | undefined; transaction: LedgerTransaction }>): Promise<void> {
-  const groups = new Map<SharedHooks<unknown>, Array<{ item: unknown; transaction: LedgerTransaction }>>();
-  for (const { hooks, transaction } of done) {
-    if (!hooks?.shared?.hooks.finish) continue;
+/** The statement of each distinct SharedHooks' `write` over the accepted writes carrying it. */
+export function sharedStatements(done: Array<{ hooks: WriteHooks | undefined; postings: Posting[] }>): SqlStatement[] {
+  const groups = new Map<SharedHooks<unknown>, Array<{ item: unknown; postings: Posting[] }>>();
+  for (const { hooks, postings } of done) {
+    if (!hooks?.shared?.hooks.write) continue;
     const list = groups.get(hooks.shared.hooks) ?? [];
-    list.push({ item: hooks.shared.item, transaction });
+    list.push({ item: hooks.shared.item, postings });
     groups.set(hooks.shared.hooks, list);
   }
-  for (const [shared, list] of groups) await shared.finish!(trx, list);
+  return [...groups].flatMap(([shared, list]) => shared.write!(list) ?? []);
 }
 
 function groupShared(shares: Array<WriteHooks['shared']>): Map<SharedHooks<unknown>, unknown[]> {
@@ -162,9 +171,9 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     if (failedKeys.length > 0) await trx('idempotency_keys').where({ scope }).whereIn('key', failedKeys).delete();
     return outcomes as WriteOutcome[];
   }
-  const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys);
+  const statements = sharedStatements(accepted.map((write) => ({ hooks: writes[write.index].hooks, postings: write.postings })));
+  const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys, statements);
   for (const [n, write] of accepted.entries()) await writes[write.index].hooks?.finish?.(trx, transactions[n]);
-  await finishShared(trx, accepted.map((write, n) => ({ hooks: writes[write.index].hooks, transaction: transactions[n] })));
   accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
 }
@@ -232,9 +241,18 @@ async function checkWrite(trx: Knex.Transaction, ledger: string, index: number, 
 /**
  * Two statements for the whole batch. The first writes the final volumes of every touched row, creates the accounts,
  * and takes the batch's txids and log ids with one bump of the ledger row: that row is locked last and held only for
- * the second statement (transactions, logs, events, idempotency results) and the commit, which keeps ids dense.
+ * the second statement (transactions, logs, events, idempotency results, the callers' rows of SharedHooks.write) and the
+ * commit, which keeps ids dense.
  */
-async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: Accepted[], state: VolumeMap, writes: BatchedWrite[], failedKeys: string[]): Promise<LedgerTransaction[]> {
+async function insertAccepted(
+  trx: Knex.Transaction,
+  ledger: string,
+  accepted: Accepted[],
+  state: VolumeMap,
+  writes: BatchedWrite[],
+  failedKeys: string[],
+  statements: SqlStatement[],
+): Promise<LedgerTransaction[]> {
   const touched = new Set(accepted.flatMap((a) => a.postings.flatMap((p) => [`${p.source}\u0000${p.asset}`, `${p.destination}\u0000${p.asset}`])));
   const rows = [...touched].map((key) => state.get(key)!);
   const accounts = [...new Set(rows.map((r) => r.address))].sort();
@@ -282,7 +300,7 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
        UPDATE idempotency_keys SET response = x.response FROM unnest(?::text[], ?::text[]) AS x(key, response) WHERE scope = ? AND idempotency_keys.key = x.key
      ), d AS (
        DELETE FROM idempotency_keys WHERE scope = ? AND key = ANY(?::text[])
-     ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})
+     ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})${statements.map((statement, i) => `, s${i} AS (${statement.sql})`).join('')}
      SELECT t.*, (SELECT count(*) FROM n) AS notified FROM t ORDER BY t.id`,
     [
       ledger,
@@ -307,6 +325,7 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
       failedKeys,
       ...outboxParameters(events),
       OUTBOX_CHANNEL,
+      ...statements.flatMap((statement) => statement.bindings),
     ],
   );
   return (inserted.rows as TransactionRow[]).map(presentTransaction);

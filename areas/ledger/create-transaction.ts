@@ -11,7 +11,7 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { finishShared, loadShared, lockedBalance, type WriteHooks } from './commit-batch';
+import { loadShared, lockedBalance, sharedStatements, type WriteHooks } from './commit-batch';
 import { lockVolumes, type VolumeMap } from './volumes';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
@@ -144,7 +144,7 @@ export async function createTransaction(
         { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },
       ]);
       await hooks?.finish?.(trx, transaction);
-      await finishShared(trx, [{ hooks, transaction }]);
+      for (const statement of sharedStatements([{ hooks, postings: transaction.postings }])) await trx.raw(statement.sql, statement.bindings);
       created = transaction;
       return { id: transaction.id.toString() };
     });

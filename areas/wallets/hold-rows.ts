@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Executor } from '../../db/knex';
@@ -46,14 +45,25 @@ export async function holdTerms(db: Executor, id: string): Promise<HoldTerms> {
 /** A pending debit's hold, its `sources` filled in by insertHolds from what its transaction took from each account. */
 export type NewHold = HoldTerms;
 
-/** Writes the holds of a batch's pending debits with one statement, once their transactions have their txids. */
+/** Writes the holds of a batch's pending debits, with the batch's transactions: what each source gave is known once the script ran. */
 export const insertHolds: SharedHooks<NewHold> = {
-  async finish(trx: Knex.Transaction, done) {
-    const rows = done.map(({ item, transaction }) => {
-      item.sources = transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
-      return { ...item, metadata: stringifyJson(item.metadata), destination: stringifyJson(item.destination), sources: stringifyJson(item.sources) };
-    });
-    await trx('wallet_holds').insert(rows);
+  write(done) {
+    for (const { item, postings } of done) item.sources = postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
+    const items = done.map((d) => d.item);
+    return {
+      sql: `INSERT INTO wallet_holds (id, wallet_id, asset, original_amount, description, metadata, destination, sources)
+            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::numeric[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[])`,
+      bindings: [
+        items.map((h) => h.id),
+        items.map((h) => h.wallet_id),
+        items.map((h) => h.asset),
+        items.map((h) => h.original_amount),
+        items.map((h) => h.description),
+        items.map((h) => stringifyJson(h.metadata)),
+        items.map((h) => stringifyJson(h.destination)),
+        items.map((h) => stringifyJson(h.sources)),
+      ],
+    };
   },
 };
 
@@ -79,8 +89,8 @@ export const settleRows: SharedHooks<SettleItem> = {
       item.close = false;
     }
   },
-  async finish(trx, done) {
+  write(done) {
     const closing = done.filter(({ item }) => item.close).map(({ item }) => item.id);
-    if (closing.length > 0) await trx.raw(`UPDATE wallet_holds SET closed_at = now() WHERE id = ANY(?::uuid[])`, [closing]);
+    return closing.length > 0 ? { sql: `UPDATE wallet_holds SET closed_at = now() WHERE id = ANY(?::uuid[])`, bindings: [closing] } : undefined;
   },
 };
