@@ -9,7 +9,7 @@ import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
 import { presentTransaction, type TransactionRow } from './transactions';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
-import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
+import { applyPostings, lockVolumes, pairKey, type LockedRead, type VolumeMap } from './volumes';
 import { v2TransactionView } from './views';
 
 /**
@@ -40,11 +40,12 @@ export interface WriteHooks {
  */
 export interface SharedHooks<T> {
   /**
-   * Runs after the batch's volume locks, before any prepare: may lock and read the caller's rows of every item (a
-   * hold's state). It sees them as the first prepare would: a write of the batch changes the caller's rows only in
-   * finish steps, and exclusive keys keep two writes of one row out of a batch. Throwing fails the whole batch.
+   * Reads (and may lock) the caller's rows of every item, once the batch's volume rows are locked and before any
+   * prepare: a SELECT the batch runs inside its volume-lock statement, after those locks (see lockVolumes), so it costs
+   * no round trip of its own; `apply` gets its rows. It sees the rows as the first prepare would: a write of the batch
+   * changes the caller's rows only in its last statement, and exclusive keys keep two writes of one row out of a batch.
    */
-  load?: (trx: Knex.Transaction, items: T[]) => Promise<void>;
+  load?: (items: T[]) => LockedRead;
   /**
    * The caller's rows that go with the batch's accepted writes, as one data-modifying SQL statement over their items and
    * final postings (no RETURNING needed). The batch runs it as a member of the WITH of its last statement, so it costs
@@ -61,9 +62,9 @@ export interface SqlStatement {
 /** A write's share of `hooks`, with its own `item`. */
 export const shareHooks = <T>(hooks: SharedHooks<T>, item: T): NonNullable<WriteHooks['shared']> => ({ hooks: hooks as SharedHooks<unknown>, item });
 
-/** Runs each distinct SharedHooks' `load` once over the items of the writes carrying it. */
-export async function loadShared(trx: Knex.Transaction, hooks: Array<WriteHooks | undefined>): Promise<void> {
-  for (const [shared, items] of groupShared(hooks.map((h) => h?.shared))) await shared.load?.(trx, items);
+/** The read of each distinct SharedHooks' `load` over the items of the writes carrying it. */
+export function sharedReads(hooks: Array<WriteHooks | undefined>): LockedRead[] {
+  return [...groupShared(hooks.map((h) => h?.shared))].flatMap(([shared, items]) => (shared.load ? [shared.load(items)] : []));
 }
 
 /** The statement of each distinct SharedHooks' `write` over the accepted writes carrying it. */
@@ -152,8 +153,8 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     for (const row of rows as Array<{ reference: string; id: string }>) taken.set(row.reference, `transaction ${row.id}`);
   }
   const state: VolumeMap = new Map();
-  await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])])), state);
-  await loadShared(trx, writes.map((w, i) => (outcomes[i] ? undefined : w.hooks)));
+  const pairs = writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])]));
+  await lockVolumes(trx, ledger, pairs, state, sharedReads(writes.map((w, i) => (outcomes[i] ? undefined : w.hooks))));
 
   const accepted: Accepted[] = [];
   for (const [index, { request, hooks }] of writes.entries()) {

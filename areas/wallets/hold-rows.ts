@@ -75,19 +75,24 @@ export interface SettleItem {
 }
 
 /**
- * Locks and reads the hold rows of a batch's settles in one statement, after the hold accounts' volume rows (which
- * every settle of a hold locks first, so two settles of one hold never wait on each other here in opposite orders),
- * and closes those that settled with another.
+ * Locks and reads the hold rows of a batch's settles, after the hold accounts' volume rows (which every settle of a hold
+ * locks first, so two settles of one hold never wait on each other here in opposite orders), within the batch's lock
+ * statement; closes those that settled, within its last.
  */
 export const settleRows: SharedHooks<SettleItem> = {
-  async load(trx, items) {
-    const { rows } = await trx.raw(`SELECT id::text AS id, closed_at IS NOT NULL AS closed FROM wallet_holds WHERE id = ANY(?::uuid[]) ORDER BY id FOR UPDATE`, [items.map((i) => i.id)]);
-    const closed = new Map((rows as Array<{ id: string; closed: boolean }>).map((r) => [r.id, r.closed]));
-    for (const item of items) {
-      const state = closed.get(item.id);
-      item.state = state === undefined ? 'missing' : state ? 'closed' : 'open';
-      item.close = false;
-    }
+  load(items) {
+    return {
+      sql: `SELECT id::text AS id, closed_at IS NOT NULL AS closed FROM wallet_holds WHERE id = ANY(?::uuid[]) ORDER BY id FOR UPDATE`,
+      bindings: [items.map((i) => i.id)],
+      apply(rows) {
+        const closed = new Map((rows as Array<{ id: string; closed: boolean }>).map((r) => [r.id, r.closed]));
+        for (const item of items) {
+          const state = closed.get(item.id);
+          item.state = state === undefined ? 'missing' : state ? 'closed' : 'open';
+          item.close = false;
+        }
+      },
+    };
   },
   write(done) {
     const closing = done.filter(({ item }) => item.close).map(({ item }) => item.id);

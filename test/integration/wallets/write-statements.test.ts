@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../../db/knex';
-import { confirmHold, debitWallet, getHold, voidHold } from '../../../areas/wallets';
+import { confirmHold, debitWallet, getHold, holdAccount, voidHold } from '../../../areas/wallets';
+import { settleRows, type SettleItem } from '../../../areas/wallets/hold-rows';
+import { lockVolumes } from '../../../areas/ledger/volumes';
 import { api } from '../../support/http';
 import { ledgerViolations } from '../../support/ledger-invariants';
 import { credit, debit, mainBalance, newWallet } from '../../support/wallets';
@@ -27,7 +29,7 @@ describe('wallet writes: statements per call', () => {
   });
   afterAll(() => db.destroy());
 
-  it('a pending debit and its confirm read nothing before their batch once the process knows the wallet and the hold', async () => {
+  it('a pending debit and its confirm send only their batch\'s statements once the process knows the wallet and the hold', async () => {
     const wallet = await newWallet();
     await credit(wallet, 10);
     await debitWallet(db, wallet, { amount: usd(1n) }); // this process now knows the wallet
@@ -42,10 +44,10 @@ describe('wallet writes: statements per call', () => {
     expect(debitStatements.filter((sql) => /wallet_holds/.test(sql))).toHaveLength(1);
 
     const confirmStatements = await statementsOf(db, () => confirmHold(db, holdId));
-    // The same plus the hold row's lock, read after the volume locks.
+    // The same: the hold row is locked and read within the volume-lock statement, after the volume rows.
     expect(confirmStatements[0]).toBe('BEGIN;');
-    expect(confirmStatements).toHaveLength(6);
-    expect(confirmStatements[2]).toMatch(/FROM wallet_holds .* FOR UPDATE/);
+    expect(confirmStatements).toHaveLength(5);
+    expect(confirmStatements[1]).toMatch(/INSERT INTO ledger_volumes .* FROM wallet_holds .* FOR UPDATE/);
 
     expect(await getHold(db, holdId)).toMatchObject({ originalAmount: 3n, remaining: 0n, closed: true });
     expect(await mainBalance(wallet)).toBe(6);
@@ -101,5 +103,30 @@ describe('wallet writes: statements per call', () => {
     await expect(voidHold(db, hold)).rejects.toMatchObject({ code: 'HOLD_CLOSED' });
     expect(await getHold(db, hold)).toMatchObject({ remaining: 0n, closed: true });
     expect(await mainBalance(wallet)).toBe(8);
+  });
+
+  it('reads a hold row within the volume-lock statement as it is once the volume locks are taken, not as it was when the statement began', async () => {
+    const wallet = await newWallet();
+    await credit(wallet, 10);
+    const hold = (await debit(wallet, 5, { pending: true })).body.data.id as string;
+    const pair: [string, string] = [holdAccount(hold), 'USD/2'];
+    const closer = await db.transaction();
+    const reader = await db.transaction();
+    try {
+      await lockVolumes(closer, 'wallets', [pair]);
+      await closer('wallet_holds').where({ id: hold }).update({ closed_at: closer.fn.now() });
+      const item: SettleItem = { id: hold, close: false };
+      let done = false;
+      // Its snapshot is taken now, while the hold is still open for every other transaction; it waits on the volume row.
+      const reading = lockVolumes(reader, 'wallets', [pair], new Map(), [settleRows.load!([item])]).then(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(done).toBe(false);
+      await closer.commit();
+      await reading;
+      expect(item.state).toBe('closed');
+    } finally {
+      if (!closer.isCompleted()) await closer.rollback();
+      await reader.rollback();
+    }
   });
 });
