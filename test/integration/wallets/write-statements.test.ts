@@ -129,4 +129,19 @@ describe('wallet writes: statements per call', () => {
       await reader.rollback();
     }
   });
+
+  it('a pending debit under an Idempotency-Key (one transaction of its own) writes its hold once, and a replay answers that hold', async () => {
+    const wallet = await newWallet();
+    await credit(wallet, 10);
+    const key = `debit-${randomUUID()}`;
+    const send = () => api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 3 }, pending: true }, headers: { 'Idempotency-Key': key } });
+    const [first, second] = await Promise.all([send(), send()]);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.data.id).toBe(first.body.data.id);
+    expect(await db('wallet_holds').where({ wallet_id: wallet }).select('id', 'original_amount')).toEqual([{ id: first.body.data.id, original_amount: '3' }]);
+    expect((await send()).body.data.id).toBe(first.body.data.id);
+    expect((await api('POST', `/api/wallets/holds/${first.body.data.id}/confirm`, { headers: { 'Idempotency-Key': key } })).status).toBe(204);
+    expect((await api('GET', `/api/wallets/holds/${first.body.data.id}`)).body.data).toMatchObject({ remaining: 0, closed: true });
+    expect(await mainBalance(wallet)).toBe(7);
+  });
 });
