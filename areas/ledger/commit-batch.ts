@@ -8,7 +8,7 @@ import { logTransactionView } from './log';
 import { assertPostings } from './rules';
 import { runScriptLocked } from './script';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
-import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
+import { applyPostings, lockVolumes, pairKey, type LockedRead, type VolumeMap } from './volumes';
 import { v2TransactionView } from './views';
 
 /**
@@ -28,6 +28,65 @@ export interface WriteHooks {
   prepare?: (trx: Knex.Transaction, balance: (address: string, asset: string) => Promise<bigint>) => Promise<CreateTransactionInput | undefined>;
   /** Runs once the write has its txid: the caller's rows that go with it. Throwing fails the whole batch, which is retried one write at a time. */
   finish?: (trx: Knex.Transaction, transaction: LedgerTransaction) => Promise<void>;
+  /** Steps this write shares with the batch's other writes carrying the same SharedHooks (see shareHooks). */
+  shared?: { hooks: SharedHooks<unknown>; item: unknown };
+}
+
+/**
+ * A caller's steps run once per batch for all its writes that carry them (the same object, a module constant), so a
+ * batch of N wallet writes reads or writes the caller's rows with one statement instead of N. `item` is each write's
+ * own state, shared with its prepare and finish hooks. The single path runs them with a batch of one, in the same places.
+ */
+export interface SharedHooks<T> {
+  /**
+   * Reads (and may lock) the caller's rows of every item, once the batch's volume rows are locked and before any
+   * prepare: a SELECT the batch runs inside its volume-lock statement, after those locks (see lockVolumes), so it costs
+   * no round trip of its own; `apply` gets its rows. It sees the rows as the first prepare would: a write of the batch
+   * changes the caller's rows only in its last statement, and exclusive keys keep two writes of one row out of a batch.
+   */
+  load?: (items: T[]) => LockedRead;
+  /**
+   * The caller's rows that go with the batch's accepted writes, as one data-modifying SQL statement over their items and
+   * final postings (no RETURNING needed). The batch runs it as a member of the WITH of its last statement, so it costs
+   * no round trip of its own; the single path runs it alone. Its error fails the batch. Undefined: nothing to write.
+   */
+  write?: (done: Array<{ item: T; postings: Posting[] }>) => SqlStatement | undefined;
+}
+
+export interface SqlStatement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/** A write's share of `hooks`, with its own `item`. */
+export const shareHooks = <T>(hooks: SharedHooks<T>, item: T): NonNullable<WriteHooks['shared']> => ({ hooks: hooks as SharedHooks<unknown>, item });
+
+/** The read of each distinct SharedHooks' `load` over the items of the writes carrying it. */
+export function sharedReads(hooks: Array<WriteHooks | undefined>): LockedRead[] {
+  return [...groupShared(hooks.map((h) => h?.shared))].flatMap(([shared, items]) => (shared.load ? [shared.load(items)] : []));
+}
+
+/** The statement of each distinct SharedHooks' `write` over the accepted writes carrying it. */
+export function sharedStatements(done: Array<{ hooks: WriteHooks | undefined; postings: Posting[] }>): SqlStatement[] {
+  const groups = new Map<SharedHooks<unknown>, Array<{ item: unknown; postings: Posting[] }>>();
+  for (const { hooks, postings } of done) {
+    if (!hooks?.shared?.hooks.write) continue;
+    const list = groups.get(hooks.shared.hooks) ?? [];
+    list.push({ item: hooks.shared.item, postings });
+    groups.set(hooks.shared.hooks, list);
+  }
+  return [...groups].flatMap(([shared, list]) => shared.write!(list) ?? []);
+}
+
+function groupShared(shares: Array<WriteHooks['shared']>): Map<SharedHooks<unknown>, unknown[]> {
+  const groups = new Map<SharedHooks<unknown>, unknown[]>();
+  for (const share of shares) {
+    if (!share) continue;
+    const items = groups.get(share.hooks) ?? [];
+    items.push(share.item);
+    groups.set(share.hooks, items);
+  }
+  return groups;
 }
 
 /** One write of a batch: a normalized request (see createTransaction), its optional Idempotency-Key, and hooks. */
@@ -93,7 +152,8 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     for (const row of rows as Array<{ reference: string; id: string }>) taken.set(row.reference, `transaction ${row.id}`);
   }
   const state: VolumeMap = new Map();
-  await lockVolumes(trx, ledger, writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])])), state);
+  const pairs = writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])]));
+  await lockVolumes(trx, ledger, pairs, state, sharedReads(writes.map((w, i) => (outcomes[i] ? undefined : w.hooks))));
 
   const accepted: Accepted[] = [];
   for (const [index, { request, hooks }] of writes.entries()) {
@@ -111,7 +171,8 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     if (failedKeys.length > 0) await trx('idempotency_keys').where({ scope }).whereIn('key', failedKeys).delete();
     return outcomes as WriteOutcome[];
   }
-  const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys);
+  const statements = sharedStatements(accepted.map((write) => ({ hooks: writes[write.index].hooks, postings: write.postings })));
+  const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys, statements);
   for (const [n, write] of accepted.entries()) await writes[write.index].hooks?.finish?.(trx, transactions[n]);
   accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
@@ -180,9 +241,18 @@ async function checkWrite(trx: Knex.Transaction, ledger: string, index: number, 
 /**
  * Two statements for the whole batch. The first writes the final volumes of every touched row, creates the accounts,
  * and takes the batch's txids and log ids with one bump of the ledger row: that row is locked last and held only for
- * the second statement (transactions, logs, events, idempotency results) and the commit, which keeps ids dense.
+ * the second statement (transactions, logs, events, idempotency results, the callers' rows of SharedHooks.write) and the
+ * commit, which keeps ids dense.
  */
-async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: Accepted[], state: VolumeMap, writes: BatchedWrite[], failedKeys: string[]): Promise<LedgerTransaction[]> {
+async function insertAccepted(
+  trx: Knex.Transaction,
+  ledger: string,
+  accepted: Accepted[],
+  state: VolumeMap,
+  writes: BatchedWrite[],
+  failedKeys: string[],
+  statements: SqlStatement[],
+): Promise<LedgerTransaction[]> {
   const touched = new Set(accepted.flatMap((a) => a.postings.flatMap((p) => [`${p.source}\u0000${p.asset}`, `${p.destination}\u0000${p.asset}`])));
   const rows = [...touched].map((key) => state.get(key)!);
   const accounts = [...new Set(rows.map((r) => r.address))].sort();
@@ -256,7 +326,7 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
        UPDATE idempotency_keys SET response = x.response FROM unnest(?::text[], ?::text[]) AS x(key, response) WHERE scope = ? AND idempotency_keys.key = x.key
      ), d AS (
        DELETE FROM idempotency_keys WHERE scope = ? AND key = ANY(?::text[])
-     ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})
+     ), e AS (${outboxInsert()}), n AS (${NOTIFY_IF_EMITTED})${statements.map((statement, i) => `, s${i} AS (${statement.sql})`).join('')}
      SELECT count(*) AS notified FROM n`,
     [
       rowsJson,
@@ -271,6 +341,7 @@ async function insertAccepted(trx: Knex.Transaction, ledger: string, accepted: A
       failedKeys,
       ...outboxParameters(events),
       OUTBOX_CHANNEL,
+      ...statements.flatMap((statement) => statement.bindings),
     ],
   );
   return transactions;

@@ -11,7 +11,7 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { lockedBalance, type WriteHooks } from './commit-batch';
+import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './commit-batch';
 import { lockVolumes, type VolumeMap } from './volumes';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
@@ -136,13 +136,14 @@ export async function createTransaction(
     let created: LedgerTransaction | undefined;
     const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request }, async () => {
       const locked: VolumeMap = new Map();
-      if (hooks?.lockFirst) await lockVolumes(trx, ledger, hooks.lockFirst, locked);
+      await lockVolumes(trx, ledger, hooks?.lockFirst ?? [], locked, sharedReads([hooks]));
       const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, locked, { lockMissing: true })) : undefined;
       const { transaction, accountMetadata } = await commitTransaction(trx, ledger, prepared ?? request, { locked });
       await emitEvents(trx, [
         { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },
       ]);
       await hooks?.finish?.(trx, transaction);
+      for (const statement of sharedStatements([{ hooks, postings: transaction.postings }])) await trx.raw(statement.sql, statement.bindings);
       created = transaction;
       return { id: transaction.id.toString() };
     });

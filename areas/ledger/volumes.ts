@@ -15,23 +15,53 @@ function sortPairs(pairs: Iterable<[string, string]>): Array<[string, string]> {
 }
 
 /**
+ * A SELECT run inside lockVolumes' statement once its locks are taken (it may lock rows of its own with FOR UPDATE, which
+ * then come after the volume rows in every writer's order). Its `?` bindings are `bindings`; `apply` gets its rows.
+ */
+export interface LockedRead {
+  sql: string;
+  bindings: Knex.RawBinding[];
+  apply(rows: Array<Record<string, unknown>>): void;
+}
+
+/**
  * Creates missing volume rows and locks all of them, in one statement, in sorted order. The insert processes the rows
  * in the order given, so two writers sharing accounts queue on the first shared row instead of deadlocking; the no-op
  * DO UPDATE is what takes the row lock on existing rows and returns their current values.
+ * `reads` run in the same statement, each held back until every volume row is locked (its one-time filter needs all
+ * of them), and, with FOR UPDATE, return the latest committed version of the rows they lock, as a statement of their
+ * own after the locks would; alone when there is nothing left to lock.
  */
-export async function lockVolumes(trx: Knex.Transaction, ledger: string, pairs: Iterable<[string, string]>, into: VolumeMap = new Map()): Promise<VolumeMap> {
+export async function lockVolumes(
+  trx: Knex.Transaction,
+  ledger: string,
+  pairs: Iterable<[string, string]>,
+  into: VolumeMap = new Map(),
+  reads: LockedRead[] = [],
+): Promise<VolumeMap> {
   const sorted = sortPairs(pairs).filter(([address, asset]) => !into.has(pairKey(address, asset)));
-  if (sorted.length === 0) return into;
-  const result = await trx.raw(
-    `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
+  if (sorted.length === 0) {
+    for (const read of reads) read.apply((await trx.raw(read.sql, read.bindings)).rows);
+    return into;
+  }
+  const lock = `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
      SELECT ?, t.address, t.asset, 0, 0 FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(address, asset, n) ORDER BY t.n
      ON CONFLICT (ledger, address, asset) DO UPDATE SET input = ledger_volumes.input
-     RETURNING address, asset, input::text AS input, output::text AS output`,
-    [ledger, sorted.map((p) => p[0]), sorted.map((p) => p[1])],
-  );
-  for (const row of result.rows as Array<{ address: string; asset: string; input: string; output: string }>) {
-    into.set(pairKey(row.address, row.asset), { address: row.address, asset: row.asset, input: BigInt(row.input), output: BigInt(row.output) });
+     RETURNING address, asset, input::text AS input, output::text AS output`;
+  const bindings: Knex.RawBinding[] = [ledger, sorted.map((p) => p[0]), sorted.map((p) => p[1])];
+  const sql =
+    reads.length === 0
+      ? lock
+      : `WITH l AS (${lock})${reads.map((read, i) => `, r${i} AS (SELECT * FROM (${read.sql}) AS r WHERE (SELECT count(*) FROM l) >= 0)`).join('')}
+         SELECT address, asset, input, output, NULL::int AS read, NULL::json AS row FROM l
+         ${reads.map((_, i) => `UNION ALL SELECT NULL, NULL, NULL, NULL, ${i}, to_json(r${i}) FROM r${i}`).join(' ')}`;
+  const result = await trx.raw(sql, [...bindings, ...reads.flatMap((read) => read.bindings)]);
+  const readRows: Array<Array<Record<string, unknown>>> = reads.map(() => []);
+  for (const row of result.rows as Array<{ address: string; asset: string; input: string; output: string; read?: number | null; row?: Record<string, unknown> }>) {
+    if (row.read !== null && row.read !== undefined) readRows[row.read].push(row.row!);
+    else into.set(pairKey(row.address, row.asset), { address: row.address, asset: row.asset, input: BigInt(row.input), output: BigInt(row.output) });
   }
+  reads.forEach((read, i) => read.apply(readRows[i]));
   return into;
 }
 

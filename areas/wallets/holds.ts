@@ -1,11 +1,12 @@
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Db, Executor } from '../../db/knex';
-import { createTransaction, type Posting, type WriteHooks } from '../ledger';
+import { createTransaction, shareHooks, type Posting, type WriteHooks } from '../ledger';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { withWalletKey } from './movements';
 import { getWalletRow } from './wallets';
+import { holdTerms, settleRows, type HoldTerms, type SettleItem } from './hold-rows';
 
 export interface Hold {
   id: string;
@@ -66,9 +67,8 @@ const present = (row: HoldRow, remaining: bigint): Hold => ({
   closed: row.closed_at !== null,
 });
 
-async function holdRow(db: Executor, id: string, lock = false): Promise<HoldRow> {
-  const query = db<HoldRow>('wallet_holds').where({ id }).first();
-  const row = /^[0-9a-f-]{36}$/i.test(id) ? await (lock ? query.forUpdate() : query) : undefined;
+async function holdRow(db: Executor, id: string): Promise<HoldRow> {
+  const row = /^[0-9a-f-]{36}$/i.test(id) ? await db<HoldRow>('wallet_holds').where({ id }).first() : undefined;
   if (!row) throw notFound(`hold "${id}" not found`);
   return row;
 }
@@ -104,50 +104,50 @@ export async function heldFunds(db: Executor, walletId: string): Promise<Record<
 
 /**
  * Settles a hold with `settle`'s postings, computed from what it still holds. The hold's accounts (its own, its
- * destination, its sources: fixed at its creation) are locked with the write's volumes, then the hold row, and the
- * remaining amount is read under those locks; two settles of one hold never share a batch (exclusive key), so the
- * second always sees the first committed, and finds the hold closed or with less left.
+ * destination, its sources: fixed at its creation, so known without reading its row once this process saw it) are
+ * locked with the write's volumes, then the hold row (settleRows, one statement per batch), and the remaining amount is
+ * read under those locks; two settles of one hold never share a batch (exclusive key), so the second always sees the
+ * first committed, and finds the hold closed or with less left.
  */
 async function settleHold(
   db: Db,
-  id: string,
+  holdId: string,
   scope: string,
   request: unknown,
   idempotencyKey: string | undefined,
-  settle: (row: HoldRow, remaining: bigint) => { postings: Posting[]; close: boolean },
+  settle: (row: HoldTerms, remaining: bigint) => { postings: Posting[]; close: boolean },
 ): Promise<void> {
-  const row = await holdRow(db, id);
-  const accounts = [holdAccount(row.id), subjectAccount(row.destination), ...row.sources.map((s) => s.account)];
-  let close = false;
+  const terms = await holdTerms(db, holdId);
+  const id = terms.id;
+  const accounts = [holdAccount(id), subjectAccount(terms.destination), ...terms.sources.map((s) => s.account)];
+  const metadata = walletTxMetadata(terms.wallet_id, { 'wallets/holds/id': id });
+  const item: SettleItem = { id, close: false };
   const hooks: WriteHooks = {
     exclusiveKey: `wallets/holds/${id}`,
-    lockFirst: accounts.map((account): [string, string] => [account, row.asset]),
-    async prepare(trx, balance) {
-      const locked = await holdRow(trx, id, true);
-      const held = locked.closed_at === null ? await balance(holdAccount(id), locked.asset) : 0n;
-      if (held <= 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
-      const settled = settle(locked, held);
-      close = settled.close;
-      return { postings: settled.postings.filter((p) => p.amount > 0n), metadata: walletTxMetadata(locked.wallet_id, { 'wallets/holds/id': id }) };
-    },
-    async finish(trx) {
-      if (close) await trx('wallet_holds').where({ id }).update({ closed_at: trx.fn.now() });
+    lockFirst: accounts.map((account): [string, string] => [account, terms.asset]),
+    shared: shareHooks(settleRows, item),
+    async prepare(_trx, balance) {
+      if (item.state === undefined) throw new Error(`hold "${id}" was not loaded before its settle's prepare`);
+      if (item.state === 'missing') throw notFound(`hold "${holdId}" not found`);
+      const held = item.state === 'open' ? await balance(holdAccount(id), terms.asset) : 0n;
+      if (held <= 0n) throw new ApiError('HOLD_CLOSED', `hold "${holdId}" is closed`);
+      const settled = settle(terms, held);
+      item.close = settled.close;
+      return { postings: settled.postings.filter((p) => p.amount > 0n), metadata };
     },
   };
-  await withWalletKey(db, `wallets/${scope}/${id}`, idempotencyKey, request, async (executor) => {
-    // Only once the Idempotency-Key (if any) is known to be new: a retry of a settle that went through must get its
-    // stored answer, not HOLD_CLOSED. Answered at once from a committed read when it already fails (closed, more than
-    // is left); otherwise this is the request `prepare` computes again under the locks, which is the one committed.
-    const remaining = row.closed_at === null ? await remainingOf(executor, row) : 0n;
-    if (remaining === 0n) throw new ApiError('HOLD_CLOSED', `hold "${id}" is closed`);
-    const provisional = settle(row, remaining);
-    await createTransaction(executor, WALLETS_LEDGER, { postings: provisional.postings.filter((p) => p.amount > 0n), metadata: walletTxMetadata(row.wallet_id, { 'wallets/holds/id': id }) }, { hooks });
+  // Whether the hold is open, and what it holds, is known only under the locks: `prepare` computes the request that is
+  // committed (or refuses it: closed, more than is left). A retry of a settle that went through under an
+  // Idempotency-Key gets its stored answer before any of this, not HOLD_CLOSED. The request given here only stands in.
+  const placeholder: Posting = { source: holdAccount(id), destination: subjectAccount(terms.destination), amount: BigInt(terms.original_amount), asset: terms.asset };
+  await withWalletKey(db, `wallets/${scope}/${holdId}`, idempotencyKey, request, async (executor) => {
+    await createTransaction(executor, WALLETS_LEDGER, { postings: [placeholder], metadata }, { hooks });
     return true;
   });
 }
 
 /** Sends `amount` back along the accounts the hold was funded from, each up to what it gave (in debit order). */
-function returnPostings(row: HoldRow, amount: bigint): Posting[] {
+function returnPostings(row: HoldTerms, amount: bigint): Posting[] {
   const postings: Posting[] = [];
   let left = amount;
   for (const source of row.sources) {

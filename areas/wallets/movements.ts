@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
-import type { Knex } from 'knex';
 import type { Db, Executor } from '../../db/knex';
-import { createTransaction, ensureLedger, WORLD, type LedgerTransaction } from '../ledger';
+import { createTransaction, ensureLedger, shareHooks, WORLD } from '../ledger';
 import { inWriteTransaction } from '../ledger';
 import { debitSources } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
-import { getWalletRow } from './wallets';
-import { stringifyJson } from '../../lib/json';
+import { assertWalletExists } from './wallets';
+import { insertHolds, rememberHold, type NewHold } from './hold-rows';
 
 export interface Amount {
   asset: string;
@@ -26,7 +25,7 @@ export interface WalletDebitResult {
 
 /** The address of a subject; a WALLET subject must name an existing wallet. @throws ApiError NOT_FOUND, VALIDATION */
 async function resolveSubject(db: Db, subject: Subject): Promise<string> {
-  if (subject.type === 'WALLET') await getWalletRow(db, subject.identifier);
+  if (subject.type === 'WALLET') await assertWalletExists(db, subject.identifier);
   return subjectAccount(subject);
 }
 
@@ -45,7 +44,7 @@ export async function creditWallet(
   options: { idempotencyKey?: string } = {},
 ): Promise<void> {
   await ensureLedger(db, WALLETS_LEDGER);
-  await getWalletRow(db, id);
+  await assertWalletExists(db, id);
   const balance = input.balance ?? MAIN_BALANCE;
   if (balance !== MAIN_BALANCE) await debitSources(db, id, [balance]);
   const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
@@ -79,7 +78,7 @@ export async function debitWallet(
   options: { idempotencyKey?: string } = {},
 ): Promise<WalletDebitResult | undefined> {
   await ensureLedger(db, WALLETS_LEDGER);
-  await getWalletRow(db, id);
+  await assertWalletExists(db, id);
   if (input.amount.amount <= 0n) throw validationError('amount.amount: a debit must be greater than 0');
   const sources = (await debitSources(db, id, input.balances)).map((name) => balanceAccount(id, name));
   const destination: Subject = input.destination ?? { type: 'ACCOUNT', identifier: WORLD };
@@ -88,18 +87,19 @@ export async function debitWallet(
   const target = holdId ? holdAccount(holdId) : finalAccount;
   // The hold row goes in with the ledger transaction (in its batch, after its txid): what each source gave is known
   // only once the script ran, and a write refused for funds leaves no hold behind.
-  const insertHold = async (trx: Knex.Transaction, transaction: LedgerTransaction) => {
-    await trx('wallet_holds').insert({
-      id: holdId,
-      wallet_id: id,
-      asset: input.amount.asset,
-      original_amount: input.amount.amount.toString(),
-      description: input.description ?? '',
-      metadata: stringifyJson(input.metadata ?? {}),
-      destination: stringifyJson(destination),
-      sources: stringifyJson(transaction.postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }))),
-    });
-  };
+  const hold: NewHold | undefined = holdId
+    ? {
+        id: holdId,
+        wallet_id: id,
+        asset: input.amount.asset,
+        original_amount: input.amount.amount.toString(),
+        description: input.description ?? '',
+        metadata: input.metadata ?? {},
+        destination,
+        sources: [],
+      }
+    : undefined;
+  let wrote = false;
   const written = await withWalletKey(db, `wallets/debit/${id}`, options.idempotencyKey, input, async (executor) => {
     await createTransaction(
       executor,
@@ -109,12 +109,15 @@ export async function debitWallet(
         metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
       },
-      { hooks: { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]), ...(holdId ? { finish: insertHold } : {}) } },
+      { hooks: { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]), ...(hold ? { shared: shareHooks(insertHolds, hold) } : {}) } },
     );
-    if (!holdId) return null;
-    const hold: WalletDebitResult = { id: holdId, walletID: id, asset: input.amount.asset, metadata: input.metadata ?? {}, description: input.description ?? '', destination };
-    return hold;
+    wrote = true;
+    if (!hold) return null;
+    const result: WalletDebitResult = { id: hold.id, walletID: id, asset: hold.asset, metadata: hold.metadata, description: hold.description, destination };
+    return result;
   });
+  // Once committed (not from inside a keyed write's transaction), and not on a replay, whose hold is the first request's.
+  if (hold && wrote) rememberHold(hold);
   return written ?? undefined;
 }
 

@@ -43,6 +43,21 @@ export async function getWalletRow(db: Executor, id: string): Promise<WalletRow>
 }
 
 /**
+ * Wallets this process has read. A wallet is never deleted and its ledger never changes, so a write to it needs its
+ * row only once; an unknown id is read every time (a 404 is never remembered). Bounded: the oldest are forgotten.
+ */
+const KNOWN_WALLETS_MAX = 100_000;
+const knownWallets = new Set<string>();
+
+/** For writes, which need only to know the wallet exists. @throws ApiError NOT_FOUND */
+export async function assertWalletExists(db: Executor, id: string): Promise<void> {
+  if (knownWallets.has(id)) return;
+  await getWalletRow(db, id);
+  if (knownWallets.size >= KNOWN_WALLETS_MAX) knownWallets.delete(knownWallets.values().next().value as string);
+  knownWallets.add(id);
+}
+
+/**
  * Creates a wallet and tags its main account in the ledger for operators. With an idempotency key, a retry returns
  * the wallet created the first time.
  * @throws ApiError CONFLICT (key reused with another body), VALIDATION

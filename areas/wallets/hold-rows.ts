@@ -1,0 +1,101 @@
+import { notFound } from '../../lib/errors';
+import { stringifyJson } from '../../lib/json';
+import type { Executor } from '../../db/knex';
+import type { SharedHooks } from '../ledger';
+import type { Subject } from './chart';
+
+/** What a hold row holds for ever: everything but its closing. */
+export interface HoldTerms {
+  id: string;
+  wallet_id: string;
+  asset: string;
+  original_amount: string;
+  description: string;
+  metadata: Record<string, string>;
+  destination: Subject;
+  sources: Array<{ account: string; amount: string | number | bigint }>;
+}
+
+/**
+ * The terms of the holds this process created or read lately. A hold is never deleted and its terms never change, so a
+ * settle can lock its accounts without reading its row first; its closing is read under the locks (settleRows). Only
+ * rows read or committed are remembered: an unknown id is read every time and stays a 404.
+ */
+const KNOWN_HOLDS_MAX = 10_000;
+const knownHolds = new Map<string, HoldTerms>();
+
+export function rememberHold(terms: HoldTerms): void {
+  if (knownHolds.size >= KNOWN_HOLDS_MAX) knownHolds.delete(knownHolds.keys().next().value as string);
+  knownHolds.set(terms.id, terms);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A hold's terms, from memory or its row; `id` in any case (PostgreSQL's uuid ignores it). @throws ApiError NOT_FOUND */
+export async function holdTerms(db: Executor, id: string): Promise<HoldTerms> {
+  const canonical = UUID.test(id) ? id.toLowerCase() : undefined;
+  const known = canonical === undefined ? undefined : knownHolds.get(canonical);
+  if (known) return known;
+  const row = canonical === undefined ? undefined : await db<HoldTerms>('wallet_holds').where({ id: canonical }).first('id', 'wallet_id', 'asset', 'original_amount', 'description', 'metadata', 'destination', 'sources');
+  if (!row) throw notFound(`hold "${id}" not found`);
+  rememberHold(row);
+  return row;
+}
+
+/** A pending debit's hold, its `sources` filled in by insertHolds from what its transaction took from each account. */
+export type NewHold = HoldTerms;
+
+/** Writes the holds of a batch's pending debits, with the batch's transactions: what each source gave is known once the script ran. */
+export const insertHolds: SharedHooks<NewHold> = {
+  write(done) {
+    for (const { item, postings } of done) item.sources = postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
+    const items = done.map((d) => d.item);
+    return {
+      sql: `INSERT INTO wallet_holds (id, wallet_id, asset, original_amount, description, metadata, destination, sources)
+            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::numeric[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[])`,
+      bindings: [
+        items.map((h) => h.id),
+        items.map((h) => h.wallet_id),
+        items.map((h) => h.asset),
+        items.map((h) => h.original_amount),
+        items.map((h) => h.description),
+        items.map((h) => stringifyJson(h.metadata)),
+        items.map((h) => stringifyJson(h.destination)),
+        items.map((h) => stringifyJson(h.sources)),
+      ],
+    };
+  },
+};
+
+/** A settle's view of its hold row: whether it exists and is closed (read under lock by load), and whether this settle closes it. */
+export interface SettleItem {
+  id: string;
+  state?: 'missing' | 'open' | 'closed';
+  close: boolean;
+}
+
+/**
+ * Locks and reads the hold rows of a batch's settles, after the hold accounts' volume rows (which every settle of a hold
+ * locks first, so two settles of one hold never wait on each other here in opposite orders), within the batch's lock
+ * statement; closes those that settled, within its last.
+ */
+export const settleRows: SharedHooks<SettleItem> = {
+  load(items) {
+    return {
+      sql: `SELECT id::text AS id, closed_at IS NOT NULL AS closed FROM wallet_holds WHERE id = ANY(?::uuid[]) ORDER BY id FOR UPDATE`,
+      bindings: [items.map((i) => i.id)],
+      apply(rows) {
+        const closed = new Map((rows as Array<{ id: string; closed: boolean }>).map((r) => [r.id, r.closed]));
+        for (const item of items) {
+          const state = closed.get(item.id);
+          item.state = state === undefined ? 'missing' : state ? 'closed' : 'open';
+          item.close = false;
+        }
+      },
+    };
+  },
+  write(done) {
+    const closing = done.filter(({ item }) => item.close).map(({ item }) => item.id);
+    return closing.length > 0 ? { sql: `UPDATE wallet_holds SET closed_at = now() WHERE id = ANY(?::uuid[])`, bindings: [closing] } : undefined;
+  },
+};
