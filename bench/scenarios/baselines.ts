@@ -12,6 +12,16 @@ export const NOOP_WORKFLOW_BASELINE = 'temporal no-op workflow (start + result)'
 
 /** Koa hello-world with token verification, in its own process, loaded like the API's reads by id. */
 export async function koaHelloWorld(platform: BenchPlatform, connections: number, amount: number): Promise<Measurement> {
+  const server = await startKoaHelloWorld(platform);
+  try {
+    return await server.load(connections, amount);
+  } finally {
+    server.stop();
+  }
+}
+
+/** The Koa hello-world server, started once for several loads (rounds interleaved with another row). */
+export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{ load(connections: number, amount: number, scenario?: string): Promise<Measurement>; stop(): void }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')], {
     env: { ...process.env, PORT: String(port), DATABASE_URL: platform.databaseUrl, ISSUER_BASE: platform.apiUrl },
@@ -22,11 +32,16 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
       child.stdout?.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`hello-world server exited with ${code}`)));
     });
-    const token = await platform.token('ledger:read');
-    return await httpLoad({ scenario: KOA_BASELINE, url: `http://127.0.0.1:${port}/hello`, connections, amount, headers: { Authorization: `Bearer ${token}` } });
-  } finally {
+  } catch (error) {
     child.kill('SIGTERM');
+    throw error;
   }
+  const token = await platform.token('ledger:read');
+  return {
+    load: (connections, amount, scenario = KOA_BASELINE) =>
+      httpLoad({ scenario, url: `http://127.0.0.1:${port}/hello`, connections, amount, headers: { Authorization: `Bearer ${token}` } }),
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Start a workflow that does nothing and wait for its result, through the same client and server as the API uses. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Scenario } from '..';
-import { KOA_BASELINE } from '../baselines';
+import { KOA_BASELINE, startKoaHelloWorld } from '../baselines';
 import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
@@ -14,6 +14,9 @@ const CONCURRENCY = [1, 8, 32];
 const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 /** Alternating rounds of the hashing on/off comparison (each half of WRITES[32]). */
 const HASH_ROUNDS = 4;
+/** Alternating rounds of op 11 and the Koa baseline, together 10,000 requests each. */
+const READ_ROUNDS = 4;
+const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with op 11`;
 
 export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
 
@@ -169,20 +172,42 @@ export const ledgerScenario: Scenario = {
     }
     await settle(platform);
 
-    // Op 11: reads by txid spread over every transaction written above.
+    // Op 11: reads by txid spread over every transaction written above, in rounds interleaved with rounds of the Koa
+    // baseline (alternating which goes first): the run-wide Koa row ran first, on a machine that had not yet written
+    // anything, and a ratio of two windows that far apart measured the machine's drift as much as the API.
     const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
     const txCount = Number(cursor.data[0]?.id ?? 0) + 1;
-    const cpu = cpuSnapshot();
-    const reads = await httpLoad({
-      scenario: 'ledger read tx by txid, op 11 (c=32)',
-      url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
-      connections: 32,
-      amount: Math.round(10_000 * scale),
-      headers: { Authorization: `Bearer ${token}` },
-      requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
-      baseline: KOA_BASELINE,
-    });
-    results.push({ ...reads, notes: `CPU ms/req: ${cpuPerOperation(cpu, cpuSnapshot(), reads.operations)}` });
+    const koa = await startKoaHelloWorld(platform);
+    const readRounds: Record<'op11' | 'koa', Measurement[]> = { op11: [], koa: [] };
+    const readCpu: CpuSnapshot = new Map();
+    const perRound = Math.round((10_000 * scale) / READ_ROUNDS);
+    try {
+      for (let round = 0; round < READ_ROUNDS; round += 1) {
+        for (const row of round % 2 === 0 ? (['op11', 'koa'] as const) : (['koa', 'op11'] as const)) {
+          if (row === 'koa') {
+            readRounds.koa.push(await koa.load(32, perRound, KOA_INTERLEAVED));
+            continue;
+          }
+          const before = cpuSnapshot();
+          readRounds.op11.push(
+            await httpLoad({
+              scenario: 'ledger read tx by txid, op 11 (c=32)',
+              url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
+              connections: 32,
+              amount: perRound,
+              headers: { Authorization: `Bearer ${token}` },
+              requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
+            }),
+          );
+          addCpu(readCpu, before, cpuSnapshot());
+        }
+      }
+    } finally {
+      koa.stop();
+    }
+    const reads = combineRounds(readRounds.op11);
+    results.push({ ...combineRounds(readRounds.koa), scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's` });
+    results.push({ ...reads, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's; CPU ms/req: ${cpuPerOperation(new Map(), readCpu, reads.operations)}` });
     return results;
   },
 };
