@@ -8,7 +8,7 @@ export { WORLD } from './types';
 export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
 export { shareHooks, type SharedHooks, type WriteHooks } from './commit-batch';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
-export { getTransaction, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
+export { getTransaction, getTransactionJson, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
 export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters, type BalanceOperator } from './accounts';
 export { createLedger, deleteBucket, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, restoreBucket, updateLedgerMetadata, type Ledger } from './ledgers';
 export { getSchema, insertSchema, listSchemas, schemaDataOf, type LedgerSchema } from './schemas';

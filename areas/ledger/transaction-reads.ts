@@ -1,14 +1,17 @@
 import type { Knex } from 'knex';
+import { TRANSACTION_JSON_SQL } from './transaction-json';
 import type { TransactionRow } from './transactions';
 
 interface PendingRead {
   ledger: string;
   id: string;
-  resolve(row: TransactionRow | undefined): void;
+  resolve(row: unknown): void;
   reject(error: unknown): void;
 }
 
 interface ReadQueue {
+  /** What the shared statement selects for each read, over the row `t`. */
+  projection: string;
   pending: PendingRead[];
   inFlight: number;
   scheduled: boolean;
@@ -19,7 +22,10 @@ const MAX_BATCH = 128;
 /** Two statements in flight keep PostgreSQL busy while the API reads the previous result. */
 const MAX_IN_FLIGHT = 2;
 
-const queues = new WeakMap<Knex, ReadQueue>();
+const PROJECTIONS = { row: 't.*', v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
+type Projection = keyof typeof PROJECTIONS;
+
+const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
 
 /**
  * Reads one transaction row by (ledger, txid), sharing one statement with the reads of other requests that reach this
@@ -28,10 +34,22 @@ const queues = new WeakMap<Knex, ReadQueue>();
  * A read is always answered by a statement sent after it was asked, so it sees every write acknowledged before it.
  */
 export function readTransactionRow(db: Knex, ledger: string, id: bigint): Promise<TransactionRow | undefined> {
-  let queue = queues.get(db);
-  if (!queue) queues.set(db, (queue = { pending: [], inFlight: 0, scheduled: false }));
+  return read(db, 'row', ledger, id) as Promise<TransactionRow | undefined>;
+}
+
+/** The same, answered with the v1 or v2 view's JSON text written by PostgreSQL (transaction-json.ts). */
+export async function readTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string | undefined> {
+  const row = (await read(db, view, ledger, id)) as { json: string } | undefined;
+  return row?.json;
+}
+
+function read(db: Knex, projection: Projection, ledger: string, id: bigint): Promise<unknown> {
+  let byProjection = queues.get(db);
+  if (!byProjection) queues.set(db, (byProjection = new Map()));
+  let queue = byProjection.get(projection);
+  if (!queue) byProjection.set(projection, (queue = { projection: PROJECTIONS[projection], pending: [], inFlight: 0, scheduled: false }));
   const target = queue;
-  const promise = new Promise<TransactionRow | undefined>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
+  const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
   schedule(db, target);
   return promise;
 }
@@ -52,11 +70,11 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   queue.inFlight += 1;
   try {
     const { rows } = await db.raw(
-      `SELECT t.* FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`,
+      `SELECT ${queue.projection} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`,
       [batch.map((read) => read.ledger), batch.map((read) => read.id)],
     );
-    const found = new Map<string, TransactionRow>();
-    for (const row of rows as TransactionRow[]) found.set(`${row.id}\u0000${row.ledger}`, row);
+    const found = new Map<string, { id: string; ledger: string }>();
+    for (const row of rows as Array<{ id: string; ledger: string }>) found.set(`${row.id}\u0000${row.ledger}`, row);
     for (const read of batch) read.resolve(found.get(`${read.id}\u0000${read.ledger}`));
   } catch (error) {
     for (const read of batch) read.reject(error);

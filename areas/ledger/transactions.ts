@@ -9,7 +9,7 @@ import { addressPatternRegex, assertMetadata } from './rules';
 import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { stringifyJson } from '../../lib/json';
-import { readTransactionRow } from './transaction-reads';
+import { readTransactionJson, readTransactionRow } from './transaction-reads';
 import type { Knex } from 'knex';
 
 export interface TransactionRow {
@@ -64,6 +64,17 @@ export async function getTransaction(db: Executor, ledger: string, id: bigint): 
     ? ((await db.raw('SELECT * FROM ledger_transactions WHERE ledger = ? AND id = ?', [ledger, id.toString()])).rows[0] as TransactionRow | undefined)
     : await readTransactionRow(db as Knex, ledger, id);
   if (row) return presentTransaction(row);
+  await assertLedgerExists(db, ledger);
+  throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
+}
+
+/**
+ * getTransaction's answer as the JSON text of its v1 or v2 view, written by PostgreSQL (transaction-json.ts), for
+ * routes that only pass it on. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND
+ */
+export async function getTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string> {
+  const json = await readTransactionJson(db, ledger, id, view);
+  if (json !== undefined) return json;
   await assertLedgerExists(db, ledger);
   throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
 }

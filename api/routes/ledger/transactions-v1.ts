@@ -3,7 +3,7 @@ import {
   countTransactions,
   createTransactionV1,
   createTransactionsV1,
-  getTransaction,
+  getTransactionJson,
   listTransactions,
   revertTransactionV1,
   v1TransactionView,
@@ -82,7 +82,8 @@ export const readTransactionV1Route = defineRoute(
   validate({ params: txParams('txid') }),
   async function readTransactionV1Handler(ctx) {
     const { ledger, txid } = ctx.state.input.params;
-    ctx.body = { data: v1TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(txid))) };
+    ctx.type = 'application/json';
+    ctx.body = `{"data":${await getTransactionJson(ctx.deps.db, ledger, BigInt(txid), 'v1')}}`;
   },
 );
 

@@ -1,7 +1,7 @@
 import {
   addTransactionMetadata,
   createTransaction,
-  getTransaction,
+  getTransactionJson,
   listTransactions,
   revertTransaction,
   v2TransactionView,
@@ -85,7 +85,8 @@ export const readTransactionRoute = defineRoute(
   validate({ params: txParams('id'), query: getTransactionQuery }),
   async function readTransactionHandler(ctx) {
     const { ledger, id } = ctx.state.input.params;
-    ctx.body = { data: v2TransactionView(await getTransaction(ctx.deps.db, ledger, BigInt(id))) };
+    ctx.type = 'application/json';
+    ctx.body = `{"data":${await getTransactionJson(ctx.deps.db, ledger, BigInt(id), 'v2')}}`;
   },
 );
 

@@ -1,4 +1,6 @@
-import { getTransaction } from '../../../areas/ledger';
+import { getTransaction, getTransactionJson, v1TransactionView, v2TransactionView } from '../../../areas/ledger';
+import { stringifyJson } from '../../../lib/json';
+import { api } from '../../support/http';
 import { ApiError } from '../../../lib/errors';
 import { createDb, type Db } from '../../../db/knex';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
@@ -77,5 +79,40 @@ describe('reads by txid share statements', () => {
       await trx.rollback();
     }).catch(() => undefined);
     expect((await getTransaction(db, ledger, 0n)).metadata).toEqual({});
+  });
+
+  it('writes in PostgreSQL the exact JSON text of the v1 and v2 views, whatever the transaction holds', async () => {
+    const ledger = await newLedger('reads-json');
+    const big = 2n ** 70n;
+    await postTransaction(ledger, { postings: [posting('world', 'rich', big), posting('world', 'rich', 1, 'EUR/2')] });
+    await postTransaction(ledger, {
+      postings: [posting('rich', 'a:b', big - 1n), posting('rich', 'c', 1, 'EUR/2')],
+      reference: 'ref "quoted" \\ back\nslash',
+      metadata: { plain: 'v', quotes: 'say "hi"', unicode: 'é中😀', control: '\u0001\t\n', empty: '', '': 'empty key' },
+    });
+    await postTransaction(ledger, { postings: [posting('world', 'x', 0)] });
+    expect((await api('POST', `/api/ledger/v2/${ledger}/transactions/2/revert`)).status).toBe(201);
+    // Microseconds PostgreSQL keeps and a JS Date does not (an imported transaction may carry them).
+    await db('ledger_transactions').where({ ledger, id: 0 }).update({ timestamp: db.raw(`'2026-01-02T03:04:05.123987Z'::timestamptz`) });
+
+    for (const id of [0n, 1n, 2n, 3n]) {
+      const tx = await getTransaction(db, ledger, id);
+      expect(await getTransactionJson(db, ledger, id, 'v2')).toBe(stringifyJson(v2TransactionView(tx)));
+      expect(await getTransactionJson(db, ledger, id, 'v1')).toBe(stringifyJson(v1TransactionView(tx)));
+    }
+    const reverted = await getTransaction(db, ledger, 2n);
+    expect(reverted.reverted).toBe(true);
+    expect((await getTransaction(db, ledger, 0n)).timestamp.toISOString()).toBe('2026-01-02T03:04:05.123Z');
+    await expect(getTransactionJson(db, ledger, 9n, 'v2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getTransactionJson(db, `${ledger}-none`, 0n, 'v1')).rejects.toMatchObject({ code: 'LEDGER_NOT_FOUND' });
+
+    // Through the API, as the SDKs read them.
+    const v2 = await api('GET', `/api/ledger/v2/${ledger}/transactions/1`);
+    expect(v2.status).toBe(200);
+    expect(v2.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(v2.text).toBe(`{"data":${stringifyJson(v2TransactionView(await getTransaction(db, ledger, 1n)))}}`);
+    const v1 = await api('GET', `/api/ledger/${ledger}/transactions/1`);
+    expect(v1.body.data.txid).toBe(1);
+    expect(v1.body.data.reference).toBe('ref "quoted" \\ back\nslash');
   });
 });
