@@ -21,22 +21,16 @@ const postingsJson = `'[' || coalesce((SELECT string_agg('{"source":' || (p.v->'
   FROM jsonb_array_elements(t.postings) WITH ORDINALITY AS p(v, n)), '') || ']'`;
 
 /** A string-valued metadata object; a value of another type (v1 metadata may hold any JSON) keeps PostgreSQL's text. */
-const metadataJson = objectOf('t.metadata', (key, value) => `${jsonString(key)} || ':' || ${value}::text`, 'm');
+const metadataJson = `CASE WHEN t.metadata = '{}'::jsonb THEN '{}' ELSE ${objectOf('t.metadata', (key, value) => `${jsonString(key)} || ':' || ${value}::text`, 'm')} END`;
 
-/** Stored volumes `{address: {asset: {input, output}}}` with each asset's balance, as volumesOf gives them. */
-const volumesJson = (column: string) =>
-  objectOf(
-    column,
-    (address, assets) =>
-      `${jsonString(address)} || ':' || ${objectOf(
-        assets,
-        (asset, v) =>
-          `${jsonString(asset)} || ':{"input":' || ((${v}->>'input')::numeric)::text || ',"output":' || ((${v}->>'output')::numeric)::text
-           || ',"balance":' || ((${v}->>'input')::numeric - (${v}->>'output')::numeric)::text || '}'`,
-        's',
-      )}`,
-    'a',
-  );
+/**
+ * Stored volumes, `{address: {asset: {input, output, balance}}}` as the writers store them (volumes.ts), in jsonb's
+ * text with its separators made compact. jsonb writes `": "` after a key and `, "` before the next one; the keys here
+ * are addresses, assets and input/output/balance, none of which can hold a quote, so those two sequences occur
+ * nowhere else. jsonb's key order (by length, then bytes) is the order JSON.parse of that text gives, and it puts
+ * input, output, balance in the order volumesOf does.
+ */
+const volumesJson = (column: string) => `replace(replace(${column}::text, '": ', '":'), ', "', ',"')`;
 
 export const TRANSACTION_JSON_SQL: Record<'v1' | 'v2', string> = {
   v1: `'{"txid":' || t.id::text || ',"timestamp":' || ${isoDate('t.timestamp')} || ',"postings":' || ${postingsJson}
