@@ -113,8 +113,9 @@ export async function pgFloor(platform: BenchPlatform, scenario: string, shape: 
         }
       },
     });
-    // Before the pool closes: its backends' CPU is counted only while they live.
-    return { ...measurement, notes: `CPU ms/tx: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` };
+    // Before the pool closes: its backends' CPU is counted only while they live. The same object (not a copy) keeps
+    // its remembered samples, for rounds combined with combineRounds.
+    return Object.assign(measurement, { notes: `CPU ms/tx: ${cpuPerOperation(cpu, cpuSnapshot(), measurement.operations)}` });
   } finally {
     await pool.end();
   }
