@@ -4,6 +4,8 @@ import { ApiError } from '../lib/errors';
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 const NUMERIC_OUT_OF_RANGE = '22003';
+const CHARACTER_NOT_IN_REPERTOIRE = '22021';
+const UNTRANSLATABLE_CHARACTER = '22P05';
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
 const CONNECTION_CODES = new Set([
@@ -53,6 +55,10 @@ export function translateDbError(error: unknown, messages: { conflict?: string; 
   }
   // A number the caller sent that the column cannot hold (a transaction id beyond 2^63 - 1): their input, not our fault.
   if (code === NUMERIC_OUT_OF_RANGE) return new ApiError('VALIDATION', 'a number in the request is out of range', { cause: error });
+  // Text PostgreSQL cannot store (a NUL byte, say from `%00` in a path): the caller's input, whatever the column.
+  if (code === CHARACTER_NOT_IN_REPERTOIRE || code === UNTRANSLATABLE_CHARACTER) {
+    return new ApiError('VALIDATION', 'the request holds a character that cannot be stored (such as a NUL byte)', { cause: error });
+  }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'the database is unavailable, retry later', { cause: error, headers: { 'Retry-After': '1' } });
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import { TRANSACTION_JSON_SQL } from './transaction-json';
 import type { TransactionRow } from './transactions';
 
@@ -25,6 +26,9 @@ const MAX_IN_FLIGHT = 2;
 const PROJECTIONS = { row: 't.*', v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
 type Projection = keyof typeof PROJECTIONS;
 
+const sharedRead = (projection: string) =>
+  `SELECT ${projection} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`;
+
 const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
 
 /**
@@ -43,7 +47,12 @@ export async function readTransactionJson(db: Knex, ledger: string, id: bigint, 
   return row?.json;
 }
 
+// A name no ledger can have is a miss without a statement: one bad value (a NUL byte, invalid UTF-8) would make
+// PostgreSQL refuse the whole shared statement, and with it every other request's read.
+const LEDGER_NAME = new RegExp(LEDGER_NAME_PATTERN);
+
 function read(db: Knex, projection: Projection, ledger: string, id: bigint): Promise<unknown> {
+  if (!LEDGER_NAME.test(ledger)) return Promise.resolve(undefined);
   let byProjection = queues.get(db);
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
@@ -69,17 +78,25 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const { rows } = await db.raw(
-      `SELECT ${queue.projection} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`,
-      [batch.map((read) => read.ledger), batch.map((read) => read.id)],
-    );
+    const { rows } = await db.raw(sharedRead(queue.projection), [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
     const found = new Map<string, { id: string; ledger: string }>();
     for (const row of rows as Array<{ id: string; ledger: string }>) found.set(`${row.id}\u0000${row.ledger}`, row);
     for (const read of batch) read.resolve(found.get(`${read.id}\u0000${read.ledger}`));
   } catch (error) {
-    for (const read of batch) read.reject(error);
+    // A statement that failed for one read's sake must not fail the others: each is asked again alone.
+    if (batch.length === 1) batch[0].reject(error);
+    else for (const read of batch) void readAlone(db, sharedRead(queue.projection), read);
   } finally {
     queue.inFlight -= 1;
     schedule(db, queue);
+  }
+}
+
+async function readAlone(db: Knex, sql: string, read: PendingRead): Promise<void> {
+  try {
+    const { rows } = await db.raw(sql, [[read.ledger], [read.id]]);
+    read.resolve(rows[0]);
+  } catch (error) {
+    read.reject(error);
   }
 }

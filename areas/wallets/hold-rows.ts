@@ -22,21 +22,27 @@ export interface HoldTerms {
  * rows read or committed are remembered: an unknown id is read every time and stays a 404.
  */
 const KNOWN_HOLDS_MAX = 10_000;
-const knownHolds = new Map<string, HoldTerms>();
+const knownHolds = new Map<string, SettleTerms>();
 
-export function rememberHold(terms: HoldTerms): void {
+/** What a settle needs of a hold: its description and metadata, up to a request body each, are not kept in memory. */
+export type SettleTerms = Omit<HoldTerms, 'description' | 'metadata'>;
+
+export function rememberHold(terms: SettleTerms): void {
   if (knownHolds.size >= KNOWN_HOLDS_MAX) knownHolds.delete(knownHolds.keys().next().value as string);
-  knownHolds.set(terms.id, terms);
+  // A copy of the fields a settle reads, so the memory never holds (or shares) the caller's other objects.
+  const { id, wallet_id, asset, original_amount, destination, sources } = terms;
+  knownHolds.set(id, { id, wallet_id, asset, original_amount, destination, sources });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A hold's terms, from memory or its row; `id` in any case (PostgreSQL's uuid ignores it). @throws ApiError NOT_FOUND */
-export async function holdTerms(db: Executor, id: string): Promise<HoldTerms> {
+export async function holdTerms(db: Executor, id: string): Promise<SettleTerms> {
   const canonical = UUID.test(id) ? id.toLowerCase() : undefined;
   const known = canonical === undefined ? undefined : knownHolds.get(canonical);
   if (known) return known;
-  const row = canonical === undefined ? undefined : await db<HoldTerms>('wallet_holds').where({ id: canonical }).first('id', 'wallet_id', 'asset', 'original_amount', 'description', 'metadata', 'destination', 'sources');
+  const row: SettleTerms | undefined =
+    canonical === undefined ? undefined : await db('wallet_holds').where({ id: canonical }).first('id', 'wallet_id', 'asset', 'original_amount', 'destination', 'sources');
   if (!row) throw notFound(`hold "${id}" not found`);
   rememberHold(row);
   return row;

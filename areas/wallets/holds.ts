@@ -6,7 +6,7 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { withWalletKey } from './movements';
 import { getWalletRow } from './wallets';
-import { holdTerms, settleRows, type HoldTerms, type SettleItem } from './hold-rows';
+import { holdTerms, settleRows, type SettleItem, type SettleTerms } from './hold-rows';
 
 export interface Hold {
   id: string;
@@ -115,7 +115,7 @@ async function settleHold(
   scope: string,
   request: unknown,
   idempotencyKey: string | undefined,
-  settle: (row: HoldTerms, remaining: bigint) => { postings: Posting[]; close: boolean },
+  settle: (row: SettleTerms, remaining: bigint) => { postings: Posting[]; close: boolean },
 ): Promise<void> {
   const terms = await holdTerms(db, holdId);
   const id = terms.id;
@@ -147,7 +147,7 @@ async function settleHold(
 }
 
 /** Sends `amount` back along the accounts the hold was funded from, each up to what it gave (in debit order). */
-function returnPostings(row: HoldTerms, amount: bigint): Posting[] {
+function returnPostings(row: SettleTerms, amount: bigint): Posting[] {
   const postings: Posting[] = [];
   let left = amount;
   for (const source of row.sources) {

@@ -115,4 +115,31 @@ describe('reads by txid share statements', () => {
     expect(v1.body.data.txid).toBe(1);
     expect(v1.body.data.reference).toBe('ref "quoted" \\ back\nslash');
   });
+
+  it('keeps one impossible read from failing the others that share its statement', async () => {
+    const ledger = await newLedger('reads-poison');
+    for (let i = 0; i < 5; i++) await postTransaction(ledger, { postings: [posting('world', `p:${i}`, i + 1)] });
+    // A NUL byte PostgreSQL cannot store, and a txid beyond int64, each asked in the same turn as valid reads.
+    const outcomes = await Promise.allSettled([
+      ...[0n, 1n, 2n].map((id) => getTransaction(db, ledger, id)),
+      getTransaction(db, `${ledger}\u0000`, 0n),
+      getTransactionJson(db, ledger, 2n ** 64n, 'v2'),
+      ...[3n, 4n].map((id) => getTransactionJson(db, ledger, id, 'v1')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[2] as PromiseFulfilledResult<{ id: bigint }>).value.id).toBe(2n);
+    expect((outcomes[6] as PromiseFulfilledResult<string>).value).toContain('"txid":4');
+
+    const responses = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => api('GET', `/api/ledger/v2/${ledger}/transactions/${i % 5}`)),
+      api('GET', `/api/ledger/v2/${ledger}%00/transactions/1`),
+      api('GET', `/api/ledger/${ledger}/transactions/18446744073709551616`),
+    ]);
+    expect(responses.slice(0, 8).map((r) => r.status)).toEqual(Array(8).fill(200));
+    for (const bad of responses.slice(8)) {
+      expect(bad.status).toBeGreaterThanOrEqual(400);
+      expect(bad.status).toBeLessThan(500);
+      expect(bad.body).toEqual({ errorCode: expect.any(String), errorMessage: expect.any(String) });
+    }
+  });
 });
