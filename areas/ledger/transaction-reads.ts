@@ -11,8 +11,8 @@ interface PendingRead {
 }
 
 interface ReadQueue {
-  /** What the shared statement selects for each read, over the row `t`. */
-  projection: string;
+  /** The shared statement, selecting its projection for each read. */
+  sql: string;
   pending: PendingRead[];
   inFlight: number;
   scheduled: boolean;
@@ -26,8 +26,8 @@ const MAX_IN_FLIGHT = 2;
 const PROJECTIONS = { row: 't.*', v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
 type Projection = keyof typeof PROJECTIONS;
 
-const sharedRead = (projection: string) =>
-  `SELECT ${projection} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`;
+const sharedRead = (projection: Projection) =>
+  `SELECT ${PROJECTIONS[projection]} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`;
 
 const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
 
@@ -56,7 +56,7 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   let byProjection = queues.get(db);
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
-  if (!queue) byProjection.set(projection, (queue = { projection: PROJECTIONS[projection], pending: [], inFlight: 0, scheduled: false }));
+  if (!queue) byProjection.set(projection, (queue = { sql: sharedRead(projection), pending: [], inFlight: 0, scheduled: false }));
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
   schedule(db, target);
@@ -78,14 +78,14 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const { rows } = await db.raw(sharedRead(queue.projection), [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
+    const { rows } = await db.raw(queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
     const found = new Map<string, { id: string; ledger: string }>();
     for (const row of rows as Array<{ id: string; ledger: string }>) found.set(`${row.id}\u0000${row.ledger}`, row);
     for (const read of batch) read.resolve(found.get(`${read.id}\u0000${read.ledger}`));
   } catch (error) {
     // A statement that failed for one read's sake must not fail the others: each is asked again alone.
     if (batch.length === 1) batch[0].reject(error);
-    else for (const read of batch) void readAlone(db, sharedRead(queue.projection), read);
+    else for (const read of batch) void readAlone(db, queue.sql, read);
   } finally {
     queue.inFlight -= 1;
     schedule(db, queue);

@@ -63,7 +63,11 @@ export async function getTransaction(db: Executor, ledger: string, id: bigint): 
   const row = (db as Knex.Transaction).isTransaction
     ? ((await db.raw('SELECT * FROM ledger_transactions WHERE ledger = ? AND id = ?', [ledger, id.toString()])).rows[0] as TransactionRow | undefined)
     : await readTransactionRow(db as Knex, ledger, id);
-  if (row) return presentTransaction(row);
+  return row ? presentTransaction(row) : transactionMissing(db, ledger, id);
+}
+
+/** Names a miss: the ledger is looked up only then. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND */
+async function transactionMissing(db: Executor, ledger: string, id: bigint): Promise<never> {
   await assertLedgerExists(db, ledger);
   throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
 }
@@ -73,10 +77,7 @@ export async function getTransaction(db: Executor, ledger: string, id: bigint): 
  * routes that only pass it on. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND
  */
 export async function getTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string> {
-  const json = await readTransactionJson(db, ledger, id, view);
-  if (json !== undefined) return json;
-  await assertLedgerExists(db, ledger);
-  throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
+  return (await readTransactionJson(db, ledger, id, view)) ?? transactionMissing(db, ledger, id);
 }
 
 export interface TransactionFilters {

@@ -6,7 +6,7 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { withWalletKey } from './movements';
 import { getWalletRow } from './wallets';
-import { holdTerms, settleRows, type SettleItem, type SettleTerms } from './hold-rows';
+import { holdTerms, settleRows, type HoldTerms, type SettleItem, type SettleTerms } from './hold-rows';
 
 export interface Hold {
   id: string;
@@ -20,16 +20,8 @@ export interface Hold {
   closed: boolean;
 }
 
-interface HoldRow {
+interface HoldRow extends HoldTerms {
   seq: string;
-  id: string;
-  wallet_id: string;
-  asset: string;
-  original_amount: string;
-  description: string;
-  metadata: Record<string, string>;
-  destination: Subject;
-  sources: Array<{ account: string; amount: string | number | bigint }>;
   closed_at: Date | null;
 }
 

@@ -1,11 +1,11 @@
-import pg from 'pg';
 import type { Scenario } from '.';
 import { floorName } from './ledger';
 import { pgFloor, seedFloorLedger } from './ledger/floor';
-import { addCpu, cpuPerOperation, cpuSnapshot, type CpuSnapshot } from '../lib/cpu';
+import { cpuPerOperation } from '../lib/cpu';
 import { authJson, call, settle, withDb } from '../lib/helpers';
 import { jsonClient } from '../lib/http-client';
-import { combineRounds, measureLoop, type Measurement } from '../lib/stats';
+import { interleavedRounds } from '../lib/rounds';
+import { measureLoop } from '../lib/stats';
 
 const WALLETS = 32;
 const CONCURRENCY = 8;
@@ -39,49 +39,38 @@ export const walletsScenario: Scenario = {
       return text ? JSON.parse(text) : undefined;
     };
     const floorLedger = `bench-wallet-floor-${suffix}`;
-    const seed = new pg.Client({ connectionString: platform.databaseUrl });
-    await seed.connect();
-    try {
-      await seedFloorLedger(seed, floorLedger, FLOOR_ACCOUNTS);
-    } finally {
-      await seed.end();
-    }
+    await seedFloorLedger(platform, floorLedger, FLOOR_ACCOUNTS);
     // Rounds of the wallet loop and of its floor alternate (and which goes first): the ledger scenario's floor row ran
     // minutes earlier, on a machine in another state (this scenario runs after the payments ingest in a full run).
-    const rounds: Record<'wallet' | 'floor', Measurement[]> = { wallet: [], floor: [] };
-    const walletCpu: CpuSnapshot = new Map();
+    let measured;
     try {
-      for (let round = 0; round < ROUNDS; round += 1) {
-        for (const row of round % 2 === 0 ? (['wallet', 'floor'] as const) : (['floor', 'wallet'] as const)) {
+      measured = await interleavedRounds(
+        ROUNDS,
+        ['wallet', 'floor'] as const,
+        async (row) => {
+          if (row === 'floor') return pgFloor(platform, FLOOR_NAME, { ledger: floorLedger, accounts: FLOOR_ACCOUNTS }, CONCURRENCY, Math.round((1000 * scale) / ROUNDS));
+          const round = await measureLoop({
+            scenario: `wallet debit hold + confirm (c=${CONCURRENCY})`,
+            unit: 'ops/s',
+            concurrency: CONCURRENCY,
+            total: Math.round((600 * scale) / ROUNDS),
+            warmup: WARMUP,
+            operation: async (i) => {
+              const wallet = ids[Math.abs(i) % WALLETS];
+              const { data: hold } = await post(`/api/wallets/wallets/${wallet}/debit`, { amount: { asset: 'USD/2', amount: 1 }, pending: true }, 201);
+              await post(`/api/wallets/holds/${hold.id}/confirm`, {}, 204);
+            },
+          });
           await settle(platform);
-          if (row === 'floor') {
-            rounds.floor.push(await pgFloor(platform, FLOOR_NAME, { ledger: floorLedger, accounts: FLOOR_ACCOUNTS }, CONCURRENCY, Math.round((1000 * scale) / ROUNDS)));
-            continue;
-          }
-          const before = cpuSnapshot();
-          rounds.wallet.push(
-            await measureLoop({
-              scenario: `wallet debit hold + confirm (c=${CONCURRENCY})`,
-              unit: 'ops/s',
-              concurrency: CONCURRENCY,
-              total: Math.round((600 * scale) / ROUNDS),
-              warmup: WARMUP,
-              operation: async (i) => {
-                const wallet = ids[Math.abs(i) % WALLETS];
-                const { data: hold } = await post(`/api/wallets/wallets/${wallet}/debit`, { amount: { asset: 'USD/2', amount: 1 }, pending: true }, 201);
-                await post(`/api/wallets/holds/${hold.id}/confirm`, {}, 204);
-              },
-            }),
-          );
-          await settle(platform);
-          addCpu(walletCpu, before, cpuSnapshot());
-        }
-      }
+          return round;
+        },
+        () => settle(platform),
+      );
     } finally {
       client.close();
     }
-    const measurement = combineRounds(rounds.wallet);
-    const floor = combineRounds(rounds.floor);
+    const measurement = measured.wallet.measurement;
+    const floor = measured.floor.measurement;
     // The run's effect, checked: every confirmed hold moved exactly its amount out of the wallets.
     const debited = await withDb(platform, async (db) => {
       const { rows } = await db.raw(`SELECT coalesce(sum(output), 0)::text AS out FROM ledger_volumes WHERE ledger = 'wallets' AND address = ANY(?) AND asset = 'USD/2'`, [ids.map((id) => `wallets:${id}:main`)]);
@@ -93,7 +82,7 @@ export const walletsScenario: Scenario = {
       {
         ...measurement,
         baseline: FLOOR_NAME,
-        notes: `${ROUNDS} rounds interleaved with the floor's; two ledger writes per operation; debited ${debited} (expected ${expected}); CPU ms/op incl. events: ${cpuPerOperation(new Map(), walletCpu, measurement.operations)}`,
+        notes: `${ROUNDS} rounds interleaved with the floor's; two ledger writes per operation; debited ${debited} (expected ${expected}); CPU ms/op incl. events: ${cpuPerOperation(new Map(), measured.wallet.cpu, measurement.operations)}`,
       },
     ];
   },

@@ -30,15 +30,21 @@ export const dstAccount = (i: number) => `bench:dst:${i}`;
 export const HOT = 'bench:hot';
 
 /** Creates the floor's ledger with funded source rows (and the hot one), balanced against world. */
-export async function seedFloorLedger(client: pg.ClientBase, ledger: string, accounts: number): Promise<void> {
+export async function seedFloorLedger(platform: BenchPlatform, ledger: string, accounts: number): Promise<void> {
   const sources = [...Array.from({ length: accounts }, (_, i) => srcAccount(i)), HOT];
-  await client.query('INSERT INTO ledgers (name) VALUES ($1)', [ledger]);
-  await client.query(
-    `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
-     SELECT $1, a, $2, $3::numeric, 0 FROM unnest($4::text[]) AS a
-     UNION ALL SELECT $1, 'world', $2, 0, $3::numeric * $5`,
-    [ledger, ASSET, FUNDS.toString(), sources, sources.length],
-  );
+  const client = new pg.Client({ connectionString: platform.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('INSERT INTO ledgers (name) VALUES ($1)', [ledger]);
+    await client.query(
+      `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
+       SELECT $1, a, $2, $3::numeric, 0 FROM unnest($4::text[]) AS a
+       UNION ALL SELECT $1, 'world', $2, 0, $3::numeric * $5`,
+      [ledger, ASSET, FUNDS.toString(), sources, sources.length],
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 const volume = (input: bigint, output: bigint) => ({ input: input.toString(), output: output.toString(), balance: (input - output).toString() });

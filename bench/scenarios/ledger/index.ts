@@ -1,11 +1,11 @@
-import pg from 'pg';
 import type { Scenario } from '..';
 import { KOA_BASELINE, startKoaHelloWorld } from '../baselines';
 import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
-import { combineRounds, type Measurement } from '../../lib/stats';
-import { cpuPerOperation, cpuSnapshot, addCpu, pauseOwnWorker, type CpuSnapshot } from '../../lib/cpu';
+import { interleavedRounds } from '../../lib/rounds';
+import type { Measurement } from '../../lib/stats';
+import { cpuPerOperation, cpuSnapshot, pauseOwnWorker } from '../../lib/cpu';
 import { ASSET, FUNDS, HOT, dstAccount, hasPgbench, pgFloor, pgbenchFloor, seedFloorLedger, srcAccount, type FloorShape } from './floor';
 
 const ACCOUNTS = 1000;
@@ -44,13 +44,7 @@ export const ledgerScenario: Scenario = {
     const floorLedger = `bench-floor-${run}`;
     const token = await platform.token();
     const results: Measurement[] = [];
-    const seed = new pg.Client({ connectionString: platform.databaseUrl });
-    await seed.connect();
-    try {
-      await seedFloorLedger(seed, floorLedger, ACCOUNTS);
-    } finally {
-      await seed.end();
-    }
+    await seedFloorLedger(platform, floorLedger, ACCOUNTS);
     await seedApiLedger(platform, token, ledger);
     const unhashedLedger = `bench-nohash-${run}`;
     await seedApiLedger(platform, token, unhashedLedger, { HASH_LOGS: 'DISABLED' });
@@ -85,34 +79,31 @@ export const ledgerScenario: Scenario = {
     // DISABLED (it still writes its log rows: they cannot be turned off; the raw-SQL floor, which writes none, bounds
     // what they cost). Rounds alternate on and off, and which goes first, so both see the same drift of the machine.
     for (const shape of ['spread', 'hot'] as const) {
-      const rounds: Record<'on' | 'off', Measurement[]> = { on: [], off: [] };
-      const cpu: Record<'on' | 'off', CpuSnapshot> = { on: new Map(), off: new Map() };
-      for (let round = 0; round < HASH_ROUNDS; round += 1) {
-        for (const hashing of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      const measured = await interleavedRounds(
+        HASH_ROUNDS,
+        ['on', 'off'] as const,
+        async (hashing) => {
+          const round = await httpLoad({
+            scenario: `ledger write ${shape} c=32 (HTTP, hashing ${hashing}, ${HASH_ROUNDS} interleaved rounds)`,
+            url: `${platform.apiUrl}/api/ledger/v2/${hashing === 'on' ? ledger : unhashedLedger}/transactions`,
+            method: 'POST',
+            connections: 32,
+            amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
+            headers: authJson(token),
+            requestBody: () =>
+              JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          });
           await settle(platform);
-          const before = cpuSnapshot();
-          rounds[hashing].push(
-            await httpLoad({
-              scenario: `ledger write ${shape} c=32 (HTTP, hashing ${hashing}, ${HASH_ROUNDS} interleaved rounds)`,
-              url: `${platform.apiUrl}/api/ledger/v2/${hashing === 'on' ? ledger : unhashedLedger}/transactions`,
-              method: 'POST',
-              connections: 32,
-              amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
-              headers: authJson(token),
-              requestBody: () =>
-                JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
-            }),
-          );
-          await settle(platform);
-          addCpu(cpu[hashing], before, cpuSnapshot());
-        }
-      }
+          return round;
+        },
+        () => settle(platform),
+      );
       for (const hashing of ['on', 'off'] as const) {
-        const combined = combineRounds(rounds[hashing]);
+        const { measurement, cpu } = measured[hashing];
         results.push({
-          ...combined,
+          ...measurement,
           ...(hashing === 'off' ? { baseline: `ledger write ${shape} c=32 (HTTP, hashing on, ${HASH_ROUNDS} interleaved rounds)` } : {}),
-          notes: `CPU ms/tx incl. its event's dispatch and the hasher: ${cpuPerOperation(new Map(), cpu[hashing], combined.operations)}`,
+          notes: `CPU ms/tx incl. its event's dispatch and the hasher: ${cpuPerOperation(new Map(), cpu, measurement.operations)}`,
         });
       }
     }
@@ -178,19 +169,13 @@ export const ledgerScenario: Scenario = {
     const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
     const txCount = Number(cursor.data[0]?.id ?? 0) + 1;
     const koa = await startKoaHelloWorld(platform);
-    const readRounds: Record<'op11' | 'koa', Measurement[]> = { op11: [], koa: [] };
-    const readCpu: CpuSnapshot = new Map();
     const perRound = Math.round((10_000 * scale) / READ_ROUNDS);
+    let measured;
     try {
-      for (let round = 0; round < READ_ROUNDS; round += 1) {
-        for (const row of round % 2 === 0 ? (['op11', 'koa'] as const) : (['koa', 'op11'] as const)) {
-          if (row === 'koa') {
-            readRounds.koa.push(await koa.load(32, perRound, KOA_INTERLEAVED));
-            continue;
-          }
-          const before = cpuSnapshot();
-          readRounds.op11.push(
-            await httpLoad({
+      measured = await interleavedRounds(READ_ROUNDS, ['op11', 'koa'] as const, (row) =>
+        row === 'koa'
+          ? koa.load(32, perRound, KOA_INTERLEAVED)
+          : httpLoad({
               scenario: 'ledger read tx by txid, op 11 (c=32)',
               url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
               connections: 32,
@@ -198,16 +183,13 @@ export const ledgerScenario: Scenario = {
               headers: { Authorization: `Bearer ${token}` },
               requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
             }),
-          );
-          addCpu(readCpu, before, cpuSnapshot());
-        }
-      }
+      );
     } finally {
       koa.stop();
     }
-    const reads = combineRounds(readRounds.op11);
-    results.push({ ...combineRounds(readRounds.koa), scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's` });
-    results.push({ ...reads, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's; CPU ms/req: ${cpuPerOperation(new Map(), readCpu, reads.operations)}` });
+    const reads = measured.op11.measurement;
+    results.push({ ...measured.koa.measurement, scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's` });
+    results.push({ ...reads, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's; CPU ms/req: ${cpuPerOperation(new Map(), measured.op11.cpu, reads.operations)}` });
     return results;
   },
 };
