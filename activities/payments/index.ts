@@ -9,22 +9,9 @@ import { failInitiation, loadInitiationForConnector, markInitiationProcessing, r
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayments } from '../../areas/payments';
 import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
 import type { TemporalDeps } from '../../lib/temporal';
-import { isApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
+import { classified } from './classified';
 import { pluginFor } from './plugins/registry';
-
-/**
- * Client errors of our own services (an uninstalled connector, an invalid directory) cannot succeed on retry: they
- * leave the activity as non-retryable failures. Everything else is retried by Temporal.
- */
-async function classified<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isApiError(error) && error.status < 500) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
-    throw error;
-  }
-}
 
 export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; temporal: TemporalDeps }) {
   const { db, dataDir } = deps;

@@ -4,19 +4,9 @@ import {
   connectionsOf, connectorsOfPsu, exitLinkAttempt, getConnectorRow, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection,
   removePsuConnector, type ConnectorRow,
 } from '../../areas/payments';
-import { isApiError } from '../../lib/errors';
 import type { OpenBankingPlugin } from './plugins/plugin';
+import { classified } from './classified';
 import { pluginFor } from './plugins/registry';
-
-/** Our own client errors (an uninstalled connector, a user gone) cannot succeed on retry. */
-async function classified<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isApiError(error) && error.status < 500) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
-    throw error;
-  }
-}
 
 /** The open-banking steps of the payments workflows (workflows/payments/open-banking.ts). */
 export function createOpenBankingActivities(deps: { db: Db; dataDir: string }) {

@@ -1,0 +1,15 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { isApiError } from '../../lib/errors';
+
+/**
+ * Client errors of our own services (an uninstalled connector, an invalid directory, a user gone) cannot succeed on
+ * retry: they leave the activity as non-retryable failures. Everything else is retried by Temporal.
+ */
+export async function classified<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isApiError(error) && error.status < 500) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
+    throw error;
+  }
+}
