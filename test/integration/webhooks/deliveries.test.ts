@@ -97,7 +97,10 @@ describe('webhook deliveries', () => {
 
     // The batch workflow made attempts 0 and 1 (two sendWebhookBatch activities, a timer between them), then started
     // the delivery workflow, which waited the next delay and made attempt 2 in its sendWebhook activity.
+    // A delivery row is marked inside the activity, so its workflows may still be closing: wait for them to end.
     const batch = await batchWorkflowOf(eventId);
+    await batch.result();
+    await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).result();
     const batchHistory = await batch.fetchHistory();
     const scheduled = batchHistory.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
     expect(scheduled).toEqual(['sendWebhookBatch', 'sendWebhookBatch']);
@@ -115,8 +118,11 @@ describe('webhook deliveries', () => {
     const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(5);
     expect(delivery.attemptCount).toBe(5);
-    // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start.
-    const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
+    // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start,
+    // and only once the activity has completed, which may be just after the row turned succeeded.
+    const workflow = client.workflow.getHandle(`webhook-${eventId}-${config.id}`);
+    await workflow.result();
+    const history = await workflow.fetchHistory();
     const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
     expect(started?.map((s) => s?.attempt)).toEqual([3]);
   });
@@ -152,8 +158,11 @@ describe('webhook deliveries', () => {
     expect(attempts.map((a: { outcome: string; replayGeneration: number; attemptNumber: number }) => [a.outcome, a.replayGeneration, a.attemptNumber])).toEqual([
       ['succeeded', 1, 1], ['permanent_failure', 0, 1],
     ]);
-    // The replay's workflow, started by the API through Temporal.
-    expect((await client.workflow.getHandle(`webhook-${eventId}-${config.id}-replay-1`).describe()).status.name).toBe('COMPLETED');
+    // The replay's workflow, started by the API through Temporal. The row turns succeeded inside its activity, so the
+    // workflow may still be closing: wait for its end before reading its status.
+    const replayWorkflow = client.workflow.getHandle(`webhook-${eventId}-${config.id}-replay-1`);
+    await replayWorkflow.result();
+    expect((await replayWorkflow.describe()).status.name).toBe('COMPLETED');
 
     // The same key answers the first replay again and replays nothing; another key finds a succeeded delivery: 409.
     const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
