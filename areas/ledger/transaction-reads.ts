@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { preparedRows } from '../../db/prepared';
 import { LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import { TRANSACTION_JSON_SQL } from './transaction-json';
 import type { TransactionRow } from './transactions';
@@ -13,6 +14,7 @@ interface PendingRead {
 interface ReadQueue {
   /** The shared statement, selecting its projection for each read. */
   sql: string;
+  name: string;
   pending: PendingRead[];
   inFlight: number;
   scheduled: boolean;
@@ -23,18 +25,24 @@ const MAX_BATCH = 128;
 /** Two statements in flight keep PostgreSQL busy while the API reads the previous result. */
 const MAX_IN_FLIGHT = 2;
 
-const PROJECTIONS = { row: 't.*', v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
+/** Named columns, not `t.*`: a prepared statement's result type must not change when a migration adds a column. */
+const ROW_COLUMNS = 't.ledger, t.id, t.timestamp, t.reference, t.postings, t.metadata, t.pre_commit_volumes, t.post_commit_volumes, t.inserted_at, t.reverted_at';
+const PROJECTIONS = { row: ROW_COLUMNS, v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
 type Projection = keyof typeof PROJECTIONS;
 
+// A prepared statement keeps one plan whatever its arrays hold; LIMIT 1 keeps the lookup inside a nested loop over
+// the primary key, which a plan made for a small table would otherwise turn into a hash join over a scan of it.
 const sharedRead = (projection: Projection) =>
-  `SELECT ${PROJECTIONS[projection]} FROM unnest(?::text[], ?::bigint[]) AS k(ledger, id) JOIN ledger_transactions t ON t.ledger = k.ledger AND t.id = k.id`;
+  `SELECT ${PROJECTIONS[projection]} FROM unnest($1::text[], $2::bigint[]) AS k(ledger, id)
+   CROSS JOIN LATERAL (SELECT * FROM ledger_transactions WHERE ledger = k.ledger AND id = k.id LIMIT 1) t`;
 
 const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
 
 /**
  * Reads one transaction row by (ledger, txid), sharing one statement with the reads of other requests that reach this
  * process in the same event-loop turn or while its earlier statements run (the hottest read, op 11: per request, a
- * statement costs a pool checkout, a socket write and PostgreSQL's parse and plan, more than the row itself).
+ * statement costs a pool checkout, a socket write and PostgreSQL's work per statement, more than the row itself). The
+ * statement is prepared once per connection (db/prepared.ts).
  * A read is always answered by a statement sent after it was asked, so it sees every write acknowledged before it.
  */
 export function readTransactionRow(db: Knex, ledger: string, id: bigint): Promise<TransactionRow | undefined> {
@@ -56,7 +64,7 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   let byProjection = queues.get(db);
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
-  if (!queue) byProjection.set(projection, (queue = { sql: sharedRead(projection), pending: [], inFlight: 0, scheduled: false }));
+  if (!queue) byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, pending: [], inFlight: 0, scheduled: false }));
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
   schedule(db, target);
@@ -78,23 +86,23 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const { rows } = await db.raw(queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
+    const rows = await preparedRows(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
     const found = new Map<string, { id: string; ledger: string }>();
     for (const row of rows as Array<{ id: string; ledger: string }>) found.set(`${row.id}\u0000${row.ledger}`, row);
     for (const read of batch) read.resolve(found.get(`${read.id}\u0000${read.ledger}`));
   } catch (error) {
     // A statement that failed for one read's sake must not fail the others: each is asked again alone.
     if (batch.length === 1) batch[0].reject(error);
-    else for (const read of batch) void readAlone(db, queue.sql, read);
+    else for (const read of batch) void readAlone(db, queue, read);
   } finally {
     queue.inFlight -= 1;
     schedule(db, queue);
   }
 }
 
-async function readAlone(db: Knex, sql: string, read: PendingRead): Promise<void> {
+async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
-    const { rows } = await db.raw(sql, [[read.ledger], [read.id]]);
+    const rows = await preparedRows(db, queue.name, queue.sql, [[read.ledger], [read.id]]);
     read.resolve(rows[0]);
   } catch (error) {
     read.reject(error);

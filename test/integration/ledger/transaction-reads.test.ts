@@ -8,10 +8,14 @@ import { newLedger, posting, postTransaction } from '../../support/ledger';
 describe('reads by txid share statements', () => {
   let db: Db;
   let statements: string[];
+  const named = new Map<string, string>();
   beforeAll(() => {
     db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 4 });
     statements = [];
-    db.on('query', (query: { sql: string }) => statements.push(query.sql));
+    db.on('query', (query: { sql: string; name?: string }) => {
+      statements.push(query.sql);
+      if (query.name) named.set(query.name, query.sql);
+    });
   });
   afterAll(() => db.destroy());
 
@@ -141,5 +145,28 @@ describe('reads by txid share statements', () => {
       expect(bad.status).toBeLessThan(500);
       expect(bad.body).toEqual({ errorCode: expect.any(String), errorMessage: expect.any(String) });
     }
+  });
+
+  it('prepares each shared statement once per connection, with a plan that looks each read up on its own', async () => {
+    const ledger = await newLedger('reads-plan');
+    await postTransaction(ledger, { postings: [posting('world', 'z', 1)] });
+    await Promise.all([getTransaction(db, ledger, 0n), getTransactionJson(db, ledger, 0n, 'v1'), getTransactionJson(db, ledger, 0n, 'v2')]);
+    expect([...named.keys()].sort()).toEqual(['ledger-transaction-read-row', 'ledger-transaction-read-v1', 'ledger-transaction-read-v2']);
+
+    // PostgreSQL may keep one generic plan for a prepared statement, made without knowing how many reads its arrays
+    // hold; on a table the planner thinks small, a plain join would then hash a scan of every transaction, and keep
+    // doing so as the table grows until its next analyze.
+    await db.raw('ANALYZE ledger_transactions');
+    await db.transaction(async (trx) => {
+      await trx.raw('SET LOCAL plan_cache_mode = force_generic_plan');
+      for (const [name, sql] of named) {
+        const statement = `plan_${name.replace(/-/g, '_')}`;
+        await trx.raw(`PREPARE ${statement} (text[], bigint[]) AS ${sql}`);
+        const plan = (await trx.raw(`EXPLAIN EXECUTE ${statement}(ARRAY['${ledger}'], ARRAY[0::bigint])`)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+        await trx.raw(`DEALLOCATE ${statement}`);
+        expect(plan).toMatch(/^Nested Loop[^]*Function Scan on k[^]*Limit/);
+        expect(plan).not.toMatch(/Hash Join|Merge Join/);
+      }
+    });
   });
 });
