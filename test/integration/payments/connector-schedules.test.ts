@@ -32,6 +32,17 @@ describe('connector schedules and tasks (payments v3)', () => {
   beforeAll(async () => ({ client, connection } = await temporalClient()));
   afterAll(async () => connection.close());
 
+  /**
+   * Waits for the end of every run a paused schedule took: its description lists them once it reads as paused, and
+   * with overlap SKIP the only one that can still be going is the last.
+   */
+  async function runsEnded(scheduleId: string): Promise<void> {
+    const { info } = await client.schedule.getHandle(scheduleId).describe();
+    for (const { action } of info.recentActions) {
+      await client.workflow.getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId).result().catch(() => undefined);
+    }
+  }
+
   it('install accepts Formance\'s `provider` and `pageSize`; the config reads back with the SDK\'s provider type', async () => {
     const dir = simulatedDirectory();
     const simulated = await api('POST', `${connectors}/install/simulated`, { body: { name: `f-${suffix()}`, directory: dir, pollingPeriod: '30m', provider: 'Dummypay', pageSize: 25 } });
@@ -99,12 +110,8 @@ describe('connector schedules and tasks (payments v3)', () => {
     await client.schedule.getHandle(payments.id).pause('maintenance');
     const read = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}`)).body.data;
     expect(read).toMatchObject({ paused: true, pausedReason: 'maintenance', pausedAt: expect.any(String) });
-    // A run started just before the pause may still be going (and would read the file written below): wait for the end
-    // of every run the schedule took, as its description lists them once it reads as paused.
-    const { info } = await client.schedule.getHandle(payments.id).describe();
-    for (const { action } of info.recentActions) {
-      await client.workflow.getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId).result().catch(() => undefined);
-    }
+    // A run started just before the pause may still be going (and would read the file written below).
+    await runsEnded(payments.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
     await sleep(3000);
     expect(await references(connectorID)).toEqual(['p1']);
@@ -119,7 +126,8 @@ describe('connector schedules and tasks (payments v3)', () => {
     await hasPayment(connectorID, 'p1');
     const schedules = await schedulesOf(connectorID);
     for (const s of schedules) await client.schedule.getHandle(s.id).pause('frozen');
-    await sleep(1500);
+    // No run started before the pause may still be going: p2 can then only come from the reset's own fetch.
+    for (const s of schedules) await runsEnded(s.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
     const reset = await api('POST', `${connectors}/${connectorID}/reset`);
     expect(reset.status).toBe(202);
