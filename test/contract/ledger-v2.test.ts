@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { api } from '../support/http';
 import { newLedger } from '../support/ledger';
+import { hashedUpTo } from '../support/ledger-logs';
 import { sdkClient } from './sdk-client';
 
 /**
@@ -288,12 +289,9 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     const source = await fundedLedger('v2impsrc');
     await v2.insertSchema({ ledger: source, version: 'v1', v2SchemaData: { chart } });
     await v2.addMetadataToAccount({ ledger: source, address: 'users:1', requestBody: { a: '1' } });
-    // Wait for the hasher: an export of unhashed logs cannot be imported.
-    for (let i = 0; i < 100; i++) {
-      const chain = await api('GET', `/api/ledger/v2/${source}/logs/chain`);
-      if (chain.body.data.lag === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // Wait for the hasher: an export of unhashed logs cannot be imported (a bounded loop that then went on anyway
+    // turned a slow hasher into a failed import).
+    await hashedUpTo(source);
     const exported = await api('POST', `/api/ledger/v2/${source}/logs/export`);
     const target = await newLedger('v2imptgt');
     await v2.importLogs({ ledger: target, v2ImportLogsRequest: new TextEncoder().encode(exported.text) });

@@ -116,7 +116,7 @@ describe('contract: payments.v3 connectors through the Formance SDK', () => {
     const instances = await eventually(async () => {
       const data = (await v3.listConnectorScheduleInstances({ connectorID, scheduleID: id, pageSize: 5 })).v3ConnectorScheduleInstancesCursorResponse!.cursor.data;
       return data.some((i) => i.terminated) ? data : undefined;
-    }, 20_000, 'a finished run');
+    }, 30_000, 'a finished run');
     const done = instances.find((i) => i.terminated)!;
     expect(done).toMatchObject({ scheduleID: id, connectorID });
     expect(done.id.startsWith(`${id}-`)).toBe(true);

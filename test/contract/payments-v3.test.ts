@@ -64,7 +64,7 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     const balances = await eventually(async () => {
       const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
       return data.length === 2 ? data : undefined;
-    }, 20_000, 'balances');
+    }, 30_000, 'balances');
     expect(balances.map((b) => [b.asset, b.balance])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
     const usd = (await v3.getAccountBalances({ accountID: mainID, asset: 'USD/2' })).v3BalancesCursorResponse!.cursor.data;
     expect(usd).toHaveLength(1);
@@ -189,7 +189,7 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
   const mainBalances = () => eventually(async () => {
     const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
     return data.length === 2 ? data : undefined;
-  }, 20_000, 'balances');
+  }, 30_000, 'balances');
 
   test('getPoolBalances', async () => {
     await mainBalances();

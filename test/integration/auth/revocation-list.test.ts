@@ -34,9 +34,9 @@ async function outcome(list: RevocationList, token: TokenIdentity): Promise<'acc
   return list.assertNotRevoked(token).then(() => 'accepted' as const, (error: { status: number }) => error.status);
 }
 
-/** Polls `list` until `token` gets `expected`, for at most 15 s; returns the last outcome. */
+/** Polls `list` until `token` gets `expected`, for at most 30 s; returns the last outcome. */
 async function settle(list: RevocationList, token: TokenIdentity, expected: 'accepted' | number): Promise<'accepted' | number> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   let last = await outcome(list, token);
   while (last !== expected && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -64,7 +64,7 @@ describe('revoked access tokens', () => {
 
   /** Waits (bounded) until both APIs refuse `token`, then checks the refusal of a read and of a write. */
   async function expectRefusedSoon(token: string): Promise<void> {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     for (const base of apis()) {
       while ((await call(base, token, 'GET')).status !== 401 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       const read = await call(base, token, 'GET');

@@ -129,7 +129,7 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
     } finally {
       await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     }
-  });
+  }, 180_000); // a fetch, seven initiations and another fetch in a row: their liveness bounds add up past jest's 60 s
 
   it('payments, generic connector: provider answers and transfer requests carry every digit both ways', async () => {
     const transferBodies: string[] = [];
@@ -178,5 +178,5 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-  });
+  }, 120_000); // a fetch and two initiations in a row: their liveness bounds add up past jest's 60 s
 });

@@ -66,8 +66,17 @@ describe('ledger pipelines: postgres driver', () => {
     const exporter = (await createExporter({ driver: 'postgres', config: { url: target.url } })).body.data;
     const pipeline = (await createPipeline(ledger, exporter.id)).body.data;
     await caughtUp(ledger, pipeline.id);
-    expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/reset`)).status).toBe(202);
-    expect((await pipelineState(ledger, pipeline.id)).lastLogID).toBeUndefined();
+    // The reset wakes the running pipeline, whose next batch could export the ledger again and move the position before
+    // the read below: the target table, held in SHARE mode meanwhile, keeps that batch's INSERT (and so its advance)
+    // waiting until the reset position has been read.
+    await target.query('BEGIN');
+    try {
+      await target.query('LOCK TABLE ledger_logs IN SHARE MODE');
+      expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/reset`)).status).toBe(202);
+      expect((await pipelineState(ledger, pipeline.id)).lastLogID).toBeUndefined();
+    } finally {
+      await target.query('COMMIT');
+    }
     await caughtUp(ledger, pipeline.id);
     expect(asSource(await targetRows(ledger))).toEqual(await ledgerLogs(ledger));
   }, 60_000);

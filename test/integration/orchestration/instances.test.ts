@@ -46,7 +46,9 @@ describe('orchestration instances on Temporal', () => {
     expect((await api('POST', `/api/orchestration/instances/${id}/events`, { body: { name: 'shipped' } })).status).toBe(204);
     const done = await eventually(() => readInstance(id), (i) => i.terminated);
     expect(done.error).toBeUndefined();
-    const history = (await instanceHistory(id)).body.data;
+    // The read model is written inside the local activity; op 13 reads Temporal's history, where its marker is recorded
+    // only when that workflow task completes: wait until every stage is closed there too.
+    const history = await eventually(async () => (await instanceHistory(id)).body.data, (h) => h.length === 3 && h.every((e: { terminated: boolean }) => e.terminated));
     expect(history.map((h: { name: string; input: unknown }) => [h.name, h.input])).toEqual([
       ['RunDelay', { duration: '500ms' }],
       ['RunWaitEvent', { event: 'approved' }],
@@ -65,7 +67,9 @@ describe('orchestration instances on Temporal', () => {
     expect(done.error).toBe('canceled');
     expect(done.status).toHaveLength(2);
     expect(done.status[1].error).toBe('canceled');
-    const history = (await instanceHistory(id)).body.data;
+    // The stage end is written by a local activity before Temporal records its marker (when the workflow task
+    // completes): op 13 shows it a moment after the read model does.
+    const history = await eventually(async () => (await instanceHistory(id)).body.data, (h) => h[1]?.terminated === true);
     expect(history[1]).toMatchObject({ name: 'RunWaitEvent', terminated: true, error: 'canceled' });
     expect((await api('PUT', `/api/orchestration/v2/instances/${id}/abort`)).status).toBe(409);
   });

@@ -10,7 +10,7 @@ const payment = (reference: string) => ({
 const connectors = '/api/payments/v3/connectors';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const references = async (connectorID: string) => (await paymentsOf(connectorID)).map((p) => p.reference).sort();
-const hasPayment = (connectorID: string, reference: string) => eventually(async () => ((await references(connectorID)).includes(reference) ? true : undefined), 20_000, reference);
+const hasPayment = (connectorID: string, reference: string) => eventually(async () => ((await references(connectorID)).includes(reference) ? true : undefined), 30_000, reference);
 
 async function settledTask(taskID: string): Promise<any> {
   return eventually(async () => {
@@ -31,6 +31,17 @@ describe('connector schedules and tasks (payments v3)', () => {
   let connection: Connection;
   beforeAll(async () => ({ client, connection } = await temporalClient()));
   afterAll(async () => connection.close());
+
+  /**
+   * Waits for the end of every run a paused schedule took: its description lists them once it reads as paused, and
+   * with overlap SKIP the only one that can still be going is the last.
+   */
+  async function runsEnded(scheduleId: string): Promise<void> {
+    const { info } = await client.schedule.getHandle(scheduleId).describe();
+    for (const { action } of info.recentActions) {
+      await client.workflow.getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId).result().catch(() => undefined);
+    }
+  }
 
   it('install accepts Formance\'s `provider` and `pageSize`; the config reads back with the SDK\'s provider type', async () => {
     const dir = simulatedDirectory();
@@ -68,7 +79,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     const instances = await eventually(async () => {
       const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances?pageSize=2`)).body.cursor;
       return list.hasMore && list.data.some((i: any) => i.terminated) ? list : undefined;
-    }, 20_000, 'three runs of the payments schedule');
+    }, 30_000, 'three runs of the payments schedule');
     for (const instance of instances.data) {
       expect(instance).toMatchObject({ id: expect.stringMatching(new RegExp(`^${payments.id}-`)), scheduleID: payments.id, connectorID });
     }
@@ -86,7 +97,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     const failed = await eventually(async () => {
       const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances`)).body.cursor.data;
       return list.filter((i: any) => i.error).length >= 2 ? list.filter((i: any) => i.error) : undefined;
-    }, 20_000, 'two failed runs');
+    }, 30_000, 'two failed runs');
     expect(failed[0]).toMatchObject({ terminated: true, error: expect.stringMatching(/payments\.json\[0\]: "createdAt"/) });
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
@@ -99,7 +110,8 @@ describe('connector schedules and tasks (payments v3)', () => {
     await client.schedule.getHandle(payments.id).pause('maintenance');
     const read = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}`)).body.data;
     expect(read).toMatchObject({ paused: true, pausedReason: 'maintenance', pausedAt: expect.any(String) });
-    await sleep(1500); // a run started just before the pause may still be going
+    // A run started just before the pause may still be going (and would read the file written below).
+    await runsEnded(payments.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
     await sleep(3000);
     expect(await references(connectorID)).toEqual(['p1']);
@@ -114,7 +126,8 @@ describe('connector schedules and tasks (payments v3)', () => {
     await hasPayment(connectorID, 'p1');
     const schedules = await schedulesOf(connectorID);
     for (const s of schedules) await client.schedule.getHandle(s.id).pause('frozen');
-    await sleep(1500);
+    // No run started before the pause may still be going: p2 can then only come from the reset's own fetch.
+    for (const s of schedules) await runsEnded(s.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
     const reset = await api('POST', `${connectors}/${connectorID}/reset`);
     expect(reset.status).toBe(202);

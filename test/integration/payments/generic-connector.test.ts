@@ -80,14 +80,14 @@ describe('generic HTTP connector against a local provider', () => {
     expect(provider.calls['GET /payments']).toBeGreaterThanOrEqual(3);
     // Wait for more fetch cycles of the same data, then check nothing was added twice.
     const before = provider.calls['GET /payments'];
-    await eventually(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), 15_000, 'two more cycles');
+    await eventually(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), 30_000, 'two more cycles');
     const again = await paymentsOf(connectorID);
     expect(again.map((p) => p.reference).sort()).toEqual(['g1', 'g2']);
     expect(list.find((p) => p.reference === 'g1')).toMatchObject({ provider: 'GENERIC', amount: 700, scheme: 'other', adjustments: [expect.objectContaining({ status: 'SUCCEEDED' })] });
     expect(again.find((p) => p.reference === 'g1').adjustments).toHaveLength(1);
     expect([...provider.authorizations]).toEqual(['Bearer secret-key']);
     expect((await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data.apiKey).toBe('********');
-  });
+  }, 120_000); // its two waits (45 s and 30 s) are liveness bounds a loaded machine may need, beyond jest's default 60 s
 
   it('a transfer whose first response is lost is retried with the same Idempotency-Key and executed once', async () => {
     const accountID = (ref: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: ref })).toString('base64url');

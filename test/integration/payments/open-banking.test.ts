@@ -49,12 +49,20 @@ describe('payments v3 open banking on the simulated connector', () => {
   const accountsOf = async (connectionID: string) => (await db('payments_accounts').where({ open_banking_connection_id: connectionID }).orderBy('reference')) as any[];
   const paymentsOfConnection = async (connectionID: string) => (await paymentsOf(connectorID)).filter((p) => p.reference.startsWith(`${connectionID}/`));
 
+  /**
+   * The consent page waits at most 15 s for the link's completion workflow, then answers anyway: on a loaded machine the
+   * attempt may still be pending when the redirect comes back, so wait for it to be decided.
+   */
+  const completed = (psuID: string, attemptID: string) =>
+    eventually(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? true : undefined), 30_000, `link attempt ${attemptID} completed`);
+
   /** A forwarded user with an approved connection. */
   async function connectedUser(): Promise<{ psuID: string; connectionID: string }> {
     const psuID = await newUser();
     expect((await forward(psuID)).status).toBe(204);
-    const { link } = (await createLink(psuID)).body;
+    const { attemptID, link } = (await createLink(psuID)).body;
     expect((await openLink(link, 'approve')).status).toBe(307);
+    await completed(psuID, attemptID);
     const [connection] = await connections(psuID);
     return { psuID, connectionID: connection.connectionID };
   }
@@ -148,6 +156,8 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect((await openLink(link.replace(/state=[^&]+/, 'state=nonsense'), 'approve')).status).toBe(400);
     expect((await openLink(link.replace(attemptID, '6f1c1d2e-6b7a-4c1e-9f3e-000000000000'), 'approve')).status).toBe(404);
     expect((await openLink(link, 'approve')).status).toBe(307);
+    // Decided, the link is spent (while the completion still runs, a second open would join it instead).
+    await completed(psuID, attemptID);
     const reused = await openLink(link, 'reject');
     expect(reused.status).toBe(409);
     expect(parseJson(await reused.text())).toMatchObject({ errorCode: 'CONFLICT' });

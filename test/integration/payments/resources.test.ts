@@ -91,7 +91,7 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const task = await eventually(async () => {
       const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
       return read.status === 'PROCESSING' ? undefined : read;
-    }, 20_000, 'the deletion task');
+    }, 30_000, 'the deletion task');
     expect(task).toMatchObject({ status: 'SUCCEEDED' });
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
     expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);

@@ -58,7 +58,7 @@ describe('simulated connector on the real Temporal worker', () => {
     const task = await eventually(async () => {
       const t = (await api('GET', `/api/payments/v3/tasks/${uninstall.body.data.taskID}`)).body.data;
       return t.status !== 'PROCESSING' ? t : undefined;
-    }, 15_000, 'the uninstall task');
+    }, 30_000, 'the uninstall task');
     expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
     for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);

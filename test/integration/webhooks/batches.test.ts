@@ -55,6 +55,13 @@ describe('event batches', () => {
       return new Set(received.filter((_r, n) => receiverIndex < 2 || (n + 1) % 10 !== 0).map((r) => eventIdOf(r.body)));
     };
     await eventually(() => subscribers.every((_s, i) => succeeded(i).size === ids.length), 60_000, 'every event at every receiver');
+    // The batch activity records its attempts in groups after the answers came back: a row turns succeeded some time
+    // after its receiver answered. Once every row is final no attempt is left to make, so the quiet second below can
+    // only reveal a duplicate.
+    const succeededRows = (configId: string) => db('webhook_deliveries').where({ config_id: configId, status: 'succeeded' }).count({ n: '*' });
+    for (const { config } of subscribers) {
+      await eventually(async () => (await succeededRows(config.id))[0].n === String(ids.length), 30_000, `every delivery of ${config.id} succeeded`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const [i, { receiver, config }] of subscribers.entries()) {
       expect([...succeeded(i)].sort()).toEqual([...ids].sort());
@@ -76,7 +83,7 @@ describe('event batches', () => {
       await handle.result(); // rows turn succeeded inside activities; the workflow may still be closing
       expect((await handle.describe()).status.name).toBe('COMPLETED');
     }
-  });
+  }, 150_000);
 
   it('re-starts a batch left by a crashed dispatcher under the same workflow id, without fanning it out twice', async () => {
     const type = randomType('CRASH');
@@ -108,7 +115,7 @@ describe('event batches', () => {
       await dispatcher.stop();
     }
     const all = [...crashedBeforeStart, ...crashedAfterStart].map((r) => r.id);
-    await eventually(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', 20_000, 'dispatch');
+    await eventually(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', 30_000, 'dispatch');
     await eventually(() => receiver.received.length >= 5, 30_000, 'five deliveries');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received.map((r) => eventIdOf(r.body)).sort()).toEqual([...all].sort());
@@ -119,7 +126,9 @@ describe('event batches', () => {
       for await (const run of client.workflow.list({ query: `WorkflowId = "events-${batch}"` })) runs.push(run);
       return runs;
     };
-    await eventually(async () => (await started(batchA)).length === 1, 10_000, 'visibility of batch A');
+    // Visibility is eventually consistent: wait until each batch's run is listed, then check there is exactly one.
+    await eventually(async () => (await started(batchA)).length >= 1, 30_000, 'visibility of batch A');
+    await eventually(async () => (await started(batchB)).length >= 1, 30_000, 'visibility of batch B');
     expect(await started(batchA)).toHaveLength(1);
     expect(await started(batchB)).toHaveLength(1);
     expect(await batchInput(`events-${batchA}`)).toEqual(crashedBeforeStart.map((r) => r.id));

@@ -49,14 +49,18 @@ describe('webhook configs', () => {
 
   it('lists with cursor and the id and endpoint filters; another filter is a 400', async () => {
     const endpoint = `https://hooks.example.com/list-${suffix()}`;
-    const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await create({ endpoint, eventTypes: ['a.b'] })).body.data.id);
+    const created: Array<{ id: string; updatedAt: string }> = [];
+    for (let i = 0; i < 3; i++) created.push((await create({ endpoint, eventTypes: ['a.b'] })).body.data);
+    // Newest first by (updatedAt, id): the timestamps have millisecond precision, so two configs created within the
+    // same millisecond come in id order, not creation order.
+    const ids = [...created].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || (a.id < b.id ? 1 : -1)).map((c) => c.id);
+    expect(new Set(ids).size).toBe(3);
     const first = await api('GET', `${configs}?endpoint=${encodeURIComponent(endpoint)}&pageSize=2`);
     expect(first.status).toBe(200);
-    expect(first.body.cursor.data.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
+    expect(first.body.cursor.data.map((c: { id: string }) => c.id)).toEqual([ids[0], ids[1]]);
     expect(first.body.cursor.hasMore).toBe(true);
     const second = await api('GET', `${configs}?cursor=${first.body.cursor.next}`);
-    expect(second.body.cursor.data.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
+    expect(second.body.cursor.data.map((c: { id: string }) => c.id)).toEqual([ids[2]]);
     const byId = await api('GET', `${configs}?id=${ids[1]}`);
     expect(byId.body.cursor.data).toHaveLength(1);
     expect((await api('GET', `${configs}?id=nope`)).body.cursor.data).toEqual([]);

@@ -20,7 +20,7 @@ describe('event dispatch', () => {
   });
 
   const emit = async (type: string) => (await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 1 } }])))[0];
-  const dispatched = (id: string) => eventually(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, 20_000, 'dispatch');
+  const dispatched = (id: string) => eventually(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, 30_000, 'dispatch');
 
   it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
     const id = await emit(`UNHEARD_${Date.now()}`);
@@ -42,7 +42,7 @@ describe('event dispatch', () => {
       expect(description.type).toBe('processEventBatch');
       // An operator finds the batch of an event type in the Web UI: EventTypes = "ledger.heard_…".
       expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.EventTypes)).toEqual([`ledger.${type.toLowerCase()}`]);
-      await eventually(() => receiver.received.length === 1 || undefined, 20_000, 'delivery');
+      await eventually(() => receiver.received.length === 1 || undefined, 30_000, 'delivery');
     } finally {
       await receiver.close();
     }
