@@ -1,4 +1,4 @@
-import { routeGroup } from '../../api/app';
+import { routeGroup, routeTable } from '../../api/app';
 import { allRoutes } from '../../api/routes';
 
 describe('routeGroup', () => {
@@ -16,5 +16,13 @@ describe('routeGroup', () => {
     const groups = new Set(allRoutes.map((route) => routeGroup(route.spec.path)));
     for (const group of groups) expect(group).not.toMatch(/[{}:]/);
     expect([...groups]).toEqual(expect.arrayContaining(['/api/ledger', '/api/payments', '/api/wallets', '/api/orchestration', '/api/webhooks', '/api/auth']));
+  });
+
+  it('puts a path and its trailing-slash form in one table, and paths of other lengths in others', () => {
+    expect(routeTable('/api/ledger/main/transactions/3')).toBe(routeTable('/API/Ledger/main/transactions/3/'));
+    expect(routeTable('/api/ledger/main/transactions/3')).toBe(routeTable('/api/ledger/{ledger}/transactions/{id}'));
+    expect(routeTable('/api/ledger/main/transactions')).not.toBe(routeTable('/api/ledger/main/transactions/3'));
+    expect(routeTable('/api/ledger/main/transactions/3/metadata')).not.toBe(routeTable('/api/ledger/main/transactions/3'));
+    expect(routeTable('/api/ledger/main/transactions/3')).not.toBe(routeTable('/api/payments/main/transactions/3'));
   });
 });
