@@ -30,10 +30,10 @@ export function jsonBody(): Koa.Middleware[] {
   const readText: Koa.Middleware = (ctx, next) => (BODY_METHODS.includes(ctx.method) ? readBodyText(ctx, next) : next());
 
   async function parseBody(ctx: Koa.Context, next: Koa.Next) {
-    const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    const hasBody = BODY_METHODS.includes(ctx.method) && (Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '');
     if (hasBody && ctx.method === 'POST' && STREAMED_BODY_PATH.test(ctx.path) && ctx.is(STREAMED_BODY_TYPES)) {
       ctx.request.body = undefined;
-    } else if (hasBody && BODY_METHODS.includes(ctx.method)) {
+    } else if (hasBody) {
       if (!ctx.is(JSON_TYPES)) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
       }

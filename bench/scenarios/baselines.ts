@@ -25,7 +25,8 @@ const KOA_WARM_UP = 5_000;
 /** The Koa hello-world server, warmed up and started once for several loads (rounds interleaved with another row). */
 export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{ load(connections: number, amount: number, scenario?: string): Promise<Measurement>; stop(): void }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')], {
+  // HELLO_NODE_ARGS: Node flags for this process (e.g. --cpu-prof), as PLATFORM_NODE_ARGS for the API's.
+  const child = spawn(process.execPath, [...(process.env.HELLO_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')], {
     env: { ...process.env, PORT: String(port), DATABASE_URL: platform.databaseUrl, ISSUER_BASE: platform.apiUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
 }
 
+// An exit on SIGTERM, not the default kill, so a --cpu-prof given through HELLO_NODE_ARGS gets written.
+process.on('SIGTERM', () => process.exit(0));
 main().catch((error) => {
   console.error(error);
   process.exit(1);
