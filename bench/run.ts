@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { benchPlatform } from './lib/platform';
-import { cpuPerOperation, cpuSnapshot } from './lib/cpu';
+import { cpuPerOperation, cpuSnapshot, machineTicks } from './lib/cpu';
 import { report } from './lib/report';
 import type { Measurement } from './lib/stats';
 import { koaHelloWorld } from './scenarios/baselines';
@@ -13,7 +13,7 @@ import { scenarios } from './scenarios';
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE || 1);
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-  const run = { startedAt: new Date(), loadAtStart: os.loadavg() };
+  const run = { startedAt: new Date(), loadAtStart: os.loadavg(), ticksAtStart: machineTicks() };
   const platform = await benchPlatform();
   const measurements: Measurement[] = [];
   const record = (m: Measurement) => {

@@ -110,3 +110,24 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
 export function addCpu(total: CpuSnapshot, before: CpuSnapshot, after: CpuSnapshot): void {
   for (const [key, seconds] of cpuDelta(before, after)) total.set(key, (total.get(key) ?? 0) + seconds);
 }
+
+/** The machine's CPU ticks so far, all and stolen (Linux /proc/stat; undefined elsewhere). */
+export function machineTicks(): { total: number; steal: number } | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal guest guest_nice: guest time is already counted in user.
+    return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The share of the machine's CPU time a virtual machine's hypervisor gave to others since `start` (its steal time): on
+ * a shared host it slows every row unevenly, so a run with more than a few percent is not one to compare with.
+ */
+export function stealSince(start: ReturnType<typeof machineTicks>): string {
+  const end = machineTicks();
+  if (!start || !end || end.total === start.total) return 'unknown';
+  return `${(((end.steal - start.steal) / (end.total - start.total)) * 100).toFixed(1)}%`;
+}

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stealSince, type machineTicks } from './cpu';
 import type { Measurement } from './stats';
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
 /** Prints one table (with each scenario's ratio to its same-run baseline) and writes the JSON result file. */
-export function report(measurements: Measurement[], run: { startedAt: Date; loadAtStart: number[] }): string {
+export function report(measurements: Measurement[], run: { startedAt: Date; loadAtStart: number[]; ticksAtStart: ReturnType<typeof machineTicks> }): string {
   const byName = new Map(measurements.map((m) => [m.scenario, m]));
   const rows = measurements.map((m) => {
     const base = m.baseline ? byName.get(m.baseline) : undefined;
@@ -16,7 +17,7 @@ export function report(measurements: Measurement[], run: { startedAt: Date; load
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
   // The machine may be shared (other processes, tests): the load average says how quiet it was.
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
-  const loadNote = `load average (1/5/15 min) at start ${load(run.loadAtStart)}, at end ${load(os.loadavg())}`;
+  const loadNote = `load average (1/5/15 min) at start ${load(run.loadAtStart)}, at end ${load(os.loadavg())}, CPU stolen by the hypervisor ${stealSince(run.ticksAtStart)}`;
   const table = [
     `Machine: ${machine}`,
     `Run: ${run.startedAt.toISOString()}, ${loadNote}, BENCH_SCALE=${process.env.BENCH_SCALE || 1}`,
