@@ -1,10 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { Db } from '../../db/knex';
+import type { Db, Executor } from '../../db/knex';
 import { inTransaction } from '../../db/errors';
 import { upsertAccounts, upsertBalances } from '../../areas/payments';
 import { getBankAccount } from '../../areas/payments';
 import { recordForwardedAccount, removePaymentServiceUser } from '../../areas/payments';
-import { getConnectorRow, type ConnectorRow } from '../../areas/payments';
+import { getConnectorRow, lockInstalledConnector, type ConnectorRow } from '../../areas/payments';
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayments } from '../../areas/payments';
 import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
@@ -15,11 +15,19 @@ import { pluginFor } from './plugins/registry';
 
 export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; temporal: TemporalDeps }) {
   const { db, dataDir } = deps;
+  const notInstalled = (connectorID: string) =>
+    ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connectorID} is uninstalled`, nonRetryable: true });
   const installed = async (connectorID: string): Promise<ConnectorRow> => {
     const row = await getConnectorRow(db, connectorID);
-    if (row.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connectorID} is uninstalled`, nonRetryable: true });
+    if (row.uninstalled_at) throw notInstalled(connectorID);
     return row;
   };
+  /** Writes what was fetched only if the connector is still installed, and keeps an uninstall waiting meanwhile. */
+  const writeWhileInstalled = (connectorID: string, write: (trx: Executor) => Promise<number>): Promise<number> =>
+    inTransaction(db, async (trx) => {
+      if (!(await lockInstalledConnector(trx, connectorID))) throw notInstalled(connectorID);
+      return write(trx);
+    });
   const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);
 
   return {
@@ -28,21 +36,21 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       return classified(async () => {
         const row = await installed(connectorID);
         const accounts = await plugin(row).fetchAccounts();
-        return inTransaction(db, (trx) => upsertAccounts(trx, connectorID, row.provider, accounts));
+        return writeWhileInstalled(connectorID, (trx) => upsertAccounts(trx, connectorID, row.provider, accounts));
       });
     },
     async paymentsFetchBalances(connectorID: string): Promise<number> {
       return classified(async () => {
         const row = await installed(connectorID);
         const balances = await plugin(row).fetchBalances();
-        return inTransaction(db, (trx) => upsertBalances(trx, connectorID, row.provider, balances));
+        return writeWhileInstalled(connectorID, (trx) => upsertBalances(trx, connectorID, row.provider, balances));
       });
     },
     async paymentsFetchPayments(connectorID: string): Promise<number> {
       return classified(async () => {
         const row = await installed(connectorID);
         const payments = await plugin(row).fetchPayments();
-        return inTransaction(db, async (trx) => (await upsertPayments(trx, connectorID, payments)).changed);
+        return writeWhileInstalled(connectorID, async (trx) => (await upsertPayments(trx, connectorID, payments)).changed);
       });
     },
 
@@ -53,7 +61,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const fetch = plugin(row).fetchConversions;
         if (!fetch) return 0;
         const conversions = await fetch();
-        return inTransaction(db, (trx) => upsertConversions(trx, connectorID, conversions));
+        return writeWhileInstalled(connectorID, (trx) => upsertConversions(trx, connectorID, conversions));
       });
     },
     async paymentsFetchOrders(connectorID: string): Promise<number> {
@@ -62,7 +70,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const fetch = plugin(row).fetchOrders;
         if (!fetch) return 0;
         const orders = await fetch();
-        return inTransaction(db, (trx) => upsertOrders(trx, connectorID, orders));
+        return writeWhileInstalled(connectorID, (trx) => upsertOrders(trx, connectorID, orders));
       });
     },
 

@@ -51,6 +51,15 @@ export async function getConnectorRow(db: Executor, id: string, options: { insta
   return row;
 }
 
+/**
+ * Inside a transaction that writes a connector's provider data: whether the connector is still installed, holding its
+ * row (FOR SHARE) until the transaction ends. A fetch reads the provider before its transaction; the lock orders its
+ * write with an uninstall (whose update of the row waits for it), so no data is written after an uninstall committed.
+ */
+export async function lockInstalledConnector(trx: Executor, id: string): Promise<boolean> {
+  return (await trx('payments_connectors').where({ id }).whereNull('uninstalled_at').forShare().first('id')) !== undefined;
+}
+
 /** The config as installed; a secret (the generic connector's apiKey) is never read back. Throws NOT_FOUND. */
 export async function getConnectorConfig(db: Executor, id: string): Promise<Record<string, unknown>> {
   return readableConfig(await getConnectorRow(db, id));

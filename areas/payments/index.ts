@@ -18,7 +18,7 @@ export { ensureConnectorSchedules } from './connector-migration';
 export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
 export { getTask } from './connector-tasks';
 export { updateConnectorConfig } from './connector-update';
-export { connectorKey, type ConnectorRow, getConnectorConfig, getConnectorRow, listConnectors } from './connectors';
+export { connectorKey, type ConnectorRow, getConnectorConfig, getConnectorRow, listConnectors, lockInstalledConnector } from './connectors';
 export { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_SCHEMES, PAYMENT_STATUSES, PAYMENT_TYPES } from './enums';
 export { connectorId, connectorLabel } from './ids';
 export { createPaymentInitiation } from './initiation-create';
