@@ -46,8 +46,9 @@ export interface ValidInput {
 }
 
 export interface AppState<I = ValidInput> {
-  requestId: string;
-  logger: Logger;
+  /** Set once per request by request-context.ts; the logger is made on first use and cannot be replaced. */
+  readonly requestId: string;
+  readonly logger: Logger;
   principal?: Principal;
   input: I;
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 
 interface PooledConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  /** knex's mark of a connection its pool must not hand out again. */
+  __knex__disposed?: unknown;
 }
 interface PoolClient {
   emit(event: 'query', query: { sql: string; bindings: unknown[]; method: 'raw'; name: string }): void;
@@ -10,10 +12,17 @@ interface PoolClient {
 }
 
 /**
+ * Errors after which a connection's named statement cannot run again: a migration changed the result type of its
+ * plan (0A000, "cached plan must not change result type"), or the server forgot it (26000, as after DISCARD ALL).
+ */
+const STALE_STATEMENT = new Set(['0A000', '26000']);
+
+/**
  * Runs a named statement (`$n` placeholders) on a connection of the knex pool. node-postgres parses a named statement
  * once per connection and PostgreSQL keeps its plan: for the hottest constant statements, parse and plan cost
- * PostgreSQL more than executing them. The statement is announced as knex's own are (`db.on('query')`), for whoever
- * traces them.
+ * PostgreSQL more than executing them. The statement is announced on knex's `query` event (`db.on('query')`), for
+ * whoever traces statements. A connection whose statement went stale is dropped from the pool, so the next one
+ * prepares it afresh.
  */
 export async function preparedRows<Row>(db: Knex, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const client = db.client as unknown as PoolClient;
@@ -21,6 +30,9 @@ export async function preparedRows<Row>(db: Knex, name: string, text: string, va
   try {
     client.emit('query', { sql: text, bindings: values, method: 'raw', name });
     return (await connection.query({ name, text, values })).rows as Row[];
+  } catch (error) {
+    if (STALE_STATEMENT.has((error as { code?: string }).code ?? '')) connection.__knex__disposed = error;
+    throw error;
   } finally {
     await client.releaseConnection(connection);
   }

@@ -22,10 +22,16 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     if (row.uninstalled_at) throw notInstalled(connectorID);
     return row;
   };
-  /** Writes what was fetched only if the connector is still installed, and keeps an uninstall waiting meanwhile. */
+  /**
+   * Writes what was fetched only if the connector is still installed, and keeps an uninstall waiting meanwhile. The
+   * wait for the connector's row is bounded (a config update holds it across a Temporal call): past it the attempt
+   * fails and Temporal retries the activity.
+   */
   const writeWhileInstalled = (connectorID: string, write: (trx: Executor) => Promise<number>): Promise<number> =>
     inTransaction(db, async (trx) => {
+      await trx.raw(`SET LOCAL lock_timeout = '10s'`);
       if (!(await lockInstalledConnector(trx, connectorID))) throw notInstalled(connectorID);
+      await trx.raw(`SET LOCAL lock_timeout = DEFAULT`);
       return write(trx);
     });
   const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);
@@ -89,7 +95,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     async paymentsSendInitiation(id: string, attempt: number): Promise<string> {
       return classified(async () => {
         const { pi, connector, destinationReference, sourceReference } = await loadInitiationForConnector(db, id);
-        if (connector.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connector.id} is uninstalled`, nonRetryable: true });
+        if (connector.uninstalled_at) throw notInstalled(connector.id);
         const payment = await plugin(connector).initiatePayment({
           idempotencyKey: `${id}-${attempt}`, type: pi.type as 'TRANSFER' | 'PAYOUT', reference: pi.reference, amount: pi.amount, asset: pi.asset,
           sourceAccountReference: sourceReference, destinationAccountReference: destinationReference, description: pi.description, metadata: pi.metadata,
@@ -105,7 +111,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     async paymentsSendReversal(reversalID: string): Promise<string> {
       return classified(async () => {
         const { connector, request } = await loadReversalForConnector(db, reversalID);
-        if (connector.uninstalled_at) throw ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connector.id} is uninstalled`, nonRetryable: true });
+        if (connector.uninstalled_at) throw notInstalled(connector.id);
         const reverse = plugin(connector).reversePayment;
         if (!reverse) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: `connector ${connector.id} (${connector.provider}) cannot reverse payments`, nonRetryable: true });
         return recordReversalPayment(db, reversalID, await reverse(request));

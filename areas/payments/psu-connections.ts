@@ -2,7 +2,7 @@ import { notFound } from '../../lib/errors';
 import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { upsertAccounts, upsertBalances, type ProviderAccount, type ProviderBalance } from './accounts';
-import { getConnectorRow, type ConnectorRow } from './connectors';
+import { getConnectorRow, lockInstalledConnector, type ConnectorRow } from './connectors';
 import { type ProviderPayment } from './payments';
 import { upsertPayments } from './payments-upsert';
 import { isUuid } from './ids';
@@ -49,6 +49,8 @@ export async function recordLinkCompletion(
     // Locked, so a concurrent completion waits here and then finds the attempt no longer pending.
     const pending = await trx('payments_psu_link_attempts').where({ id: attempt.id, status: 'pending' }).forUpdate().first();
     if (!pending) return;
+    // The provider was called before this transaction: write its data only if the connector was not uninstalled since.
+    if (!(await lockInstalledConnector(trx, attempt.connectorID))) throw notFound(`connector ${attempt.connectorID} not found or uninstalled`);
     await trx('payments_psu_connections')
       .insert({ id: attempt.connectionID, psu_id: attempt.psuID, connector_id: attempt.connectorID, status: 'ACTIVE' })
       .onConflict('id').merge({ status: 'ACTIVE', error: null, updated_at: trx.fn.now(), data_updated_at: trx.fn.now() });

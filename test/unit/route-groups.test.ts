@@ -25,4 +25,12 @@ describe('routeGroup', () => {
     expect(routeTable('/api/ledger/main/transactions/3/metadata')).not.toBe(routeTable('/api/ledger/main/transactions/3'));
     expect(routeTable('/api/ledger/main/transactions/3')).not.toBe(routeTable('/api/payments/main/transactions/3'));
   });
+
+  it('puts every route in the table of the paths it serves, with or without a trailing slash', () => {
+    for (const route of allRoutes) {
+      const concrete = route.spec.path.replace(/\{[^}]+\}/g, 'x1');
+      expect([route.spec.path, routeTable(concrete)]).toEqual([route.spec.path, routeTable(route.spec.path)]);
+      expect([route.spec.path, routeTable(`${concrete}/`)]).toEqual([route.spec.path, routeTable(route.spec.path)]);
+    }
+  });
 });

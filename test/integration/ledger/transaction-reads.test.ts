@@ -147,7 +147,7 @@ describe('reads by txid share statements', () => {
     }
   });
 
-  it('prepares each shared statement once per connection, with a plan that looks each read up on its own', async () => {
+  it('runs each shared read as a named statement, with a plan that looks each read up on its own', async () => {
     const ledger = await newLedger('reads-plan');
     await postTransaction(ledger, { postings: [posting('world', 'z', 1)] });
     await Promise.all([getTransaction(db, ledger, 0n), getTransactionJson(db, ledger, 0n, 'v1'), getTransactionJson(db, ledger, 0n, 'v2')]);
@@ -168,5 +168,20 @@ describe('reads by txid share statements', () => {
         expect(plan).not.toMatch(/Hash Join|Merge Join/);
       }
     });
+  });
+
+  it('drops a connection whose prepared statement the server forgot, so the next read prepares it afresh', async () => {
+    const ledger = await newLedger('reads-stale');
+    await postTransaction(ledger, { postings: [posting('world', 's', 3)] });
+    const single = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+    try {
+      expect(await getTransactionJson(single, ledger, 0n, 'v2')).toContain('"id":0');
+      // The pool's one connection forgets its named statements, as a pooler's DISCARD ALL would make it.
+      await single.raw('DEALLOCATE ALL');
+      await expect(getTransactionJson(single, ledger, 0n, 'v2')).rejects.toMatchObject({ code: '26000' });
+      expect(await getTransactionJson(single, ledger, 0n, 'v2')).toContain('"id":0');
+    } finally {
+      await single.destroy();
+    }
   });
 });
