@@ -1,5 +1,12 @@
 import http from 'node:http';
 
+/** `raw` as a URL, refused unless it names this machine: load generators never target anything else. */
+export function localUrl(raw: string): URL {
+  const url = new URL(raw);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error(`refusing to load ${url.hostname}: benchmarks only target this machine`);
+  return url;
+}
+
 export interface JsonClient {
   /** Sends one request and returns its status and text; rejects on a network error only. */
   request(method: string, path: string, body?: string): Promise<{ status: number; text: string }>;
@@ -13,8 +20,7 @@ export interface JsonClient {
  * stack it was timing.
  */
 export function jsonClient(baseUrl: string, options: { connections: number; headers: Record<string, string> }): JsonClient {
-  const url = new URL(baseUrl);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error(`refusing to load ${url.hostname}: benchmarks only target this machine`);
+  const url = localUrl(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   return {
     request(method, path, body) {

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { localUrl } from './http-client';
 import { percentile, rememberSamples, type Measurement } from './stats';
 
 /**
@@ -23,8 +24,7 @@ export async function httpLoad(options: {
   notes?: string;
   warmup?: number;
 }): Promise<Measurement> {
-  const url = new URL(options.url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error(`refusing to load ${url.hostname}: benchmarks only target this machine`);
+  localUrl(options.url);
   let counter = 0;
   const perRequest = options.requestBody || options.requestPath;
   const warmup = options.warmup ?? 2 * options.connections;
