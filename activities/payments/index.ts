@@ -22,16 +22,10 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     if (row.uninstalled_at) throw notInstalled(connectorID);
     return row;
   };
-  /**
-   * Writes what was fetched only if the connector is still installed, and keeps an uninstall waiting meanwhile. The
-   * wait for the connector's row is bounded (a config update holds it across a Temporal call): past it the attempt
-   * fails and Temporal retries the activity.
-   */
+  /** Writes what was fetched only if the connector is still installed, and keeps an uninstall waiting meanwhile. */
   const writeWhileInstalled = (connectorID: string, write: (trx: Executor) => Promise<number>): Promise<number> =>
     inTransaction(db, async (trx) => {
-      await trx.raw(`SET LOCAL lock_timeout = '10s'`);
       if (!(await lockInstalledConnector(trx, connectorID))) throw notInstalled(connectorID);
-      await trx.raw(`SET LOCAL lock_timeout = DEFAULT`);
       return write(trx);
     });
   const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);

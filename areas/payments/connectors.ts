@@ -55,9 +55,14 @@ export async function getConnectorRow(db: Executor, id: string, options: { insta
  * Inside a transaction that writes a connector's provider data: whether the connector is still installed, holding its
  * row (FOR SHARE) until the transaction ends. A fetch reads the provider before its transaction; the lock orders its
  * write with an uninstall (whose update of the row waits for it), so no data is written after an uninstall committed.
+ * The wait for the row is bounded (a config update holds it across a Temporal call): past it the statement fails with
+ * 55P03 and the caller's activity is retried by Temporal.
  */
 export async function lockInstalledConnector(trx: Executor, id: string): Promise<boolean> {
-  return (await trx('payments_connectors').where({ id }).whereNull('uninstalled_at').forShare().first('id')) !== undefined;
+  await trx.raw(`SET LOCAL lock_timeout = '10s'`);
+  const row = await trx('payments_connectors').where({ id }).whereNull('uninstalled_at').forShare().first('id');
+  await trx.raw('SET LOCAL lock_timeout = DEFAULT');
+  return row !== undefined;
 }
 
 /** The config as installed; a secret (the generic connector's apiKey) is never read back. Throws NOT_FOUND. */
