@@ -101,8 +101,9 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
     .filter((k) => k !== 'other')
     .sort()
     .map((part) => [part, (byPart.get(part)! * 1000) / (operations || 1)] as const)
-    .filter(([, ms]) => ms >= 0.05)
-    .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
+    .filter(([, ms]) => ms >= 0.0005)
+    // Two significant digits below a millisecond: a read costs tens of microseconds, which one decimal rounded to 0.1.
+    .map(([part, ms]) => `${part} ${ms >= 1 ? ms.toFixed(1) : ms.toPrecision(2)}`)
     .join(', ');
 }
 

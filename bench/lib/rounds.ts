@@ -2,20 +2,22 @@ import { addCpu, cpuSnapshot, type CpuSnapshot } from './cpu';
 import { combineRounds, type Measurement } from './stats';
 
 /**
- * Two loops measured in `rounds` alternating rounds (A then B, then B then A, ...) so both see the same drift of the
- * machine; a ratio of two windows minutes apart measures that drift as much as the code. `beforeRound` runs before
- * each round, outside its CPU count (e.g. letting the previous round's events settle). Returns each loop's rounds
- * combined (combineRounds) and the CPU its rounds cost.
+ * Several loops measured in `rounds` interleaved rounds so all of them see the same drift of the machine; a ratio of
+ * two windows minutes apart measures that drift as much as the code. Each round runs every row once, starting one row
+ * further than the round before (A B C, B C A, C A B, ...; with two rows A B, B A, ...), so no row is always the one
+ * that runs right after a given other. `beforeRound` runs before each row's round, outside its CPU count (e.g. letting
+ * the previous round's events settle). Returns each loop's rounds combined (combineRounds) and the CPU its rounds cost.
  */
 export async function interleavedRounds<K extends string>(
   rounds: number,
-  rows: readonly [K, K],
+  rows: readonly K[],
   measure: (row: K) => Promise<Measurement>,
   beforeRound: () => Promise<unknown> = async () => undefined,
 ): Promise<Record<K, { measurement: Measurement; cpu: CpuSnapshot }>> {
   const measured = new Map<K, { rounds: Measurement[]; cpu: CpuSnapshot }>(rows.map((row) => [row, { rounds: [], cpu: new Map() }]));
   for (let round = 0; round < rounds; round += 1) {
-    for (const row of round % 2 === 0 ? rows : ([rows[1], rows[0]] as const)) {
+    for (let i = 0; i < rows.length; i += 1) {
+      const row = rows[(round + i) % rows.length];
       await beforeRound();
       const before = cpuSnapshot();
       const entry = measured.get(row)!;

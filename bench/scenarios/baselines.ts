@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createTemporalClient } from '../../lib/temporal';
 import { platformNoop } from '../../workflows/noop';
 import { freePort } from '../../scripts/stack/ports';
+import { pick } from '../lib/helpers';
 import { httpLoad } from '../lib/http-load';
 import type { BenchPlatform } from '../lib/platform';
 import { measureLoop, type Measurement } from '../lib/stats';
@@ -31,7 +32,16 @@ export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{ loa
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const load = (connections: number, amount: number, scenario = KOA_BASELINE) =>
-    httpLoad({ scenario, url: `http://127.0.0.1:${port}/hello`, connections, amount, headers: { Authorization: `Bearer ${token}` } });
+    httpLoad({
+      scenario,
+      url: `http://127.0.0.1:${port}/hello`,
+      connections,
+      amount,
+      headers: { Authorization: `Bearer ${token}` },
+      // A path per request, as the reads it is compared with ask: the load generator shares the machine's two cores
+      // with the server, and a fixed request (built once) cost it less than requests built one by one.
+      requestPath: () => `/hello/${pick(1_000_000)}`,
+    });
   let token = '';
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,4 @@
 import type { Scenario } from '..';
-import { KOA_BASELINE, startKoaHelloWorld } from '../baselines';
 import { authJson, call, drainOutbox, pick, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
@@ -14,9 +13,17 @@ const CONCURRENCY = [1, 8, 32];
 const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 /** Alternating rounds of the hashing on/off comparison (each half of WRITES[32]). */
 const HASH_ROUNDS = 4;
-/** Alternating rounds of op 11 and the Koa baseline, together 40,000 requests each: rounds of a fraction of a second measured the machine's hiccups. */
-const READ_ROUNDS = 4;
-const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with op 11`;
+/** Interleaved rounds of the write shapes at 32 clients and of one client (each half of WRITES[c]). */
+const SHAPE_ROUNDS = 4;
+
+type WriteShape = 'spread' | 'hot' | 'world' | 'hot-destination';
+
+/** One posting of 1 USD/2 in a shape: spread over funded sources and destinations, from the hot account, from `world`, or into the hot account. */
+function writePosting(shape: WriteShape): { source: string; destination: string; amount: number; asset: string } {
+  const source = shape === 'hot' ? HOT : shape === 'world' ? 'world' : srcAccount(pick(ACCOUNTS));
+  const destination = shape === 'hot-destination' ? HOT : dstAccount(pick(ACCOUNTS));
+  return { source, destination, amount: 1, asset: ASSET };
+}
 
 export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
 
@@ -32,9 +39,9 @@ async function seedApiLedger(platform: BenchPlatform, token: string, ledger: str
 /**
  * Ledger writes over HTTP (`POST /api/ledger/v2/{ledger}/transactions`, one posting of 1 USD/2), spread over 1000 funded
  * sources and 1000 destinations, and all from one hot funded account, at 1, 8 and 32 clients; each next to the raw-SQL
- * floor of the same write at the same concurrency (pg, and pgbench when on PATH); from `world` and into one hot account
- * at 32 clients next to the spread rate. Then op 11 reads by random txid,
- * next to the Koa hello-world baseline.
+ * floor of the same write at the same concurrency (pg, and pgbench when on PATH); the hot shapes (hot source, from
+ * `world`, into one hot account) and one client in rounds interleaved with spread writes at 32 clients. Reads are
+ * the ledger-reads scenario (reads.ts).
  */
 export const ledgerScenario: Scenario = {
   name: 'ledger',
@@ -65,8 +72,7 @@ export const ledgerScenario: Scenario = {
           connections: c,
           amount: total,
           headers: authJson(token),
-          requestBody: () =>
-            JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
           baseline: floorName(shape, c),
         });
         // The event each write commits is dispatched (one Temporal workflow per event) during and after the run: its
@@ -90,8 +96,7 @@ export const ledgerScenario: Scenario = {
             connections: 32,
             amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
             headers: authJson(token),
-            requestBody: () =>
-              JSON.stringify({ postings: [{ source: shape === 'hot' ? HOT : srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+            requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
           });
           await settle(platform);
           return round;
@@ -107,26 +112,36 @@ export const ledgerScenario: Scenario = {
         });
       }
     }
-    // The hot shapes group commit is meant to make as cheap as spread writes: every write from `world`, and every write
-    // into one account, each next to the spread rate at 32 clients of this run.
-    for (const shape of ['world', 'hot-destination'] as const) {
-      await drainOutbox(platform);
-      const cpu = cpuSnapshot();
-      const writes = await httpLoad({
-        scenario: `ledger write ${shape} c=32 (HTTP)`,
-        url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
-        method: 'POST',
-        connections: 32,
-        amount: Math.round(WRITES[32] * scale),
-        headers: authJson(token),
-        requestBody: () =>
-          JSON.stringify({
-            postings: [{ source: shape === 'world' ? 'world' : srcAccount(pick(ACCOUNTS)), destination: shape === 'world' ? dstAccount(pick(ACCOUNTS)) : HOT, amount: 1, asset: ASSET }],
-          }),
-        baseline: 'ledger write spread c=32 (HTTP)',
+    // The hot shapes group commit is meant to make as cheap as spread writes (a hot source, every write from `world`,
+    // every write into one account), and one client, each measured in rounds interleaved with spread writes at 32
+    // clients: run one after the other, these ratios moved between 78% and 163% across runs of the same code, the
+    // machine's drift between windows rather than the code (docs/benchmarks.md).
+    const shapeRows = await interleavedRounds(
+      SHAPE_ROUNDS,
+      ['spread', 'hot', 'world', 'hot-destination', 'spread c=1'] as const,
+      async (row) => {
+        const single = row === 'spread c=1';
+        const shape: WriteShape = single ? 'spread' : row;
+        return httpLoad({
+          scenario: `ledger write ${shape} c=${single ? 1 : 32} (HTTP, ${SHAPE_ROUNDS} interleaved rounds)`,
+          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+          method: 'POST',
+          connections: single ? 1 : 32,
+          amount: Math.max(single ? 1 : 32, Math.round((WRITES[single ? 1 : 32] * scale) / 2)),
+          headers: authJson(token),
+          requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
+        });
+      },
+      () => settle(platform),
+    );
+    const interleaved = (shape: WriteShape, c = 32) => `ledger write ${shape} c=${c} (HTTP, ${SHAPE_ROUNDS} interleaved rounds)`;
+    for (const row of ['spread c=1', 'spread', 'hot', 'world', 'hot-destination'] as const) {
+      const { measurement, cpu } = shapeRows[row];
+      results.push({
+        ...measurement,
+        baseline: row === 'spread c=1' ? undefined : row === 'spread' ? interleaved('spread', 1) : interleaved('spread'),
+        notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(new Map(), cpu, measurement.operations)}`,
       });
-      const pending = await settle(platform);
-      results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
     }
     // Breakdown: the same spread write at 32 clients with the worker paused, so the event dispatch (one Temporal
     // workflow per event) does not share the CPU during the run; the events are dispatched once it resumes.
@@ -142,7 +157,7 @@ export const ledgerScenario: Scenario = {
           connections: 32,
           amount: Math.round(WRITES[32] * scale),
           headers: authJson(token),
-          requestBody: () => JSON.stringify({ postings: [{ source: srcAccount(pick(ACCOUNTS)), destination: dstAccount(pick(ACCOUNTS)), amount: 1, asset: ASSET }] }),
+          requestBody: () => JSON.stringify({ postings: [writePosting('spread')] }),
           baseline: floorName('spread', 32),
         });
       } finally {
@@ -163,33 +178,6 @@ export const ledgerScenario: Scenario = {
     }
     await settle(platform);
 
-    // Op 11: reads by txid spread over every transaction written above, in rounds interleaved with rounds of the Koa
-    // baseline (alternating which goes first): the run-wide Koa row ran first, on a machine that had not yet written
-    // anything, and a ratio of two windows that far apart measured the machine's drift as much as the API.
-    const { cursor } = await call(platform, token, 'GET', `/api/ledger/v2/${ledger}/transactions?pageSize=1`);
-    const txCount = Number(cursor.data[0]?.id ?? 0) + 1;
-    const koa = await startKoaHelloWorld(platform);
-    const perRound = Math.round((40_000 * scale) / READ_ROUNDS);
-    let measured;
-    try {
-      measured = await interleavedRounds(READ_ROUNDS, ['op11', 'koa'] as const, (row) =>
-        row === 'koa'
-          ? koa.load(32, perRound, KOA_INTERLEAVED)
-          : httpLoad({
-              scenario: 'ledger read tx by txid, op 11 (c=32)',
-              url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
-              connections: 32,
-              amount: perRound,
-              headers: { Authorization: `Bearer ${token}` },
-              requestPath: () => `/api/ledger/${ledger}/transactions/${pick(txCount)}`,
-            }),
-      );
-    } finally {
-      koa.stop();
-    }
-    const reads = measured.op11.measurement;
-    results.push({ ...measured.koa.measurement, scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's` });
-    results.push({ ...reads, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's; CPU ms/req: ${cpuPerOperation(new Map(), measured.op11.cpu, reads.operations)}` });
     return results;
   },
 };

@@ -1,0 +1,63 @@
+import type { Scenario } from '..';
+import { KOA_BASELINE, startKoaHelloWorld } from '../baselines';
+import { call, pick, settle } from '../../lib/helpers';
+import { httpLoad } from '../../lib/http-load';
+import { interleavedRounds } from '../../lib/rounds';
+import { cpuPerOperation } from '../../lib/cpu';
+import { ASSET, dstAccount } from './floor';
+
+/** Transactions the reads pick from, written in bulks of 500 (one posting each, as the write rows' transactions). */
+const TRANSACTIONS = 5_000;
+const BULK = 500;
+/** Alternating rounds of op 11 and the Koa baseline, together 40,000 requests each: rounds of a fraction of a second measured the machine's hiccups. */
+const READ_ROUNDS = 4;
+const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with op 11`;
+
+/**
+ * Op 11: reads of one transaction by random txid (`GET /api/ledger/{ledger}/transactions/{txid}`) at 32 clients, in
+ * rounds interleaved with rounds of the Koa hello-world baseline (alternating which goes first): a baseline measured
+ * minutes earlier, on a machine that had not yet written anything, measured the machine's drift as much as the API.
+ * Both loads ask a different path per request (the baseline's route takes an id it ignores), so the load generator,
+ * which shares the machine's two cores with the servers, does the same work for both.
+ */
+export const ledgerReadsScenario: Scenario = {
+  name: 'ledger-reads',
+  async run(platform, scale) {
+    const ledger = `bench-reads-${Date.now().toString(36)}`;
+    const token = await platform.token();
+    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
+    for (let written = 0; written < TRANSACTIONS; written += BULK) {
+      const elements = Array.from({ length: BULK }, (_, i) => ({
+        action: 'CREATE_TRANSACTION',
+        data: { postings: [{ source: 'world', destination: dstAccount(written + i), amount: 1, asset: ASSET }] },
+      }));
+      await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, elements);
+    }
+    await settle(platform);
+
+    const koa = await startKoaHelloWorld(platform);
+    const perRound = Math.round((40_000 * scale) / READ_ROUNDS);
+    let measured;
+    try {
+      measured = await interleavedRounds(READ_ROUNDS, ['op11', 'koa'] as const, (row) =>
+        row === 'koa'
+          ? koa.load(32, perRound, KOA_INTERLEAVED)
+          : httpLoad({
+              scenario: 'ledger read tx by txid, op 11 (c=32)',
+              url: `${platform.apiUrl}/api/ledger/${ledger}/transactions/0`,
+              connections: 32,
+              amount: perRound,
+              headers: { Authorization: `Bearer ${token}` },
+              requestPath: () => `/api/ledger/${ledger}/transactions/${pick(TRANSACTIONS)}`,
+            }),
+      );
+    } finally {
+      koa.stop();
+    }
+    const reads = measured.op11.measurement;
+    return [
+      { ...measured.koa.measurement, scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's; CPU ms/req: ${cpuPerOperation(new Map(), measured.koa.cpu, measured.koa.measurement.operations)}` },
+      { ...reads, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's; CPU ms/req: ${cpuPerOperation(new Map(), measured.op11.cpu, reads.operations)}` },
+    ];
+  },
+};
