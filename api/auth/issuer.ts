@@ -77,10 +77,11 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
   // actions end with `await next()`, so they get an empty continuation instead of our body parser and router.
   const providerPaths = /^\/api\/auth\/(\.well-known\/|jwks$|oauth\/)/;
   const endOfChain = async () => undefined;
-  const onlyProviderPaths: Koa.Middleware = async (ctx, next) => {
-    if (!providerPaths.test(ctx.path)) return next();
+  const toProvider = async (ctx: Koa.Context) => {
     await mounted(ctx, endOfChain);
     if (ctx.path === REVOCATION_PATH && ctx.method === 'POST' && ctx.status === 200) await revokeJwt(ctx);
   };
+  // Not async itself: every request passes here, and only the provider's paths need the async part.
+  const onlyProviderPaths: Koa.Middleware = (ctx, next) => (providerPaths.test(ctx.path) ? toProvider(ctx) : next());
   return [tokenRequestDefaults(options.db), onlyProviderPaths];
 }

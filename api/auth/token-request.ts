@@ -23,8 +23,13 @@ function basicClientId(authorization: string): string | undefined {
  * It hands the (possibly completed) form body to the provider through `req.body`, which the provider reads.
  */
 export function tokenRequestDefaults(db: Db): Koa.Middleware {
-  return async function tokenRequestDefaultsMiddleware(ctx, next) {
+  // Every request passes here; only token and revocation requests enter the async part.
+  return function tokenRequestDefaultsMiddleware(ctx, next) {
     if ((ctx.path !== TOKEN_PATH && ctx.path !== REVOCATION_PATH) || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
+    return completeTokenRequest(ctx, next);
+  };
+
+  async function completeTokenRequest(ctx: Koa.Context, next: Koa.Next): Promise<unknown> {
     const basicId = basicClientId(ctx.get('Authorization'));
     const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
     if (ctx.path === REVOCATION_PATH) return inTokenRequest({ authMethod }, next);
@@ -45,5 +50,5 @@ export function tokenRequestDefaults(db: Db): Koa.Middleware {
     }
     (ctx.req as unknown as { body: string }).body = form.toString();
     return inTokenRequest({ authMethod }, next);
-  };
+  }
 }
