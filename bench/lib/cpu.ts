@@ -100,6 +100,8 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
   return [...byPart.keys()]
     .filter((k) => k !== 'other')
     .sort()
+    // /proc counts in 10 ms ticks: a part that used fewer than two of them in the window is noise, not a cost.
+    .filter((part) => part === 'bench' || byPart.get(part)! >= 2 / TICKS_PER_SECOND)
     .map((part) => [part, (byPart.get(part)! * 1000) / (operations || 1)] as const)
     .filter(([, ms]) => ms >= 0.0005)
     // Two significant digits below a millisecond: a read costs tens of microseconds, which one decimal rounded to 0.1.

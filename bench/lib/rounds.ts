@@ -3,22 +3,23 @@ import { combineRounds, type Measurement } from './stats';
 
 /**
  * Several loops measured in `rounds` interleaved rounds so all of them see the same drift of the machine; a ratio of
- * two windows minutes apart measures that drift as much as the code. Each round runs every row once, starting one row
- * further than the round before (A B C, B C A, C A B, ...; with two rows A B, B A, ...), so no row is always the one
- * that runs right after a given other. `beforeRound` runs before each row's round, outside its CPU count (e.g. letting
- * the previous round's events settle). Returns each loop's rounds combined (combineRounds) and the CPU its rounds cost.
+ * two windows minutes apart measures that drift as much as the code. Each round runs every row once, in the same
+ * cyclic order, starting one row further than the round before (A B C, B C A, C A B, ...; with two rows A B, B A):
+ * over as many rounds as rows, each row runs once in each position. `beforeEach` runs before each row's run, outside
+ * its CPU count (e.g. letting the previous run's events settle). Returns each loop's runs combined (combineRounds)
+ * and the CPU they cost.
  */
 export async function interleavedRounds<K extends string>(
   rounds: number,
   rows: readonly K[],
   measure: (row: K) => Promise<Measurement>,
-  beforeRound: () => Promise<unknown> = async () => undefined,
+  beforeEach: () => Promise<unknown> = async () => undefined,
 ): Promise<Record<K, { measurement: Measurement; cpu: CpuSnapshot }>> {
   const measured = new Map<K, { rounds: Measurement[]; cpu: CpuSnapshot }>(rows.map((row) => [row, { rounds: [], cpu: new Map() }]));
   for (let round = 0; round < rounds; round += 1) {
     for (let i = 0; i < rows.length; i += 1) {
       const row = rows[(round + i) % rows.length];
-      await beforeRound();
+      await beforeEach();
       const before = cpuSnapshot();
       const entry = measured.get(row)!;
       entry.rounds.push(await measure(row));

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     await next();
   });
   const router = new Router();
-  // With or without an id, which it ignores: its load asks a different path per request, as op 11's does.
+  // With or without an id, which it ignores: the load compared with op 11 asks a different path per request, as op 11's does.
   router.get(['/hello', '/hello/:id'], authenticate('ledger:read') as any, (ctx) => {
     ctx.body = { data: { hello: 'world' } };
   });
