@@ -15,6 +15,7 @@ const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 const HASH_ROUNDS = 4;
 /** Interleaved rounds of the write shapes at 32 clients and of one client (each half of WRITES[c]). */
 const SHAPE_ROUNDS = 4;
+const SHAPE_ROWS = ['spread', 'hot', 'world', 'hot-destination', 'spread c=1'] as const;
 
 type WriteShape = 'spread' | 'hot' | 'world' | 'hot-destination';
 
@@ -98,10 +99,10 @@ export const ledgerScenario: Scenario = {
             headers: authJson(token),
             requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
           });
+          // Inside the run, so its CPU count includes its events' dispatch and the hasher, and the next run starts settled.
           await settle(platform);
           return round;
         },
-        () => settle(platform),
       );
       for (const hashing of ['on', 'off'] as const) {
         const { measurement, cpu } = measured[hashing];
@@ -120,7 +121,7 @@ export const ledgerScenario: Scenario = {
     const pendingAfter = new Map<string, number>();
     const shapeRows = await interleavedRounds(
       SHAPE_ROUNDS,
-      ['spread', 'hot', 'world', 'hot-destination', 'spread c=1'] as const,
+      SHAPE_ROWS,
       async (row) => {
         const c = row === 'spread c=1' ? 1 : 32;
         const shape: WriteShape = row === 'spread c=1' ? 'spread' : row;
@@ -133,14 +134,14 @@ export const ledgerScenario: Scenario = {
           headers: authJson(token),
           requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
         });
-        // Inside the round, so its CPU count includes the dispatch of the events its writes committed.
+        // Inside the run, so its CPU count includes the dispatch of the events its writes committed, and the next run
+        // starts settled (the block before this one ends settled too).
         const pending = await settle(platform);
         if (pending) pendingAfter.set(row, (pendingAfter.get(row) ?? 0) + pending);
         return round;
       },
-      () => settle(platform),
     );
-    for (const row of ['spread c=1', 'spread', 'hot', 'world', 'hot-destination'] as const) {
+    for (const row of SHAPE_ROWS) {
       const { measurement, cpu } = shapeRows[row];
       const pending = pendingAfter.get(row);
       results.push({
