@@ -316,7 +316,7 @@ async function insertAccepted(
   await trx.raw(
     `WITH x AS MATERIALIZED (
        SELECT * FROM json_to_recordset(?::json)
-         AS x(id bigint, ts timestamptz, ref text, postings jsonb, metadata jsonb, pre jsonb, post jsonb, src text[], dst text[], log_id bigint, log jsonb)
+         AS x(id bigint, ts timestamptz, ref text, postings json, metadata jsonb, pre json, post json, src text[], dst text[], log_id bigint, log jsonb)
      ), t AS (
        INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at)
        SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post, x.src, x.dst, ? FROM x

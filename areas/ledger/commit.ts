@@ -70,7 +70,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
     `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1, next_log_id = next_log_id + 1 WHERE name = ? RETURNING next_txid - 1 AS id, next_log_id - 1 AS log_id),
      l AS (INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, n.log_id, ?, ?, jsonb_set(?::jsonb, '{transaction,id}', to_jsonb(n.id)) FROM n)
      INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations)
-     SELECT ?, n.id, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?::text[] FROM n
+     SELECT ?, n.id, ?, ?, ?::json, ?::jsonb, ?::json, ?::json, ?::text[], ?::text[] FROM n
      RETURNING *`,
     [
       ledger,

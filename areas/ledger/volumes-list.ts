@@ -74,12 +74,12 @@ export async function listVolumes(db: Executor, ledger: string, filters: Volumes
 function volumesFromPostings(db: Executor, ledger: string, filters: VolumesFilters): Knex.QueryBuilder {
   const column = filters.insertionDate ? 't.inserted_at' : 't.timestamp';
   const legs = db('ledger_transactions as t')
-    .crossJoin(db.raw('jsonb_array_elements(t.postings) AS p'))
+    .crossJoin(db.raw('json_array_elements(t.postings) AS p'))
     .where('t.ledger', ledger)
     .select(db.raw(`p->>'source' AS address, p->>'asset' AS asset, 0::numeric AS input, (p->>'amount')::numeric AS output`))
     .unionAll((q) => {
       q.from('ledger_transactions as t')
-        .crossJoin(db.raw('jsonb_array_elements(t.postings) AS p'))
+        .crossJoin(db.raw('json_array_elements(t.postings) AS p'))
         .where('t.ledger', ledger)
         .select(db.raw(`p->>'destination' AS address, p->>'asset' AS asset, (p->>'amount')::numeric AS input, 0::numeric AS output`));
       bound(q, column, filters);

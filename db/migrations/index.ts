@@ -18,6 +18,7 @@ import * as platformBucket from './016-platform-bucket';
 import * as paymentsDynamicPools from './017-payments-dynamic-pools';
 import * as paymentsConversionsOrders from './018-payments-conversions-orders';
 import * as paymentsOpenBanking from './019-payments-open-banking';
+import * as ledgerTransactionText from './020-ledger-transaction-text';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Array<[string, Migration]> = [
   ['017-payments-dynamic-pools', paymentsDynamicPools],
   ['018-payments-conversions-orders', paymentsConversionsOrders],
   ['019-payments-open-banking', paymentsOpenBanking],
+  ['020-ledger-transaction-text', ledgerTransactionText],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
