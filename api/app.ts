@@ -2,9 +2,8 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { ApiError } from '../lib/errors';
 import type { AppDeps, AppState } from './context';
-import { errorHandler } from './middleware/error-handler';
 import { jsonBody } from './middleware/json-body';
-import { requestContext } from './middleware/request-context';
+import { requestLifecycle } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi/document';
 import { allRoutes } from './routes';
 import { toKoaPath, type RouteDefinition } from './routing';
@@ -34,24 +33,23 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
   }
   const dispatchers = new Map([...routers].map(([table, router]) => [table, router.routes()]));
 
-  app.use(requestContext(deps.logger));
-  app.use(errorHandler());
+  // What no route answered: a 405 with Allow when the path is a route's under another method, a 404 otherwise.
+  const unmatched = (ctx: Koa.Context): ApiError => {
+    const allowed = new Set<string>();
+    for (const layer of routers.get(routeTable(ctx.path))?.match(ctx.path, ctx.method).path ?? []) for (const m of layer.methods) allowed.add(m);
+    if (allowed.size > 0) {
+      if (allowed.has('GET')) allowed.add('HEAD');
+      return new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, { headers: { Allow: [...allowed].join(', ') } });
+    }
+    return new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+  };
+
+  app.use(requestLifecycle(deps.logger, unmatched));
   for (const mount of deps.mounts ?? []) app.use(mount);
   for (const middleware of jsonBody()) app.use(middleware);
   app.use(function routeByTable(ctx, next) {
     const dispatch = dispatchers.get(routeTable(ctx.path));
     return dispatch ? dispatch(ctx as Parameters<typeof dispatch>[0], next) : next();
-  });
-  app.use(async function unmatchedRoute(ctx, next) {
-    await next();
-    if (ctx.status !== 404 || ctx.body !== undefined) return;
-    const allowed = new Set<string>();
-    for (const layer of routers.get(routeTable(ctx.path))?.match(ctx.path, ctx.method).path ?? []) for (const m of layer.methods) allowed.add(m);
-    if (allowed.size > 0) {
-      if (allowed.has('GET')) allowed.add('HEAD');
-      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, { headers: { Allow: [...allowed].join(', ') } });
-    }
-    throw new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
   });
   return app;
 }

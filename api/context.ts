@@ -16,6 +16,8 @@ export interface Principal {
 export interface TokenVerifier {
   /** Resolves the principal of a Bearer token; throws an ApiError 401 when the token cannot be trusted. */
   verify(token: string): Promise<Principal>;
+  /** Whether `verify` would answer this exact token from memory (its signature checked before and not yet expired). */
+  remembers?(token: string): boolean;
 }
 
 export interface AppDeps {

@@ -39,19 +39,14 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL', 'internal error; the request id in X-Request-Id locates the cause in the logs', { cause: error });
 }
 
-export function errorHandler(): Koa.Middleware {
-  return async function errorHandlerMiddleware(ctx, next) {
-    try {
-      await next();
-    } catch (error) {
-      const apiError = toApiError(error);
-      if (apiError.status >= 500) ctx.state.logger?.error({ err: apiError.cause ?? apiError, code: apiError.code }, 'request failed');
-      ctx.status = apiError.status;
-      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
-      ctx.type = 'application/json';
-      const body: Record<string, unknown> = { errorCode: apiError.code, errorMessage: apiError.message };
-      if (apiError.details !== undefined) body.details = apiError.details;
-      ctx.body = stringifyJson(body);
-    }
-  };
+/** Answers a failed request with its error: status, headers and `{errorCode, errorMessage, details?}`. */
+export function respondWithError(ctx: Koa.Context, error: unknown): void {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) ctx.state.logger?.error({ err: apiError.cause ?? apiError, code: apiError.code }, 'request failed');
+  ctx.status = apiError.status;
+  for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+  ctx.type = 'application/json';
+  const body: Record<string, unknown> = { errorCode: apiError.code, errorMessage: apiError.message };
+  if (apiError.details !== undefined) body.details = apiError.details;
+  ctx.body = stringifyJson(body);
 }

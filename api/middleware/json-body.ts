@@ -14,7 +14,7 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 /**
  * Reads JSON request bodies (koa-body enforces the 1 MiB limit and hands over the raw text) and parses them without
  * losing digits of big integers. A body of any other media type is a 415; an empty body means "no body".
- * Response bodies that are objects are serialized the same way, so a BigInt amount leaves as a plain JSON number.
+ * Response bodies are written by writeJsonBody, once the routes are done.
  */
 export function jsonBody(): Koa.Middleware[] {
   const readBodyText = koaBody({
@@ -29,7 +29,8 @@ export function jsonBody(): Koa.Middleware[] {
   // koa-body would look at a GET and let it through; not entering it spares the hottest reads a middleware.
   const readText: Koa.Middleware = (ctx, next) => (BODY_METHODS.includes(ctx.method) ? readBodyText(ctx, next) : next());
 
-  async function parseBody(ctx: Koa.Context, next: Koa.Next) {
+  // Not async: it has nothing to do once the routes are done (request-context.ts writes the response body).
+  function parseBody(ctx: Koa.Context, next: Koa.Next) {
     const hasBody = BODY_METHODS.includes(ctx.method) && (Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '');
     if (hasBody && ctx.method === 'POST' && STREAMED_BODY_PATH.test(ctx.path) && ctx.is(STREAMED_BODY_TYPES)) {
       ctx.request.body = undefined;
@@ -50,12 +51,19 @@ export function jsonBody(): Koa.Middleware[] {
     } else {
       ctx.request.body = undefined;
     }
-    await next();
-    if (ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') {
-      ctx.type = 'application/json';
-      ctx.body = stringifyJson(ctx.body);
-    }
+    return next();
   }
 
   return [readText, parseBody];
+}
+
+/**
+ * Writes a response body that is an object (not a Buffer or a stream) as JSON, as the request bodies are read: a BigInt
+ * amount leaves as a plain JSON number, digit for digit.
+ */
+export function writeJsonBody(ctx: Koa.Context): void {
+  if (ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') {
+    ctx.type = 'application/json';
+    ctx.body = stringifyJson(ctx.body);
+  }
 }

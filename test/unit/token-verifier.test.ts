@@ -64,6 +64,25 @@ describe('remembered token verification', () => {
     expect(lookups()).toBe(3);
   });
 
+  it('answers from memory only the exact token it verified, not one that merely ends like it', async () => {
+    const { verifier, sign, lookups } = await setup();
+    const token = await sign({ jti: 't4', scope: 'ledger:read' });
+    expect(verifier.remembers?.(token)).toBe(false);
+    await verifier.verify(token);
+    expect(verifier.remembers?.(token)).toBe(true);
+    // Same signature (so the same last characters, the key it is remembered by), another payload: a wider scope.
+    const [header, , signature] = token.split('.');
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...decodeJwt(token), scope: 'ledger:write' })).toString('base64url')}.${signature}`;
+    expect(forged.slice(-32)).toBe(token.slice(-32));
+    expect(verifier.remembers?.(forged)).toBe(false);
+    await expect(verifier.verify(forged)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(lookups()).toBe(2);
+    // The forgery was not remembered in its place.
+    expect(verifier.remembers?.(token)).toBe(true);
+    expect((await verifier.verify(token)).scopes).toEqual(new Set(['ledger:read']));
+    expect(lookups()).toBe(2);
+  });
+
   it('checks a remembered token again once it has expired', async () => {
     const { verifier, sign, lookups } = await setup();
     // exp is in whole seconds: 3 s from now leaves at least 2 s for the two verifications below to share one check.
@@ -76,6 +95,7 @@ describe('remembered token verification', () => {
     const { exp } = decodeJwt(token);
     while (Date.now() <= exp! * 1000) await new Promise((resolve) => setTimeout(resolve, 20));
     // Past its expiry it is verified again (jose's clock tolerance still accepts it for a few seconds).
+    expect(verifier.remembers?.(token)).toBe(false);
     await verifier.verify(token);
     expect(lookups()).toBe(2);
   });
