@@ -95,6 +95,8 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * offending string, or undefined.
  */
 export function findUnstorableText(value: unknown, where: string): string | undefined {
+  // The common answer, none, without building the path of every string on the way.
+  if (!holdsUnstorableText(value)) return undefined;
   if (typeof value === 'string') return UNSTORABLE.test(value) ? where : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) {
@@ -111,4 +113,13 @@ export function findUnstorableText(value: unknown, where: string): string | unde
     }
   }
   return undefined;
+}
+
+function holdsUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (Array.isArray(value)) return value.some(holdsUnstorableText);
+  if (value && typeof value === 'object') {
+    for (const key of Object.keys(value)) if (UNSTORABLE.test(key) || holdsUnstorableText((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }

@@ -16,7 +16,7 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
  * losing digits of big integers. A body of any other media type is a 415; an empty body means "no body".
  * Response bodies are written by writeJsonBody, once the routes are done.
  */
-export function jsonBody(): Koa.Middleware[] {
+export function jsonBody(): Koa.Middleware {
   const readBodyText = koaBody({
     json: false,
     urlencoded: false,
@@ -26,9 +26,6 @@ export function jsonBody(): Koa.Middleware[] {
     textLimit: MAX_BODY_BYTES,
     parsedMethods: BODY_METHODS,
   } as Parameters<typeof koaBody>[0]);
-  // koa-body would look at a GET and let it through; not entering it spares the hottest reads a middleware.
-  const readText: Koa.Middleware = (ctx, next) => (BODY_METHODS.includes(ctx.method) ? readBodyText(ctx, next) : next());
-
   // Not async: it has nothing to do once the routes are done (request-context.ts writes the response body).
   function parseBody(ctx: Koa.Context, next: Koa.Next) {
     const hasBody = BODY_METHODS.includes(ctx.method) && (Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '');
@@ -54,7 +51,12 @@ export function jsonBody(): Koa.Middleware[] {
     return next();
   }
 
-  return [readText, parseBody];
+  // koa-body would look at a GET and let it through; not entering it spares the hottest reads two middleware calls.
+  return function readJsonBody(ctx, next) {
+    if (BODY_METHODS.includes(ctx.method)) return readBodyText(ctx, () => parseBody(ctx, next));
+    ctx.request.body = undefined;
+    return next();
+  };
 }
 
 /**
