@@ -29,6 +29,34 @@ export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000):
 }
 
 /**
+ * Waits (bounded) until the worker's hasher has chained every log of `ledger`, the background work a seeding leaves
+ * behind once its events are dispatched. @returns the logs still unhashed at the deadline.
+ */
+export async function awaitLogsHashed(platform: BenchPlatform, ledger: string, timeoutMs = 120_000): Promise<number> {
+  return withDb(platform, async (db) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await db.raw('SELECT count(*)::int AS n FROM ledger_logs WHERE ledger = ? AND hash IS NULL', [ledger]);
+      const pending = rows[0].n as number;
+      if (pending === 0 || Date.now() > deadline) return pending;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }, 1);
+}
+
+/**
+ * Leaves PostgreSQL nothing to do in the background after a seeding, as pgbench vacuums before it measures: the
+ * seeded tables vacuumed and analyzed now rather than by autovacuum during the measurement, and their pages written
+ * out by a checkpoint now rather than by the next one (skipped when the bench's database user may not checkpoint).
+ */
+export async function quietDatabase(platform: BenchPlatform, tables: string[]): Promise<void> {
+  await withDb(platform, async (db) => {
+    await db.raw(`VACUUM (ANALYZE) ${tables.map(() => '??').join(', ')}`, tables);
+    await db.raw('CHECKPOINT').catch(() => undefined);
+  }, 1);
+}
+
+/**
  * Drains the outbox, then waits (bounded) until Temporal has no running workflow left (event workflows, deliveries,
  * instances; not long-lived ones such as connector fetches), so one scenario's tail neither loads the next measurement nor escapes its own CPU count.
  * @returns what was still pending at the deadline (outbox rows + running workflows).

@@ -1,6 +1,6 @@
 import type { Scenario } from '..';
 import { KOA_BASELINE, KOA_WARM_UP, startKoaHelloWorld } from '../baselines';
-import { call, pick, settle } from '../../lib/helpers';
+import { awaitLogsHashed, call, pick, quietDatabase, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import { interleavedRounds } from '../../lib/rounds';
 import { cpuPerOperation } from '../../lib/cpu';
@@ -33,8 +33,9 @@ export const ledgerReadsScenario: Scenario = {
       }));
       await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, elements);
     }
-    const pending = await settle(platform);
-    if (pending) console.error(`[bench] ledger-reads: ${pending} events or workflows of the seeding still pending; the reads share the machine with them`);
+    const pending = (await settle(platform)) + (await awaitLogsHashed(platform, ledger));
+    if (pending) console.error(`[bench] ledger-reads: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`);
+    await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'events_outbox']);
 
     const koa = await startKoaHelloWorld(platform);
     const perRound = Math.round((40_000 * scale) / READ_ROUNDS);
