@@ -11,10 +11,15 @@ interface PendingRead {
   reject(error: unknown): void;
 }
 
+/** A row of the shared statement: the subscript of the read it answers, then its projection. */
+type AnswerRow = { i: number; json?: string } & Record<string, unknown>;
+
 interface ReadQueue {
   /** The shared statement, selecting its projection for each read. */
   sql: string;
   name: string;
+  /** What a read is answered with from its row: the row, or the view's JSON text. */
+  answer(row: AnswerRow): unknown;
   pending: PendingRead[];
   inFlight: number;
   scheduled: boolean;
@@ -27,7 +32,7 @@ const MAX_IN_FLIGHT = 2;
 
 /** Named columns, not `t.*`: a prepared statement's result type must not change when a migration adds a column. */
 const ROW_COLUMNS = 't.ledger, t.id, t.timestamp, t.reference, t.postings, t.metadata, t.pre_commit_volumes, t.post_commit_volumes, t.inserted_at, t.reverted_at';
-const PROJECTIONS = { row: ROW_COLUMNS, v1: `${TRANSACTION_JSON_SQL.v1} AS json, t.id, t.ledger`, v2: `${TRANSACTION_JSON_SQL.v2} AS json, t.id, t.ledger` };
+const PROJECTIONS = { row: ROW_COLUMNS, v1: `${TRANSACTION_JSON_SQL.v1} AS json`, v2: `${TRANSACTION_JSON_SQL.v2} AS json` };
 type Projection = keyof typeof PROJECTIONS;
 
 // The statement is made to run on one generic plan. After a prepared statement's first five executions, PostgreSQL
@@ -38,8 +43,9 @@ type Projection = keyof typeof PROJECTIONS;
 // gives the planner the same row estimate whatever the arrays hold, so the generic plan wins from the sixth execution
 // (a test checks this through pg_prepared_statements). LIMIT 1 keeps that plan a nested loop over the primary key,
 // which a plan made for a small table would otherwise turn into a hash join over a scan of it.
+// Each row carries the subscript of the read it answers (k.i, from 1), so answers are matched to reads by position.
 const sharedRead = (projection: Projection) =>
-  `SELECT ${PROJECTIONS[projection]} FROM generate_subscripts($2::bigint[], 1) AS k(i)
+  `SELECT k.i, ${PROJECTIONS[projection]} FROM generate_subscripts($2::bigint[], 1) AS k(i)
    CROSS JOIN LATERAL (SELECT * FROM ledger_transactions WHERE ledger = ($1::text[])[k.i] AND id = ($2::bigint[])[k.i] LIMIT 1) t`;
 
 const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
@@ -56,9 +62,8 @@ export function readTransactionRow(db: Knex, ledger: string, id: bigint): Promis
 }
 
 /** The same, answered with the v1 or v2 view's JSON text written by PostgreSQL (transaction-json.ts). */
-export async function readTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string | undefined> {
-  const row = (await read(db, view, ledger, id)) as { json: string } | undefined;
-  return row?.json;
+export function readTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string | undefined> {
+  return read(db, view, ledger, id) as Promise<string | undefined>;
 }
 
 // A name no ledger can have is a miss without a statement: one bad value (a NUL byte, invalid UTF-8) would make
@@ -70,7 +75,10 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   let byProjection = queues.get(db);
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
-  if (!queue) byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, pending: [], inFlight: 0, scheduled: false }));
+  if (!queue) {
+    const answer = projection === 'row' ? (row: AnswerRow) => row : (row: AnswerRow) => row.json;
+    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, answer, pending: [], inFlight: 0, scheduled: false }));
+  }
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
   schedule(db, target);
@@ -92,10 +100,10 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const rows = await preparedRows(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
-    const found = new Map<string, { id: string; ledger: string }>();
-    for (const row of rows as Array<{ id: string; ledger: string }>) found.set(`${row.id}\u0000${row.ledger}`, row);
-    for (const read of batch) read.resolve(found.get(`${read.id}\u0000${read.ledger}`));
+    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
+    const answers: unknown[] = new Array(batch.length);
+    for (const row of rows) answers[row.i - 1] = queue.answer(row);
+    for (let n = 0; n < batch.length; n += 1) batch[n].resolve(answers[n]);
   } catch (error) {
     // A statement that failed for one read's sake must not fail the others: each is asked again alone.
     if (batch.length === 1) batch[0].reject(error);
@@ -108,8 +116,8 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
 
 async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
-    const rows = await preparedRows(db, queue.name, queue.sql, [[read.ledger], [read.id]]);
-    read.resolve(rows[0]);
+    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]]);
+    read.resolve(rows[0] && queue.answer(rows[0]));
   } catch (error) {
     read.reject(error);
   }

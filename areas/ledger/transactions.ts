@@ -76,8 +76,8 @@ async function transactionMissing(db: Executor, ledger: string, id: bigint): Pro
  * getTransaction's answer as the JSON text of its v1 or v2 view, written by PostgreSQL (transaction-json.ts), for
  * routes that only pass it on. @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND
  */
-export async function getTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string> {
-  return (await readTransactionJson(db, ledger, id, view)) ?? transactionMissing(db, ledger, id);
+export function getTransactionJson(db: Knex, ledger: string, id: bigint, view: 'v1' | 'v2'): Promise<string> {
+  return readTransactionJson(db, ledger, id, view).then((json) => json ?? transactionMissing(db, ledger, id));
 }
 
 export interface TransactionFilters {
