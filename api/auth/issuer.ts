@@ -81,7 +81,11 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     await mounted(ctx, endOfChain);
     if (ctx.path === REVOCATION_PATH && ctx.method === 'POST' && ctx.status === 200) await revokeJwt(ctx);
   };
-  // Not async itself: every request passes here, and only the provider's paths need the async part.
-  const onlyProviderPaths: Koa.Middleware = (ctx, next) => (providerPaths.test(ctx.path) ? toProvider(ctx) : next());
-  return [tokenRequestDefaults(options.db), onlyProviderPaths];
+  const completeTokenRequests = tokenRequestDefaults(options.db);
+  // One mount, not async itself: every request passes here, and only /api/auth needs more than a prefix check.
+  const issuerMount: Koa.Middleware = (ctx, next) => {
+    if (!ctx.path.startsWith('/api/auth/')) return next();
+    return completeTokenRequests(ctx, () => (providerPaths.test(ctx.path) ? toProvider(ctx) : next()));
+  };
+  return [issuerMount];
 }
