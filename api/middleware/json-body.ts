@@ -61,11 +61,12 @@ export function jsonBody(): Koa.Middleware {
 
 /**
  * Writes a response body that is an object (not a Buffer or a stream) as JSON, as the request bodies are read: a BigInt
- * amount leaves as a plain JSON number, digit for digit.
+ * amount leaves as a plain JSON number, digit for digit. A JSON media type already set is kept (the issuer's key set
+ * is `application/jwk-set+json`); any other becomes application/json.
  */
 export function writeJsonBody(ctx: Koa.Context): void {
   if (ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') {
-    ctx.type = 'application/json';
+    if (!ctx.response.is('json', '+json')) ctx.type = 'application/json';
     ctx.body = stringifyJson(ctx.body);
   }
 }

@@ -24,6 +24,9 @@ describe('embedded OAuth 2.0 issuer', () => {
     const { body } = await tokenRequest({ grant_type: 'client_credentials', scope: 'wallets:read' }, admin());
     const header = decodeProtectedHeader(body.access_token);
     expect(header).toMatchObject({ alg: 'RS256', typ: 'at+jwt', kid: expect.any(String) });
+    // The key set keeps its own media type (RFC 7517 §8.5) on its way out through the API's JSON writer.
+    const published = await fetch(`${issuerUrl()}/jwks`);
+    expect(published.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
     const jwks = createRemoteJWKSet(new URL(`${issuerUrl()}/jwks`));
     const { payload } = await jwtVerify(body.access_token, jwks, { issuer: issuerUrl(), audience: `${apiUrl()}/api` });
     expect(payload).toMatchObject({ sub: admin()[0], client_id: admin()[0], scope: 'wallets:read' });
