@@ -95,12 +95,16 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * offending string, or undefined.
  */
 export function findUnstorableText(value: unknown, where: string): string | undefined {
-  // The common answer, none, without building the path of every string on the way.
-  if (!holdsUnstorableText(value)) return undefined;
+  // The common answer, none, without building the path of every string on the way; only a value that holds one is
+  // walked again for its path (once: the walk below does not repeat this check at every level).
+  return holdsUnstorableText(value) ? locateUnstorableText(value, where) : undefined;
+}
+
+function locateUnstorableText(value: unknown, where: string): string | undefined {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? where : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) {
-      const found = findUnstorableText(value[i], `${where}[${i}]`);
+      const found = locateUnstorableText(value[i], `${where}[${i}]`);
       if (found) return found;
     }
     return undefined;
@@ -108,7 +112,7 @@ export function findUnstorableText(value: unknown, where: string): string | unde
   if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
       if (UNSTORABLE.test(key)) return `${where} (a key)`;
-      const found = findUnstorableText(inner, `${where}.${key}`);
+      const found = locateUnstorableText(inner, `${where}.${key}`);
       if (found) return found;
     }
   }

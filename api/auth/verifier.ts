@@ -93,8 +93,11 @@ export function createJwtVerifier(options: { issuer: string; audience: string; k
       if (entry === undefined) {
         entry = await check(token);
         const key = keyOf(token);
+        // Deleted first so a token verified again goes to the end of the eviction order (oldest out first), and an
+        // expired entry does not stay behind when its token is not remembered again.
+        verified.delete(key);
         if (entry.reuseUntilMs > Date.now()) {
-          if (!verified.has(key) && verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+          if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
           verified.set(key, entry);
         }
       }

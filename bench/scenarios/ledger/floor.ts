@@ -83,7 +83,7 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
     const tx = await client.query(
       `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = $1 RETURNING next_txid - 1 AS id)
        INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations)
-       SELECT $1, n.id, now(), $2::jsonb, '{}'::jsonb, $3::jsonb, $4::jsonb, $5::text[], $6::text[] FROM n RETURNING id`,
+       SELECT $1, n.id, now(), $2::json, '{}'::jsonb, $3::json, $4::json, $5::text[], $6::text[] FROM n RETURNING id`,
       [ledger, postings, JSON.stringify(pre), JSON.stringify(post), [source], [destination]],
     );
     // One statement for the event and its NOTIFY, as emitEvents does.
@@ -137,7 +137,7 @@ function pgbenchScript(shape: FloorShape): string {
 BEGIN;
 INSERT INTO ledger_volumes (ledger, address, asset, input, output) SELECT ${l}, a, '${ASSET}', 0, 0 FROM unnest(ARRAY[${src}, ${dst}]) AS a ORDER BY a ON CONFLICT (ledger, address, asset) DO UPDATE SET input = ledger_volumes.input RETURNING address, input, output;
 WITH v AS (UPDATE ledger_volumes SET input = input + CASE WHEN address = ${dst} THEN 1 ELSE 0 END, output = output + CASE WHEN address = ${src} THEN 1 ELSE 0 END WHERE ledger = ${l} AND asset = '${ASSET}' AND address IN (${src}, ${dst}) RETURNING 1) INSERT INTO ledger_accounts (ledger, address) VALUES (${l}, ${src}), (${l}, ${dst}) ON CONFLICT DO NOTHING;
-WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ${l} RETURNING next_txid - 1 AS id) INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations) SELECT ${l}, n.id, now(), jsonb_build_array(jsonb_build_object('source', ${src}, 'destination', ${dst}, 'amount', 1, 'asset', '${ASSET}')), '{}', jsonb_build_object(${src}, '{}'::jsonb), jsonb_build_object(${dst}, '{}'::jsonb), ARRAY[${src}], ARRAY[${dst}] FROM n;
+WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = ${l} RETURNING next_txid - 1 AS id) INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations) SELECT ${l}, n.id, now(), ('[{"source":"' || ${src} || '","destination":"' || ${dst} || '","amount":1,"asset":"${ASSET}"}]')::json, '{}', ('{"' || ${src} || '":{}}')::json, ('{"' || ${dst} || '":{}}')::json, ARRAY[${src}], ARRAY[${dst}] FROM n;
 WITH e AS (INSERT INTO events_outbox (app, type, payload, dispatched_at) VALUES ('ledger', 'COMMITTED_TRANSACTIONS', '{"ledger":"${shape.ledger}"}', now()) RETURNING id) SELECT e.id FROM e CROSS JOIN (SELECT pg_notify('bench_floor', '')) AS n;
 END;
 `;

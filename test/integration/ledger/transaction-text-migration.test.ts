@@ -40,6 +40,13 @@ describe('migration 020: transactions keep their postings and volumes as text', 
     );
     const before = (await db.raw(`SELECT pre_commit_volumes::text AS pre, post_commit_volumes::text AS post FROM ledger_transactions WHERE id = 0`)).rows[0];
 
+    // A posting missing a member stops the migration, naming the transaction, before anything is rewritten.
+    await db.raw(`INSERT INTO ledger_transactions (ledger, id, timestamp, postings, pre_commit_volumes, post_commit_volumes, sources, destinations)
+      VALUES ('l', 2, now(), '[{"source": "a", "destination": "b", "amount": 1}]'::jsonb, '{}'::jsonb, '{}'::jsonb, '{a}', '{b}')`);
+    await expect(transactionText.up(db)).rejects.toThrow('migration 020: transaction 2 of ledger "l" has a posting without source, destination, amount or asset');
+    expect((await db.raw(`SELECT pg_typeof(postings)::text AS type FROM ledger_transactions WHERE id = 2`)).rows[0].type).toBe('jsonb');
+    await db('ledger_transactions').where({ id: 2 }).delete();
+
     await transactionText.up(db);
 
     const types = await db.raw(
