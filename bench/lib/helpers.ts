@@ -12,15 +12,12 @@ export async function withDb<T>(platform: BenchPlatform, work: (db: Db) => Promi
   }
 }
 
-/**
- * Waits (bounded) until the dispatcher has moved every outbox row to Temporal, so the event workflows one scenario
- * caused do not eat the CPU of the next one's measurement. @returns the rows still pending at the deadline.
- */
-export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+/** Polls a `count(*)::int AS n` query until it answers 0 or the deadline passes. @returns the last count. */
+async function awaitZero(platform: BenchPlatform, sql: string, bindings: string[], timeoutMs: number): Promise<number> {
   return withDb(platform, async (db) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { rows } = await db.raw('SELECT count(*)::int AS n FROM events_outbox WHERE dispatched_at IS NULL');
+      const { rows } = await db.raw(sql, bindings);
       const pending = rows[0].n as number;
       if (pending === 0 || Date.now() > deadline) return pending;
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -29,19 +26,19 @@ export async function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000):
 }
 
 /**
+ * Waits (bounded) until the dispatcher has moved every outbox row to Temporal, so the event workflows one scenario
+ * caused do not eat the CPU of the next one's measurement. @returns the rows still pending at the deadline.
+ */
+export function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
+  return awaitZero(platform, 'SELECT count(*)::int AS n FROM events_outbox WHERE dispatched_at IS NULL', [], timeoutMs);
+}
+
+/**
  * Waits (bounded) until the worker's hasher has chained every log of `ledger`, the background work a seeding leaves
  * behind once its events are dispatched. @returns the logs still unhashed at the deadline.
  */
-export async function awaitLogsHashed(platform: BenchPlatform, ledger: string, timeoutMs = 120_000): Promise<number> {
-  return withDb(platform, async (db) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { rows } = await db.raw('SELECT count(*)::int AS n FROM ledger_logs WHERE ledger = ? AND hash IS NULL', [ledger]);
-      const pending = rows[0].n as number;
-      if (pending === 0 || Date.now() > deadline) return pending;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }, 1);
+export function awaitLogsHashed(platform: BenchPlatform, ledger: string, timeoutMs = 120_000): Promise<number> {
+  return awaitZero(platform, 'SELECT count(*)::int AS n FROM ledger_logs WHERE ledger = ? AND hash IS NULL', [ledger], timeoutMs);
 }
 
 /**
