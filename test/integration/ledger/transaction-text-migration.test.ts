@@ -1,4 +1,5 @@
-import knex, { type Knex } from 'knex';
+import type { Knex } from 'knex';
+import { migrationSchema } from '../../support/migration-schema';
 import * as ledger from '../../../db/migrations/003-ledger';
 import * as transactionText from '../../../db/migrations/020-ledger-transaction-text';
 
@@ -8,19 +9,10 @@ import * as transactionText from '../../../db/migrations/020-ledger-transaction-
  * them, so the shared test database is untouched.
  */
 describe('migration 020: transactions keep their postings and volumes as text', () => {
-  const schema = `migration_020_${Date.now()}`;
+  const { schema, db: connection } = migrationSchema('migration_020', (db) => ledger.up(db));
   let db: Knex;
-
-  beforeAll(async () => {
-    const admin = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL });
-    await admin.raw('CREATE SCHEMA ??', [schema]);
-    await admin.destroy();
-    db = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL, searchPath: [schema], pool: { min: 1, max: 1 } });
-    await ledger.up(db);
-  });
-  afterAll(async () => {
-    await db.raw('DROP SCHEMA ?? CASCADE', [schema]);
-    await db.destroy();
+  beforeAll(() => {
+    db = connection();
   });
 
   const big = '1180591620717411303424'; // 2^70, beyond a double

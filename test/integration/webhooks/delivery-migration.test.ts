@@ -1,4 +1,5 @@
-import knex, { type Knex } from 'knex';
+import type { Knex } from 'knex';
+import { migrationSchema } from '../../support/migration-schema';
 import * as webhooks from '../../../db/migrations/007-webhooks';
 import * as deliveries from '../../../db/migrations/013-webhook-deliveries';
 
@@ -7,19 +8,10 @@ import * as deliveries from '../../../db/migrations/013-webhook-deliveries';
  * as the previous release wrote them, so the shared test database is untouched.
  */
 describe('migration 013: deliveries in Formance\'s shape', () => {
-  const schema = `migration_013_${Date.now()}`;
+  const { db: connection } = migrationSchema('migration_013', (db) => webhooks.up(db));
   let db: Knex;
-
-  beforeAll(async () => {
-    const admin = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL });
-    await admin.raw('CREATE SCHEMA ??', [schema]);
-    await admin.destroy();
-    db = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL, searchPath: [schema], pool: { min: 1, max: 1 } });
-    await webhooks.up(db);
-  });
-  afterAll(async () => {
-    await db.raw('DROP SCHEMA ?? CASCADE', [schema]);
-    await db.destroy();
+  beforeAll(() => {
+    db = connection();
   });
 
   const config = { id: '00000000-0000-4000-8000-000000000001', endpoint: 'https://example.com/hook', active: true };
