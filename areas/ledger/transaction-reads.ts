@@ -11,14 +11,20 @@ interface PendingRead {
   reject(error: unknown): void;
 }
 
-/** A row of the shared statement: the subscript of the read it answers, then its projection. */
-type AnswerRow = { i: number; json?: string } & Record<string, unknown>;
+/**
+ * A row of the shared statement: the subscript of the read it answers (from 1), then its projection. The JSON
+ * projections come as arrays, [subscript, text]; the row projection as an object with `i` among its columns.
+ */
+type AnswerRow = [number, string] | ({ i: number } & Record<string, unknown>);
 
 interface ReadQueue {
   /** The shared statement, selecting its projection for each read. */
   sql: string;
   name: string;
-  /** What a read is answered with from its row: the row, or the view's JSON text. */
+  /** Rows as arrays (the JSON projections) rather than objects. */
+  rowMode?: 'array';
+  /** The subscript of the read a row answers, and what that read is answered with: the row, or the view's JSON text. */
+  subscript(row: AnswerRow): number;
   answer(row: AnswerRow): unknown;
   pending: PendingRead[];
   inFlight: number;
@@ -76,8 +82,11 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
   if (!queue) {
-    const answer = projection === 'row' ? (row: AnswerRow) => row : (row: AnswerRow) => row.json;
-    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, answer, pending: [], inFlight: 0, scheduled: false }));
+    const shape =
+      projection === 'row'
+        ? { subscript: (row: AnswerRow) => (row as { i: number }).i, answer: (row: AnswerRow) => row }
+        : { rowMode: 'array' as const, subscript: (row: AnswerRow) => (row as [number, string])[0], answer: (row: AnswerRow) => (row as [number, string])[1] };
+    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, ...shape, pending: [], inFlight: 0, scheduled: false }));
   }
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
@@ -100,9 +109,9 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)]);
+    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
     const answers: unknown[] = new Array(batch.length);
-    for (const row of rows) answers[row.i - 1] = queue.answer(row);
+    for (const row of rows) answers[queue.subscript(row) - 1] = queue.answer(row);
     for (let n = 0; n < batch.length; n += 1) batch[n].resolve(answers[n]);
   } catch (error) {
     // A statement that failed for one read's sake must not fail the others: each is asked again alone.
@@ -116,7 +125,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
 
 async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
-    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]]);
+    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]], queue.rowMode);
     read.resolve(rows[0] && queue.answer(rows[0]));
   } catch (error) {
     read.reject(error);
