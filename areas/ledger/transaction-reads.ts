@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { preparedRows } from '../../db/prepared';
+import { pipelinedRows } from '../../db/pipelined-statements';
 import { LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import { TRANSACTION_JSON_SQL } from './transaction-json';
 import type { TransactionRow } from './transactions';
@@ -33,7 +33,7 @@ interface ReadQueue {
 
 /** Bounded so one statement's result stays a few hundred kilobytes at most. */
 const MAX_BATCH = 128;
-/** Two statements in flight keep PostgreSQL busy while the API reads the previous result. */
+/** Two statements in flight on the pipelined connection: the backend runs the second while the API reads the first answer. */
 const MAX_IN_FLIGHT = 2;
 
 /** Named columns, not `t.*`: a prepared statement's result type must not change when a migration adds a column. */
@@ -60,7 +60,7 @@ const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
  * Reads one transaction row by (ledger, txid), sharing one statement with the reads of other requests that reach this
  * process in the same event-loop turn or while its earlier statements run (the hottest read, op 11: per request, a
  * statement costs a pool checkout, a socket write and PostgreSQL's work per statement, more than the row itself). The
- * statement is prepared once per connection (db/prepared.ts).
+ * statement is prepared once on the process's pipelined connection (db/pipelined-statements.ts).
  * A read is always answered by a statement sent after it was asked, so it sees every write acknowledged before it.
  */
 export function readTransactionRow(db: Knex, ledger: string, id: bigint): Promise<TransactionRow | undefined> {
@@ -109,7 +109,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   if (batch.length === 0) return;
   queue.inFlight += 1;
   try {
-    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
+    const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
     const answers: unknown[] = new Array(batch.length);
     for (const row of rows) answers[queue.subscript(row) - 1] = queue.answer(row);
     for (let n = 0; n < batch.length; n += 1) batch[n].resolve(answers[n]);
@@ -125,7 +125,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
 
 async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
-    const rows = await preparedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]], queue.rowMode);
+    const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]], queue.rowMode);
     read.resolve(rows[0] && queue.answer(rows[0]));
   } catch (error) {
     read.reject(error);

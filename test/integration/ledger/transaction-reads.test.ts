@@ -3,6 +3,7 @@ import { stringifyJson } from '../../../lib/json';
 import { api } from '../../support/http';
 import { ApiError } from '../../../lib/errors';
 import { createDb, type Db } from '../../../db/knex';
+import { pipelinedRows } from '../../../db/pipelined-statements';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
 
 describe('reads by txid share statements', () => {
@@ -202,9 +203,10 @@ describe('reads by txid share statements', () => {
     try {
       // One read at a time: the smallest batches are the ones PostgreSQL planned afresh when it could count them.
       for (let i = 0; i < 12; i++) expect(await getTransactionJson(single, ledger, 0n, 'v1')).toContain('"txid":0');
-      const { rows } = await single.raw('SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = ?', ['ledger-transaction-read-v1']);
+      // Prepared statements belong to a session: asked on the pipelined connection the shared reads run on.
+      const rows = await pipelinedRows<Record<string, string>>(single, undefined, 'SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1', ['ledger-transaction-read-v1']);
       // PostgreSQL makes five custom plans before it weighs the generic one; every later read must reuse the generic plan.
-      expect(rows.map((r: Record<string, string>) => [Number(r.generic_plans), Number(r.custom_plans)])).toEqual([[7, 5]]);
+        expect(rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)])).toEqual([[7, 5]]);
     } finally {
       await single.destroy();
     }
@@ -216,8 +218,8 @@ describe('reads by txid share statements', () => {
     const single = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
     try {
       expect(await getTransactionJson(single, ledger, 0n, 'v2')).toContain('"id":0');
-      // The pool's one connection forgets its named statements, as a pooler's DISCARD ALL would make it.
-      await single.raw('DEALLOCATE ALL');
+      // The shared reads' connection forgets its named statements, as a pooler's DISCARD ALL would make it.
+      await pipelinedRows(single, undefined, 'DEALLOCATE ALL', []);
       await expect(getTransactionJson(single, ledger, 0n, 'v2')).rejects.toMatchObject({ code: '26000' });
       expect(await getTransactionJson(single, ledger, 0n, 'v2')).toContain('"id":0');
     } finally {
