@@ -16,9 +16,10 @@ const CONNECTION_CODES = new Set([
 ]);
 /**
  * Messages of node-postgres errors that carry no code: a connection that died under a pooled client, or a client used
- * after its connection failed (what a request hits first when PostgreSQL restarts under load).
+ * after its connection failed (what a request hits first when PostgreSQL restarts under load), or a connect that timed
+ * out on a client of its own ("timeout expired": the pipelined reads' connection, db/pipelined-statements.ts).
  */
-const CONNECTION_MESSAGES = /Connection terminated|not queryable|Connection closed|connection timeout/i;
+const CONNECTION_MESSAGES = /Connection terminated|not queryable|Connection closed|connection timeout|timeout expired/i;
 
 interface PgError {
   code?: string;

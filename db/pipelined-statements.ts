@@ -11,6 +11,7 @@ const STALE_STATEMENT = new Set(['0A000', '26000']);
 interface PipelinedConnection {
   client: pg.Client;
   connected: Promise<pg.Client>;
+  ended: boolean;
 }
 
 interface KnexConnectionConfig {
@@ -20,6 +21,7 @@ interface KnexConnectionConfig {
 
 const connections = new WeakMap<Knex, PipelinedConnection>();
 const destroyHooked = new WeakSet<Knex>();
+const destroyed = new WeakSet<Knex>();
 
 /**
  * Runs a read-only statement (named, so prepared once, for the hot ones) on the process's pipelined connection to PostgreSQL, one per knex instance, outside
@@ -43,7 +45,7 @@ export async function pipelinedRows<Row>(db: Knex, name: string | undefined, tex
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
       const dead = isDatabaseUnavailable(error);
-      if (dead || STALE_STATEMENT.has(code)) drop(db, connection);
+      if (dead || STALE_STATEMENT.has(code)) void drop(db, connection);
       if (!dead || attempt >= 2) throw error;
     }
   }
@@ -52,6 +54,9 @@ export async function pipelinedRows<Row>(db: Knex, name: string | undefined, tex
 function connectionOf(db: Knex): PipelinedConnection {
   const existing = connections.get(db);
   if (existing) return existing;
+  // knex's own words for a destroyed pool, which a stopping process expects (lib/shutdown.ts): a connection opened
+  // now would never be closed and would hold the process open.
+  if (destroyed.has(db) || !(db.client as unknown as { pool?: unknown }).pool) throw new Error('Unable to acquire a connection');
   hookDestroy(db);
   const config = (db.client as unknown as { config: { connection: KnexConnectionConfig; acquireConnectionTimeout?: number } }).config;
   const client = new pg.Client({
@@ -61,18 +66,25 @@ function connectionOf(db: Knex): PipelinedConnection {
     connectionTimeoutMillis: config.acquireConnectionTimeout ?? 5000,
     pipeline: true,
   } as pg.ClientConfig);
-  const connection: PipelinedConnection = { client, connected: client.connect().then(() => client) };
+  const connection: PipelinedConnection = { client, connected: client.connect().then(() => client), ended: false };
   // A connection error also rejects every statement sent on it; the listener only keeps it from being thrown.
-  client.on('error', () => drop(db, connection));
-  client.on('end', () => drop(db, connection));
-  connection.connected.catch(() => drop(db, connection));
+  client.on('error', () => void drop(db, connection));
+  client.on('end', () => void drop(db, connection));
+  connection.connected.catch(() => void drop(db, connection));
   connections.set(db, connection);
   return connection;
 }
 
-function drop(db: Knex, connection: PipelinedConnection): void {
+function drop(db: Knex, connection: PipelinedConnection): Promise<void> {
   if (connections.get(db) === connection) connections.delete(db);
-  connection.client.end().catch(() => undefined);
+  if (connection.ended) return Promise.resolve();
+  connection.ended = true;
+  // Ended only once connected: node-postgres's end() during the connect leaves connect() unsettled, and with it every
+  // read waiting for the connection. A connect that fails or times out settles on its own.
+  return connection.connected.then(
+    (client) => client.end().catch(() => undefined),
+    () => undefined,
+  );
 }
 
 /**
@@ -85,11 +97,9 @@ function hookDestroy(db: Knex): void {
   const client = db.client as unknown as { destroy(callback?: unknown): Promise<void> };
   const destroy = client.destroy.bind(client);
   client.destroy = async (callback?: unknown) => {
+    destroyed.add(db);
     const connection = connections.get(db);
-    if (connection) {
-      connections.delete(db);
-      await connection.client.end().catch(() => undefined);
-    }
+    if (connection) await drop(db, connection);
     return destroy(callback);
   };
 }

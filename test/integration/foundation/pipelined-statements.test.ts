@@ -9,6 +9,16 @@ async function pipelinedBackends(observer: Db): Promise<number[]> {
   return rows.map((row: { pid: number }) => row.pid);
 }
 
+/** Waits (a second at most) for the backends of this test's pipelined connections to be gone, and lists what is left. */
+async function remainingBackends(observer: Db): Promise<number[]> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const backends = await pipelinedBackends(observer);
+    if (backends.length === 0) return backends;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return pipelinedBackends(observer);
+}
+
 describe('pipelined statements', () => {
   let db: Db;
   let observer: Db;
@@ -47,8 +57,27 @@ describe('pipelined statements', () => {
     expect(backends[0]).not.toBe(terminated);
 
     await db.destroy();
-    for (let attempt = 0; attempt < 50 && (await pipelinedBackends(observer)).length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await remainingBackends(observer)).toEqual([]);
+    // A read after the pool was destroyed opens nothing that would hold a stopping process open.
+    await expect(pipelinedRows(db, undefined, 'SELECT 3', [])).rejects.toThrow('Unable to acquire a connection');
     expect(await pipelinedBackends(observer)).toEqual([]);
+    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+  });
+
+  it('refuses a read once the pool was destroyed, even when no read had opened the connection before', async () => {
+    await db.destroy();
+    await expect(pipelinedRows(db, undefined, 'SELECT 1', [])).rejects.toThrow('Unable to acquire a connection');
+    expect(await pipelinedBackends(observer)).toEqual([]);
+    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+  });
+
+  it('closes a connection still being opened when the pool is destroyed, and the read waiting for it settles', async () => {
+    const read = pipelinedRows(db, undefined, 'SELECT 4 AS n', []);
+    await db.destroy();
+    // The read either ran before the connection closed or failed as a stopped pool's read does; it never hangs.
+    const outcome = await read.then((rows) => rows, (error: Error) => error.message);
+    expect([[{ n: 4 }], 'Unable to acquire a connection']).toContainEqual(outcome);
+    expect(await remainingBackends(observer)).toEqual([]);
     db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
   });
 });
