@@ -5,7 +5,10 @@ import { isDatabaseUnavailable } from './errors';
 /** Suffix of the connection's application_name, so an operator can tell it apart in pg_stat_activity. */
 export const PIPELINED_APPLICATION_NAME_SUFFIX = '/pipelined-reads';
 
-/** Errors after which the connection's named statements cannot run again: a migration changed the result type of a plan (0A000, "cached plan must not change result type"), or the server forgot them (26000, as after DISCARD ALL). */
+/**
+ * Errors after which the connection's named statements cannot run again: a migration changed the result type of a plan
+ * (0A000, "cached plan must not change result type"), or the server forgot them (26000, as after DISCARD ALL).
+ */
 const STALE_STATEMENT = new Set(['0A000', '26000']);
 
 interface PipelinedConnection {
@@ -24,11 +27,12 @@ const destroyHooked = new WeakSet<Knex>();
 const destroyed = new WeakSet<Knex>();
 
 /**
- * Runs a read-only statement (named, so prepared once, for the hot ones) on the process's pipelined connection to PostgreSQL, one per knex instance, outside
- * its pool. node-postgres's pipeline mode writes a statement while the ones before it still run on the same backend:
- * a busy backend finds the next statement already in its socket, where a pooled connection's idle backend had to be
- * woken for each one, and on the 2-core machine that wake-up was the largest part of the API's cost of a statement
- * (docs/benchmarks.md). Each statement carries its own Sync, so one that fails leaves the others unharmed.
+ * Runs a read-only statement (named, so prepared once, for the hot ones) on the process's pipelined connection to
+ * PostgreSQL, one per knex instance, outside its pool. node-postgres's pipeline mode writes a statement while the ones
+ * before it still run on the same backend: a busy backend finds the next statement already in its socket, where a
+ * pooled connection's idle backend had to be woken for each one, and on the 2-core machine that wake-up was the
+ * largest part of the API's cost of a statement (docs/benchmarks.md). Each statement carries its own Sync, so one that
+ * fails leaves the others unharmed.
  *
  * Only for reads: a statement is retried once on a new connection when its connection died under it, which would be
  * wrong for a write whose commit may have happened. The connection is opened on first use, dropped when it fails or a

@@ -16,6 +16,9 @@ interface PendingRead {
  * projections come as arrays, [subscript, text]; the row projection as an object with `i` among its columns.
  */
 type AnswerRow = [number, string] | ({ i: number } & Record<string, unknown>);
+/** The subscript of the read a row answers, and what that read is answered with: the row, or the view's JSON text. */
+const subscriptOf = (row: AnswerRow): number => (Array.isArray(row) ? row[0] : row.i);
+const answerOf = (row: AnswerRow): unknown => (Array.isArray(row) ? row[1] : row);
 
 interface ReadQueue {
   /** The shared statement, selecting its projection for each read. */
@@ -23,9 +26,6 @@ interface ReadQueue {
   name: string;
   /** Rows as arrays (the JSON projections) rather than objects. */
   rowMode?: 'array';
-  /** The subscript of the read a row answers, and what that read is answered with: the row, or the view's JSON text. */
-  subscript(row: AnswerRow): number;
-  answer(row: AnswerRow): unknown;
   pending: PendingRead[];
   inFlight: number;
   scheduled: boolean;
@@ -82,11 +82,8 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   if (!byProjection) queues.set(db, (byProjection = new Map()));
   let queue = byProjection.get(projection);
   if (!queue) {
-    const shape =
-      projection === 'row'
-        ? { subscript: (row: AnswerRow) => (row as { i: number }).i, answer: (row: AnswerRow) => row }
-        : { rowMode: 'array' as const, subscript: (row: AnswerRow) => (row as [number, string])[0], answer: (row: AnswerRow) => (row as [number, string])[1] };
-    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, ...shape, pending: [], inFlight: 0, scheduled: false }));
+    const rowMode = projection === 'row' ? undefined : ('array' as const);
+    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, rowMode, pending: [], inFlight: 0, scheduled: false }));
   }
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
@@ -111,7 +108,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   try {
     const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
     const answers: unknown[] = new Array(batch.length);
-    for (const row of rows) answers[queue.subscript(row) - 1] = queue.answer(row);
+    for (const row of rows) answers[subscriptOf(row) - 1] = answerOf(row);
     for (let n = 0; n < batch.length; n += 1) batch[n].resolve(answers[n]);
   } catch (error) {
     // A statement that failed for one read's sake must not fail the others: each is asked again alone.
@@ -126,7 +123,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
 async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
     const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]], queue.rowMode);
-    read.resolve(rows[0] && queue.answer(rows[0]));
+    read.resolve(rows[0] && answerOf(rows[0]));
   } catch (error) {
     read.reject(error);
   }
