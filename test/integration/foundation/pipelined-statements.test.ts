@@ -1,5 +1,6 @@
 import { createDb, type Db } from '../../../db/knex';
 import { PIPELINED_APPLICATION_NAME_SUFFIX, pipelinedRows } from '../../../db/pipelined-statements';
+import { eventually } from '../../support/webhook-receiver';
 
 const APPLICATION_NAME = `pipelined-test-${process.pid}`;
 
@@ -11,11 +12,7 @@ async function pipelinedBackends(observer: Db): Promise<number[]> {
 
 /** Waits (a second at most) for the backends of this test's pipelined connections to be gone, and lists what is left. */
 async function remainingBackends(observer: Db): Promise<number[]> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const backends = await pipelinedBackends(observer);
-    if (backends.length === 0) return backends;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(async () => (await pipelinedBackends(observer)).length === 0, 1000, 'the pipelined connection to close').catch(() => undefined);
   return pipelinedBackends(observer);
 }
 
