@@ -21,8 +21,13 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
   }
 }
 
-/** Requests each server of a comparison serves before it is measured (the baseline and op 11 alike). */
-export const KOA_WARM_UP = 5_000;
+/**
+ * Requests each server of a comparison serves before it is measured (the baseline and op 11 alike). 40,000 because the
+ * API is not at its steady rate before then: after 5,000 reads its next rounds of 10,000 ran at about 65%, 75% and 80%
+ * of the rate it held from some 35,000 reads on (V8 still optimizing its larger code and growing the young generation),
+ * so a shorter warm-up measured how fast it warms up more than how fast it serves (docs/benchmarks.md, session 13).
+ */
+export const KOA_WARM_UP = 40_000;
 
 /** The Koa hello-world server, warmed up and started once for several loads (rounds interleaved with another row). */
 export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{ load(connections: number, amount: number, scenario?: string, options?: { pathPerRequest?: boolean }): Promise<Measurement>; stop(): void }> {
