@@ -6,15 +6,15 @@ import { combineRounds, type Measurement } from './stats';
  * two windows minutes apart measures that drift as much as the code. Each round runs every row once, in the same
  * cyclic order, starting one row further than the round before (A B C, B C A, C A B, ...; with two rows A B, B A):
  * over as many rounds as rows, each row runs once in each position. `beforeEach` runs before each row's run, outside
- * its CPU count (e.g. letting the previous run's events settle). Returns each loop's runs combined (combineRounds)
- * and the CPU they cost.
+ * its CPU count (e.g. letting the previous run's events settle). Returns each loop's runs combined (combineRounds),
+ * each run on its own (`rounds`, for a row's notes) and the CPU they cost.
  */
 export async function interleavedRounds<K extends string>(
   rounds: number,
   rows: readonly K[],
   measure: (row: K) => Promise<Measurement>,
   beforeEach: () => Promise<unknown> = async () => undefined,
-): Promise<Record<K, { measurement: Measurement; cpu: CpuSnapshot }>> {
+): Promise<Record<K, { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }>> {
   const measured = new Map<K, { rounds: Measurement[]; cpu: CpuSnapshot }>(rows.map((row) => [row, { rounds: [], cpu: new Map() }]));
   for (let round = 0; round < rounds; round += 1) {
     for (let i = 0; i < rows.length; i += 1) {
@@ -26,8 +26,7 @@ export async function interleavedRounds<K extends string>(
       addCpu(entry.cpu, before, cpuSnapshot());
     }
   }
-  return Object.fromEntries(rows.map((row) => [row, { measurement: combineRounds(measured.get(row)!.rounds), cpu: measured.get(row)!.cpu }])) as Record<
-    K,
-    { measurement: Measurement; cpu: CpuSnapshot }
-  >;
+  return Object.fromEntries(
+    rows.map((row) => [row, { measurement: combineRounds(measured.get(row)!.rounds), rounds: measured.get(row)!.rounds, cpu: measured.get(row)!.cpu }]),
+  ) as Record<K, { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }>;
 }
