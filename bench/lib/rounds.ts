@@ -26,7 +26,8 @@ export async function interleavedRounds<K extends string>(
       addCpu(entry.cpu, before, cpuSnapshot());
     }
   }
-  return Object.fromEntries(
-    rows.map((row) => [row, { measurement: combineRounds(measured.get(row)!.rounds), rounds: measured.get(row)!.rounds, cpu: measured.get(row)!.cpu }]),
-  ) as Record<K, { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }>;
+  return Object.fromEntries([...measured].map(([row, { rounds: runs, cpu }]) => [row, { measurement: combineRounds(runs), rounds: runs, cpu }])) as Record<
+    K,
+    { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }
+  >;
 }
