@@ -3,12 +3,13 @@ import { KOA_BASELINE, KOA_WARM_UP, startKoaHelloWorld } from '../baselines';
 import { awaitLogsHashed, call, pick, quietDatabase, settle } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import { interleavedRounds } from '../../lib/rounds';
+import type { BenchPlatform } from '../../lib/platform';
 import type { Measurement } from '../../lib/stats';
 import { cpuPerOperation } from '../../lib/cpu';
 import { ASSET, dstAccount } from './floor';
 
 /** Transactions the reads pick from, written in bulks of 500 (one posting each, as the write rows' transactions). */
-const TRANSACTIONS = 5_000;
+export const TRANSACTIONS = 5_000;
 const BULK = 500;
 /**
  * Alternating rounds of op 11 and the Koa baseline, 10,000 requests each: rounds of a fraction of a second measured the
@@ -17,6 +18,28 @@ const BULK = 500;
  */
 const READ_ROUNDS = 8;
 const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with op 11`;
+
+/**
+ * A ledger of TRANSACTIONS transactions for reads by txid to pick from (`pick(TRANSACTIONS)`), written and, unless
+ * `settle` is false, settled: its events dispatched, its logs hashed and the database vacuumed, so the reads do not
+ * share the machine with the seeding.
+ */
+export async function seedReadLedger(platform: BenchPlatform, token: string, scenario: string, options: { settle?: boolean } = {}): Promise<string> {
+  const ledger = `bench-reads-${Date.now().toString(36)}`;
+  await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
+  for (let written = 0; written < TRANSACTIONS; written += BULK) {
+    const elements = Array.from({ length: BULK }, (_, i) => ({
+      action: 'CREATE_TRANSACTION',
+      data: { postings: [{ source: 'world', destination: dstAccount(written + i), amount: 1, asset: ASSET }] },
+    }));
+    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, elements);
+  }
+  if (options.settle === false) return ledger;
+  const pending = (await settle(platform)) + (await awaitLogsHashed(platform, ledger));
+  if (pending) console.error(`[bench] ${scenario}: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`);
+  await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'events_outbox']);
+  return ledger;
+}
 
 /**
  * Op 11: reads of one transaction by random txid (`GET /api/ledger/{ledger}/transactions/{txid}`) at 32 clients, in
@@ -28,19 +51,8 @@ const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with
 export const ledgerReadsScenario: Scenario = {
   name: 'ledger-reads',
   async run(platform, scale) {
-    const ledger = `bench-reads-${Date.now().toString(36)}`;
     const token = await platform.token();
-    await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
-    for (let written = 0; written < TRANSACTIONS; written += BULK) {
-      const elements = Array.from({ length: BULK }, (_, i) => ({
-        action: 'CREATE_TRANSACTION',
-        data: { postings: [{ source: 'world', destination: dstAccount(written + i), amount: 1, asset: ASSET }] },
-      }));
-      await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, elements);
-    }
-    const pending = (await settle(platform)) + (await awaitLogsHashed(platform, ledger));
-    if (pending) console.error(`[bench] ledger-reads: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`);
-    await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'events_outbox']);
+    const ledger = await seedReadLedger(platform, token, 'ledger-reads');
 
     const koa = await startKoaHelloWorld(platform);
     const perRound = Math.round(10_000 * scale);
