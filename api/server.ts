@@ -44,8 +44,8 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
 async function main(): Promise<void> {
   // With V8's allocation-site pretenuring on (its default), some processes that take bursts of reads soon after they
   // start stay for good in a state where a read costs 45-57 us of CPU instead of about 31: scavenges four times as long,
-  // ten times as many bytes promoted (8 of 22 processes in probes, none of 39 with it off; docs/benchmarks.md, session
-  // 14, and the bench's api-fresh-replicas rows). Pretenuring allocates the objects of sites whose objects survive
+  // ten times as many bytes promoted (10 of 30 processes in probes, none of 36 with it off; decision 32, and the
+  // bench's api-fresh-replicas rows). Pretenuring allocates the objects of sites whose objects survive
   // scavenges straight in the old generation; a request's objects only survive one while the request is in flight, so
   // the API has nothing to gain from it. Set in main, before any request, not for startApi's in-process callers (tests).
   v8.setFlagsFromString('--no-allocation-site-pretenuring');

@@ -28,9 +28,9 @@ export const FRESH_REPLICA_ROW = (mode: Mode) => `op 11 on fresh API replicas, $
  * each batch, three processes of one mode are started one after the other, each ready before the next; then each is
  * warmed up in turn, then measured in rounds that go through them in turn, so each sits idle while the others work.
  * With V8's allocation-site pretenuring (its default), some such processes are caught in a state where every read
- * costs 45–57 µs of API CPU instead of about 31, for the rest of their lives: 8 of 22 in session 14's probes, 1 of 6
- * in this scenario's first unsettled run. The API turns pretenuring off at start (api/server.ts): none of 39 processes
- * reached that state. Each row's notes list its processes' API CPU per read (docs/benchmarks.md, session 14).
+ * costs 45–57 µs of API CPU instead of about 31, for the rest of their lives: 10 of 30 in session 14's probes, 1 of 6
+ * in this scenario's first unsettled run. The API turns pretenuring off at start (api/server.ts): none of 36 processes
+ * reached that state in the probes (decision 32). Each row's notes list its processes' API CPU per read.
  */
 export const apiFreshReplicasScenario: Scenario = {
   name: 'api-fresh-replicas',
