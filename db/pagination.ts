@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { parseJson } from '../lib/json';
+import type { Executor } from './knex';
 
 /** Where a page starts: strictly after (`next`) or strictly before (`prev`) the row whose sort key is `key`. */
 export interface Position {
@@ -41,6 +43,31 @@ export async function keysetPage<T>(
   order: 'asc' | 'desc',
   request: PageRequest,
 ): Promise<Page<T>> {
+  const rows = (await keysetQuery(query, columns, order, request)) as T[];
+  const more = rows.length > request.pageSize;
+  const items = rows.slice(0, request.pageSize);
+  if (request.position?.dir === 'prev') return { items: items.reverse(), hasNext: true, hasPrevious: more };
+  return { items, hasNext: more, hasPrevious: request.position !== undefined };
+}
+
+/**
+ * keysetPage for items the database renders: `render.json` is the SQL of one item's JSON text, `render.key` the SQL of
+ * its sort key as a cursor carries it (the `columns`, in their order), and the page comes back as a JsonPage.
+ */
+export function keysetJsonPage(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  columns: string[],
+  order: 'asc' | 'desc',
+  request: PageRequest,
+  render: { json: string; key: string[] },
+): Promise<JsonPage> {
+  query.select(db.raw(`${render.json} AS json`), db.raw(`json_build_array(${render.key.join(', ')})::text AS sort_key`));
+  return renderedPage(db, keysetQuery(query, columns, order, request), request);
+}
+
+/** The page's rows, one past the page, in the order of its direction (reversed when paging backwards). */
+function keysetQuery(query: Knex.QueryBuilder, columns: string[], order: 'asc' | 'desc', request: PageRequest): Knex.QueryBuilder {
   const backwards = request.position?.dir === 'prev';
   const effectiveOrder = backwards ? (order === 'asc' ? 'desc' : 'asc') : order;
   if (request.position) {
@@ -50,11 +77,31 @@ export async function keysetPage<T>(
     query.whereRaw(`(${tuple}) ${op} (${values})`, [...columns, ...(request.position.key as Knex.RawBinding[])]);
   }
   for (const column of columns) query.orderBy(column, effectiveOrder);
-  const rows = (await query.limit(request.pageSize + 1)) as T[];
-  const more = rows.length > request.pageSize;
-  const items = rows.slice(0, request.pageSize);
-  if (backwards) return { items: items.reverse(), hasNext: true, hasPrevious: more };
-  return { items, hasNext: more, hasPrevious: request.position !== undefined };
+  return query.limit(request.pageSize + 1);
+}
+
+/**
+ * A JsonPage from `paged`: a query selecting each item's JSON text (`json`) and cursor key (`sort_key`, JSON text),
+ * ordered in the page's direction and limited to one row past the page. One statement joins the page's items into one
+ * text, in page order, next to the keys of its first and last items: a page of 1000 items costs the API one string,
+ * not an object, a parse and a string per row (for a page of 1000 payments, per-row text alone was 14 ms of API CPU).
+ */
+export async function renderedPage(db: Executor, paged: Knex.QueryBuilder, request: PageRequest): Promise<JsonPage> {
+  const backwards = request.position?.dir === 'prev';
+  // row_number() OVER () numbers the rows in the order the paged subquery returns them (its ORDER BY ... LIMIT).
+  const { rows } = await db.raw(
+    `SELECT count(*)::int AS n,
+            string_agg(json, ',' ORDER BY ord ${backwards ? 'DESC' : 'ASC'}) FILTER (WHERE ord <= ?) AS json,
+            (array_agg(sort_key ORDER BY ord) FILTER (WHERE ord = 1))[1] AS head,
+            (array_agg(sort_key ORDER BY ord DESC) FILTER (WHERE ord <= ?))[1] AS tail
+       FROM (SELECT page.*, row_number() OVER () AS ord FROM ? AS page) AS numbered`,
+    [request.pageSize, request.pageSize, paged],
+  );
+  const { n, json, head, tail } = rows[0] as { n: number; json: string | null; head: string | null; tail: string | null };
+  const more = n > request.pageSize;
+  const key = (text: string | null) => (text === null ? undefined : (parseJson(text) as unknown[]));
+  if (backwards) return { json: json ?? '', firstKey: key(tail), lastKey: key(head), hasNext: true, hasPrevious: more };
+  return { json: json ?? '', firstKey: key(head), lastKey: key(tail), hasNext: more, hasPrevious: request.position !== undefined };
 }
 
 /** How many rows `query` matches (the count behind a list's HEAD). */

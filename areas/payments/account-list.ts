@@ -1,20 +1,46 @@
 import type { Executor } from '../../db/knex';
-import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
-import { type Account, getAccount, presentAccount } from './accounts';
+import { keysetJsonPage, keysetPage, type JsonPage, type Page, type PageRequest } from '../../db/pagination';
+import { getAccount } from './accounts';
+import { utcIsoSql } from './payments-list';
 import { ACCOUNTS_TABLE, compilePaymentsQuery } from './payments-query';
 
 export interface AccountsFilters { query?: string }
 
-/** Formance's v3 account list: newest first, filtered by the payments `query` language over account fields. Throws VALIDATION. */
-export async function listAccounts(db: Executor, filters: AccountsFilters, page: PageRequest): Promise<Page<Account>> {
-  const query = db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id').select('a.*', 'c.provider');
+const member = (name: string, sql: string) => `',"${name}":' || to_json(${sql})::text`;
+/** A member written only when the column holds a non-empty value, as presentAccount leaves out falsy ones. */
+const optionalMember = (name: string, column: string) => `CASE WHEN ${column}::text <> '' THEN ${member(name, column)} ELSE '' END`;
+
+/**
+ * An account as PostgreSQL writes it, member for member as presentAccount (v3) or presentAccountV1 (v1) and
+ * stringifyJson would: the same members in the same order, dates in ISO 8601 UTC with milliseconds. metadata and raw
+ * are jsonb's own text (the same JSON, its own spacing and key order).
+ */
+const ACCOUNT_JSON = {
+  v3: `'{"id":' || to_json(a.id)::text || ${member('connectorID', 'a.connector_id')} || ${member('provider', 'upper(c.provider)')}
+    || ${member('reference', 'a.reference')} || ${member('type', 'a.type')} || ${optionalMember('name', 'a.name')}
+    || ${optionalMember('defaultAsset', 'a.default_asset')} || ${member('createdAt', utcIsoSql('a.created_at'))}
+    || ',"metadata":' || a.metadata::text || ',"raw":' || a.raw::text || ${optionalMember('psuID', 'a.psu_id')}
+    || ${optionalMember('openBankingConnectionID', 'a.open_banking_connection_id')} || '}'`,
+  v1: `'{"id":' || to_json(a.id)::text || ${member('reference', 'a.reference')} || ${member('connectorID', 'a.connector_id')}
+    || ${member('provider', 'upper(c.provider)')} || ${member('createdAt', utcIsoSql('a.created_at'))}
+    || ${member('accountName', "coalesce(a.name, '')")} || ${member('defaultAsset', "coalesce(a.default_asset, '')")}
+    || ${member('defaultCurrency', "coalesce(a.default_asset, '')")} || ${member('type', 'a.type')}
+    || ',"metadata":' || a.metadata::text || ',"raw":' || a.raw::text
+    || ${member('pools', "coalesce((SELECT array_agg(pa.pool_id::text ORDER BY pa.pool_id) FROM payments_pool_accounts pa WHERE pa.account_id = a.id), '{}'::text[])")} || '}'`,
+};
+
+/**
+ * Formance's account list, v3 or v1: newest first, v3 filtered by the payments `query` language over account fields.
+ * PostgreSQL renders the page (keysetJsonPage): a page of 1000 accounts, each with its provider's raw data, cost the API
+ * 12–13 ms of CPU when each row was parsed into objects and written out again. The cursor key is
+ * `[createdAt, id]`, as before. Throws VALIDATION (query, cursor).
+ */
+export function listAccountsJson(db: Executor, filters: AccountsFilters, page: PageRequest, view: 'v3' | 'v1'): Promise<JsonPage> {
+  const query = db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id');
   const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query, ACCOUNTS_TABLE) : undefined;
   if (condition) query.whereRaw(condition.sql, condition.bindings as any[]);
-  const rows = await keysetPage<any>(query, ['a.created_at', 'a.id'], 'desc', page);
-  return { ...rows, items: rows.items.map((r) => presentAccount(r, r.provider)) };
+  return keysetJsonPage(db, query, ['a.created_at', 'a.id'], 'desc', page, { json: ACCOUNT_JSON[view], key: [utcIsoSql('a.created_at'), 'a.id'] });
 }
-
-export const accountKey = (a: Account): unknown[] => [a.createdAt.toISOString(), a.id];
 
 export interface Balance { accountID: string; asset: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }
 export interface BalancesFilters { asset?: string; fromTimestamp?: string; toTimestamp?: string }

@@ -2,7 +2,7 @@
  * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
  * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine.ts.
  */
-export { accountKey, balanceKey, listAccountBalances, listAccounts } from './account-list';
+export { balanceKey, listAccountBalances, listAccountsJson } from './account-list';
 export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
 export { forwardBankAccount, forwardPsuBankAccount, recordForwardedAccount } from './bank-account-forward';
 export { CONVERSION_STATUSES, conversionKey, getConversion, listConversions, type ProviderConversion, upsertConversions } from './conversions';
@@ -46,7 +46,7 @@ export {
   resolveConnectorV1, type TaskV1, uninstallConnectorV1, updateConnectorConfigV1, v1ProviderName,
 } from './connectors-v1';
 export {
-  accountV1Key, balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsV1,
+  balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1,
 } from './payments-v1';
 export { type BankAccountV1, createBankAccountV1, forwardBankAccountV1, listBankAccountsV1 } from './bank-accounts-v1';
 export { createPoolV1, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from './pools-v1';

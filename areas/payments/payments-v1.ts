@@ -80,11 +80,6 @@ export async function getAccountV1(db: Executor, id: string): Promise<AccountV1>
   return presentAccountV1(row);
 }
 
-export async function listAccountsV1(db: Executor, page: PageRequest): Promise<Page<AccountV1>> {
-  const rows = await keysetPage<any>(accountsQuery(db), ['a.created_at', 'a.id'], 'desc', page);
-  return { ...rows, items: rows.items.map(presentAccountV1) };
-}
-export const accountV1Key = (a: AccountV1): unknown[] => [a.createdAt.toISOString(), a.id];
 
 /** Formance's v1 AccountBalance: the last fetched balance per asset (`currency` repeats the asset, as v1 does). */
 export interface BalanceV1 { accountId: string; asset: string; currency: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }

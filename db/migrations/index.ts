@@ -19,6 +19,7 @@ import * as paymentsDynamicPools from './017-payments-dynamic-pools';
 import * as paymentsConversionsOrders from './018-payments-conversions-orders';
 import * as paymentsOpenBanking from './019-payments-open-banking';
 import * as ledgerTransactionText from './020-ledger-transaction-text';
+import * as paymentsAccountOrder from './021-payments-account-order';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Array<[string, Migration]> = [
   ['018-payments-conversions-orders', paymentsConversionsOrders],
   ['019-payments-open-banking', paymentsOpenBanking],
   ['020-ledger-transaction-text', ledgerTransactionText],
+  ['021-payments-account-order', paymentsAccountOrder],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

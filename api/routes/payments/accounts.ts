@@ -1,7 +1,7 @@
-import { accountKey, balanceKey, createManualAccount, getAccount, listAccountBalances, listAccounts } from '../../../areas/payments';
+import { balanceKey, createManualAccount, getAccount, listAccountBalances, listAccountsJson } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
-import { cursorEnvelope } from '../../pagination';
+import { cursorEnvelope, cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { accountSchema, accountsListQuery, balanceSchema, balancesListQuery, idParams, manualAccountInputSchema } from '../../schemas/payments';
@@ -16,7 +16,9 @@ export const listAccountsRoute = defineRoute(
   validate({ query: accountsListQuery }),
   async function listAccountsHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listAccounts(ctx.deps.db, list.filters, list), accountKey);
+    const page = await listAccountsJson(ctx.deps.db, list.filters, list, 'v3');
+    ctx.type = 'application/json';
+    ctx.body = cursorEnvelopeJson(list, page);
   },
 );
 

@@ -1,7 +1,7 @@
-import { accountV1Key, balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsV1 } from '../../../areas/payments';
+import { balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1, listAccountsJson } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
-import { cursorEnvelope } from '../../pagination';
+import { cursorEnvelope, cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { idParams, paymentSchema } from '../../schemas/payments';
@@ -41,7 +41,9 @@ export const listAccountsV1Route = defineRoute(
   validate({ query: accountsListV1Query }),
   async function listAccountsV1Handler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listAccountsV1(ctx.deps.db, list), accountV1Key);
+    const page = await listAccountsJson(ctx.deps.db, {}, list, 'v1');
+    ctx.type = 'application/json';
+    ctx.body = cursorEnvelopeJson(list, page);
   },
 );
 
