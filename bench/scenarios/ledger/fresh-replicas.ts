@@ -28,16 +28,16 @@ export const FRESH_REPLICA_ROW = (mode: Mode) => `op 11 on fresh API replicas, $
  * each batch, three processes of one mode are started one after the other, each ready before the next; then each is
  * warmed up in turn, then measured in rounds that go through them in turn, so each sits idle while the others work.
  * With V8's allocation-site pretenuring (its default), some such processes are caught in a state where every read
- * costs 45–57 µs of API CPU instead of about 31, for the rest of their lives: 10 of 30 in session 14's probes, 1 of 6
- * in this scenario's first unsettled run. The API turns pretenuring off at start (api/server.ts): none of 36 processes
- * reached that state in the probes (decision 32). Each row's notes list its processes' API CPU per read.
+ * costs 45–58 µs of API CPU instead of about 31, for the rest of their lives: 10 of 30 in session 14's probes, 5 of 24
+ * in this scenario's first four runs. The API turns pretenuring off at start (api/server.ts): none of 36 processes in
+ * the probes and none of 24 here reached that state (decision 32). Each row's notes list its processes' API CPU per read.
  */
 export const apiFreshReplicasScenario: Scenario = {
   name: 'api-fresh-replicas',
   async run(platform, scale) {
     const token = await platform.token();
     // Not settled first: the first replicas take their load while the worker still hashes the seeding's logs, as a replica
-    // added to a busy deployment shares its machine. Runs that settled first caught no process in the slow state (0 of 18).
+    // added to a busy deployment shares its machine. Runs that settled first caught no process in the slow state (0 of 24).
     const ledger = await seedReadLedger(platform, token, 'api-fresh-replicas', { settle: false });
     const perRound = Math.round((MEASURED / ROUNDS) * scale);
     const results: Record<Mode, Array<{ rounds: Measurement[]; cpuPerRead: number }>> = { shipped: [], 'pretenuring on': [] };
