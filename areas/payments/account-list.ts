@@ -7,6 +7,8 @@ import { ACCOUNTS_TABLE, compilePaymentsQuery } from './payments-query';
 export interface AccountsFilters { query?: string }
 
 const member = (name: string, sql: string) => `',"${name}":' || to_json(${sql})::text`;
+/** A jsonb column's text, `{}` for a JSON null, as the presenters' `?? {}` write it. */
+const objectOrEmpty = (column: string) => `coalesce(nullif(${column}, 'null'::jsonb), '{}'::jsonb)::text`;
 /** A member written only when the column holds a non-empty value, as presentAccount leaves out falsy ones. */
 const optionalMember = (name: string, column: string) => `CASE WHEN ${column}::text <> '' THEN ${member(name, column)} ELSE '' END`;
 
@@ -19,13 +21,13 @@ const ACCOUNT_JSON = {
   v3: `'{"id":' || to_json(a.id)::text || ${member('connectorID', 'a.connector_id')} || ${member('provider', 'upper(c.provider)')}
     || ${member('reference', 'a.reference')} || ${member('type', 'a.type')} || ${optionalMember('name', 'a.name')}
     || ${optionalMember('defaultAsset', 'a.default_asset')} || ${member('createdAt', utcIsoSql('a.created_at'))}
-    || ',"metadata":' || a.metadata::text || ',"raw":' || a.raw::text || ${optionalMember('psuID', 'a.psu_id')}
+    || ',"metadata":' || ${objectOrEmpty('a.metadata')} || ',"raw":' || a.raw::text || ${optionalMember('psuID', 'a.psu_id')}
     || ${optionalMember('openBankingConnectionID', 'a.open_banking_connection_id')} || '}'`,
   v1: `'{"id":' || to_json(a.id)::text || ${member('reference', 'a.reference')} || ${member('connectorID', 'a.connector_id')}
     || ${member('provider', 'upper(c.provider)')} || ${member('createdAt', utcIsoSql('a.created_at'))}
     || ${member('accountName', "coalesce(a.name, '')")} || ${member('defaultAsset', "coalesce(a.default_asset, '')")}
     || ${member('defaultCurrency', "coalesce(a.default_asset, '')")} || ${member('type', 'a.type')}
-    || ',"metadata":' || a.metadata::text || ',"raw":' || a.raw::text
+    || ',"metadata":' || ${objectOrEmpty('a.metadata')} || ',"raw":' || ${objectOrEmpty('a.raw')}
     || ${member('pools', "coalesce((SELECT array_agg(pa.pool_id::text ORDER BY pa.pool_id) FROM payments_pool_accounts pa WHERE pa.account_id = a.id), '{}'::text[])")} || '}'`,
 };
 

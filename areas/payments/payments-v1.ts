@@ -80,7 +80,6 @@ export async function getAccountV1(db: Executor, id: string): Promise<AccountV1>
   return presentAccountV1(row);
 }
 
-
 /** Formance's v1 AccountBalance: the last fetched balance per asset (`currency` repeats the asset, as v1 does). */
 export interface BalanceV1 { accountId: string; asset: string; currency: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }
 
