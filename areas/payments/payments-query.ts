@@ -64,7 +64,9 @@ export const INITIATIONS_TABLE: QueryTable = {
 
 function resolveField(table: QueryTable, name: string): Field {
   const metadata = /^metadata\[(.+)\]$/.exec(name);
-  if (metadata) return { sql: `${table.metadata} ->> '${metadata[1].replace(/'/g, "''")}'`, kind: 'string' };
+  // The key is bound, not written into the SQL: knex reads a `?` in a raw statement's text as a placeholder, so a key
+  // holding one made the statement fail (a 500) however well its quotes were escaped.
+  if (metadata) return { sql: `${table.metadata} ->> ?`, kind: 'string', params: [metadata[1]] };
   const field = table.fields[table.aliases[name] ?? name];
   if (!field) throw validationError(`query: unknown field "${name}"; fields are ${table.names.join(', ')}`);
   return field;

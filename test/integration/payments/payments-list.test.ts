@@ -129,6 +129,20 @@ describe('op 7: GET /api/payments/payments', () => {
     expect(await refs(expression)).toEqual(want);
   });
 
+  it('filters on metadata keys holding quotes and question marks, which reach PostgreSQL as values, not as SQL', async () => {
+    const { connectorID: own } = await seedConnector(db, [{ reference: 'a' }]);
+    const base = { type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'JPY', amount: 1n, createdAt: new Date('2024-01-01T00:00:00Z'), raw: {} };
+    await upsertPayment(db, own, { ...base, reference: 'keys', metadata: { "it's": 'quoted', 'a?b': 'question', 'c??d': 'double' } });
+    await upsertPayment(db, own, { ...base, reference: 'other', metadata: {} });
+    for (const [key, value] of [["it's", 'quoted'], ['a?b', 'question'], ['c??d', 'double']]) {
+      const res = await list({ query: JSON.stringify({ $and: [{ $match: { connectorID: own } }, { $match: { [`metadata[${key}]`]: value } }] }) });
+      expect(res.status).toBe(200);
+      expect(res.body.cursor.data.map((p: any) => p.reference)).toEqual(['keys']);
+      const exists = await list({ query: JSON.stringify({ $and: [{ $match: { connectorID: own } }, { $exists: { [`metadata[${key}]`]: false } }] }) });
+      expect(exists.body.cursor.data.map((p: any) => p.reference)).toEqual(['other']);
+    }
+  });
+
   it.each([
     ['malformed JSON', { query: '{"$match":' }],
     ['unknown field', { query: '{"$match":{"colour":"red"}}' }],
