@@ -15,14 +15,27 @@ function partOf(cmdline: string): string {
   return 'other';
 }
 
+/** The fields of /proc/<pid>/stat after the parenthesised command name: state ppid ... utime(14) stime(15), 1-based in proc(5). */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** User and system CPU seconds one process has used so far (Linux /proc; 0 elsewhere or once it has exited). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
 function readProcesses(): Array<{ pid: number; ppid: number; seconds: number; cmdline: string }> {
   const out = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the parenthesised command name: state ppid ... utime(14) stime(15), 1-based in proc(5).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(fs.readFileSync(`/proc/${entry}/stat`, 'utf8'));
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
       out.push({ pid: Number(entry), ppid: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, cmdline });
     } catch {

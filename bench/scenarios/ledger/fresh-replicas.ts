@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Scenario } from '..';
 import { freePort } from '../../../scripts/stack/ports';
 import { KOA_WARM_UP } from '../baselines';
+import { processCpuSeconds } from '../../lib/cpu';
 import { pick } from '../../lib/helpers';
 import { httpLoad } from '../../lib/http-load';
 import type { BenchPlatform } from '../../lib/platform';
@@ -70,9 +70,9 @@ export const apiFreshReplicasScenario: Scenario = {
         for (let round = 0; round < ROUNDS; round += 1) {
           const order = replicas.map((_replica, index) => index);
           for (const index of round % 2 ? order.reverse() : order) {
-            const before = cpuSeconds(replicas[index].child);
+            const before = processCpuSeconds(replicas[index].child.pid as number);
             measured[index].rounds.push(await reads(replicas[index], perRound));
-            measured[index].cpu += cpuSeconds(replicas[index].child) - before;
+            measured[index].cpu += processCpuSeconds(replicas[index].child.pid as number) - before;
           }
         }
         replicas.forEach((replica, index) => {
@@ -129,17 +129,6 @@ async function waitReady(url: string, ledger: string, token: string): Promise<vo
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-  }
-}
-
-/** User and system CPU seconds of a child process so far (Linux /proc; 0 elsewhere). */
-function cpuSeconds(child: ChildProcess): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
   }
 }
 
