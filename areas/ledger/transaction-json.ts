@@ -1,3 +1,5 @@
+import { isoTimestampText, jsonText } from '../../db/json-sql';
+
 /**
  * v1TransactionView and v2TransactionView (views.ts) of a `ledger_transactions` row `t`, written by PostgreSQL as the
  * JSON text stringifyJson would write for them: same members in the same order, compact, big integers digit for
@@ -8,25 +10,22 @@
  * Parity with the JS views is tested member for member (test/integration/ledger/transaction-reads.test.ts).
  */
 
-/** A JSON string of a text expression (quotes and escapes as JSON.stringify writes them). */
-const jsonString = (sql: string) => `to_json(${sql})::text`;
-
-/** Date.prototype.toISOString of a timestamptz (milliseconds, truncated as node-postgres truncates them). */
-const isoDate = (sql: string) => `to_json(to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+/** Date.prototype.toISOString of a timestamptz, as a JSON string. */
+const isoDate = (sql: string) => jsonText(isoTimestampText(sql));
 
 /** Members of a jsonb object in its stored order (the order JSON.parse of its text gives), each written by `member`. */
 const objectOf = (source: string, member: (key: string, value: string) => string, alias: string) =>
   `'{' || coalesce((SELECT string_agg(${member(`${alias}.key`, `${alias}.value`)}, ',') FROM jsonb_each(${source}) AS ${alias}), '') || '}'`;
 
 /** A string-valued metadata object; a value of another type (v1 metadata may hold any JSON) keeps PostgreSQL's text. */
-const metadataJson = `CASE WHEN t.metadata = '{}'::jsonb THEN '{}' ELSE ${objectOf('t.metadata', (key, value) => `${jsonString(key)} || ':' || ${value}::text`, 'm')} END`;
+const metadataJson = `CASE WHEN t.metadata = '{}'::jsonb THEN '{}' ELSE ${objectOf('t.metadata', (key, value) => `${jsonText(key)} || ':' || ${value}::text`, 'm')} END`;
 
 export const TRANSACTION_JSON_SQL: Record<'v1' | 'v2', string> = {
   v1: `'{"txid":' || t.id::text || ',"timestamp":' || ${isoDate('t.timestamp')} || ',"postings":' || t.postings::text
-    || ',"reference":' || ${jsonString(`coalesce(t.reference, '')`)} || ',"metadata":' || ${metadataJson}
+    || ',"reference":' || ${jsonText(`coalesce(t.reference, '')`)} || ',"metadata":' || ${metadataJson}
     || ',"preCommitVolumes":' || t.pre_commit_volumes::text || ',"postCommitVolumes":' || t.post_commit_volumes::text || '}'`,
   v2: `'{"id":' || t.id::text || ',"timestamp":' || ${isoDate('t.timestamp')} || ',"postings":' || t.postings::text
-    || CASE WHEN t.reference IS NULL THEN '' ELSE ',"reference":' || ${jsonString('t.reference')} END || ',"metadata":' || ${metadataJson}
+    || CASE WHEN t.reference IS NULL THEN '' ELSE ',"reference":' || ${jsonText('t.reference')} END || ',"metadata":' || ${metadataJson}
     || ',"insertedAt":' || ${isoDate('t.inserted_at')} || ',"reverted":' || (t.reverted_at IS NOT NULL)::text
     || CASE WHEN t.reverted_at IS NULL THEN '' ELSE ',"revertedAt":' || ${isoDate('t.reverted_at')} END
     || ',"preCommitVolumes":' || t.pre_commit_volumes::text || ',"postCommitVolumes":' || t.post_commit_volumes::text || '}'`,

@@ -1,12 +1,12 @@
 import type { Executor } from '../../db/knex';
+import { isoTimestampText, jsonText } from '../../db/json-sql';
 import { keysetJsonPage, keysetPage, type JsonPage, type Page, type PageRequest } from '../../db/pagination';
 import { getAccount } from './accounts';
-import { utcIsoSql } from './payments-list';
 import { ACCOUNTS_TABLE, compilePaymentsQuery } from './payments-query';
 
 export interface AccountsFilters { query?: string }
 
-const member = (name: string, sql: string) => `',"${name}":' || to_json(${sql})::text`;
+const member = (name: string, sql: string) => `',"${name}":' || ${jsonText(sql)}`;
 /** A jsonb column's text, `{}` for a JSON null, as the presenters' `?? {}` write it. */
 const objectOrEmpty = (column: string) => `coalesce(nullif(${column}, 'null'::jsonb), '{}'::jsonb)::text`;
 /** A member written only when the column holds a non-empty value, as presentAccount leaves out falsy ones. */
@@ -18,13 +18,13 @@ const optionalMember = (name: string, column: string) => `CASE WHEN ${column}::t
  * are jsonb's own text (the same JSON, its own spacing and key order).
  */
 const ACCOUNT_JSON = {
-  v3: `'{"id":' || to_json(a.id)::text || ${member('connectorID', 'a.connector_id')} || ${member('provider', 'upper(c.provider)')}
+  v3: `'{"id":' || ${jsonText('a.id')} || ${member('connectorID', 'a.connector_id')} || ${member('provider', 'upper(c.provider)')}
     || ${member('reference', 'a.reference')} || ${member('type', 'a.type')} || ${optionalMember('name', 'a.name')}
-    || ${optionalMember('defaultAsset', 'a.default_asset')} || ${member('createdAt', utcIsoSql('a.created_at'))}
+    || ${optionalMember('defaultAsset', 'a.default_asset')} || ${member('createdAt', isoTimestampText('a.created_at'))}
     || ',"metadata":' || ${objectOrEmpty('a.metadata')} || ',"raw":' || a.raw::text || ${optionalMember('psuID', 'a.psu_id')}
     || ${optionalMember('openBankingConnectionID', 'a.open_banking_connection_id')} || '}'`,
-  v1: `'{"id":' || to_json(a.id)::text || ${member('reference', 'a.reference')} || ${member('connectorID', 'a.connector_id')}
-    || ${member('provider', 'upper(c.provider)')} || ${member('createdAt', utcIsoSql('a.created_at'))}
+  v1: `'{"id":' || ${jsonText('a.id')} || ${member('reference', 'a.reference')} || ${member('connectorID', 'a.connector_id')}
+    || ${member('provider', 'upper(c.provider)')} || ${member('createdAt', isoTimestampText('a.created_at'))}
     || ${member('accountName', "coalesce(a.name, '')")} || ${member('defaultAsset', "coalesce(a.default_asset, '')")}
     || ${member('defaultCurrency', "coalesce(a.default_asset, '')")} || ${member('type', 'a.type')}
     || ',"metadata":' || ${objectOrEmpty('a.metadata')} || ',"raw":' || ${objectOrEmpty('a.raw')}
@@ -41,7 +41,7 @@ export function listAccountsJson(db: Executor, filters: AccountsFilters, page: P
   const query = db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id');
   const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query, ACCOUNTS_TABLE) : undefined;
   if (condition) query.whereRaw(condition.sql, condition.bindings as any[]);
-  return keysetJsonPage(db, query, ['a.created_at', 'a.id'], 'desc', page, { json: ACCOUNT_JSON[view], key: [utcIsoSql('a.created_at'), 'a.id'] });
+  return keysetJsonPage(db, query, ['a.created_at', 'a.id'], 'desc', page, { json: ACCOUNT_JSON[view], key: [isoTimestampText('a.created_at'), 'a.id'] });
 }
 
 export interface Balance { accountID: string; asset: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }

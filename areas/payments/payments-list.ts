@@ -1,20 +1,18 @@
 import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
+import { isoTimestampText } from '../../db/json-sql';
 import type { Knex } from 'knex';
 import { renderedPage, type JsonPage, type PageRequest } from '../../db/pagination';
 import { compilePaymentsQuery } from './payments-query';
 
-const UTC_ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** SQL of a timestamp column as `Date.toISOString()` writes it (UTC, milliseconds), for JSON that PostgreSQL renders. */
-export const utcIsoSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', ${UTC_ISO})`;
 
 /**
  * Sortable fields (`field:asc|desc`); `date` and `createdAt` are the same column. The id breaks ties. `key` is the
  * field as a cursor carries it (text: ISO 8601 dates, exact amounts), written by PostgreSQL.
  */
 const SORT_COLUMNS: Record<string, { sql: string; key: string }> = {
-  date: { sql: 'p.created_at', key: `to_char(p.created_at AT TIME ZONE 'UTC', ${UTC_ISO})` },
-  createdAt: { sql: 'p.created_at', key: `to_char(p.created_at AT TIME ZONE 'UTC', ${UTC_ISO})` },
+  date: { sql: 'p.created_at', key: isoTimestampText('p.created_at') },
+  createdAt: { sql: 'p.created_at', key: isoTimestampText('p.created_at') },
   amount: { sql: 'p.amount', key: 'p.amount::text' },
   initialAmount: { sql: 'p.initial_amount', key: 'p.initial_amount::text' },
   reference: { sql: 'p.reference', key: 'p.reference' },
@@ -52,8 +50,8 @@ const paymentJson = (v3: boolean) => `row_to_json((SELECT r FROM (SELECT
     p.id AS "id", p.reference AS "reference", ${v3 ? 'p.source_account_id' : "coalesce(p.source_account_id, '')"} AS "sourceAccountID",
     ${v3 ? 'p.destination_account_id' : "coalesce(p.destination_account_id, '')"} AS "destinationAccountID", p.connector_id AS "connectorID", upper(c.provider) AS "provider",
     p.type AS "type", p.status AS "status", p.initial_amount AS "initialAmount", p.amount AS "amount", p.scheme AS "scheme",
-    p.asset AS "asset", to_char(p.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS "createdAt", p.raw AS "raw",
-    coalesce((SELECT json_agg(row_to_json((SELECT x FROM (SELECT ${v3 ? 'a.id AS "id", ' : ''}a.reference AS "reference", to_char(a.created_at AT TIME ZONE 'UTC', ${UTC_ISO}) AS "createdAt",
+    p.asset AS "asset", ${isoTimestampText('p.created_at')} AS "createdAt", p.raw AS "raw",
+    coalesce((SELECT json_agg(row_to_json((SELECT x FROM (SELECT ${v3 ? 'a.id AS "id", ' : ''}a.reference AS "reference", ${isoTimestampText('a.created_at')} AS "createdAt",
         a.status AS "status", a.amount AS "amount", a.raw AS "raw") x)) ORDER BY a.seq DESC)
       FROM payments_adjustments a WHERE a.payment_id = p.id), '[]'::json) AS "adjustments",
     p.metadata AS "metadata") r))::text`;
