@@ -47,7 +47,8 @@ async function assertPortsFree(ports: Array<[string, number]>): Promise<void> {
   }
 }
 
-async function waitForHealthy(url: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+/** Polls the API's health check until it answers 200 (every part up), or throws after `timeoutMs`. */
+export async function waitForHealthy(url: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     signal?.throwIfAborted();

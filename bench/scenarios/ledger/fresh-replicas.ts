@@ -1,7 +1,7 @@
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Scenario } from '..';
+import { waitForHealthy } from '../../../scripts/stack/platform';
 import { freePort } from '../../../scripts/stack/ports';
+import { runNodeProcess, type ManagedProcess } from '../../../scripts/stack/processes';
 import { KOA_WARM_UP } from '../baselines';
 import { processCpuSeconds } from '../../lib/cpu';
 import { pick } from '../../lib/helpers';
@@ -10,7 +10,6 @@ import type { BenchPlatform } from '../../lib/platform';
 import { combineRounds, type Measurement } from '../../lib/stats';
 import { TRANSACTIONS, seedReadLedger } from './reads';
 
-const ROOT = path.join(__dirname, '..', '..', '..');
 /** The API as shipped, and the same API with V8's allocation-site pretenuring left on (bench/servers/api-v8-defaults.ts). */
 const ENTRIES = { shipped: 'api/server.ts', 'pretenuring on': 'bench/servers/api-v8-defaults.ts' } as const;
 type Mode = keyof typeof ENTRIES;
@@ -44,15 +43,15 @@ export const apiFreshReplicasScenario: Scenario = {
     const results: Record<Mode, Array<{ rounds: Measurement[]; cpuPerRead: number }>> = { shipped: [], 'pretenuring on': [] };
     // Which mode goes first is drawn per run: the first batch shares the machine with the seeding's hashing, and a
     // fixed order would give that condition to one mode only.
-    const first: Mode = Math.random() < 0.5 ? 'shipped' : 'pretenuring on';
-    const order: Mode[] = Array.from({ length: BATCHES }, (_batch, index) => (index % 2 === 0 ? first : first === 'shipped' ? 'pretenuring on' : 'shipped'));
+    const modes: Mode[] = Math.random() < 0.5 ? ['shipped', 'pretenuring on'] : ['pretenuring on', 'shipped'];
+    const order = Array.from({ length: BATCHES }, (_batch, index) => modes[index % 2]);
     for (const mode of order) {
       const replicas: Replica[] = [];
       try {
         // One after the other, each ready before the next starts, as the probe that first caught the slow state did.
         for (let n = 0; n < PER_BATCH; n += 1) {
           replicas.push(await startReplica(platform, mode));
-          await waitReady(replicas[n].url, ledger, token);
+          await waitForHealthy(replicas[n].url, 60_000);
         }
         const reads = (replica: Replica, amount: number) =>
           httpLoad({
@@ -68,11 +67,12 @@ export const apiFreshReplicasScenario: Scenario = {
         for (const replica of replicas) await reads(replica, warmUp);
         const measured = replicas.map(() => ({ rounds: [] as Measurement[], cpu: 0 }));
         for (let round = 0; round < ROUNDS; round += 1) {
-          const order = replicas.map((_replica, index) => index);
-          for (const index of round % 2 ? order.reverse() : order) {
-            const before = processCpuSeconds(replicas[index].child.pid as number);
+          const turns = replicas.map((_replica, index) => index);
+          for (const index of round % 2 ? turns.reverse() : turns) {
+            const pid = replicas[index].process.child().pid as number;
+            const before = processCpuSeconds(pid);
             measured[index].rounds.push(await reads(replicas[index], perRound));
-            measured[index].cpu += processCpuSeconds(replicas[index].child.pid as number) - before;
+            measured[index].cpu += processCpuSeconds(pid) - before;
           }
         }
         replicas.forEach((replica, index) => {
@@ -80,7 +80,7 @@ export const apiFreshReplicasScenario: Scenario = {
           results[replica.mode].push({ rounds, cpuPerRead: (1e6 * cpu) / rounds.reduce((sum, round) => sum + round.operations, 0) });
         });
       } finally {
-        await Promise.all(replicas.map((replica) => stop(replica.child)));
+        await Promise.all(replicas.map((replica) => replica.process.stop()));
       }
     }
     return (Object.keys(results) as Mode[]).map((mode) => {
@@ -95,12 +95,17 @@ export const apiFreshReplicasScenario: Scenario = {
   },
 };
 
-interface Replica { mode: Mode; url: string; child: ChildProcess }
+interface Replica { mode: Mode; url: string; process: ManagedProcess }
 
 async function startReplica(platform: BenchPlatform, mode: Mode): Promise<Replica> {
   const port = await freePort();
-  // REPLICA_NODE_ARGS: Node flags for the replicas, as PLATFORM_NODE_ARGS for the stack's API.
-  const child = spawn(process.execPath, [...(process.env.REPLICA_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(ROOT, ENTRIES[mode])], {
+  // Started as the stack starts its API (PLATFORM_NODE_ARGS applies to them too), but never restarted: a replica that
+  // dies fails its load instead of being measured anew.
+  const managed = runNodeProcess({
+    name: `replica:${port}`,
+    entry: ENTRIES[mode],
+    restartOnCrash: false,
+    output: (name, line) => console.error(`[${name}] ${line}`),
     env: {
       ...process.env,
       DATABASE_URL: platform.databaseUrl,
@@ -113,34 +118,6 @@ async function startReplica(platform: BenchPlatform, mode: Mode): Promise<Replic
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SECOND: '0',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  return { mode, url: `http://127.0.0.1:${port}`, child };
-}
-
-async function waitReady(url: string, ledger: string, token: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const response = await fetch(`${url}/api/ledger/${ledger}/transactions/1`, { headers: { Authorization: `Bearer ${token}` } });
-      if (response.status === 200) return;
-      throw new Error(`replica answered ${response.status}: ${await response.text()}`);
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/** SIGTERM (the API closes its connections and exits), then SIGKILL if it has not exited within 10 s. */
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  return { mode, url: `http://127.0.0.1:${port}`, process: managed };
 }
