@@ -35,6 +35,13 @@ interface ReadQueue {
 const MAX_BATCH = 128;
 /** Two statements in flight on the pipelined connection: the backend runs the second while the API reads the first answer. */
 const MAX_IN_FLIGHT = 2;
+/**
+ * Reads a statement must carry to be sent while another is still running; fewer wait for that one's answer, which
+ * comes back within a fraction of a millisecond. Sent as soon as they were asked, the overlapping statements mostly
+ * carried one to seven reads, and op 11 served about 4% fewer reads per second on the same CPU per read (decision 31,
+ * sixth addendum).
+ */
+const MIN_OVERLAPPING_BATCH = 16;
 
 /** Named columns, not `t.*`: a prepared statement's result type must not change when a migration adds a column. */
 const ROW_COLUMNS = 't.ledger, t.id, t.timestamp, t.reference, t.postings, t.metadata, t.pre_commit_volumes, t.post_commit_volumes, t.inserted_at, t.reverted_at';
@@ -97,6 +104,8 @@ function schedule(db: Knex, queue: ReadQueue): void {
   // setImmediate, not a microtask: the requests parsed in this turn's poll phase reach here before it runs.
   setImmediate(() => {
     queue.scheduled = false;
+    // Left pending, the reads are sent by the schedule() that follows the running statement's answer.
+    if (queue.inFlight > 0 && queue.pending.length < MIN_OVERLAPPING_BATCH) return;
     void flush(db, queue);
   });
 }

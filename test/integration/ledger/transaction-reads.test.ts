@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { getTransaction, getTransactionJson, v1TransactionView, v2TransactionView } from '../../../areas/ledger';
 import { stringifyJson } from '../../../lib/json';
 import { api } from '../../support/http';
@@ -161,6 +162,65 @@ describe('reads by txid share statements', () => {
     }
   });
 
+  it('sends a statement while another runs only when it carries 16 reads; fewer wait for the running one to answer', async () => {
+    const ledger = await newLedger('reads-overlap');
+    const bulk = Array.from({ length: 20 }, (_, i) => ({ action: 'CREATE_TRANSACTION', data: { postings: [posting('world', `o:${i}`, i + 1)] } }));
+    expect((await api('POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, { body: bulk })).status).toBe(200);
+    const single = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+    // Reads per shared statement, in the order they were sent.
+    const sent: number[] = [];
+    single.on('query', (query: { sql: string; bindings: unknown[][] }) => {
+      if (query.sql.includes('generate_subscripts')) sent.push(query.bindings[1].length);
+    });
+    const sentCount = async (count: number) => {
+      for (const started = Date.now(); sent.length < count; ) {
+        if (Date.now() - started > 5000) throw new Error(`${count} statements expected, ${sent.length} sent`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const read = (ids: number[]) => ids.map((id) => getTransaction(single, ledger, BigInt(id)));
+    // While it holds this lock, the statement that runs waits for it in PostgreSQL, so it stays in flight.
+    const locker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await locker.connect();
+    const lockTransactions = async () => {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE ledger_transactions IN ACCESS EXCLUSIVE MODE');
+    };
+    try {
+      expect((await getTransaction(single, ledger, 0n)).id).toBe(0n);
+      sent.length = 0;
+
+      await lockTransactions();
+      const running = read([1]);
+      await sentCount(1);
+      const few = read([2, 3, 4, 5, 6]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sent).toEqual([1]);
+      const enough = read([7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
+      await sentCount(2);
+      expect(sent).toEqual([1, 16]);
+      await locker.query('COMMIT');
+      expect((await Promise.all([...running, ...few, ...enough])).map((tx) => [tx.id, tx.postings[0].amount])).toEqual(
+        Array.from({ length: 17 }, (_, i) => [BigInt(i + 1), BigInt(i + 2)]),
+      );
+
+      await lockTransactions();
+      const runningAgain = read([0]);
+      await sentCount(3);
+      const waiting = read([18, 19, 2, 3, 4]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sent).toEqual([1, 16, 1]);
+      await locker.query('COMMIT');
+      expect((await Promise.all([...runningAgain, ...waiting])).map((tx) => tx.id)).toEqual([0n, 18n, 19n, 2n, 3n, 4n]);
+      // The five that waited went together, in the statement sent once the running one answered.
+      expect(sent).toEqual([1, 16, 1, 5]);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+      await single.destroy();
+    }
+  });
+
   it('runs each shared read as a named statement, with a plan that looks each read up on its own', async () => {
     const ledger = await newLedger('reads-plan');
     // Enough transactions that a ledger is not, to the planner, as selective as a txid: with one transaction per
@@ -206,7 +266,7 @@ describe('reads by txid share statements', () => {
       // Prepared statements belong to a session: asked on the pipelined connection the shared reads run on.
       const rows = await pipelinedRows<Record<string, string>>(single, undefined, 'SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1', ['ledger-transaction-read-v1']);
       // PostgreSQL makes five custom plans before it weighs the generic one; every later read must reuse the generic plan.
-        expect(rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)])).toEqual([[7, 5]]);
+      expect(rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)])).toEqual([[7, 5]]);
     } finally {
       await single.destroy();
     }
