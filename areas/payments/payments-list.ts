@@ -2,7 +2,7 @@ import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import { isoTimestampText } from '../../db/json-sql';
 import type { Knex } from 'knex';
-import { renderedPage, type JsonPage, type PageRequest } from '../../db/pagination';
+import { orderPage, renderedPage, type JsonPage, type PageRequest } from '../../db/pagination';
 import { compilePaymentsQuery } from './payments-query';
 
 
@@ -89,6 +89,6 @@ function pagedQuery(db: Executor, filters: PaymentsFilters, page: PageRequest, q
     const bindings = keys.flatMap((_k, i) => values.slice(0, i + 1));
     query.whereRaw(`(${branches.join(' OR ')})`, bindings);
   }
-  for (const k of keys) query.orderBy(k.sql, flip(k.dir));
+  orderPage(query, keys.map((k) => ({ column: k.sql, dir: flip(k.dir) })), { numbered: true });
   return query.limit(page.pageSize + 1);
 }
