@@ -1,4 +1,5 @@
 import { api } from './http';
+import { pollUntil } from './eventually';
 
 /** Creates a workflow through the API and returns its id. */
 export async function createWorkflow(stages: unknown[], name = `wf-${Math.random().toString(36).slice(2, 8)}`): Promise<string> {
@@ -13,14 +14,8 @@ export async function runInstance(workflowID: string, variables: Record<string, 
 }
 
 /** Polls `read` until `until` holds, for at most `timeoutMs` (a liveness bound, not a timed assertion). */
-export async function eventually<T>(read: () => Promise<T>, until: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (until(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+export function eventually<T>(read: () => Promise<T>, until: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  return pollUntil(read, until, { timeoutMs });
 }
 
 export const readInstance = async (id: string) => (await api('GET', `/api/orchestration/v2/instances/${id}`)).body.data;

@@ -6,6 +6,7 @@ import { upsertAccounts, type ProviderAccount } from '../../areas/payments/accou
 import { accountId, connectorId } from '../../areas/payments/ids';
 import { stringifyJson } from '../../lib/json';
 import { api } from './http';
+import { pollUntil } from './eventually';
 
 export const suffix = (): string => randomUUID().slice(0, 8);
 export const testDb = (): Db => createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 3 });
@@ -33,13 +34,7 @@ export function writeJson(dir: string, name: string, content: unknown): void {
 
 /** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
 export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return (await pollUntil(probe, (value) => value !== undefined, { timeoutMs, intervalMs: 250, what })) as T;
 }
 
 export async function installSimulated(dir: string, pollingPeriod = '1s'): Promise<string> {

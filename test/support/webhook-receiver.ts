@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pollUntil } from './eventually';
 
 export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
@@ -35,13 +36,7 @@ export async function startReceiver(respond: (n: number, request: ReceivedReques
 
 /** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
 export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return (await pollUntil(check, (value) => Boolean(value), { timeoutMs, intervalMs: 100, what })) as T;
 }
 
 /** A free TCP port with nothing listening on it (for "unreachable endpoint" cases). */
