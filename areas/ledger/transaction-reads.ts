@@ -36,10 +36,9 @@ const MAX_BATCH = 128;
 /** Two statements in flight on the pipelined connection: the backend runs the second while the API reads the first answer. */
 const MAX_IN_FLIGHT = 2;
 /**
- * Reads a statement must carry to be sent while another is still running; fewer wait for that one's answer, which
- * comes back within a fraction of a millisecond. Sent as soon as they were asked, the overlapping statements mostly
- * carried one to seven reads, and op 11 served about 4% fewer reads per second on the same CPU per read (decision 31,
- * sixth addendum).
+ * Reads a statement must carry to be sent while another is still running; fewer wait until no statement runs, a
+ * fraction of a millisecond. Sent as soon as they were asked, the overlapping statements mostly carried one to seven
+ * reads, and op 11 served about 4% fewer reads per second on the same CPU per read (decision 31, sixth addendum).
  */
 const MIN_OVERLAPPING_BATCH = 16;
 
@@ -104,7 +103,7 @@ function schedule(db: Knex, queue: ReadQueue): void {
   // setImmediate, not a microtask: the requests parsed in this turn's poll phase reach here before it runs.
   setImmediate(() => {
     queue.scheduled = false;
-    // Left pending, the reads are sent by the schedule() that follows the running statement's answer.
+    // Left pending, the reads are sent by the schedule() that follows a running statement's answer (or a later read).
     if (queue.inFlight > 0 && queue.pending.length < MIN_OVERLAPPING_BATCH) return;
     void flush(db, queue);
   });
@@ -114,6 +113,8 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   const batch = queue.pending.splice(0, MAX_BATCH);
   if (batch.length === 0) return;
   queue.inFlight += 1;
+  // What MAX_BATCH left behind may fill a statement of its own beside this one.
+  schedule(db, queue);
   try {
     const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
     const answers: unknown[] = new Array(batch.length);

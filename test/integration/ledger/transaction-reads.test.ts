@@ -162,7 +162,7 @@ describe('reads by txid share statements', () => {
     }
   });
 
-  it('sends a statement while another runs only when it carries 16 reads; fewer wait for the running one to answer', async () => {
+  it('sends a statement while another runs only when it carries 16 reads; fewer wait until none runs', async () => {
     const ledger = await newLedger('reads-overlap');
     const bulk = Array.from({ length: 20 }, (_, i) => ({ action: 'CREATE_TRANSACTION', data: { postings: [posting('world', `o:${i}`, i + 1)] } }));
     expect((await api('POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, { body: bulk })).status).toBe(200);
@@ -178,10 +178,17 @@ describe('reads by txid share statements', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     };
-    const read = (ids: number[]) => ids.map((id) => getTransaction(single, ledger, BigInt(id)));
+    const asked: Array<Promise<unknown>> = [];
+    const read = (ids: number[]) => {
+      const reads = ids.map((id) => getTransaction(single, ledger, BigInt(id)));
+      asked.push(...reads);
+      return reads;
+    };
     // While it holds this lock, the statement that runs waits for it in PostgreSQL, so it stays in flight.
     const locker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await locker.connect();
+    // Never queued for long behind another session's lock: a LOCK waiting for one would hold up every reader and writer.
+    await locker.query("SET lock_timeout = '5s'");
     const lockTransactions = async () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE ledger_transactions IN ACCESS EXCLUSIVE MODE');
@@ -214,9 +221,20 @@ describe('reads by txid share statements', () => {
       expect((await Promise.all([...runningAgain, ...waiting])).map((tx) => tx.id)).toEqual([0n, 18n, 19n, 2n, 3n, 4n]);
       // The five that waited went together, in the statement sent once the running one answered.
       expect(sent).toEqual([1, 16, 1, 5]);
+
+      // A burst past a statement's 128 reads: what is left, 16 or more, goes out beside the first statement.
+      await lockTransactions();
+      const burstIds = Array.from({ length: 150 }, (_, i) => i % 20);
+      const burst = read(burstIds);
+      await sentCount(6);
+      expect(sent).toEqual([1, 16, 1, 5, 128, 22]);
+      await locker.query('COMMIT');
+      expect((await Promise.all(burst)).map((tx) => tx.id)).toEqual(burstIds.map(BigInt));
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
       await locker.end();
+      // Settled before the pool goes, so a failed assertion is not followed by reads failing on a destroyed pool.
+      await Promise.allSettled(asked);
       await single.destroy();
     }
   });
