@@ -63,52 +63,52 @@ export function keysetJsonPage(
   render: { json: string; key: string[] },
 ): Promise<JsonPage> {
   query.select(db.raw(`${render.json} AS json`), db.raw(`json_build_array(${render.key.join(', ')})::text AS sort_key`));
-  return renderedPage(db, keysetQuery(query, columns, order, request, { numbered: true }), request);
+  return renderedPage(db, keysetQuery(query, columns, order, request), request, keysetOrder(columns, order, request));
+}
+
+/** A column a page is sorted by, in the page's direction (reversed when paging backwards). */
+export interface PageKey {
+  column: string;
+  dir: 'asc' | 'desc';
 }
 
 /** The page's rows, one past the page, in the order of its direction (reversed when paging backwards). */
-function keysetQuery(query: Knex.QueryBuilder, columns: string[], order: 'asc' | 'desc', request: PageRequest, options: { numbered?: boolean } = {}): Knex.QueryBuilder {
-  const backwards = request.position?.dir === 'prev';
-  const effectiveOrder = backwards ? (order === 'asc' ? 'desc' : 'asc') : order;
+function keysetQuery(query: Knex.QueryBuilder, columns: string[], order: 'asc' | 'desc', request: PageRequest): Knex.QueryBuilder {
+  const keys = keysetOrder(columns, order, request);
   if (request.position) {
-    const op = effectiveOrder === 'desc' ? '<' : '>';
+    const op = keys[0].dir === 'desc' ? '<' : '>';
     const tuple = columns.map(() => '??').join(', ');
     const values = columns.map(() => '?').join(', ');
     query.whereRaw(`(${tuple}) ${op} (${values})`, [...columns, ...(request.position.key as Knex.RawBinding[])]);
   }
-  orderPage(query, columns.map((column) => ({ column, dir: effectiveOrder })), options);
+  for (const key of keys) query.orderBy(key.column, key.dir);
   return query.limit(request.pageSize + 1);
 }
 
-/**
- * Orders a page's query by `keys` (columns, each with its direction). `numbered` also selects each row's place in that
- * order as `ord`, which renderedPage joins the page's items by: computed by a window over the same ORDER BY, so the
- * order is PostgreSQL's promise rather than the order in which a subquery happens to hand its rows on.
- */
-export function orderPage(query: Knex.QueryBuilder, keys: Array<{ column: string; dir: 'asc' | 'desc' }>, options: { numbered?: boolean } = {}): Knex.QueryBuilder {
-  for (const key of keys) query.orderBy(key.column, key.dir);
-  if (options.numbered) {
-    const order = keys.map((key) => `?? ${key.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
-    query.select(query.client.raw(`row_number() OVER (ORDER BY ${order}) AS ord`, keys.map((key) => key.column)));
-  }
-  return query;
+function keysetOrder(columns: string[], order: 'asc' | 'desc', request: PageRequest): PageKey[] {
+  const dir = request.position?.dir === 'prev' ? (order === 'asc' ? 'desc' : 'asc') : order;
+  return columns.map((column) => ({ column, dir }));
 }
 
 /**
- * A JsonPage from `paged`: a query selecting each item's JSON text (`json`), cursor key (`sort_key`, JSON text) and
- * place in the page's direction (`ord`, from 1; see orderPage), ordered in that direction and limited to one row past
- * the page. One statement joins the page's items into one text, in page order, next to the keys of its first and last
- * items: a page of 1000 items costs the API one string, not an object, a parse and a string per row (for a page of
- * 1000 payments, per-row text alone was 14 ms of API CPU).
+ * A JsonPage from `paged`: a query selecting each item's JSON text (`json`) and cursor key (`sort_key`, JSON text),
+ * ordered by `keys` (the page's direction) and limited to one row past the page. One statement joins the page's items
+ * into one text, in page order, next to the keys of its first and last items: a page of 1000 items costs the API one
+ * string, not an object, a parse and a string per row (for a page of 1000 payments, per-row text alone was 14 ms of
+ * API CPU).
  */
-export async function renderedPage(db: Executor, paged: Knex.QueryBuilder, request: PageRequest): Promise<JsonPage> {
+export async function renderedPage(db: Executor, paged: Knex.QueryBuilder, request: PageRequest, keys: PageKey[]): Promise<JsonPage> {
   const backwards = request.position?.dir === 'prev';
+  // The page's rows are numbered by a window over the sort keys, not in the order the subquery hands them on, which
+  // PostgreSQL does not promise. Numbered outside the subquery, so its LIMIT still keeps only the top rows of a sort.
+  keys.forEach((key, i) => paged.select(db.raw('?? AS ??', [key.column, `page_key_${i}`])));
+  const order = keys.map((key, i) => `page_key_${i} ${key.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
   const { rows } = await db.raw(
     `SELECT count(*)::int AS n,
             string_agg(json, ',' ORDER BY ord ${backwards ? 'DESC' : 'ASC'}) FILTER (WHERE ord <= ?) AS json,
             (array_agg(sort_key ORDER BY ord) FILTER (WHERE ord = 1))[1] AS head,
             (array_agg(sort_key ORDER BY ord DESC) FILTER (WHERE ord <= ?))[1] AS tail
-       FROM ? AS page`,
+       FROM (SELECT page.*, row_number() OVER (ORDER BY ${order}) AS ord FROM ? AS page) AS numbered`,
     [request.pageSize, request.pageSize, paged],
   );
   const { n, json, head, tail } = rows[0] as { n: number; json: string | null; head: string | null; tail: string | null };

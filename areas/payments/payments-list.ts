@@ -2,7 +2,7 @@ import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import { isoTimestampText } from '../../db/json-sql';
 import type { Knex } from 'knex';
-import { orderPage, renderedPage, type JsonPage, type PageRequest } from '../../db/pagination';
+import { renderedPage, type JsonPage, type PageKey, type PageRequest } from '../../db/pagination';
 import { compilePaymentsQuery } from './payments-query';
 
 
@@ -65,7 +65,7 @@ export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: P
   const select = db('payments_payments as p')
     .join('payments_connectors as c', 'c.id', 'p.connector_id')
     .select(db.raw(`${paymentJson(options.v3 ?? false)} AS json`), db.raw(`json_build_array(${keys.map((k) => SORT_COLUMNS[k.field].key).join(', ')})::text AS sort_key`));
-  return renderedPage(db, pagedQuery(db, filters, page, select), page);
+  return renderedPage(db, pagedQuery(db, filters, page, select), page, pageOrder(keys, page));
 }
 
 /**
@@ -76,19 +76,24 @@ export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: P
 function pagedQuery(db: Executor, filters: PaymentsFilters, page: PageRequest, query: Knex.QueryBuilder): Knex.QueryBuilder {
   const keys = parseSort(filters.sort);
   const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query) : undefined;
-  const backwards = page.position?.dir === 'prev';
-  const flip = (dir: 'asc' | 'desc') => (backwards ? (dir === 'asc' ? 'desc' : 'asc') : dir);
+  const order = pageOrder(keys, page);
   if (condition) query.whereRaw(condition.sql, condition.bindings as any[]);
   if (page.position) {
     const values = page.position.key.map((v) => String(v));
     if (values.length !== keys.length) throw validationError('invalid cursor: it does not match the sort of this list');
     const branches = keys.map((k, i) => {
       const equal = keys.slice(0, i).map((e) => `${e.sql} = ?`);
-      return `(${[...equal, `${k.sql} ${flip(k.dir) === 'asc' ? '>' : '<'} ?`].join(' AND ')})`;
+      return `(${[...equal, `${k.sql} ${order[i].dir === 'asc' ? '>' : '<'} ?`].join(' AND ')})`;
     });
     const bindings = keys.flatMap((_k, i) => values.slice(0, i + 1));
     query.whereRaw(`(${branches.join(' OR ')})`, bindings);
   }
-  orderPage(query, keys.map((k) => ({ column: k.sql, dir: flip(k.dir) })), { numbered: true });
+  for (const key of order) query.orderBy(key.column, key.dir);
   return query.limit(page.pageSize + 1);
+}
+
+/** The sort keys in the page's direction: reversed when paging backwards. */
+function pageOrder(keys: SortKey[], page: PageRequest): PageKey[] {
+  const backwards = page.position?.dir === 'prev';
+  return keys.map((k) => ({ column: k.sql, dir: backwards ? (k.dir === 'asc' ? 'desc' : 'asc') : k.dir }));
 }
