@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import { ApiError } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import { logTransactionView } from './log';
-import { assertPostings } from './rules';
-import { runScriptLocked } from './script';
+import { scriptedWrite } from './script';
 import { presentTransaction, type TransactionRow } from './transactions';
 import type { CreateTransactionInput, LedgerTransaction, Posting } from './types';
 import { applyPostings, lockVolumes, writeVolumes, type VolumeMap } from './volumes';
@@ -43,13 +42,7 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   let metadata = input.metadata ?? {};
   let accountMetadata: Record<string, Record<string, string>> = options.replay?.accountMetadata ?? {};
   if (input.script) {
-    const result = await runScriptLocked(trx, ledger, input.script, locked);
-    const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
-    if (clash !== undefined) throw new ApiError('METADATA_OVERRIDE', `metadata key "${clash}" is set both by the script and by the request`);
-    metadata = { ...metadata, ...result.txMetadata };
-    postings = result.postings;
-    assertPostings(postings, 'script postings');
-    accountMetadata = result.accountMetadata;
+    ({ postings, metadata, accountMetadata } = await scriptedWrite(trx, ledger, input.script, metadata, locked));
   } else {
     postings = input.postings ?? [];
     await lockVolumes(trx, ledger, postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]), locked);

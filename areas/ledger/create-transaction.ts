@@ -11,7 +11,7 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './commit-batch';
+import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './write-hooks';
 import { lockVolumes, type VolumeMap } from './volumes';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';

@@ -6,7 +6,7 @@
 export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
 export { WORLD } from './types';
 export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
-export { shareHooks, type SharedHooks, type WriteHooks } from './commit-batch';
+export { shareHooks, type SharedHooks, type WriteHooks } from './write-hooks';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
 export { getTransaction, getTransactionJson, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
 export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters, type BalanceOperator } from './accounts';

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../lib/errors';
 import { compileNumscript, NumscriptError, runNumscript, type NumscriptResult } from '../../numscript';
+import { assertPostings } from './rules';
+import type { Posting } from './types';
 import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
 
 /** Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. */
@@ -64,4 +66,24 @@ export async function runScriptLocked(
     if (round >= MAX_LOCK_ROUNDS) throw new Error(`script kept reading unlocked balances after ${MAX_LOCK_ROUNDS} rounds`);
     await lockVolumes(trx, ledger, [...reads, ...touched], locked);
   }
+}
+
+/**
+ * A write's postings and metadata from its script, run with runScriptLocked: the request's own metadata merged with
+ * the script's, where a key set by both is METADATA_OVERRIDE (Formance's rule), and the metadata the script sets on
+ * accounts. The batched and the single write path both take a scripted write through here.
+ * @throws ApiError METADATA_OVERRIDE, and those of runScriptLocked and assertPostings
+ */
+export async function scriptedWrite(
+  trx: Knex.Transaction,
+  ledger: string,
+  script: { plain: string; vars?: Record<string, unknown> },
+  metadata: Record<string, string>,
+  locked: VolumeMap,
+): Promise<{ postings: Posting[]; metadata: Record<string, string>; accountMetadata: Record<string, Record<string, string>> }> {
+  const result = await runScriptLocked(trx, ledger, script, locked);
+  const clash = Object.keys(result.txMetadata).find((key) => key in metadata);
+  if (clash !== undefined) throw new ApiError('METADATA_OVERRIDE', `metadata key "${clash}" is set both by the script and by the request`);
+  assertPostings(result.postings, 'script postings');
+  return { postings: result.postings, metadata: { ...metadata, ...result.txMetadata }, accountMetadata: result.accountMetadata };
 }
