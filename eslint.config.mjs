@@ -4,14 +4,15 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
-const TEMPORAL_CALLS = { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'], message: "An area's Temporal calls live in its engine.ts." };
+const TEMPORAL_CALLS = { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'], message: "An area's Temporal calls live in its engine.ts (or engine/)." };
 const AREA_INTERNALS = { regex: '(^|/)areas/[^/]+/.', message: 'Import an area through its index.ts (areas/<area>), its in-process API.' };
 
 /**
  * The layering rules, one config object per folder (eslint replaces a rule's options per matching object, so each
  * folder lists every pattern it is held to):
  * - db/ is shared database plumbing: it knows no area, no HTTP, no Temporal.
- * - areas/ hold the use cases: they never reach up into api/ or activities/, reach Temporal only in their engine.ts,
+ * - areas/ hold the use cases: they never reach up into api/ or activities/, reach Temporal only in their engine.ts
+ *   (a folder, engine/, where one file would be too long),
  *   know workflows only by type, and use another area only through its index.
  * - api/ (routes) and activities/ call areas through their index; routes never touch Temporal; activities know
  *   workflows only by type (a value import would pull workflow-sandbox code into the worker's Node side).
@@ -28,10 +29,11 @@ function layering() {
     },
     {
       files: ['areas/**/*.ts'],
-      ignores: ['areas/*/engine.ts'],
+      ignores: ['areas/*/engine.ts', 'areas/*/engine/*.ts'],
       rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }),
     },
     { files: ['areas/*/engine.ts'], rules: restrict(upward, workflowsByType, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
+    { files: ['areas/*/engine/*.ts'], rules: restrict(upward, workflowsByType, { regex: '^\\.\\./\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
     { files: ['api/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType) },
     { files: ['api/routes/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType, { group: ['@temporalio/*'], message: 'Routes never touch Temporal: call the area, whose engine.ts does.' }) },
     { files: ['activities/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType) },
