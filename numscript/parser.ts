@@ -3,7 +3,8 @@ import type {
 } from './ast';
 import { VAR_TYPES } from './ast';
 import { compilationError } from './errors';
-import { tokenize, type Token, type TokenKind } from './lexer';
+import { tokenize } from './lexer';
+import { TokenCursor } from './token-cursor';
 import { ACCOUNT_PATTERN, ASSET_PATTERN, parsePortion } from './values';
 
 /**
@@ -25,11 +26,7 @@ export function parse(source: string): Program {
   return new Parser(tokenize(source)).program();
 }
 
-class Parser {
-  private index = 0;
-
-  constructor(private readonly tokens: Token[]) {}
-
+class Parser extends TokenCursor {
   program(): Program {
     const vars = this.isWord('vars') ? this.varsBlock() : [];
     const statements: Statement[] = [];
@@ -261,46 +258,4 @@ class Parser {
     this.expect(')');
     return args;
   }
-
-  private peek(): Token {
-    return this.tokens[this.index];
-  }
-
-  private next(): Token {
-    const token = this.tokens[this.index];
-    if (token.kind !== 'eof') this.index++;
-    return token;
-  }
-
-  private isWord(word: string): boolean {
-    const token = this.peek();
-    return token.kind === 'ident' && token.text === word;
-  }
-
-  private accept(kind: TokenKind): boolean {
-    if (this.peek().kind !== kind) return false;
-    this.next();
-    return true;
-  }
-
-  private expect(kind: TokenKind, what: string = `'${kind}'`): Token {
-    if (this.peek().kind !== kind) throw this.unexpected(what);
-    return this.next();
-  }
-
-  private keyword(word: string): void {
-    if (!this.isWord(word)) throw this.unexpected(`'${word}'`);
-    this.next();
-  }
-
-  private unexpected(what: string): Error {
-    const token = this.peek();
-    const found = token.kind === 'eof' ? 'end of script' : describe(token);
-    return compilationError(token.pos, `expected ${what}, found ${found}`);
-  }
-}
-
-function describe(token: Token): string {
-  const prefix = token.kind === 'variable' ? '$' : token.kind === 'account' ? '@' : '';
-  return token.kind === 'string' ? JSON.stringify(token.text) : `'${prefix}${token.text}'`;
 }
