@@ -30,10 +30,10 @@ function layering() {
     {
       files: ['areas/**/*.ts'],
       ignores: ['areas/*/engine.ts', 'areas/*/engine/*.ts'],
-      rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }),
+      rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, AREA_INTERNALS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }),
     },
-    { files: ['areas/*/engine.ts'], rules: restrict(upward, workflowsByType, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
-    { files: ['areas/*/engine/*.ts'], rules: restrict(upward, workflowsByType, { regex: '^\\.\\./\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
+    { files: ['areas/*/engine.ts'], rules: restrict(upward, workflowsByType, AREA_INTERNALS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
+    { files: ['areas/*/engine/*.ts'], rules: restrict(upward, workflowsByType, AREA_INTERNALS, { regex: '^\\.\\./\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
     { files: ['api/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType) },
     { files: ['api/routes/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType, { group: ['@temporalio/*'], message: 'Routes never touch Temporal: call the area, whose engine.ts does.' }) },
     { files: ['activities/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType) },

@@ -29,7 +29,7 @@ const MAX_LOCK_ROUNDS = 10;
  * On return, `locked` also holds every pair the postings touch.
  * @throws ApiError COMPILATION_FAILED, INSUFFICIENT_FUND, VALIDATION (from the interpreter)
  */
-export async function runScriptLocked(
+async function runScriptLocked(
   trx: Knex.Transaction,
   ledger: string,
   script: { plain: string; vars?: Record<string, unknown> },

@@ -1,6 +1,6 @@
 /**
  * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
- * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine.ts.
+ * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine/.
  */
 export { balanceKey, listAccountBalances, listAccountsJson } from './account-list';
 export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';

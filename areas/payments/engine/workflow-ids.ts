@@ -2,7 +2,10 @@ import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import type { FetchKind } from '../connector-catalog';
 import { connectorLabel } from '../ids';
 
-/** The payments engine's workflow and schedule ids, search attributes and UI texts (see index.ts). */
+// What the payments engine's calls share (see index.ts): workflow and schedule ids, search attributes, the texts the
+// Temporal UI shows, and a failed run's message.
+
+/** A connector as the engine names its schedules and tasks. */
 export interface ConnectorRef { id: string; provider: string; name: string }
 
 export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string => `${connectorLabel(connector)}-${kind}`;
