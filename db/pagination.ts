@@ -86,8 +86,13 @@ function keysetQuery(query: Knex.QueryBuilder, columns: string[], order: 'asc' |
 }
 
 function keysetOrder(columns: string[], order: 'asc' | 'desc', request: PageRequest): PageKey[] {
-  const dir = request.position?.dir === 'prev' ? (order === 'asc' ? 'desc' : 'asc') : order;
-  return columns.map((column) => ({ column, dir }));
+  return pageKeys(columns.map((column) => ({ column, dir: order })), request);
+}
+
+/** A list's sort keys in the direction of the requested page: each one reversed when paging backwards. */
+export function pageKeys(keys: PageKey[], request: PageRequest): PageKey[] {
+  if (request.position?.dir !== 'prev') return keys;
+  return keys.map((key) => ({ column: key.column, dir: key.dir === 'asc' ? 'desc' : 'asc' }));
 }
 
 /**

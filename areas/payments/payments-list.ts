@@ -2,7 +2,7 @@ import { validationError } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
 import { isoTimestampText } from '../../db/json-sql';
 import type { Knex } from 'knex';
-import { renderedPage, type JsonPage, type PageKey, type PageRequest } from '../../db/pagination';
+import { pageKeys, renderedPage, type JsonPage, type PageKey, type PageRequest } from '../../db/pagination';
 import { compilePaymentsQuery } from './payments-query';
 
 
@@ -65,18 +65,17 @@ export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: P
   const select = db('payments_payments as p')
     .join('payments_connectors as c', 'c.id', 'p.connector_id')
     .select(db.raw(`${paymentJson(options.v3 ?? false)} AS json`), db.raw(`json_build_array(${keys.map((k) => SORT_COLUMNS[k.field].key).join(', ')})::text AS sort_key`));
-  return renderedPage(db, pagedQuery(db, filters, page, select), page, pageOrder(keys, page));
+  const order = pageKeys(keys.map((k): PageKey => ({ column: k.sql, dir: k.dir })), page);
+  return renderedPage(db, pagedQuery(filters, page, keys, order, select), page, order);
 }
 
 /**
- * Filters by `query`, orders by `sort` and pages by keyset, up to one row past the page (to know whether there is a
- * next one). Each sort key may have its own direction, so the "after this row" condition is the lexicographic OR-chain
+ * Filters by `query`, orders by `order` (the sort `keys` in the page's direction) and pages by keyset, up to one row
+ * past the page (to know whether there is a next one). Each sort key may have its own direction, so the "after this row" condition is the lexicographic OR-chain
  * `(k1 > v1) OR (k1 = v1 AND k2 < v2) OR ...`. Throws VALIDATION (sort, query or cursor).
  */
-function pagedQuery(db: Executor, filters: PaymentsFilters, page: PageRequest, query: Knex.QueryBuilder): Knex.QueryBuilder {
-  const keys = parseSort(filters.sort);
+function pagedQuery(filters: PaymentsFilters, page: PageRequest, keys: SortKey[], order: PageKey[], query: Knex.QueryBuilder): Knex.QueryBuilder {
   const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query) : undefined;
-  const order = pageOrder(keys, page);
   if (condition) query.whereRaw(condition.sql, condition.bindings as any[]);
   if (page.position) {
     const values = page.position.key.map((v) => String(v));
@@ -90,10 +89,4 @@ function pagedQuery(db: Executor, filters: PaymentsFilters, page: PageRequest, q
   }
   for (const key of order) query.orderBy(key.column, key.dir);
   return query.limit(page.pageSize + 1);
-}
-
-/** The sort keys in the page's direction: reversed when paging backwards. */
-function pageOrder(keys: SortKey[], page: PageRequest): PageKey[] {
-  const backwards = page.position?.dir === 'prev';
-  return keys.map((k) => ({ column: k.sql, dir: backwards ? (k.dir === 'asc' ? 'desc' : 'asc') : k.dir }));
 }
