@@ -5,6 +5,7 @@ import { api } from '../../support/http';
 import { ApiError } from '../../../lib/errors';
 import { createDb, type Db } from '../../../db/knex';
 import { pipelinedRows } from '../../../db/pipelined-statements';
+import { pollUntil } from '../../support/eventually';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
 
 describe('reads by txid share statements', () => {
@@ -172,12 +173,7 @@ describe('reads by txid share statements', () => {
     single.on('query', (query: { sql: string; bindings: unknown[][] }) => {
       if (query.sql.includes('generate_subscripts')) sent.push(query.bindings[1].length);
     });
-    const sentCount = async (count: number) => {
-      for (const started = Date.now(); sent.length < count; ) {
-        if (Date.now() - started > 5000) throw new Error(`${count} statements expected, ${sent.length} sent`);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    };
+    const sentCount = (count: number) => pollUntil(() => sent.length, (n) => n >= count, { timeoutMs: 5000, intervalMs: 1, what: `${count} statements sent` });
     const asked: Array<Promise<unknown>> = [];
     const read = (ids: number[]) => {
       const reads = ids.map((id) => getTransaction(single, ledger, BigInt(id)));
