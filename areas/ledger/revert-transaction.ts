@@ -8,6 +8,7 @@ import { revertedLogView } from './log';
 import { assertMetadata } from './rules';
 import { assertPostingsInChart } from './schema-check';
 import { findSchema } from './schemas';
+import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import { getTransaction, presentTransaction, type TransactionRow } from './transactions';
 import type { Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
@@ -92,6 +93,6 @@ export async function commitRevert(
       ...(revert.logDate ? { replay: { date: revert.logDate, accountMetadata: {} } } : {}),
     },
   );
-  const marked = await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning('*');
+  const marked = await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning([...TRANSACTION_ROW_COLUMNS]);
   return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { pipelinedRows } from '../../db/pipelined-statements';
 import { LEDGER_NAME_PATTERN } from '../../lib/grammar';
-import { TRANSACTION_JSON_SQL } from './transaction-json';
+import { TRANSACTION_JSON_SQL, TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { TransactionRow } from './transactions';
 
 interface PendingRead {
@@ -42,8 +42,7 @@ const MAX_IN_FLIGHT = 2;
  */
 const MIN_OVERLAPPING_BATCH = 16;
 
-/** Named columns, not `t.*`: a prepared statement's result type must not change when a migration adds a column. */
-const ROW_COLUMNS = 't.ledger, t.id, t.timestamp, t.reference, t.postings, t.metadata, t.pre_commit_volumes, t.post_commit_volumes, t.inserted_at, t.reverted_at';
+const ROW_COLUMNS = TRANSACTION_ROW_COLUMNS.map((column) => `t.${column}`).join(', ');
 const PROJECTIONS = { row: ROW_COLUMNS, v1: `${TRANSACTION_JSON_SQL.v1} AS json`, v2: `${TRANSACTION_JSON_SQL.v2} AS json` };
 type Projection = keyof typeof PROJECTIONS;
 

@@ -10,6 +10,7 @@ import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { stringifyJson } from '../../lib/json';
 import { readTransactionJson, readTransactionRow } from './transaction-reads';
+import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { Knex } from 'knex';
 
 export interface TransactionRow {
@@ -61,7 +62,7 @@ export async function getTransaction(db: Executor, ledger: string, id: bigint): 
   // Read by txid is the hottest read (op 11): outside a transaction it shares a statement with concurrent reads
   // (transaction-reads.ts); the ledger is looked up only to name a miss.
   const row = (db as Knex.Transaction).isTransaction
-    ? ((await db.raw('SELECT * FROM ledger_transactions WHERE ledger = ? AND id = ?', [ledger, id.toString()])).rows[0] as TransactionRow | undefined)
+    ? ((await db('ledger_transactions').where({ ledger, id: id.toString() }).first(...TRANSACTION_ROW_COLUMNS)) as TransactionRow | undefined)
     : await readTransactionRow(db as Knex, ledger, id);
   return row ? presentTransaction(row) : transactionMissing(db, ledger, id);
 }
@@ -127,7 +128,7 @@ function whereAccounts(query: import('knex').Knex.QueryBuilder, columns: string[
 /** Newest first (txid desc), keyset-paginated so concurrent writes never shift a page. @throws ApiError LEDGER_NOT_FOUND */
 export async function listTransactions(db: Executor, ledger: string, filters: TransactionFilters, page: PageRequest): Promise<Page<LedgerTransaction>> {
   await assertLedgerExists(db, ledger);
-  const result = await keysetPage<TransactionRow>(transactionsQuery(db, ledger, filters).select('*'), ['id'], 'desc', page);
+  const result = await keysetPage<TransactionRow>(transactionsQuery(db, ledger, filters).select(...TRANSACTION_ROW_COLUMNS), ['id'], 'desc', page);
   return { ...result, items: result.items.map(presentTransaction) };
 }
 
