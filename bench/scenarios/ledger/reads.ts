@@ -13,10 +13,11 @@ export const TRANSACTIONS = 5_000;
 const BULK = 500;
 /**
  * Alternating rounds of op 11 and the Koa baseline, 10,000 requests each: rounds of a fraction of a second measured the
- * machine's hiccups. Eight of them, not four: the baseline's rounds of one run still spread by some 20% (43,000 to
- * 55,000 req/s), which moved the ratio of four rounds by 3 points or more from one run to the next.
+ * machine's hiccups. Sixteen of them: the ratio of one pair of rounds spreads by about 5 points (standard deviation over
+ * the 22 runs of 2026-11-27), so four rounds moved the run's ratio by 3 points or more from one run to the next and
+ * eight still by about 2; sixteen cost some 10 s more.
  */
-const READ_ROUNDS = 8;
+const READ_ROUNDS = 16;
 const KOA_INTERLEAVED = `${KOA_BASELINE}, ${READ_ROUNDS} rounds interleaved with op 11`;
 
 /**
