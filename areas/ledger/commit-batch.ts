@@ -6,7 +6,7 @@ import { parseJson, stringifyJson } from '../../lib/json';
 import { mergeAccountMetadata } from './commit';
 import { logTransactionView } from './log';
 import { scriptedWrite } from './script';
-import { headJsonSql, volumesJsonSql } from './transaction-json';
+import { headJsonSql } from './transaction-json';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
 import { lockedBalance, sharedReads, sharedStatements, type SqlStatement, type WriteHooks } from './write-hooks';
@@ -219,8 +219,8 @@ async function insertAccepted(
        SELECT * FROM json_to_recordset(?::json)
          AS x(id bigint, ts timestamptz, ref text, postings json, metadata jsonb, pre json, post json, src text[], dst text[], log_id bigint, log jsonb)
      ), t AS (
-       INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at, json_head, json_volumes)
-       SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post, x.src, x.dst, ?, ${headJsonSql('x.ts', 'x.postings')}, ${volumesJsonSql('x.pre', 'x.post')} FROM x
+       INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at, json_head)
+       SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post, x.src, x.dst, ?, ${headJsonSql('x.ts', 'x.postings')} FROM x
      ), l AS (
        INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, x.log_id, 'NEW_TRANSACTION', ?, x.log FROM x
      ), k AS (

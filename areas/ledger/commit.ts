@@ -3,7 +3,7 @@ import { ApiError } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import { logTransactionView } from './log';
 import { scriptedWrite } from './script';
-import { headJsonSql, TRANSACTION_ROW_COLUMNS, volumesJsonSql } from './transaction-json';
+import { headJsonSql, TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import { presentTransaction, type TransactionRow } from './transactions';
 import type { CreateTransactionInput, LedgerTransaction, Posting } from './types';
 import { applyPostings, lockVolumes, writeVolumes, type VolumeMap } from './volumes';
@@ -63,8 +63,8 @@ export async function commitTransaction(trx: Knex.Transaction, ledger: string, i
   const inserted = await trx.raw(
     `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1, next_log_id = next_log_id + 1 WHERE name = ? RETURNING next_txid - 1 AS id, next_log_id - 1 AS log_id),
      l AS (INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, n.log_id, ?, ?, jsonb_set(?::jsonb, '{transaction,id}', to_jsonb(n.id)) FROM n)
-     INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, json_head, json_volumes)
-     SELECT x.*, ${headJsonSql('x.ts', 'x.postings')}, ${volumesJsonSql('x.pre', 'x.post')}
+     INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, json_head)
+     SELECT x.*, ${headJsonSql('x.ts', 'x.postings')}
        FROM (SELECT ?::text AS ledger, n.id, ?::timestamptz AS ts, ?::text AS reference, ?::json AS postings, ?::jsonb AS metadata, ?::json AS pre, ?::json AS post, ?::text[] AS sources, ?::text[] AS destinations FROM n) x
      RETURNING ${TRANSACTION_ROW_COLUMNS.join(', ')}`,
     [

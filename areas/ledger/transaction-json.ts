@@ -14,18 +14,17 @@ import { isoTimestampText, jsonText } from '../../db/json-sql';
 const isoDate = (sql: string) => jsonText(isoTimestampText(sql));
 
 /**
- * The members no write changes once a transaction is inserted, as JSON text: `"timestamp":…,"postings":…` (the head)
- * and `"preCommitVolumes":…,"postCommitVolumes":…` (the volumes), of the given column expressions. The writers store
- * both with the row (json_head, json_volumes, migration 022) and the reads copy them: writing the timestamp out and
- * casting three json columns to text was half of what a read by txid cost PostgreSQL, and op 11 served about 8% more
- * reads per second without it (decision 33). A row without them (written before migration 022, or one whose members
- * an UPDATE touched, which the migration's trigger clears them for) is written out here at each read instead.
+ * Two members that no write changes once a transaction is inserted, its timestamp and postings, as the JSON text
+ * `"timestamp":…,"postings":…` of the given column expressions. The writers store it with the row (json_head,
+ * migration 022) and the reads copy it: writing the timestamp out (to_char) and casting the postings to text cost
+ * PostgreSQL about 1.7 of the 9–10 µs of a read by txid, and op 11 served about 6% more reads per second without them
+ * (decision 33). A row without it (written before migration 022, or one whose timestamp or postings an UPDATE named,
+ * which the migration's trigger clears it for) is written out here at each read instead.
  */
 export const headJsonSql = (timestamp: string, postings: string): string => `'"timestamp":' || ${isoDate(timestamp)} || ',"postings":' || ${postings}::text`;
-export const volumesJsonSql = (pre: string, post: string): string => `'"preCommitVolumes":' || ${pre}::text || ',"postCommitVolumes":' || ${post}::text`;
 
 const head = `coalesce(t.json_head, ${headJsonSql('t.timestamp', 't.postings')})`;
-const volumes = `coalesce(t.json_volumes, ${volumesJsonSql('t.pre_commit_volumes', 't.post_commit_volumes')})`;
+const volumes = `'"preCommitVolumes":' || t.pre_commit_volumes::text || ',"postCommitVolumes":' || t.post_commit_volumes::text`;
 
 /** Members of a jsonb object in its stored order (the order JSON.parse of its text gives), each written by `member`. */
 const objectOf = (source: string, member: (key: string, value: string) => string, alias: string) =>

@@ -20,7 +20,7 @@ import * as paymentsConversionsOrders from './018-payments-conversions-orders';
 import * as paymentsOpenBanking from './019-payments-open-banking';
 import * as ledgerTransactionText from './020-ledger-transaction-text';
 import * as paymentsAccountOrder from './021-payments-account-order';
-import * as ledgerTransactionJsonParts from './022-ledger-transaction-json-parts';
+import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,7 +53,7 @@ const migrations: Array<[string, Migration]> = [
   ['019-payments-open-banking', paymentsOpenBanking],
   ['020-ledger-transaction-text', ledgerTransactionText],
   ['021-payments-account-order', paymentsAccountOrder],
-  ['022-ledger-transaction-json-parts', ledgerTransactionJsonParts],
+  ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
