@@ -77,7 +77,7 @@ export async function commitRevert(
   id: bigint,
   revert: { force?: boolean; metadata: Record<string, string>; atEffectiveDate?: boolean; timestamp?: Date; logDate?: Date },
 ): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction }> {
-  const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first();
+  const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first(...TRANSACTION_ROW_COLUMNS);
   if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
   if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
   const original = presentTransaction(row);

@@ -10,10 +10,15 @@ import type { Knex } from 'knex';
  * adds a column (no rewrite, no long lock) and a row of the previous release reads the same. The trigger keeps the
  * stored text from ever disagreeing with its row: an UPDATE that names the timestamp or the postings clears it. No code
  * updates them today (a transaction's metadata and its revert are other columns); the trigger is what guarantees that
- * one that does later cannot serve stale JSON.
+ * one that does later cannot serve stale JSON. Row triggers do not fire for a table rewrite (ALTER COLUMN ... TYPE
+ * ... USING, as migration 020 did to the postings): a later migration that rewrites the timestamp or the postings must
+ * clear json_head itself.
  */
 export async function up(knex: Knex): Promise<void> {
+  // Behind a long transaction, the ALTER would queue every read and write of the table behind its lock: give up
+  // instead, and let the operator run the migration again (docs/operations.md).
   await knex.raw(`
+    SET LOCAL lock_timeout = '10s';
     ALTER TABLE ledger_transactions ADD COLUMN IF NOT EXISTS json_head text;
     CREATE OR REPLACE FUNCTION ledger_transactions_clear_json_head() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

@@ -136,6 +136,11 @@ describe('reads by txid share statements', () => {
     const v1 = await api('GET', `/api/ledger/${ledger}/transactions/1`);
     expect(v1.body.data.txid).toBe(1);
     expect(v1.body.data.reference).toBe('ref "quoted" \\ back\nslash');
+
+    // The reads take the stored text itself: a planted one comes back as it is.
+    await db('ledger_transactions').where({ ledger, id: 1 }).update({ json_head: '"timestamp":"planted","postings":[]' });
+    expect(await getTransactionJson(db, ledger, 1n, 'v1')).toMatch(/^\{"txid":1,"timestamp":"planted","postings":\[\],"reference":"ref /);
+    expect(await getTransactionJson(db, ledger, 1n, 'v2')).toMatch(/^\{"id":1,"timestamp":"planted","postings":\[\],"reference":"ref /);
   });
 
   it('answers a read by txid with the very text its write was answered with', async () => {
