@@ -45,6 +45,6 @@ export const TRANSACTION_JSON_SQL: Record<'v1' | 'v2', string> = {
 
 /**
  * The columns a transaction row is read with (TransactionRow), named rather than `*`: a prepared statement's result
- * type must not change when a migration adds a column, and the stored JSON parts are for the rendered reads alone.
+ * type must not change when a migration adds a column, and json_head is for the rendered reads alone.
  */
 export const TRANSACTION_ROW_COLUMNS = ['ledger', 'id', 'timestamp', 'reference', 'postings', 'metadata', 'pre_commit_volumes', 'post_commit_volumes', 'inserted_at', 'reverted_at'] as const;
