@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { commitBatch, type WriteOutcome } from '../../../areas/ledger/commit-batch';
+import { groupCommit } from '../../../areas/ledger/group-commit';
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { ledgerViolations, logAndEventViolations } from '../../support/ledger-invariants';
@@ -85,5 +87,30 @@ describe('ledger group commit', () => {
     expect(Number(batches[0].n)).toBeLessThan(committed + 1);
     expect(await ledgerViolations(db, ledger)).toEqual([]);
     expect(await logAndEventViolations(db, ledger)).toEqual([]);
+  });
+
+  it('answers a committed batch even while the next batch cannot get a connection', async () => {
+    const ledger = await newLedger('gc-held');
+    const single = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+    let trx: Knex.Transaction | undefined;
+    try {
+      const first = groupCommit(single, ledger, { request: { postings: [usd('world', 'a', 1n)] } });
+      // Asked for after the first batch's connection, so the pool hands the only connection to this transaction when
+      // that batch commits, and the second batch waits for it: the first batch's answers must not wait with it.
+      const blocking = single.transaction();
+      const second = groupCommit(single, ledger, { request: { postings: [usd('world', 'b', 2n)] } });
+      let secondSettled = false;
+      void second.finally(() => (secondSettled = true));
+      trx = await blocking;
+      const answered = await Promise.race([first, new Promise((resolve) => setTimeout(() => resolve('still held'), 3000))]);
+      expect(answered).toMatchObject({ transaction: { postings: [{ destination: 'a', amount: 1n }] }, idempotencyHit: false });
+      expect(secondSettled).toBe(false);
+      await trx.commit();
+      expect(await second).toMatchObject({ transaction: { postings: [{ destination: 'b', amount: 2n }] } });
+      expect(await ledgerViolations(db, ledger)).toEqual([]);
+    } finally {
+      if (trx && !trx.isCompleted()) await trx.rollback();
+      await single.destroy();
+    }
   });
 });
