@@ -22,6 +22,15 @@ export interface BatchedWrite {
 /** What one write of a batch became: committed, answered from its idempotency key, or refused on its own. */
 export type WriteOutcome = { transaction: LedgerTransaction; idempotencyHit: false } | { hitTxid: bigint } | { error: unknown };
 
+export interface BatchOptions {
+  /**
+   * Called once the checks are done, right before the statement that bumps the counter is sent: from there on the batch
+   * only waits for PostgreSQL (that statement, the rows and the COMMIT). Work the caller defers past the current turn
+   * of the event loop (setImmediate) runs while PostgreSQL executes it. Not called when no write was accepted.
+   */
+  whileWriting?: () => void;
+}
+
 /** A write that passed its checks against the batch's running volumes, waiting for its txid. */
 interface Accepted {
   index: number;
@@ -50,7 +59,7 @@ const pairsOf = (postings: Posting[]) => postings.flatMap((p): Array<[string, st
  * the claims of writes that failed are deleted before the commit, as a single write's rollback would.
  * The caller must not put two writes with the same key in one batch.
  */
-export async function commitBatch(trx: Knex.Transaction, ledger: string, writes: BatchedWrite[]): Promise<WriteOutcome[]> {
+export async function commitBatch(trx: Knex.Transaction, ledger: string, writes: BatchedWrite[], options: BatchOptions = {}): Promise<WriteOutcome[]> {
   const outcomes: Array<WriteOutcome | undefined> = writes.map(() => undefined);
   const scope = idempotencyScope(ledger);
   const claimed = await claimKeys(trx, scope, writes, outcomes);
@@ -82,6 +91,7 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
     return outcomes as WriteOutcome[];
   }
   const statements = sharedStatements(accepted.map((write) => ({ hooks: writes[write.index].hooks, postings: write.postings })));
+  options.whileWriting?.();
   const transactions = await insertAccepted(trx, ledger, accepted, state, writes, failedKeys, statements);
   for (const [n, write] of accepted.entries()) await writes[write.index].hooks?.finish?.(trx, transactions[n]);
   accepted.forEach((write, n) => (outcomes[write.index] = { transaction: transactions[n], idempotencyHit: false }));

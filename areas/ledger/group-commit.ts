@@ -18,7 +18,7 @@ interface LedgerQueue {
 /** Bounded so one batch's statements and its hold on the ledger's counter row stay short. */
 const MAX_BATCH = Math.max(1, Number(process.env.LEDGER_GROUP_COMMIT_MAX_BATCH || 256));
 
-/** Longest the answers of a committed batch wait for the next batch to get under way (its connection, its BEGIN). */
+/** Longest the answers of a committed batch wait for the next batch to reach its counter bump (see holdAnswers). */
 const ANSWER_HOLD_MS = 2;
 
 /** Whether writes go through group commit; `LEDGER_GROUP_COMMIT=off` keeps one database transaction per write. */
@@ -83,11 +83,9 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
   let written = false;
   try {
     const outcomes = await inTransaction(db, async (trx) => {
-      const committing = commitBatch(trx, ledger, batch.map((p) => p.write));
-      // By the next turn of the event loop this batch's first statement is on its way: the last batch is answered
-      // while PostgreSQL runs it.
-      if (queue.held) setImmediate(() => sendHeldAnswers(queue));
-      const result = await committing;
+      // The last batch is answered while PostgreSQL runs this batch's counter bump (see holdAnswers).
+      const whileWriting = () => void (queue.held && setImmediate(() => sendHeldAnswers(queue)));
+      const result = await commitBatch(trx, ledger, batch.map((p) => p.write), { whileWriting });
       written = true;
       return result;
     });
@@ -103,11 +101,12 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
 }
 
 /**
- * Answers a committed batch now when no write waits, otherwise once the next batch has sent its first statement (or
- * after ANSWER_HOLD_MS when it cannot start that soon). Answered first, a batch's answers delayed the next batch's
- * BEGIN while PostgreSQL sat idle (0.9-1.3 ms from the batch's start to its BEGIN's return at 32 clients, against
- * 0.2-0.45 held): held, they overlap the next batch's first statement (+8-11% at 32 clients, one client unchanged;
- * docs/benchmarks.md). Only answers wait: the batch is committed, so what they say is already durable.
+ * Answers a committed batch now when no write waits, otherwise once the next batch has sent the statement that bumps
+ * its counter, or ANSWER_HOLD_MS later at most (when that batch waits for a connection, or fails its checks whole).
+ * The API is one thread: answered at once, a batch's answers (0.5-0.7 ms of API CPU at 32 clients) delayed the next
+ * batch's BEGIN and lock while PostgreSQL sat idle; held, they are sent while PostgreSQL runs the bump (+3-11% at 32
+ * clients, one client unchanged; docs/benchmarks.md). Only answers wait: the batch is committed, so what they say is
+ * already durable.
  */
 function holdAnswers(queue: LedgerQueue, send: () => void): void {
   sendHeldAnswers(queue);
