@@ -84,7 +84,9 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
   try {
     const outcomes = await inTransaction(db, async (trx) => {
       // The last batch is answered while PostgreSQL runs this batch's counter bump (see holdAnswers).
-      const whileWriting = () => void (queue.held && setImmediate(() => sendHeldAnswers(queue)));
+      const whileWriting = () => {
+        if (queue.held) setImmediate(() => sendHeldAnswers(queue));
+      };
       const result = await commitBatch(trx, ledger, batch.map((p) => p.write), { whileWriting });
       written = true;
       return result;
