@@ -13,8 +13,12 @@ const CONCURRENCY = [1, 8, 32];
 const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 /** Alternating rounds of the hashing on/off comparison (each half of WRITES[32]). */
 const HASH_ROUNDS = 4;
-/** Interleaved rounds of the write shapes at 32 clients and of one client (each half of WRITES[c]). */
-const SHAPE_ROUNDS = 4;
+/**
+ * Interleaved rounds of the write shapes at 32 clients and of one client (each half of WRITES[c]). Eight since session
+ * 18: a round lasts about 0.25 s at 32 clients and 0.3 s at one client, and with four the ratio of the two moved by
+ * a quarter across runs of the same code (docs/benchmarks.md).
+ */
+const SHAPE_ROUNDS = 8;
 const SHAPE_ROWS = ['spread', 'hot', 'world', 'hot-destination', 'spread c=1'] as const;
 
 type WriteShape = 'spread' | 'hot' | 'world' | 'hot-destination';
