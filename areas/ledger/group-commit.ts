@@ -111,6 +111,8 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
  * already durable.
  */
 function holdAnswers(queue: LedgerQueue, send: () => void): void {
+  // A batch that accepted nothing never calls whileWriting and may commit within ANSWER_HOLD_MS: the answers still
+  // held go out first, in commit order, rather than being replaced.
   sendHeldAnswers(queue);
   if (queue.pending.length === 0) return send();
   queue.held = { send, deadline: setTimeout(() => sendHeldAnswers(queue), ANSWER_HOLD_MS) };
