@@ -9,6 +9,10 @@ export interface Config {
   host: string;
   publicUrl: string;
   dataDir: string;
+  /** Whether DATA_DIR, PORT or PUBLIC_URL was given: helper scripts otherwise look for a running `npm start`. */
+  locationGiven: boolean;
+  /** Where `npm start` records where it runs (RUN_FILE; .run/npm-start.json in the checkout by default). */
+  runFile: string;
   databaseUrl?: string;
   temporalAddress?: string;
   temporalNamespace: string;
@@ -44,6 +48,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicUrl,
     dataDir: path.resolve(env.DATA_DIR || '.data'),
+    locationGiven: Boolean(env.DATA_DIR || env.PORT || env.PUBLIC_URL),
+    runFile: path.resolve(env.RUN_FILE || path.join(__dirname, '..', '.run', 'npm-start.json')),
     databaseUrl: env.DATABASE_URL || undefined,
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',

@@ -1,6 +1,7 @@
 import { loadConfig } from '../lib/config';
 import { createDb } from '../db/knex';
 import { rotateSigningKey } from '../areas/auth';
+import { readRunFile } from './stack/run-file';
 
 /**
  * `npm run auth:rotate-key`: adds a new signing key. After the API restarts it signs with the new key while the JWKS
@@ -8,8 +9,10 @@ import { rotateSigningKey } from '../areas/auth';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  if (!config.databaseUrl) throw new Error('DATABASE_URL is not set');
-  const db = createDb(config.databaseUrl, { poolMax: 1 });
+  // Without DATABASE_URL, the database of the `npm start` running in this checkout.
+  const databaseUrl = config.databaseUrl ?? readRunFile(config.runFile)?.databaseUrl;
+  if (!databaseUrl) throw new Error('DATABASE_URL is not set and no npm start is running in this checkout');
+  const db = createDb(databaseUrl, { poolMax: 1 });
   try {
     console.log(`new signing key ${await rotateSigningKey(db)}; restart the API processes to sign with it`);
   } finally {

@@ -1,5 +1,6 @@
 import { loadConfig } from '../lib/config';
 import { startPlatform } from './stack/platform';
+import { removeRunFile, writeRunFile } from './stack/run-file';
 
 /**
  * `npm start`: the whole platform on one machine for a newcomer. Ctrl-C (SIGINT) or SIGTERM stops every part it
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
       return;
     }
     process.stdout.write(`\n${signal} received: stopping API, worker, Temporal and PostgreSQL...\n`);
+    removeRunFile(config.runFile);
     running.platform.stop().then(
       () => {
         process.stdout.write('stopped.\n');
@@ -39,6 +41,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // A SIGTERM sent to `npm start` itself (a service manager, `kill` on a detached run) ends npm and its shell without
+  // reaching us: npm does not forward it through `sh -c`. Our parent going away means whoever ran us is gone, so we
+  // stop as for a signal instead of leaving PostgreSQL, Temporal, the worker and the API running as orphans.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) shutdown('parent process exit');
+  }, 500).unref();
 
   const platform = await startPlatform({
     signal: startup.signal,
@@ -53,11 +62,20 @@ async function main(): Promise<void> {
     log,
   });
   running.platform = platform;
+  writeRunFile({
+    pid: process.pid,
+    apiUrl: platform.apiUrl,
+    dataDir: config.dataDir,
+    databaseUrl: platform.databaseUrl,
+    temporalAddress: platform.temporalAddress,
+    temporalUiUrl: platform.temporalUiUrl,
+    startedAt: new Date().toISOString(),
+  }, config.runFile);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const { credentials } = platform;
   const banner = [
     '',
-    `Financial platform is up (healthy after ${seconds} s)`,
+    `Financial platform is up (API healthy and worker polling after ${seconds} s)`,
     `  API            ${platform.apiUrl}`,
     `  API docs       ${platform.apiUrl}/api/docs   (OpenAPI: ${platform.apiUrl}/api/openapi.json)`,
     `  Health         ${platform.apiUrl}/_healthcheck`,
@@ -68,7 +86,7 @@ async function main(): Promise<void> {
     '',
     `  OAuth client   id ${credentials.clientId}   secret ${credentials.clientSecret}   (${credentials.source})`,
     `  Get a token    curl -s -u '${credentials.clientId}:${credentials.clientSecret}' -d grant_type=client_credentials ${platform.apiUrl}/api/auth/oauth/token`,
-    `                 or: npm run -s token`,
+    `                 or: npm run -s token   (from any shell: this run is recorded in ${config.runFile})`,
     '',
     'Press Ctrl-C to stop everything.',
     '',

@@ -7,7 +7,8 @@ import { ensureBootstrapClient, type BootstrapCredentials } from '../bootstrap-c
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
 import { freePort, isPortFree } from './ports';
 import { runNodeProcess, type ManagedProcess } from './processes';
-import { ensureTemporalCli, startTemporalDevServer, waitForTemporal, type RunningTemporal } from './temporal';
+import { ensureTemporalCli, startTemporalDevServer, waitForTemporal, waitForWorkerPolling, type RunningTemporal } from './temporal';
+import { loadConfig } from '../../lib/config';
 
 export interface PlatformOptions {
   dataDir: string;
@@ -136,6 +137,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const api = runNodeProcess({ name: 'api', entry: 'api/server.ts', env, output });
     stops.push(() => api.stop());
     await waitForHealthy(apiUrl, 60_000, options.signal);
+    const settings = loadConfig(env);
+    await waitForWorkerPolling(temporalAddress, settings.temporalNamespace, settings.taskQueue, 60_000, options.signal);
 
     return {
       apiUrl,

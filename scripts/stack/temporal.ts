@@ -128,6 +128,35 @@ export async function waitForTemporal(address: string, child: ChildProcess | und
   throw new Error(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
+/**
+ * Waits until a worker polls the task queue for workflow tasks. The API answering its health check says nothing about
+ * the worker: until it polls, a workflow started by a request would sit unscheduled, so "the platform is up" waits
+ * for this too. Temporal records a poller as soon as its first long poll arrives.
+ */
+export async function waitForWorkerPolling(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  try {
+    while (Date.now() < deadline) {
+      signal?.throwIfAborted();
+      const described = await connection.workflowService
+        .describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType: 1 /* TASK_QUEUE_TYPE_WORKFLOW */ })
+        .catch(() => undefined);
+      if ((described?.pollers?.length ?? 0) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await connection.close();
+  }
+  throw new Error(`no worker polled task queue ${taskQueue} within ${timeoutMs} ms (see the worker's log lines)`);
+}
+
 /** SIGTERM, then SIGKILL after `graceMs`: a child must never outlive the process that started it. */
 export function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
