@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { startThrowawayPlatform, type RunningPlatform } from '../../scripts/stack/platform';
 import { startControlServer } from './control-server';
 
@@ -28,5 +29,18 @@ export default async function globalSetup(): Promise<void> {
   const control = await startControlServer(platform);
   process.env.TEST_CONTROL_URL = control.url;
   globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir, closeControl: control.close };
+  // An interrupted run (Ctrl-C, SIGTERM from CI) never reaches the global teardown: stop the platform and remove its
+  // data directory (the database, Temporal's, and every test's temporary directory: test/support/temp-dir.ts) here.
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: stopping the test platform and removing ${dataDir}\n`);
+    const forceExit = setTimeout(() => process.exit(130), 20_000);
+    forceExit.unref();
+    Promise.allSettled([control.close(), platform.stop()]).finally(() => {
+      if (ownDataDir && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  };
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
   process.stdout.write(`\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`);
 }

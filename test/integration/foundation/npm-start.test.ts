@@ -1,11 +1,11 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { freePort, isPortFree } from '../../../scripts/stack/ports';
 import { pollUntil } from '../../support/eventually';
+import { testTempDir } from '../../support/temp-dir';
 
 const root = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
@@ -29,8 +29,7 @@ describe('npm start', () => {
   };
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-test-'));
-    fs.chmodSync(dataDir, 0o755);
+    dataDir = testTempDir('npm-start-test-');
     runFile = path.join(dataDir, 'run', 'npm-start.json');
     ports = { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort() };
     child = spawn('npm', ['start'], {

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { runFuzzPasses } from '../../../scripts/fuzz/passes';
 import { ensureSchemathesis } from '../../../scripts/fuzz/schemathesis';
 import { apiUrl, getToken } from '../../support/http';
+import { testTempDir } from '../../support/temp-dir';
 
 /**
  * The short fuzzing run of `npm test`: schemathesis over every operation of /api/openapi.json on this run's stack,
@@ -18,7 +17,7 @@ jest.setTimeout(900_000);
 
 test('schemathesis finds no 5xx and no response-schema mismatch on any operation', async () => {
   const cli = ensureSchemathesis();
-  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-report-'));
+  const reportDir = testTempDir('fuzz-report-');
   const token = await getToken();
   const results = await runFuzzPasses(cli, {
     apiUrl: apiUrl(),

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { simulatedOpenBanking } from '../../../activities/payments/plugins/simulated-open-banking';
 import { stringifyJson } from '../../../lib/json';
+import { testTempDir } from '../../support/temp-dir';
 
 describe('the simulated bank behind open banking', () => {
   let dir: string;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-ob-'));
+    dir = testTempDir('sim-ob-');
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, value: unknown) => fs.writeFileSync(path.join(dir, name), stringifyJson(value));
