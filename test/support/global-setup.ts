@@ -35,7 +35,7 @@ export default async function globalSetup(): Promise<void> {
     process.stderr.write(`\n${signal}: stopping the test platform and removing ${dataDir}\n`);
     const forceExit = setTimeout(() => process.exit(130), 20_000);
     forceExit.unref();
-    Promise.allSettled([control.close(), platform.stop()]).finally(() => {
+    void Promise.allSettled([control.close(), platform.stop()]).finally(() => {
       if (ownDataDir && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
       process.exit(130);
     });
