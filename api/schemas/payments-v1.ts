@@ -4,6 +4,7 @@ import {
   arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, member, metadataSchema, objectSchema,
   stringSchema,
 } from './common';
+import { poolQueryBody, poolQuerySchema } from './payments';
 
 /** Formance's payments v1 shapes (the SDK's `payments.v1`). */
 const str = stringSchema();
@@ -66,14 +67,14 @@ export const bankAccountMetadataV1Schema = objectSchema({ metadata: { ...metadat
 export const sortedListV1Query = listQuerySchema({ sort: ignoredParam(arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10 })) });
 
 export const poolV1Schema = objectSchema({
-  id: str, name: str, accounts: arraySchema(str), type: stringSchema({ enum: ['STATIC'] }), createdAt: dateTimeSchema,
+  id: str, name: str, accounts: arraySchema(str), type: stringSchema({ enum: ['STATIC', 'DYNAMIC'] }), query: poolQuerySchema, createdAt: dateTimeSchema,
 }, ['id', 'name', 'accounts', 'type']);
 export const poolInputV1Schema = objectSchema({
-  name: text(), accountIDs: arraySchema(text(2000), { maxItems: 1000 }), query: { type: 'object', description: 'Dynamic pools are not supported: 400 when sent.' },
+  name: text(), accountIDs: arraySchema(text(2000), { maxItems: 1000 }), query: poolQuerySchema,
 }, ['name']);
 export const poolsListV1Query = accountsListV1Query;
 export const poolAccountV1Schema = objectSchema({ accountID: text(2000) }, ['accountID']);
-export const poolQueryV1Schema = objectSchema({ query: { type: 'object' } }, ['query']);
+export const poolQueryV1Schema = poolQueryBody;
 export const poolBalancesV1Query = objectSchema({ at: ignoredParam(dateTimeSchema) });
 export const poolBalanceV1Schema = objectSchema({ asset: str, amount: { type: 'integer', format: 'bigint' }, relatedAccounts: arraySchema(str) }, ['asset', 'amount']);
 

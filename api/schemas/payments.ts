@@ -70,7 +70,7 @@ export const psuSchema = objectSchema({
 }, ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata']);
 
 // --- Pools (op 5) ---
-const poolQuerySchema = { type: 'object', description: 'Formance v3 dynamic pool: the accounts filter (as the v3 account list\'s `query`); the pool holds the INTERNAL accounts it matches.' } as unknown as ReturnType<typeof anyObjectSchema>;
+export const poolQuerySchema = { type: 'object', description: 'Formance v3 dynamic pool: the accounts filter (as the v3 account list\'s `query`); the pool holds the INTERNAL accounts it matches.' } as unknown as ReturnType<typeof anyObjectSchema>;
 export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }), query: poolQuerySchema }, ['name'],
   { anyOf: [{ required: ['accountIDs'] }, { required: ['query'] }] });
 export const poolSchema = objectSchema({

@@ -1,26 +1,25 @@
-import { validationError } from '../../lib/errors';
 import type { Db, Executor } from '../../db/knex';
 import type { Page, PageRequest } from '../../db/pagination';
-import { createPool, getPool, getPoolBalances, listPools, type Pool } from './pools';
+import { createPool, getPool, getPoolBalances, listPools, updatePoolQuery, type Pool, type PoolQuery } from './pools';
 
 /**
- * Formance's payments v1 pools over the same pools as v3: `accounts` names the members, and every pool is STATIC.
- * `createdAt` is kept (v1 does not define it; clients ignore it). Dynamic pools (a `query` selecting accounts) are not supported: a pool holds the accounts it is given.
+ * Formance's payments v1 pools over the same pools as v3: `accounts` names the members (for a dynamic pool, the
+ * INTERNAL accounts its query matches when read), `type` is STATIC or DYNAMIC and `query` is a dynamic pool's filter.
+ * `createdAt` is kept (v1 does not define it; clients ignore it).
  */
-export interface PoolV1 { id: string; name: string; accounts: string[]; type: 'STATIC'; createdAt: Date }
-const presentPoolV1 = (p: Pool): PoolV1 => ({ id: p.id, name: p.name, accounts: p.poolAccounts, type: 'STATIC', createdAt: p.createdAt });
-const noDynamicPools = (where: string) => validationError(`${where}: dynamic pools (a query selecting accounts) are not supported; list the accounts instead`);
+export interface PoolV1 { id: string; name: string; accounts: string[]; type: 'STATIC' | 'DYNAMIC'; query?: PoolQuery; createdAt: Date }
+const presentPoolV1 = (p: Pool): PoolV1 => ({
+  id: p.id, name: p.name, accounts: p.poolAccounts, type: p.type, ...(p.query !== undefined ? { query: p.query } : {}), createdAt: p.createdAt,
+});
 
-/** Throws VALIDATION (query, unknown or EXTERNAL account), CONFLICT (name taken). */
-export async function createPoolV1(db: Db, input: { name: string; accountIDs?: string[]; query?: unknown }): Promise<PoolV1> {
-  if (input.query !== undefined) throw noDynamicPools('body.query');
-  return getPoolV1(db, await createPool(db, { name: input.name, accountIDs: input.accountIDs ?? [] }));
+/** Throws VALIDATION (malformed query, both accounts and a query, unknown or EXTERNAL account), CONFLICT (name taken). */
+export async function createPoolV1(db: Db, input: { name: string; accountIDs?: string[]; query?: PoolQuery }): Promise<PoolV1> {
+  return getPoolV1(db, await createPool(db, input.query !== undefined ? { name: input.name, accountIDs: input.accountIDs, query: input.query } : { name: input.name, accountIDs: input.accountIDs ?? [] }));
 }
 
-/** Always VALIDATION once the pool is known (NOT_FOUND before): see createPoolV1. */
-export async function updatePoolQueryV1(db: Executor, id: string): Promise<never> {
-  await getPool(db, id);
-  throw noDynamicPools('body.query');
+/** Replaces a dynamic pool's query, as v3 does. Throws NOT_FOUND, VALIDATION (static pool, malformed query). */
+export async function updatePoolQueryV1(db: Db, id: string, query: PoolQuery): Promise<void> {
+  await updatePoolQuery(db, id, query);
 }
 
 export async function getPoolV1(db: Executor, id: string): Promise<PoolV1> {

@@ -260,7 +260,11 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   test('createPool', async () => {
     const pool = await newPool();
     expect(pool).toMatchObject({ accounts: [accountID], type: 'STATIC' });
-    expect((await api('POST', '/api/payments/pools', { body: { name: `q-${suffix()}`, query: { $match: {} } } })).status).toBe(400);
+    // A dynamic pool (Formance v3's, also served by v1): its accounts are the INTERNAL ones its query matches.
+    const dynamic = (await v1.createPool({ name: `q-${suffix()}`, query: { $match: { id: accountID } } })).poolResponse!.data;
+    expect(dynamic).toMatchObject({ accounts: [accountID], type: 'DYNAMIC', query: { $match: { id: accountID } } });
+    const both = await v1.createPool({ name: `q-${suffix()}`, accountIDs: [accountID], query: { $match: {} } }).catch((e: unknown) => e);
+    expect(both).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
   });
 
   test('getPool', async () => {
@@ -306,11 +310,14 @@ describe('contract: payments.v1 through the Formance SDK', () => {
     expect(res.balances).toEqual([{ asset: 'EUR/2', amount: 2n ** 70n, relatedAccounts: [mainAccount()] }]);
   });
 
-  // Dynamic pools are not supported (docs/payments.md): the SDK call is refused with 400, naming why.
   test('updatePoolQuery', async () => {
-    const pool = await newPool();
-    const error = await v1.updatePoolQuery({ poolId: pool.id, updatePoolQueryRequest: { query: { $match: { type: 'INTERNAL' } } } }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('dynamic pools') });
+    const dynamic = (await v1.createPool({ name: `q-${suffix()}`, query: { $match: { id: 'no-such-account' } } })).poolResponse!.data;
+    expect(dynamic.accounts).toEqual([]);
+    await v1.updatePoolQuery({ poolId: dynamic.id, updatePoolQueryRequest: { query: { $match: { id: accountID } } } });
+    expect((await v1.getPool({ poolId: dynamic.id })).poolResponse!.data).toMatchObject({ type: 'DYNAMIC', accounts: [accountID], query: { $match: { id: accountID } } });
+    // A static pool's accounts are changed one by one, not by a query.
+    const error = await v1.updatePoolQuery({ poolId: (await newPool()).id, updatePoolQueryRequest: { query: { $match: { type: 'INTERNAL' } } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('static') });
   });
   test('updateConnectorConfigV1', async () => {
     const id = await installDummy();

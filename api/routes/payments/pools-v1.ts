@@ -96,11 +96,12 @@ export const poolBalancesV1Route = defineRoute(
 );
 
 export const updatePoolQueryV1Route = defineRoute(
-  { method: 'patch', path: `${base}/{poolId}/query`, operationId: 'updatePoolQueryV1', summary: 'Dynamic pools are not supported: always 400 (404 for an unknown pool)', tags, responses: noContent },
+  { method: 'patch', path: `${base}/{poolId}/query`, operationId: 'updatePoolQueryV1', summary: 'Replace a dynamic pool\'s query (v1; 400 for a static pool)', tags, responses: noContent },
   authenticate('payments:write'),
   validate({ params, body: poolQueryV1Schema }),
   async function updatePoolQueryV1Handler(ctx) {
-    await updatePoolQueryV1(ctx.deps.db, ctx.state.input.params.poolId);
+    await updatePoolQueryV1(ctx.deps.db, ctx.state.input.params.poolId, ctx.state.input.body.query);
+    ctx.status = 204;
   },
 );
 
