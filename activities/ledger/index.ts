@@ -4,6 +4,7 @@ import type { Db } from '../../db/knex';
 import type { Logger } from '../../lib/logger';
 import { deliverHttpBatch } from './exporters/http';
 import { deliverPostgresBatch } from './exporters/postgres';
+import { deliverStdoutBatch } from './exporters/stdout';
 
 /** What one batch did: `stop` when the pipeline is gone or stopped (its workflow ends), else how many logs went out. */
 export interface PipelineBatchResult {
@@ -18,6 +19,9 @@ function deliver(batch: PipelineBatch): Promise<void> {
   const { driver, config } = batch.exporter;
   if (driver === 'http') return deliverHttpBatch(config as HttpExporterConfig, batch.pipelineId, batch.logs);
   if (driver === 'postgres') return deliverPostgresBatch(config as PostgresExporterConfig, batch.logs);
+  if (driver === 'stdout') return deliverStdoutBatch(batch.pipelineId, batch.logs);
+  // noop: the pipeline advances over every log and delivers nothing (Formance's driver for trying a pipeline out).
+  if (driver === 'noop') return Promise.resolve();
   throw new Error(`exporter ${batch.exporter.id}: unknown driver "${driver}"`);
 }
 

@@ -4,10 +4,10 @@ import { checkEndpointUrl, isAddressAllowed } from '../../lib/webhooks/ssrf';
 import { loadWebhookSettings } from '../../lib/webhooks/settings';
 
 /**
- * The exporter drivers this platform has, and their configurations. Formance has more (clickhouse, elasticsearch,
- * stdout, noop); an exporter naming one of those is refused rather than stored and never run.
+ * The exporter drivers this platform has, and their configurations. Formance has more (clickhouse, elasticsearch); an
+ * exporter naming one of those is refused rather than stored and never run.
  */
-export const EXPORTER_DRIVERS = ['http', 'postgres'] as const;
+export const EXPORTER_DRIVERS = ['http', 'postgres', 'stdout', 'noop'] as const;
 export type ExporterDriver = (typeof EXPORTER_DRIVERS)[number];
 
 /** Formance's batching block: `maxItems` is the batch size here; `flushInterval` is accepted and ignored (see docs). */
@@ -28,7 +28,12 @@ export interface PostgresExporterConfig {
   batching?: Batching;
 }
 
-export type ExporterConfig = HttpExporterConfig | PostgresExporterConfig;
+/** `stdout` and `noop` take no settings but Formance's batching block. */
+export interface PlainExporterConfig {
+  batching?: Batching;
+}
+
+export type ExporterConfig = HttpExporterConfig | PostgresExporterConfig | PlainExporterConfig;
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;
@@ -99,12 +104,17 @@ export function checkExporterConfig(driver: string, config: Record<string, unkno
     const batching = checkBatching(config.batching);
     return { driver, config: { url, ...(config.table !== undefined ? { table: config.table as string } : {}), ...(batching ? { batching } : {}) } };
   }
+  if (driver === 'stdout' || driver === 'noop') {
+    refuseUnknown(config, ['batching'], 'body.config');
+    const batching = checkBatching(config.batching);
+    return { driver, config: batching ? { batching } : {} };
+  }
   throw validationError(`body.driver: unsupported driver "${driver}"; supported drivers: ${EXPORTER_DRIVERS.join(', ')}`);
 }
 
 /** A configuration as the API shows it: a database password is never echoed. */
 export function maskExporterConfig(driver: string, config: ExporterConfig): ExporterConfig {
-  if (driver !== 'postgres') return config;
+  if (driver !== 'postgres' || !('url' in config)) return config;
   try {
     const url = new URL(config.url);
     if (url.password) url.password = MASK;

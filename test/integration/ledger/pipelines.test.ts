@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseJson } from '../../../lib/json';
 import { control } from '../../support/control';
 import { api } from '../../support/http';
@@ -147,7 +149,7 @@ describe('ledger pipelines: http driver', () => {
 
 describe('ledger exporters and pipelines: refusals', () => {
   test.each([
-    ['a driver this platform does not have', { driver: 'clickhouse', config: { dsn: 'clickhouse://x' } }, 'supported drivers: http, postgres'],
+    ['a driver this platform does not have', { driver: 'clickhouse', config: { dsn: 'clickhouse://x' } }, 'supported drivers: http, postgres, stdout, noop'],
     ['an http URL in a blocked range', { driver: 'http', config: { url: 'http://169.254.169.254/latest' } }, 'blocked range'],
     ['a postgres URL in a blocked range', { driver: 'postgres', config: { url: 'postgres://u:p@10.1.2.3/db' } }, 'blocked range'],
     ['an unknown config member', { driver: 'http', config: { url: 'http://127.0.0.1:1/x', token: 'x' } }, 'body.config.token'],
@@ -173,5 +175,38 @@ describe('ledger exporters and pipelines: refusals', () => {
     expect([second.status, second.body.errorCode]).toEqual([400, 'VALIDATION']);
     expect((await api('GET', `/api/ledger/v2/${ledger}/pipelines/not-a-uuid`)).status).toBe(404);
     await api('DELETE', `/api/ledger/v2/${ledger}/pipelines/${first.body.data.id}`);
+  });
+});
+
+describe('ledger pipelines: stdout and noop drivers', () => {
+  const workerOutput = () => fs.readFileSync(path.join(process.env.TEST_PLATFORM_DATA_DIR as string, 'platform.log'), 'utf8');
+
+  test('stdout writes each log as one JSON line of the worker\'s output, with its pipeline', async () => {
+    const ledger = await newLedger('pipe-stdout');
+    await writeLogs(ledger, 3);
+    const exporter = await createExporter({ driver: 'stdout', config: {} });
+    expect(exporter.status).toBe(201);
+    const pipeline = (await createPipeline(ledger, exporter.body.data.id)).body.data;
+    await caughtUp(ledger, pipeline.id);
+    const lines = workerOutput()
+      .split('\n')
+      .map((line) => line.replace(/^worker\s*\| /, ''))
+      .filter((line) => line.includes(`"pipelineID":"${pipeline.id}"`))
+      .map((line) => parseJson(line) as { exporter: string; log: { ledger: string; id: number; type: string; hash: string } });
+    const source = await ledgerLogs(ledger);
+    // At least once: a retried batch may repeat lines, never skip one.
+    const exported = [...new Map(lines.map((l) => [l.log.id, l.log])).values()].sort((a, b) => Number(a.id) - Number(b.id));
+    expect(exported.map((l) => [Number(l.id), l.type, l.hash])).toEqual(source.map((l) => [l.id, l.type, l.hash]));
+    expect(lines.every((l) => l.exporter === 'stdout' && l.log.ledger === ledger)).toBe(true);
+  });
+
+  test('noop advances over every log; both refuse settings they do not have', async () => {
+    const ledger = await newLedger('pipe-noop');
+    await writeLogs(ledger, 2);
+    const exporter = (await createExporter({ driver: 'noop', config: { batching: { maxItems: 1 } } })).body.data;
+    const pipeline = (await createPipeline(ledger, exporter.id)).body.data;
+    await caughtUp(ledger, pipeline.id);
+    const refused = await createExporter({ driver: 'stdout', config: { url: 'http://127.0.0.1:1' } });
+    expect([refused.status, refused.body.errorCode, refused.body.errorMessage]).toEqual([400, 'VALIDATION', expect.stringContaining('body.config.url: unknown member')]);
   });
 });
