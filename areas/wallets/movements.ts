@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { validationError } from '../../lib/errors';
+import { ApiError, validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { createTransaction, ensureLedger, shareHooks, WORLD } from '../ledger';
 import { inWriteTransaction } from '../ledger';
-import { debitSources } from './balances';
+import { debitSources, isExpired, walletBalance } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { assertWalletExists } from './wallets';
 import { insertHolds, rememberHold, type NewHold } from './hold-rows';
@@ -29,13 +29,27 @@ async function resolveSubject(db: Db, subject: Subject): Promise<string> {
   return subjectAccount(subject);
 }
 
+/**
+ * The address a credit draws from. A wallet balance named as a source must exist and not have expired: expired funds
+ * are out of reach of every movement, not only of debits (Formance's credit does not check; see docs/wallets.md).
+ * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (expired balance)
+ */
+async function resolveSource(db: Db, subject: Subject, now: Date): Promise<string> {
+  if (subject.type === 'WALLET' && subject.balance && subject.balance !== MAIN_BALANCE) {
+    const balance = await walletBalance(db, subject.identifier, subject.balance);
+    if (isExpired(balance, now)) throw new ApiError('INSUFFICIENT_FUND', `balance "${balance.name}" of wallet "${subject.identifier}" has expired`);
+  }
+  return resolveSubject(db, subject);
+}
+
 /** `send [A n] (source = { @s1 @s2 ... } destination = @d)`: the interpreter takes from the sources in order and checks funds. */
 const sendScript = (amount: Amount, sources: string[], destination: string): string =>
   `send [${amount.asset} ${amount.amount}] (\n  source = { ${sources.map((s) => `@${s}`).join(' ')} }\n  destination = @${destination}\n)`;
 
 /**
  * Credits a wallet balance from `sources` (default `world`, taken in order). One ledger transaction.
- * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (a non-world source), CONFLICT (reference, key)
+ * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (a non-world source, an expired
+ * source balance), CONFLICT (reference, key)
  */
 export async function creditWallet(
   db: Db,
@@ -45,9 +59,11 @@ export async function creditWallet(
 ): Promise<void> {
   await ensureLedger(db, WALLETS_LEDGER);
   await assertWalletExists(db, id);
-  const balance = input.balance ?? MAIN_BALANCE;
-  if (balance !== MAIN_BALANCE) await debitSources(db, id, [balance]);
-  const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
+  // Crediting an expired balance is allowed, as in Formance: the funds land expired, out of every debit's reach.
+  const balance = input.balance || MAIN_BALANCE;
+  if (balance !== MAIN_BALANCE) await walletBalance(db, id, balance);
+  const now = new Date();
+  const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSource(db, s, now))) : [WORLD];
   const destination = balanceAccount(id, balance);
   await withWalletKey(db, `wallets/credit/${id}`, options.idempotencyKey, input, async (executor) => {
     await createTransaction(
