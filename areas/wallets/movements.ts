@@ -30,16 +30,16 @@ async function resolveSubject(db: Db, subject: Subject): Promise<string> {
 }
 
 /**
- * The address a credit draws from. A wallet balance named as a source must exist and not have expired: expired funds
- * are out of reach of every movement, not only of debits (Formance's credit does not check; see docs/wallets.md).
- * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (expired balance)
+ * Refuses a credit drawing from an expired wallet balance: expired funds are out of reach of every movement, not only
+ * of debits (Formance's credit does not check; see docs/wallets.md). A source balance must exist.
+ * @throws ApiError VALIDATION (unknown balance), INSUFFICIENT_FUND (expired balance)
  */
-async function resolveSource(db: Db, subject: Subject, now: Date): Promise<string> {
-  if (subject.type === 'WALLET' && subject.balance && subject.balance !== MAIN_BALANCE) {
+async function assertSourcesLive(db: Executor, sources: Subject[], now: Date): Promise<void> {
+  for (const subject of sources) {
+    if (subject.type !== 'WALLET' || !subject.balance || subject.balance === MAIN_BALANCE) continue;
     const balance = await walletBalance(db, subject.identifier, subject.balance);
     if (isExpired(balance, now)) throw new ApiError('INSUFFICIENT_FUND', `balance "${balance.name}" of wallet "${subject.identifier}" has expired`);
   }
-  return resolveSubject(db, subject);
 }
 
 /** `send [A n] (source = { @s1 @s2 ... } destination = @d)`: the interpreter takes from the sources in order and checks funds. */
@@ -62,10 +62,12 @@ export async function creditWallet(
   // Crediting an expired balance is allowed, as in Formance: the funds land expired, out of every debit's reach.
   const balance = input.balance || MAIN_BALANCE;
   if (balance !== MAIN_BALANCE) await walletBalance(db, id, balance);
-  const now = new Date();
-  const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSource(db, s, now))) : [WORLD];
+  const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
   const destination = balanceAccount(id, balance);
   await withWalletKey(db, `wallets/credit/${id}`, options.idempotencyKey, input, async (executor) => {
+    // Expiry is judged within the write, after an Idempotency-Key's claim: a replay answers the first result even once
+    // a balance it drew from has expired.
+    await assertSourcesLive(executor, input.sources ?? [], new Date());
     await createTransaction(
       executor,
       WALLETS_LEDGER,
@@ -96,7 +98,6 @@ export async function debitWallet(
   await ensureLedger(db, WALLETS_LEDGER);
   await assertWalletExists(db, id);
   if (input.amount.amount <= 0n) throw validationError('amount.amount: a debit must be greater than 0');
-  const sources = (await debitSources(db, id, input.balances)).map((name) => balanceAccount(id, name));
   const destination: Subject = input.destination ?? { type: 'ACCOUNT', identifier: WORLD };
   const finalAccount = await resolveSubject(db, destination);
   const holdId = input.pending ? randomUUID() : undefined;
@@ -117,6 +118,9 @@ export async function debitWallet(
     : undefined;
   let wrote = false;
   const written = await withWalletKey(db, `wallets/debit/${id}`, options.idempotencyKey, input, async (executor) => {
+    // The sources (expired balances left out) are resolved within the write, after an Idempotency-Key's claim: a replay
+    // answers the first result even once a balance it drew from has expired.
+    const sources = (await debitSources(executor, id, input.balances)).map((name) => balanceAccount(id, name));
     await createTransaction(
       executor,
       WALLETS_LEDGER,

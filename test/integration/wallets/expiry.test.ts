@@ -95,12 +95,15 @@ describe('wallet balance expiry', () => {
     let toConfirm: string;
     let toVoid: string;
     const merchant = `merchants:${unique()}`;
+    const key = `expiry-${unique()}`;
+    const keyedDebit = () => api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] }, headers: { 'Idempotency-Key': key } });
 
     beforeAll(async () => {
       wallet = await newWallet();
       // Expires a few seconds from now: long enough to take both holds first (their 201s are asserted).
       await createBalance(wallet, 'soon', new Date(Date.now() + 5_000).toISOString());
-      expect((await credit(wallet, 100, { balance: 'soon' })).status).toBe(204);
+      expect((await credit(wallet, 105, { balance: 'soon' })).status).toBe(204);
+      expect((await keyedDebit()).status).toBe(204);
       const a = await debit(wallet, 60, { pending: true, balances: ['soon'], destination: { type: 'ACCOUNT', identifier: merchant } });
       const b = await debit(wallet, 30, { pending: true, balances: ['soon'] });
       expect([a.status, b.status]).toEqual([201, 201]);
@@ -108,6 +111,15 @@ describe('wallet balance expiry', () => {
       // Wait for the expiry as the wallet reports it: the 10 left in `soon` move to expired funds.
       await pollUntil(() => summaryOf(wallet), (s) => s.expiredFunds['USD/2'] === 10, { what: 'balance "soon" to expire' });
       expect((await debit(wallet, 1, { balances: ['soon'] })).body.errorCode).toBe('INSUFFICIENT_FUND');
+    });
+
+    it('a keyed debit replayed once its balance expired answers its first result, and draws nothing more', async () => {
+      const replay = await keyedDebit();
+      expect(replay.status).toBe(204);
+      expect((await summaryOf(wallet)).expiredFunds).toEqual({ 'USD/2': 10 });
+      // The same body under a new key is a new debit, refused.
+      const fresh = await api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] }, headers: { 'Idempotency-Key': `${key}-2` } });
+      expect(fresh.body.errorCode).toBe('INSUFFICIENT_FUND');
     });
 
     it('confirming one still pays its destination; the rest of a final confirm goes back to the expired balance', async () => {
