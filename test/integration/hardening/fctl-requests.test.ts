@@ -72,6 +72,14 @@ describe('fctl requests, replayed', () => {
       expect(account.body.data).toMatchObject({ address: 'users:1', volumes: { 'USD/2': { input: 150, output: 0, balance: 150 } } });
     });
 
+    it('`ledger transactions list` (v1: pageSize=5, every filter empty, Go\'s zero time for startTime and endTime)', async () => {
+      const zero = '0001-01-01T00:00:00Z';
+      const query = `pageSize=5&reference=&account=&destination=&source=&after=&startTime=${zero}&endTime=${zero}`;
+      const listed = await api('GET', `/api/ledger/${ledger}/transactions?${query}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.cursor.data.map((tx: { txid: number }) => tx.txid)).toEqual([1, 0]);
+    });
+
     it('`ledger accounts list` (GET with the body {"$and": []})', async () => {
       const listed = await getWithBody(`/api/ledger/v2/${ledger}/accounts`, { $and: [] });
       expect(listed.status).toBe(200);
