@@ -43,6 +43,30 @@ function ignoredParamsOf(schema: JsonSchema | undefined): { names: string[]; che
   return { names: properties.map(([name]) => name), check: compileParams({ type: 'object', properties: Object.fromEntries(properties) }) };
 }
 
+/**
+ * The query's parameters, those sent empty left out: for every route, `name=` means the parameter is absent, as if not
+ * sent. Formance's CLI (fctl) sends every optional parameter it has a flag for, empty when the flag is not given
+ * (`cursor=`, `workflowID=`); an empty value is no filter, no cursor, no page size. A repeated parameter keeps its
+ * non-empty values. Go's zero time (`0001-01-01T00:00:00Z`) is empty too: the Go SDK sends an unset time.Time flag so,
+ * and Formance's Go services take a zero time as unset. Map filters (`metadata[key]=`) keep their empty value: the key
+ * is the filter, and the empty string a value it can match, so dropping it would widen the list.
+ */
+const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
+const isSent = (value: string): boolean => value !== '' && value !== GO_ZERO_TIME;
+
+function presentParams(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const present: Record<string, unknown> = {};
+  for (const name of Object.keys(query)) {
+    const value = query[name];
+    if (name.endsWith(']')) present[name] = value;
+    else if (Array.isArray(value)) {
+      const sent = value.filter(isSent);
+      if (sent.length > 0) present[name] = sent.length === value.length ? value : sent;
+    } else if (value !== undefined && isSent(value)) present[name] = value;
+  }
+  return present;
+}
+
 function dropIgnoredParams(query: Record<string, unknown>, ignored: NonNullable<ReturnType<typeof ignoredParamsOf>>): void {
   const present = Object.fromEntries(ignored.names.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
   if (!ignored.check(present)) throw validationError(describeErrors('query', ignored.check.errors));
@@ -67,7 +91,7 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
   const middleware: ChainMiddleware = function validateRequest(ctx: AppContext, next) {
     const input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; list?: ListRequest } = {
       params: { ...ctx.params },
-      query: { ...ctx.query },
+      query: presentParams(ctx.query),
       body: ctx.request.body,
     };
     const unstorable = findUnstorableText(input.params, 'path') ?? findUnstorableText(input.query, 'query') ?? findUnstorableText(input.body, 'body');

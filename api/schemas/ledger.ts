@@ -176,7 +176,7 @@ export const listVolumesQuery = {
     startTime: { ...dateTimeSchema, description: 'Only transactions at or after startTime (then volumes are summed from postings).' },
     endTime: { ...dateTimeSchema, description: 'Only transactions before endTime (then volumes are summed from postings).' },
     insertionDate: booleanSchema({ description: 'startTime and endTime bound the insertion date instead of the timestamp.' }),
-    groupBy: integerSchema({ minimum: 1, maximum: 64, description: 'Group addresses by their first N segments.' }),
+    groupBy: integerSchema({ minimum: 0, maximum: 64, description: 'Group addresses by their first N segments; 0 (what fctl sends by default) does not group.' }),
     query: queryFilterParam,
     sort: sortParam,
   }),

@@ -23,6 +23,8 @@ const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 's
 const uuid = stringSchema({ format: 'uuid' });
 const idParam = stringSchema({ minLength: 1, maxLength: 200 });
 const balanceName = stringSchema({ pattern: BALANCE_NAME_PATTERN });
+/** A balance named in a movement: `""` is no name, i.e. `main` (fctl sends `"balance": ""` when none is given). */
+const movementBalanceName = stringSchema({ pattern: '^([a-zA-Z0-9_-]{1,64})?$', description: 'A balance name; empty or absent: `main`.' });
 const assetsSchema: JsonSchema = { type: 'object', additionalProperties: { ...bigIntegerSchema('Balance'), minimum: undefined } };
 
 export const walletParams = objectSchema({ id: idParam }, ['id']);
@@ -31,7 +33,7 @@ export const holdParams = objectSchema({ holdID: idParam }, ['holdID']);
 
 export const subjectSchema = oneOfSchema([
   objectSchema({ type: constSchema('ACCOUNT'), identifier: addressSchema, ledger: stringSchema() }, ['type', 'identifier']),
-  objectSchema({ type: constSchema('WALLET'), identifier: uuid, balance: balanceName }, ['type', 'identifier']),
+  objectSchema({ type: constSchema('WALLET'), identifier: uuid, balance: movementBalanceName }, ['type', 'identifier']),
 ]);
 const monetarySchema = objectSchema({ asset: assetSchema, amount: bigIntegerSchema('Amount in the asset\'s smallest unit') }, ['asset', 'amount']);
 
@@ -72,7 +74,7 @@ export const createWalletBody = objectSchema({ name: stringSchema({ minLength: 1
 export const patchWalletBody = objectSchema({ metadata: metadataSchema }, ['metadata']);
 export const createBalanceBody = objectSchema({ name: balanceName, expiresAt: dateTimeSchema, priority: integerSchema({ minimum: 0, maximum: 1_000_000 }) }, ['name']);
 export const creditBody = objectSchema(
-  { amount: monetarySchema, sources: arraySchema(subjectSchema, { maxItems: 100 }), balance: balanceName, metadata: metadataSchema, reference: stringSchema({ maxLength: 1000 }), timestamp: dateTimeSchema },
+  { amount: monetarySchema, sources: arraySchema(subjectSchema, { maxItems: 100 }), balance: movementBalanceName, metadata: metadataSchema, reference: stringSchema({ maxLength: 1000 }), timestamp: dateTimeSchema },
   ['amount'],
 );
 export const debitBody = objectSchema(
@@ -82,7 +84,8 @@ export const debitBody = objectSchema(
     metadata: metadataSchema,
     description: stringSchema({ maxLength: 2000 }),
     destination: subjectSchema,
-    balances: arraySchema(stringSchema({ pattern: '^(\\*|[a-zA-Z0-9_-]{1,64})$' }), { maxItems: 100 }),
+    // `""` entries are no name (fctl sends `[""]` when no balance is given); none left: `main`.
+    balances: arraySchema(stringSchema({ pattern: '^(\\*|[a-zA-Z0-9_-]{1,64})?$' }), { maxItems: 100 }),
     timestamp: dateTimeSchema,
   },
   ['amount'],

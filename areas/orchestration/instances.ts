@@ -171,11 +171,14 @@ export async function getInstance(db: Executor, id: string): Promise<WorkflowIns
   return present(rows[0], stages);
 }
 
-/** Newest first, filtered by workflow and by `running` (true: not terminated; false: terminated). */
+/**
+ * Newest first, filtered by workflow and by `running`: true keeps the instances not terminated, false is no filter (as
+ * in Formance, whose CLI sends `running=false` when its `--running` flag is not given).
+ */
 export async function listInstances(db: Executor, list: ListQuery<{ workflowID?: string; running?: boolean }>) {
   const query = db('orchestration_instances');
   if (list.filters.workflowID !== undefined) query.where({ workflow_id: isUuid(list.filters.workflowID) ? list.filters.workflowID : null });
-  if (list.filters.running !== undefined) query.where({ terminated: !list.filters.running });
+  if (list.filters.running === true) query.where({ terminated: false });
   const page: Page<InstanceRow> = await keysetPage<InstanceRow>(query, ['created_at', 'id'], 'desc', list);
   const ids = page.items.map((r) => r.id);
   const stages: StageRow[] = ids.length ? await db('orchestration_stage_statuses').whereIn('instance_id', ids).orderBy('stage') : [];

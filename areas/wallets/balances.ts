@@ -59,17 +59,32 @@ export async function getBalance(db: Executor, walletId: string, name: string): 
   return { ...balance, assets: Object.fromEntries(Object.entries(account.volumes).map(([asset, v]) => [asset, v.balance])) };
 }
 
+/** Whether a balance has expired at `now`: from its `expiresAt` on, as the summary counts it. */
+export const isExpired = (balance: WalletBalance, now: Date): boolean => balance.expiresAt !== null && balance.expiresAt <= now;
+
+/** One balance of a wallet, `main` included. @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance) */
+export async function walletBalance(db: Executor, walletId: string, name: string): Promise<WalletBalance> {
+  const balance = (await listBalances(db, walletId)).find((b) => b.name === name);
+  if (!balance) throw validationError(`wallet "${walletId}" has no balance "${name}"`);
+  return balance;
+}
+
 /**
- * The balances a debit draws from, in order. `["*"]`: every balance not expired, those with an expiry first (soonest
- * first), then by priority (highest first), `main` last. Named balances keep the caller's order. Default: `main`.
- * @throws ApiError VALIDATION (unknown balance)
+ * The balances a debit (or a pending debit's hold) draws from, in order. `["*"]`: every balance not expired, those with
+ * an expiry first (soonest first), then by priority (highest first), `main` last. Named balances keep the caller's
+ * order, expired ones left out as Formance's wallets service filters them; when every balance named has expired there
+ * is nothing to draw from (INSUFFICIENT_FUND, as Formance answers). Default (none, or only empty names): `main`.
+ * Expiry is judged at `now`, when the debit is read, as Formance does.
+ * @throws ApiError VALIDATION (unknown balance), INSUFFICIENT_FUND (every balance named has expired)
  */
 export async function debitSources(db: Executor, walletId: string, requested: string[] | undefined, now = new Date()): Promise<string[]> {
-  // The default debit (main only) needs no read: main always exists.
-  if (!requested || requested.length === 0) return [MAIN_BALANCE];
+  // An empty name is no name (fctl sends `balances: [""]` when no balance is given). The default debit (main only) needs
+  // no read: main always exists.
+  const names = (requested ?? []).filter((name) => name !== '');
+  if (names.length === 0) return [MAIN_BALANCE];
   const all = await listBalances(db, walletId);
-  if (requested.includes('*')) {
-    const named = all.filter((b) => b.name !== MAIN_BALANCE && (b.expiresAt === null || b.expiresAt > now));
+  if (names.includes('*')) {
+    const named = all.filter((b) => b.name !== MAIN_BALANCE && !isExpired(b, now));
     named.sort((a, b) => {
       if (a.expiresAt && b.expiresAt) return a.expiresAt.getTime() - b.expiresAt.getTime();
       if (a.expiresAt || b.expiresAt) return a.expiresAt ? -1 : 1;
@@ -77,6 +92,15 @@ export async function debitSources(db: Executor, walletId: string, requested: st
     });
     return [...named.map((b) => b.name), MAIN_BALANCE];
   }
-  for (const name of requested) if (!all.some((b) => b.name === name)) throw validationError(`wallet "${walletId}" has no balance "${name}"`);
-  return [...new Set(requested)];
+  const byName = new Map(all.map((b) => [b.name, b]));
+  const sources: string[] = [];
+  for (const name of new Set(names)) {
+    const balance = byName.get(name);
+    if (!balance) throw validationError(`wallet "${walletId}" has no balance "${name}"`);
+    if (!isExpired(balance, now)) sources.push(name);
+  }
+  if (sources.length === 0) {
+    throw new ApiError('INSUFFICIENT_FUND', `wallet "${walletId}": every balance named (${[...new Set(names)].join(', ')}) has expired`);
+  }
+  return sources;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { validationError } from '../../lib/errors';
+import { ApiError, validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
 import { createTransaction, ensureLedger, shareHooks, WORLD } from '../ledger';
 import { inWriteTransaction } from '../ledger';
-import { debitSources } from './balances';
+import { debitSources, isExpired, walletBalance } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { assertWalletExists } from './wallets';
 import { insertHolds, rememberHold, type NewHold } from './hold-rows';
@@ -29,13 +29,27 @@ async function resolveSubject(db: Db, subject: Subject): Promise<string> {
   return subjectAccount(subject);
 }
 
+/**
+ * Refuses a credit drawing from an expired wallet balance: expired funds are out of reach of every movement, not only
+ * of debits (Formance's credit does not check; see docs/wallets.md). A source balance must exist.
+ * @throws ApiError VALIDATION (unknown balance), INSUFFICIENT_FUND (expired balance)
+ */
+async function assertSourcesLive(db: Executor, sources: Subject[], now: Date): Promise<void> {
+  for (const subject of sources) {
+    if (subject.type !== 'WALLET' || !subject.balance || subject.balance === MAIN_BALANCE) continue;
+    const balance = await walletBalance(db, subject.identifier, subject.balance);
+    if (isExpired(balance, now)) throw new ApiError('INSUFFICIENT_FUND', `balance "${balance.name}" of wallet "${subject.identifier}" has expired`);
+  }
+}
+
 /** `send [A n] (source = { @s1 @s2 ... } destination = @d)`: the interpreter takes from the sources in order and checks funds. */
 const sendScript = (amount: Amount, sources: string[], destination: string): string =>
   `send [${amount.asset} ${amount.amount}] (\n  source = { ${sources.map((s) => `@${s}`).join(' ')} }\n  destination = @${destination}\n)`;
 
 /**
  * Credits a wallet balance from `sources` (default `world`, taken in order). One ledger transaction.
- * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (a non-world source), CONFLICT (reference, key)
+ * @throws ApiError NOT_FOUND (wallet), VALIDATION (unknown balance, bad subject), INSUFFICIENT_FUND (a non-world source, an expired
+ * source balance), CONFLICT (reference, key)
  */
 export async function creditWallet(
   db: Db,
@@ -45,11 +59,15 @@ export async function creditWallet(
 ): Promise<void> {
   await ensureLedger(db, WALLETS_LEDGER);
   await assertWalletExists(db, id);
-  const balance = input.balance ?? MAIN_BALANCE;
-  if (balance !== MAIN_BALANCE) await debitSources(db, id, [balance]);
+  // Crediting an expired balance is allowed, as in Formance: the funds land expired, out of every debit's reach.
+  const balance = input.balance || MAIN_BALANCE;
+  if (balance !== MAIN_BALANCE) await walletBalance(db, id, balance);
   const sources = input.sources && input.sources.length > 0 ? await Promise.all(input.sources.map((s) => resolveSubject(db, s))) : [WORLD];
   const destination = balanceAccount(id, balance);
   await withWalletKey(db, `wallets/credit/${id}`, options.idempotencyKey, input, async (executor) => {
+    // Expiry is judged within the write, after an Idempotency-Key's claim: a replay answers the first result even once
+    // a balance it drew from has expired.
+    await assertSourcesLive(executor, input.sources ?? [], new Date());
     await createTransaction(
       executor,
       WALLETS_LEDGER,
@@ -80,7 +98,6 @@ export async function debitWallet(
   await ensureLedger(db, WALLETS_LEDGER);
   await assertWalletExists(db, id);
   if (input.amount.amount <= 0n) throw validationError('amount.amount: a debit must be greater than 0');
-  const sources = (await debitSources(db, id, input.balances)).map((name) => balanceAccount(id, name));
   const destination: Subject = input.destination ?? { type: 'ACCOUNT', identifier: WORLD };
   const finalAccount = await resolveSubject(db, destination);
   const holdId = input.pending ? randomUUID() : undefined;
@@ -101,6 +118,9 @@ export async function debitWallet(
     : undefined;
   let wrote = false;
   const written = await withWalletKey(db, `wallets/debit/${id}`, options.idempotencyKey, input, async (executor) => {
+    // The sources (expired balances left out) are resolved within the write, after an Idempotency-Key's claim: a replay
+    // answers the first result even once a balance it drew from has expired.
+    const sources = (await debitSources(executor, id, input.balances)).map((name) => balanceAccount(id, name));
     await createTransaction(
       executor,
       WALLETS_LEDGER,

@@ -22,7 +22,9 @@ export function toCreateInput(body: Omit<BodyOf<typeof createTransactionBodySche
       ? { postings: body.postings.map((p) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }
       : {}),
     ...(body.script ? { script: { plain: body.script.plain, vars: body.script.vars ?? {} } } : {}),
-    ...(body.reference !== undefined ? { reference: body.reference } : {}),
+    // An empty reference is none (Formance's ledger skips it; fctl's `ledger send` sends `"reference": ""` when its flag
+    // is not given): as a reference, a second such send would conflict with the first.
+    ...(body.reference ? { reference: body.reference } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     ...(body.timestamp !== undefined ? { timestamp: new Date(body.timestamp) } : {}),
   };

@@ -59,7 +59,7 @@ export const listVolumesRoute = defineRoute(
       startTime: f.startTime ? new Date(f.startTime) : undefined,
       endTime: f.endTime ? new Date(f.endTime) : undefined,
       insertionDate: f.insertionDate,
-      groupBy: f.groupBy,
+      groupBy: f.groupBy || undefined,
       query: f.query,
     };
     const page = await listVolumes(ctx.deps.db, ctx.state.input.params.ledger, filters, list);
