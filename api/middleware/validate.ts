@@ -1,5 +1,5 @@
 import { ApiError, validationError } from '../../lib/errors';
-import { stringifyJson } from '../../lib/json';
+import { canonicalJson, stringifyJson } from '../../lib/json';
 import type { AppContext } from '../context';
 import { DEFAULT_PAGE_SIZE, decodeCursor, type CursorScope, type ListRequest } from '../pagination';
 import type { ChainMiddleware, JsonSchema, ValidateMiddleware } from '../routing';
@@ -75,8 +75,8 @@ function dropIgnoredParams(query: Record<string, unknown>, ignored: NonNullable<
 
 /**
  * Validates path, query and body against the route's schemas (compiled once, here) and stores the result in
- * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so sending it with
- * any other parameter is ambiguous and refused.
+ * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so another parameter
+ * sent with it must have the value the cursor carries.
  */
 export function validate<const S extends RequestSchemas>(schemas: S): ValidateMiddleware<InputOf<S>> {
   const params = schemas.params ? compileParams(schemas.params) : undefined;
@@ -100,14 +100,23 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
     if (ignored) dropIgnoredParams(input.query, ignored);
 
     if (paginated && input.query.cursor !== undefined) {
-      if (Object.keys(input.query).length > 1) {
-        throw validationError('query: `cursor` must be sent alone; it already carries the page size and filters of its list');
-      }
-      const { cursor } = input.query;
+      const { cursor, ...others } = input.query;
       if (typeof cursor !== 'string') throw validationError('query.cursor: must be a single value');
       const scope = cursorScopeOf(ctx);
       const state = decodeCursor(cursor, scope);
-      input.query = { ...state.f, pageSize: state.p };
+      const carried: Record<string, unknown> = { ...state.f, pageSize: state.p };
+      // Clients such as Formance's CLI send the cursor with every flag of the first page. A value the cursor already
+      // carries is harmless; one that differs would change the list in the middle of its pages, so it is refused
+      // rather than silently ignored (Formance ignores it).
+      if (Object.keys(others).length > 0) {
+        const sent = Object.keys(others);
+        if (query && !query(others)) throw validationError(describeErrors('query', query.errors));
+        const differing = sent.find((name) => canonicalJson(others[name]) !== canonicalJson(carried[name] ?? null));
+        if (differing !== undefined) {
+          throw validationError(`query.${differing}: differs from the value its cursor carries; send the cursor alone, or with the same values as the first page`);
+        }
+      }
+      input.query = carried;
       if (query && !query(input.query)) throw validationError('invalid cursor: its filters are not valid for this list');
       input.list = { filters: state.f, pageSize: state.p, position: { key: state.k, dir: state.d }, scope };
     } else if (query) {

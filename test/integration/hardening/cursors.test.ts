@@ -83,6 +83,21 @@ describe('list cursors', () => {
     expectRefused(await api('GET', `/api/ledger/v2/${ledgerB}/transactions?cursor=${page1.body.cursor.next}`));
   });
 
+  it('accept the first page\'s parameters again beside the cursor (as Formance\'s CLI sends them), and refuse one that differs', async () => {
+    const first = `/api/ledger/v2/${ledgerA}/transactions?pageSize=1`;
+    const page1 = await api('GET', first);
+    const next = page1.body.cursor.next;
+    const alone = await api('GET', `/api/ledger/v2/${ledgerA}/transactions?cursor=${next}`);
+    const repeated = await api('GET', `/api/ledger/v2/${ledgerA}/transactions?cursor=${next}&pageSize=1&expand=`);
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.cursor.data).toEqual(alone.body.cursor.data);
+    const changed = await api('GET', `/api/ledger/v2/${ledgerA}/transactions?cursor=${next}&pageSize=2`);
+    expect([changed.status, changed.body.errorCode]).toEqual([400, 'VALIDATION']);
+    expect(changed.body.errorMessage).toMatch(/^query\.pageSize: differs from the value its cursor carries/);
+    const added = await api('GET', `/api/ledger/v2/${ledgerA}/transactions?cursor=${next}&account=world`);
+    expect([added.status, added.body.errorCode]).toEqual([400, 'VALIDATION']);
+  });
+
   it('stay valid across an API restart and on another API process of the same deployment', async () => {
     const page1 = await api('GET', '/api/ledger/v2?pageSize=1');
     const expected = ids(await api('GET', `/api/ledger/v2?cursor=${page1.body.cursor.next}`), 'name');
