@@ -53,6 +53,11 @@ export interface AppState<I = ValidInput> {
   readonly logger: Logger;
   principal?: Principal;
   input: I;
+  /**
+   * A ledger list's filter sent as a GET body (Formance's ledger v2 reads it there, and older SDKs and fctl send it
+   * so); `validate` turns it into the list's `query` parameter. See api/middleware/json-body.ts.
+   */
+  bodyFilter?: unknown;
 }
 
 /** The context of a request; `I` is the route's validated input (ctx.state.input). */

@@ -10,6 +10,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 const STREAMED_BODY_PATH = /^\/api\/ledger\/v2\/[^/]+\/logs\/import$/;
 const STREAMED_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+// Formance's ledger v2 lists read their filter from a GET body too (fctl and SDKs before v7 send it there).
+const GET_FILTER_PATH = /^\/api\/ledger\/v2\//;
 
 /**
  * Reads JSON request bodies (koa-body enforces the 1 MiB limit and hands over the raw text) and parses them without
@@ -26,6 +28,35 @@ export function jsonBody(): Koa.Middleware {
     textLimit: MAX_BODY_BYTES,
     parsedMethods: BODY_METHODS,
   } as Parameters<typeof koaBody>[0]);
+  const readGetBodyText = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: JSON_TYPES,
+    textLimit: MAX_BODY_BYTES,
+    parsedMethods: ['GET'],
+  } as Parameters<typeof koaBody>[0]);
+  const sendsBody = (ctx: Koa.Context) => Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+
+  /** A GET body on a ledger route: its JSON filter, kept for `validate` (an empty body or `{}` is no filter). */
+  function parseGetFilter(ctx: Koa.Context, next: Koa.Next) {
+    if (!ctx.is(JSON_TYPES)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
+    const text = ctx.request.body;
+    ctx.request.body = undefined;
+    if (typeof text === 'string' && text.trim() !== '') {
+      let filter: unknown;
+      try {
+        filter = parseJson(text, { maxDepth: MAX_JSON_DEPTH, integersOnly: true });
+      } catch (error) {
+        throw validationError(`body: malformed JSON (${(error as Error).message})`);
+      }
+      if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw validationError('body: a list\'s filter must be a JSON object');
+      if (Object.keys(filter).length > 0) ctx.state.bodyFilter = filter;
+    }
+    return next();
+  }
+
   // Not async: it has nothing to do once the routes are done (request-context.ts writes the response body).
   function parseBody(ctx: Koa.Context, next: Koa.Next) {
     const hasBody = BODY_METHODS.includes(ctx.method) && (Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '');
@@ -55,6 +86,7 @@ export function jsonBody(): Koa.Middleware {
   return function readJsonBody(ctx, next) {
     if (BODY_METHODS.includes(ctx.method)) return readBodyText(ctx, () => parseBody(ctx, next));
     ctx.request.body = undefined;
+    if (ctx.method === 'GET' && GET_FILTER_PATH.test(ctx.path) && sendsBody(ctx)) return readGetBodyText(ctx, () => parseGetFilter(ctx, next));
     return next();
   };
 }

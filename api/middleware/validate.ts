@@ -1,5 +1,5 @@
 import { ApiError, validationError } from '../../lib/errors';
-import { canonicalJson, stringifyJson } from '../../lib/json';
+import { canonicalJson, parseJson, stringifyJson } from '../../lib/json';
 import type { AppContext } from '../context';
 import { DEFAULT_PAGE_SIZE, decodeCursor, type CursorScope, type ListRequest } from '../pagination';
 import type { ChainMiddleware, JsonSchema, ValidateMiddleware } from '../routing';
@@ -74,6 +74,25 @@ function dropIgnoredParams(query: Record<string, unknown>, ignored: NonNullable<
 }
 
 /**
+ * A filter sent as a GET body (Formance's ledger lists read it there) is the list's `query` parameter; sent both ways,
+ * the two must agree. Routes without a filter ignore a GET body, as HTTP lets a server do.
+ */
+function takeBodyFilter(query: Record<string, unknown>, filter: unknown, accepted: boolean): void {
+  if (!accepted) return;
+  if (query.query === undefined) {
+    query.query = stringifyJson(filter);
+    return;
+  }
+  let sent: unknown;
+  try {
+    sent = typeof query.query === 'string' ? parseJson(query.query) : undefined;
+  } catch {
+    throw validationError('query.query: malformed JSON');
+  }
+  if (canonicalJson(sent) !== canonicalJson(filter)) throw validationError('body: the filter in the body differs from the `query` parameter; send one of them');
+}
+
+/**
  * Validates path, query and body against the route's schemas (compiled once, here) and stores the result in
  * `ctx.state.input`. Paginated lists also resolve their cursor: a cursor carries the whole query, so another parameter
  * sent with it must have the value the cursor carries.
@@ -85,6 +104,7 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
   const paginated = schemas.query?.['x-paginated'] === true;
   const ignored = ignoredParamsOf(schemas.query);
   const bodyRequired = schemas.bodyRequired ?? true;
+  const acceptsQueryFilter = (schemas.query?.properties as Record<string, unknown> | undefined)?.query !== undefined;
 
   // Not async: its checks are synchronous (a throw still reaches the error handler through koa-compose's rejection), and
   // an async frame per layer is a promise and a microtask more on every request, the hottest reads included.
@@ -98,6 +118,7 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
     if (unstorable) throw validationError(`${unstorable}: text must not contain NUL characters or unpaired UTF-16 surrogates`);
     if (params && !params(input.params)) throw validationError(describeErrors('path', params.errors));
     if (ignored) dropIgnoredParams(input.query, ignored);
+    if (ctx.state.bodyFilter !== undefined) takeBodyFilter(input.query, ctx.state.bodyFilter, acceptsQueryFilter);
 
     if (paginated && input.query.cursor !== undefined) {
       const { cursor, ...others } = input.query;

@@ -78,7 +78,10 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
   }
   const [op, operand] = Object.entries(expression)[0];
   if (op === '$and' || op === '$or') {
-    if (!Array.isArray(operand) || operand.length === 0) throw validationError(`query: ${op} takes a non-empty array`);
+    if (!Array.isArray(operand)) throw validationError(`query: ${op} takes an array`);
+    // As in logic and in Formance (whose CLI sends `{"$and": []}` when no filter is given): an empty $and holds for
+    // every row, an empty $or for none.
+    if (operand.length === 0) return { sql: op === '$and' ? '(TRUE)' : '(FALSE)', bindings: [] };
     const parts = operand.map((item) => compile(item, resolve, fields));
     return { sql: `(${parts.map((p) => p.sql).join(op === '$and' ? ' AND ' : ' OR ')})`, bindings: parts.flatMap((p) => p.bindings) };
   }

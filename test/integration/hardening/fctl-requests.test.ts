@@ -86,6 +86,18 @@ describe('fctl requests, replayed', () => {
       expect(listed.body.cursor.data.map((a: { address: string }) => a.address).sort()).toEqual(['users:1', 'world']);
     });
 
+    it('`ledger accounts list --address users:` (its filter in a GET body) filters, and agrees with the query parameter', async () => {
+      const filter = { $and: [{ $match: { address: 'users:' } }] };
+      const listed = await getWithBody(`/api/ledger/v2/${ledger}/accounts`, filter);
+      expect(listed.status).toBe(200);
+      expect(listed.body.cursor.data.map((a: { address: string }) => a.address)).toEqual(['users:1']);
+      const both = await getWithBody(`/api/ledger/v2/${ledger}/accounts?query=${encodeURIComponent(stringifyJson(filter))}`, filter);
+      expect(both.body.cursor.data.map((a: { address: string }) => a.address)).toEqual(['users:1']);
+      const differing = await getWithBody(`/api/ledger/v2/${ledger}/accounts?query=${encodeURIComponent(stringifyJson({ $match: { address: 'world' } }))}`, filter);
+      expect([differing.status, differing.body.errorCode]).toEqual([400, 'VALIDATION']);
+      expect((await getWithBody(`/api/ledger/v2/${ledger}/transactions`, { $match: { account: 'no:such' } })).body.cursor.data).toEqual([]);
+    });
+
     it('`ledger volumes list` (cursor=, pageSize=10, insertionDate=false, groupBy=0, a week up to now, body {"$and": []})', async () => {
       const pit = new Date();
       const oot = new Date(pit.getTime() - 7 * 24 * 3600 * 1000);

@@ -61,6 +61,11 @@ describe('ledger query filter', () => {
     expect(condition.bindings).toEqual(['^users:[^:]+$', "it's", "x' OR 1=1", 'USD/2', '340282366920938463463374607431768211455']);
   });
 
+  test('an empty $and holds for every row and an empty $or for none (fctl sends {"$and": []} when it has no filter)', () => {
+    expect(compile({ $and: [] })).toEqual({ sql: '(TRUE)', bindings: [] });
+    expect(compile({ $or: [] })).toEqual({ sql: '(FALSE)', bindings: [] });
+  });
+
   test('{} and an absent query match everything', () => {
     expect(compile({})).toBeUndefined();
     expect(compileLedgerQuery(undefined, fields, ACCOUNT_FIELDS)).toBeUndefined();
@@ -71,7 +76,7 @@ describe('ledger query filter', () => {
     [{ $gt: { address: 'x' } }, '$gt applies to numbers and dates'],
     [{ $gte: { 'balance[USD]': 1.5 } }, 'takes an integer'],
     [{ $foo: { address: 'x' } }, 'unknown operator "$foo"'],
-    [{ $and: [] }, '$and takes a non-empty array'],
+    [{ $and: {} }, '$and takes an array'],
     [{ $match: { address: 'a' }, $or: [] }, 'exactly one operator'],
   ])('refuses %j', (query, message) => {
     expect(() => compile(query)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining(message) }));
