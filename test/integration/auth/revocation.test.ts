@@ -124,6 +124,23 @@ describe('revoked access tokens', () => {
     await expectWorks(third);
   });
 
+  // RFC 7009 §2.1: the hint may be wrong or unknown; the server searches further and still revokes the token.
+  it.each([
+    ['access_token', { token_type_hint: 'access_token' }],
+    ['refresh_token (wrong)', { token_type_hint: 'refresh_token' }],
+    ['an unknown hint', { token_type_hint: 'id_token' }],
+    ['no hint', {}],
+  ])('revokes an access token sent with %s as its token_type_hint', async (_name, hint: Record<string, string>) => {
+    const client = await newClient(['ledger:write']);
+    const credentials: [string, string] = [client.id, client.secrets[0].clear];
+    const [token, other] = [await clientToken(...credentials), await clientToken(...credentials)];
+    await expectWorks(token);
+    expect(await oauthPost('revoke', { token, ...hint }, credentials)).toEqual({ status: 200, body: {} });
+    await expectRefusedSoon(token);
+    expect(await db('auth_token_revocations').where({ kind: 'token', subject: decodeJwt(token).jti }).first()).toMatchObject({ client_id: client.id });
+    await expectWorks(other);
+  });
+
   it('answers 200 to the revocation of an unknown or already revoked token, as RFC 7009 says', async () => {
     const client = await newClient(['ledger:read']);
     const credentials: [string, string] = [client.id, client.secrets[0].clear];
