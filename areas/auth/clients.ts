@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Executor } from '../../db/knex';
+import { assertRedirectUris } from './redirect-uris';
 import { recordRevocations, revocationOf } from './revocations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,7 +77,10 @@ function present(row: ClientRow, secrets: SecretRow[]): ClientView {
   };
 }
 
+/** @throws ApiError VALIDATION for a redirect URI that is not allowed (redirect-uris.ts). */
 function toRow(input: ClientInput) {
+  assertRedirectUris('redirectUris', input.redirectUris);
+  assertRedirectUris('postLogoutRedirectUris', input.postLogoutRedirectUris);
   return {
     name: input.name ?? '',
     description: input.description ?? '',
