@@ -8,7 +8,7 @@ import { ALL_SCOPES } from '../middleware/authenticate';
 import { jwtRevocation, REVOCATION_PATH } from './jwt-revocation';
 import { createOidcAdapter, tokenRequestContext } from './oidc-adapter';
 import { tokenRequestDefaults } from './token-request';
-import { SECRET_CLAIM } from './verifier';
+import { SCOPES_VERSION_CLAIM, SECRET_CLAIM } from './verifier';
 import { escapeHtml } from '../html';
 
 export const ACCESS_TOKEN_TTL_SECONDS = Number(process.env.AUTH_ACCESS_TOKEN_TTL || 3600);
@@ -24,7 +24,8 @@ function loadProvider(): { Provider: any; errors: any } {
  * The embedded OAuth 2.0 authorization server (oidc-provider, OpenID certified), mounted under /api/auth:
  * discovery, JWKS, the token endpoint with the client_credentials grant and token revocation (RFC 7009). Access
  * tokens are RS256 JWTs (RFC 9068 `at+jwt`) for one resource, the API itself (`audience`), and name the client secret
- * they were issued with (`client_secret_id`), so deleting that secret revokes them.
+ * they were issued with (`client_secret_id`), so deleting that secret revokes them, and the client's scopes version
+ * (`client_scopes_version`), so narrowing its scopes revokes them.
  *
  * Discovery lists only endpoints that are served: the provider's defaults would also advertise userinfo, end-session
  * and PAR, which need end users and sessions this issuer does not have, so those features are off. The authorization
@@ -52,8 +53,11 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     ttl: { ClientCredentials: ACCESS_TOKEN_TTL_SECONDS },
     extraTokenClaims: async () => {
-      const secretId = tokenRequestContext.getStore()?.secretId;
-      return secretId ? { [SECRET_CLAIM]: secretId } : undefined;
+      const store = tokenRequestContext.getStore();
+      return {
+        ...(store?.secretId ? { [SECRET_CLAIM]: store.secretId } : {}),
+        ...(store?.scopesVersion !== undefined ? { [SCOPES_VERSION_CLAIM]: store.scopesVersion } : {}),
+      };
     },
     features: {
       devInteractions: { enabled: false },

@@ -22,6 +22,7 @@ import * as ledgerTransactionText from './020-ledger-transaction-text';
 import * as paymentsAccountOrder from './021-payments-account-order';
 import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
 import * as paymentsConsentDecision from './023-payments-consent-decision';
+import * as authScopeRevocations from './024-auth-scope-revocations';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: Array<[string, Migration]> = [
   ['021-payments-account-order', paymentsAccountOrder],
   ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
   ['023-payments-consent-decision', paymentsConsentDecision],
+  ['024-auth-scope-revocations', authScopeRevocations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
