@@ -103,6 +103,10 @@ describe('HTML pages', () => {
       expectPageHeaders(page);
       expect(await page.text()).toMatch(/<h1>invalid_(request|client)<\/h1>/);
     }
+    // The provider's resume route under it (an interaction's return), without the interaction's cookie.
+    const resume = await fetch(`${discovery.authorization_endpoint}/no-such-interaction`, { headers: HTML, redirect: 'manual' });
+    expect(resume.status).toBeGreaterThanOrEqual(400);
+    expectPageHeaders(resume);
   });
 
   it('every open GET route: an HTML answer has the page headers, every answer has nosniff', async () => {
