@@ -8,7 +8,8 @@ import { ALL_SCOPES } from '../middleware/authenticate';
 import { jwtRevocation, REVOCATION_PATH } from './jwt-revocation';
 import { createOidcAdapter, tokenRequestContext } from './oidc-adapter';
 import { tokenRequestDefaults } from './token-request';
-import { SECRET_CLAIM } from './verifier';
+import { SCOPES_VERSION_CLAIM, SECRET_CLAIM } from './verifier';
+import { escapeHtml } from '../html';
 
 export const ACCESS_TOKEN_TTL_SECONDS = Number(process.env.AUTH_ACCESS_TOKEN_TTL || 3600);
 
@@ -23,7 +24,14 @@ function loadProvider(): { Provider: any; errors: any } {
  * The embedded OAuth 2.0 authorization server (oidc-provider, OpenID certified), mounted under /api/auth:
  * discovery, JWKS, the token endpoint with the client_credentials grant and token revocation (RFC 7009). Access
  * tokens are RS256 JWTs (RFC 9068 `at+jwt`) for one resource, the API itself (`audience`), and name the client secret
- * they were issued with (`client_secret_id`), so deleting that secret revokes them.
+ * they were issued with (`client_secret_id`), so deleting that secret revokes them, and the client's scopes version
+ * (`client_scopes_version`), so narrowing its scopes revokes them.
+ *
+ * Discovery lists only endpoints that are served: the provider's defaults would also advertise userinfo, end-session
+ * and PAR, which need end users and sessions this issuer does not have, so those features are off. The authorization
+ * endpoint cannot be left out of the document (OpenID Discovery requires it, and the provider always lists it), so it is
+ * served, under /oauth/ with the others: with `none` as the only response type and clients registered for
+ * client_credentials only, it refuses every request with an error page (renderError).
  */
 export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[] }): Koa.Middleware[] {
   const { Provider, errors } = loadProvider();
@@ -32,19 +40,33 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     jwks: { keys: options.signingKeys },
     scopes: [...ALL_SCOPES],
     claims: {},
-    routes: { token: '/oauth/token', jwks: '/jwks', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
+    routes: { authorization: '/oauth/authorize', token: '/oauth/token', jwks: '/jwks', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
+    // No code or token through the authorization endpoint: grant_types_supported is then client_credentials alone.
+    responseTypes: ['none'],
+    // The provider's page carries inline styles; this one is text only, so the strict page policy (api/html.ts) fits.
+    renderError: async (ctx: Koa.Context, out: Record<string, string | undefined>) => {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><html><head><meta charset="utf-8"><title>Authorization error</title></head><body>
+<h1>${escapeHtml(out.error ?? 'error')}</h1><p>${escapeHtml(out.error_description ?? '')}</p></body></html>`;
+    },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     ttl: { ClientCredentials: ACCESS_TOKEN_TTL_SECONDS },
     extraTokenClaims: async () => {
-      const secretId = tokenRequestContext.getStore()?.secretId;
-      return secretId ? { [SECRET_CLAIM]: secretId } : undefined;
+      const store = tokenRequestContext.getStore();
+      return {
+        ...(store?.secretId ? { [SECRET_CLAIM]: store.secretId } : {}),
+        ...(store?.scopesVersion !== undefined ? { [SCOPES_VERSION_CLAIM]: store.scopesVersion } : {}),
+      };
     },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: false },
       revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => options.audience,

@@ -5,9 +5,10 @@ import { stringifyJson } from '../../lib/json';
 
 /**
  * Per token or revocation request: the client authentication method it used (basic or post; see token-request.ts) and,
- * once the client is authenticated, the id of the secret it presented (issuer.ts puts it in the token).
+ * once the client is authenticated, the id of the secret it presented, and the client's scopes version read with its
+ * scopes (issuer.ts puts both in the token).
  */
-export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post'; secretId?: string }>();
+export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post'; secretId?: string; scopesVersion?: number }>();
 
 let tokenRequestsInFlight = 0;
 
@@ -88,7 +89,11 @@ export function createOidcAdapter(db: Db) {
 async function findClient(db: Db, id: string): Promise<StoredPayload | undefined> {
   const row = await db('auth_clients').where({ id }).first();
   if (!row || row.public) return undefined; // only confidential clients may use client_credentials
-  const authMethod = tokenRequestContext.getStore()?.authMethod ?? 'client_secret_basic';
+  const store = tokenRequestContext.getStore();
+  const authMethod = store?.authMethod ?? 'client_secret_basic';
+  // Read with the scopes the token will be granted from. Should the client be read twice in one request, around a
+  // narrowing of its scopes, the lower version is kept: a token is then refused rather than kept with lost scopes.
+  if (store) store.scopesVersion = Math.min(store.scopesVersion ?? Number.MAX_SAFE_INTEGER, row.scopes_version ?? 0);
   return {
     client_id: row.id,
     client_secret: UNUSED_SECRET,

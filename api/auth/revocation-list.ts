@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { readRevocationsAfter, REVOCATIONS_CHANNEL, type RevocationKind, type RevocationRow } from '../../areas/auth';
+import { readRevocationsAfter, REVOCATIONS_CHANNEL, type RevocationKind, type RevocationRow, scopesSubject } from '../../areas/auth';
 import { ApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { isExpectedShutdownError } from '../../lib/shutdown';
@@ -9,6 +9,8 @@ export interface TokenIdentity {
   /** The `client_secret_id` claim: the secret the token was issued with. */
   secretId?: string;
   jti?: string;
+  /** The `client_scopes_version` claim: the client's scopes version the token was issued under (0 when absent). */
+  scopesVersion?: number;
 }
 
 export interface RevocationList {
@@ -27,7 +29,7 @@ export async function startRevocationList(options: { databaseUrl: string; logger
   const { logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 2000;
   const staleAfterMs = options.staleAfterMs ?? 10_000;
-  const revoked: Record<RevocationKind, Map<string, number>> = { client: new Map(), secret: new Map(), token: new Map() };
+  const revoked: Record<RevocationKind, Map<string, number>> = { client: new Map(), secret: new Map(), token: new Map(), scopes: new Map() };
   let lastSeq = 0;
   let refreshedAt = 0;
   let prunedAt = Date.now();
@@ -123,6 +125,9 @@ export async function startRevocationList(options: { databaseUrl: string; logger
 
   const isRevoked = (token: TokenIdentity) =>
     (token.jti !== undefined && revoked.token.has(token.jti)) ||
+    // A narrowing of the client's scopes ended the version the token was issued under. Tokens issued before the claim
+    // existed were issued under version 0, the column's default.
+    (revoked.scopes.size > 0 && revoked.scopes.has(scopesSubject(token.clientId, token.scopesVersion ?? 0))) ||
     // Tokens name their secret, and deleting a client revokes each of its secrets; a token without the claim (issued
     // before it existed) is refused by its client alone.
     (token.secretId !== undefined ? revoked.secret.has(token.secretId) : revoked.client.has(token.clientId));

@@ -19,7 +19,11 @@ function basicClientId(authorization: string): string | undefined {
  * Runs before oidc-provider on the token and revocation endpoints, for two conventions it does not have:
  * - a client may authenticate with client_secret_basic or client_secret_post, whichever it sends (the provider wants
  *   one registered method per client);
- * - a client_credentials request without `scope` is granted all of the client's scopes (the provider grants none).
+ * - a client_credentials request without `scope` is granted all of the client's scopes (the provider grants none);
+ * - a revocation's `token_type_hint` is dropped. RFC 7009 §2.1 makes it a hint the server may ignore, and the only
+ *   tokens issued here are access tokens, so it can only be right or wrong; the provider, given `refresh_token`, looks
+ *   the token up as a refresh token, a grant not enabled here, and fails with a 500 instead of going on to search the
+ *   other kinds. Without the hint it searches them all, answers 200, and jwt-revocation.ts revokes the token.
  * It hands the (possibly completed) form body to the provider through `req.body`, which the provider reads.
  */
 export function tokenRequestDefaults(db: Db): Koa.Middleware {
@@ -32,9 +36,13 @@ export function tokenRequestDefaults(db: Db): Koa.Middleware {
   async function completeTokenRequest(ctx: Koa.Context, next: Koa.Next): Promise<unknown> {
     const basicId = basicClientId(ctx.get('Authorization'));
     const authMethod = basicId ? 'client_secret_basic' : 'client_secret_post';
-    if (ctx.path === REVOCATION_PATH) return inTokenRequest({ authMethod }, next);
     const raw = await getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: '56kb', encoding: 'utf8' });
     const form = new URLSearchParams(raw);
+    if (ctx.path === REVOCATION_PATH) {
+      form.delete('token_type_hint');
+      (ctx.req as unknown as { body: string }).body = form.toString();
+      return inTokenRequest({ authMethod }, next);
+    }
     const clientId = basicId ?? form.get('client_id');
     // RFC 6749 §5.2: an unknown scope is invalid_scope (the provider would silently drop it and issue a weaker token).
     const unknown = (form.get('scope') ?? '').split(' ').filter((s) => s && !(ALL_SCOPES as string[]).includes(s));

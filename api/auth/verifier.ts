@@ -5,6 +5,8 @@ import type { RevocationList } from './revocation-list';
 
 /** The claim naming the client secret a token of the embedded issuer was issued with (see issuer.ts). */
 export const SECRET_CLAIM = 'client_secret_id';
+/** The claim naming the client's scopes version a token was issued under (see areas/auth/clients.ts, updateClient). */
+export const SCOPES_VERSION_CLAIM = 'client_scopes_version';
 
 /** Asymmetric algorithms only: `none` and HMAC (which would let a public key act as a shared secret) are refused. */
 const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
@@ -25,7 +27,7 @@ interface VerifiedToken {
   /** The token's exact text: the map's key is only its end. */
   token: string;
   principal: Principal;
-  identity: { clientId: string; secretId?: string; jti?: string };
+  identity: { clientId: string; secretId?: string; jti?: string; scopesVersion?: number };
   /** Until when this process may answer from memory (ms): the token's expiry, at most VERIFIED_TTL_MS after its check. */
   reuseUntilMs: number;
 }
@@ -75,7 +77,12 @@ export function createJwtVerifier(options: { issuer: string; audience: string; k
     return {
       token,
       principal: { subject: String(payload.sub), clientId, scopes: new Set(scopeClaim.filter(Boolean)) },
-      identity: { clientId, secretId: typeof payload[SECRET_CLAIM] === 'string' ? payload[SECRET_CLAIM] : undefined, jti: payload.jti },
+      identity: {
+        clientId,
+        secretId: typeof payload[SECRET_CLAIM] === 'string' ? payload[SECRET_CLAIM] : undefined,
+        jti: payload.jti,
+        scopesVersion: Number.isSafeInteger(payload[SCOPES_VERSION_CLAIM]) ? (payload[SCOPES_VERSION_CLAIM] as number) : undefined,
+      },
       // exp is required above; jose accepted it within the tolerance, which a remembered token does not get again.
       reuseUntilMs: Math.min((payload.exp as number) * 1000, Date.now() + VERIFIED_TTL_MS),
     };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { ApiError } from '../../lib/errors';
+import { secureHtmlAnswer } from '../html';
 import { respondWithError } from './error-handler';
 import { writeJsonBody } from './json-body';
 
@@ -28,7 +29,9 @@ class RequestState {
  * The outermost middleware, around everything a request goes through (the issuer's mounts, the body parser, the
  * routers). It gives the request an id (the caller's X-Request-Id when it is safe to echo, a UUID otherwise) and a
  * logger carrying it; answers a request no route took with `unmatched`'s error; writes an object body as JSON; turns
- * any failure into the one error answer (error-handler.ts); and writes one access-log line. Bodies and headers are
+ * any failure into the one error answer (error-handler.ts); sets the browser security headers (nosniff on every answer,
+ * so a JSON body is never sniffed into a page; CSP, no framing and no Referer on every HTML page, see html.ts); and
+ * writes one access-log line. Bodies and headers are
  * never logged: they carry secrets and tokens. One async frame for all of it: each frame is a promise and a microtask
  * more on every request, and the hottest reads cost a few dozen microseconds in all.
  */
@@ -39,6 +42,7 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
     const state = new RequestState(requestId, logger);
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
+    ctx.set('X-Content-Type-Options', 'nosniff');
     const started = logger.isLevelEnabled('info') ? process.hrtime.bigint() : undefined;
     try {
       await next();
@@ -47,6 +51,8 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
     } catch (error) {
       respondWithError(ctx, error);
     } finally {
+      // Whatever wrote the page (a route, the issuer's error page, Koa's redirect body), once the answer is final.
+      if (ctx.response.type === 'text/html') secureHtmlAnswer(ctx);
       if (started !== undefined) {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         state.logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');

@@ -1,8 +1,10 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
+import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { recordRevocations, revocationOf } from './revocations';
+import { assertRedirectUris } from './redirect-uris';
+import { recordRevocations, revocationOf, scopesSubject } from './revocations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -76,7 +78,10 @@ function present(row: ClientRow, secrets: SecretRow[]): ClientView {
   };
 }
 
+/** @throws ApiError VALIDATION for a redirect URI that is not allowed (redirect-uris.ts). */
 function toRow(input: ClientInput) {
+  assertRedirectUris('redirectUris', input.redirectUris);
+  assertRedirectUris('postLogoutRedirectUris', input.postLogoutRedirectUris);
   return {
     name: input.name ?? '',
     description: input.description ?? '',
@@ -108,11 +113,36 @@ export async function createClient(db: Executor, input: ClientInput, id: string 
   return getClient(db, id);
 }
 
-/** Replaces the client's properties (PUT semantics); its secrets are kept. @throws ApiError NOT_FOUND */
+/**
+ * Replaces the client's properties (PUT semantics); its secrets are kept. A replacement that removes any scope the
+ * client had revokes every token it was issued before, whatever scopes each carries (the simplest rule that leaves no
+ * token with a scope the client lost): its scopes version goes up and the ended version is revoked, in the transaction
+ * of the change (see narrowScopes). Adding scopes revokes nothing: older tokens carry fewer scopes than the client
+ * now has. @throws ApiError NOT_FOUND, VALIDATION
+ */
 export async function updateClient(db: Executor, id: string, input: ClientInput): Promise<ClientView> {
-  const updated = await db('auth_clients').where({ id }).update(toRow(input));
-  if (updated === 0) throw notFound(`client "${id}" not found`);
+  const row = toRow(input);
+  await db.transaction(async (trx) => {
+    // Locked, so a concurrent replacement compares its scopes with this one's result, not with what both read.
+    const current = await trx<ClientRow & { scopes_version: number }>('auth_clients').where({ id }).forUpdate().first('scopes', 'scopes_version');
+    if (!current) throw notFound(`client "${id}" not found`);
+    await trx('auth_clients').where({ id }).update(row);
+    await narrowScopes(trx, id, current, input.scopes ?? []);
+  });
   return getClient(db, id);
+}
+
+/**
+ * When `scopes` lacks any of the client's `current` scopes: ends its scopes version (tokens name the version they were
+ * issued under, see the issuer's extraTokenClaims) and revokes the tokens of the ended one. The token endpoint reads a
+ * client's scopes and version in one row read, so a token holds either the old scopes and the old version (refused) or
+ * the new ones.
+ */
+async function narrowScopes(trx: Knex.Transaction, id: string, current: { scopes: string[]; scopes_version: number }, scopes: string[]): Promise<void> {
+  const kept = new Set(scopes);
+  if ((current.scopes ?? []).every((scope) => kept.has(scope))) return;
+  await trx('auth_clients').where({ id }).update({ scopes_version: current.scopes_version + 1 });
+  await recordRevocations(trx, [revocationOf('scopes', scopesSubject(id, current.scopes_version), id)]);
 }
 
 /**
@@ -191,7 +221,13 @@ export async function verifyClientSecret(db: Executor, clientId: string, present
 export async function ensureClient(db: Executor, clientId: string, secret: string, scopes: string[], name: string): Promise<void> {
   const existing = await db('auth_clients').where({ id: clientId }).first();
   if (!existing) await createClient(db, { name, scopes, description: 'Created at start-up for local use and scripts.' }, clientId);
-  else await db('auth_clients').where({ id: clientId }).update({ scopes: stringifyJson(scopes) });
+  else {
+    await db.transaction(async (trx) => {
+      const current = await trx('auth_clients').where({ id: clientId }).forUpdate().first('scopes', 'scopes_version');
+      await trx('auth_clients').where({ id: clientId }).update({ scopes: stringifyJson(scopes) });
+      await narrowScopes(trx, clientId, current, scopes);
+    });
+  }
   if (!(await verifyClientSecret(db, clientId, secret))) await createClientSecret(db, clientId, { name: 'bootstrap' }, secret);
 }
 

@@ -3,5 +3,5 @@
  * The embedded issuer and the token verifier (api/auth/) and the routes import only this file.
  */
 export { createClient, createClientSecret, deleteClient, deleteClientSecret, ensureClient, getClient, listClients, matchClientSecret, updateClient } from './clients';
-export { readRevocationsAfter, type RevocationKind, type RevocationRow, REVOCATIONS_CHANNEL, revokeToken } from './revocations';
+export { readRevocationsAfter, type RevocationKind, type RevocationRow, REVOCATIONS_CHANNEL, revokeToken, scopesSubject } from './revocations';
 export { loadSigningKeys, publicJwk, rotateSigningKey } from './signing-keys';

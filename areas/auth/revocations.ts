@@ -3,12 +3,15 @@ import type { Knex } from 'knex';
 /** NOTIFYed when revocations commit; every API process LISTENs (api/auth/revocation-list.ts). */
 export const REVOCATIONS_CHANNEL = 'auth_token_revocations';
 
-/** What a revocation names: a deleted client, a deleted client secret, or one token (its `jti`, RFC 7009). */
-export type RevocationKind = 'client' | 'secret' | 'token';
+/**
+ * What a revocation names: a deleted client, a deleted client secret, one token (its `jti`, RFC 7009), or the tokens a
+ * client was issued under a scopes version that a narrowing of its scopes ended (subject scopesSubject()).
+ */
+export type RevocationKind = 'client' | 'secret' | 'token' | 'scopes';
 
 export interface Revocation {
   kind: RevocationKind;
-  /** The client id, the secret id or the token id. */
+  /** The client id, the secret id, the token id or scopesSubject(). */
   subject: string;
   clientId: string;
   /** When every token this revocation refuses has expired anyway; the row is pruned after that. */
@@ -28,7 +31,10 @@ export interface RevocationRow {
  */
 const KEEP_CLIENT_REVOCATIONS_MS = Math.max(24 * 3600, Number(process.env.AUTH_ACCESS_TOKEN_TTL || 0)) * 1000;
 
-export const revocationOf = (kind: 'client' | 'secret', subject: string, clientId: string): Revocation => ({
+/** The subject of a `scopes` revocation: a version is digits, so `<version>:<clientId>` names one pair only. */
+export const scopesSubject = (clientId: string, version: number): string => `${version}:${clientId}`;
+
+export const revocationOf = (kind: 'client' | 'secret' | 'scopes', subject: string, clientId: string): Revocation => ({
   kind,
   subject,
   clientId,

@@ -1,10 +1,11 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ApiError, conflict, notFound, validationError } from '../../lib/errors';
 import type { TemporalDeps } from '../../lib/temporal';
+import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { getConnectorRow } from './connectors';
-import { runLinkCompletion } from './engine';
+import { awaitLinkCompletion, startLinkCompletion } from './engine';
 import { isUuid } from './ids';
 import { getPaymentServiceUser } from './payment-service-users';
 import { getConnection, isForwarded, openBankingTarget } from './psu-open-banking';
@@ -77,33 +78,61 @@ export async function listLinkAttempts(db: Executor, psuID: string, connectorID:
 
 export const linkAttemptKey = (a: LinkAttempt): unknown[] => [a.createdAt.toISOString(), a.id];
 
-/**
- * The attempt a consent link's `state` (`<attemptID>.<token>`) stands for, still pending. Throws VALIDATION (malformed
- * state), NOT_FOUND (no such attempt at this connector), FORBIDDEN (wrong token), CONFLICT (already decided: a link
- * works once).
- */
-export async function checkConsentState(db: Executor, connectorID: string, state: string): Promise<{ attemptID: string; clientRedirectURL: string; applicationName?: string }> {
+/** A consent state's parts, `<attemptID>.<token>`. Throws VALIDATION. */
+function parseState(state: string): { attemptID: string; token: string } {
   const [attemptID, token, ...rest] = state.split('.');
   if (rest.length || !token || !isUuid(attemptID)) throw validationError('query.state: not a consent state');
-  const row = await db('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).first();
+  return { attemptID, token };
+}
+
+/**
+ * The attempt's row, checked against the link: NOT_FOUND (no such attempt at this connector), FORBIDDEN (wrong token),
+ * CONFLICT (already decided: a link works once, also while the completion of the first decision still runs).
+ */
+function undecidedAttempt(row: any, attemptID: string, token: string): any {
   if (!row) throw notFound(`link attempt ${attemptID} not found`);
   const expected = Buffer.from(row.token_hash, 'hex');
   if (!timingSafeEqual(expected, Buffer.from(hashToken(token), 'hex'))) throw new ApiError('FORBIDDEN', 'this consent link is not valid');
-  if (row.status !== 'pending') throw conflict(`link attempt ${attemptID} was already decided (${row.status}): a consent link works once`);
+  if (row.status !== 'pending' || row.decision) {
+    throw conflict(`link attempt ${attemptID} was already decided (${row.decision ?? row.status}): a consent link works once`);
+  }
+  return row;
+}
+
+/**
+ * The attempt a consent link's `state` (`<attemptID>.<token>`) stands for, still undecided. Throws VALIDATION (malformed
+ * state), NOT_FOUND, FORBIDDEN, CONFLICT (see undecidedAttempt).
+ */
+export async function checkConsentState(db: Executor, connectorID: string, state: string): Promise<{ attemptID: string; clientRedirectURL: string; applicationName?: string }> {
+  const { attemptID, token } = parseState(state);
+  const row = undecidedAttempt(await db('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).first(), attemptID, token);
   return { attemptID, clientRedirectURL: row.client_redirect_url, ...(row.application_name ? { applicationName: row.application_name } : {}) };
 }
 
 /**
- * Records the end user's decision through Temporal (the connection and its accounts on approval, an exited attempt on
- * refusal) and answers the client's URL to send the browser back to. Waits a little for the completion, so the client
- * usually finds the attempt decided when the browser reaches it; it goes on in any case.
+ * Records the end user's decision, exactly once per link, and answers the client's URL to send the browser back to.
+ * The attempt's row is locked, so concurrent decisions queue; the first records its decision and starts the completion
+ * (the connection and its accounts on approval, an exited attempt on refusal) before it commits, and every later one
+ * finds the decision recorded: 409, whichever way it decided. Starting inside the transaction means a start that fails
+ * rolls the decision back (503, the link still works) and a commit that fails after the start leaves a run that
+ * Temporal refuses to start twice (startLinkCompletion), so no second decision can slip in either way. Then it waits a
+ * little for the completion, outside the transaction, so the client usually finds the attempt done when the browser
+ * reaches it; the completion goes on in any case.
  */
 export async function decideConsent(deps: { db: Db; temporal: TemporalDeps }, connectorID: string, state: string, decision: 'approve' | 'reject'): Promise<string> {
-  const { attemptID, clientRedirectURL } = await checkConsentState(deps.db, connectorID, state);
-  try {
-    await runLinkCompletion(deps.temporal, { attemptID, connectorID, decision }, 15_000);
-  } catch (error) {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the link completion on Temporal', { cause: error });
-  }
+  const { attemptID, token } = parseState(state);
+  const clientRedirectURL = await inTransaction(deps.db, async (trx) => {
+    const row = undecidedAttempt(await trx('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).forUpdate().first(), attemptID, token);
+    await trx('payments_psu_link_attempts').where({ id: attemptID }).update({ decision, decided_at: trx.fn.now(), updated_at: trx.fn.now() });
+    let started: boolean;
+    try {
+      started = await startLinkCompletion(deps.temporal, { attemptID, connectorID, decision });
+    } catch (error) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the link completion on Temporal', { cause: error });
+    }
+    if (!started) throw conflict(`link attempt ${attemptID} was already decided: a consent link works once`);
+    return row.client_redirect_url as string;
+  });
+  await awaitLinkCompletion(deps.temporal, attemptID, 15_000);
   return clientRedirectURL;
 }

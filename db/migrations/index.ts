@@ -21,6 +21,8 @@ import * as paymentsOpenBanking from './019-payments-open-banking';
 import * as ledgerTransactionText from './020-ledger-transaction-text';
 import * as paymentsAccountOrder from './021-payments-account-order';
 import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
+import * as paymentsConsentDecision from './023-payments-consent-decision';
+import * as authScopeRevocations from './024-auth-scope-revocations';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +56,8 @@ const migrations: Array<[string, Migration]> = [
   ['020-ledger-transaction-text', ledgerTransactionText],
   ['021-payments-account-order', paymentsAccountOrder],
   ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
+  ['023-payments-consent-decision', paymentsConsentDecision],
+  ['024-auth-scope-revocations', authScopeRevocations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

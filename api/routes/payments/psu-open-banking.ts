@@ -2,6 +2,7 @@ import {
   connectionKey, consentPath, createPsuLink, checkConsentState, decideConsent, deletePaymentServiceUserConnection, deletePaymentServiceUserConnector,
   forwardPaymentServiceUserToProvider, getLinkAttempt, linkAttemptKey, listConnections, listLinkAttempts, updatePsuLink,
 } from '../../../areas/payments';
+import { escapeHtml } from '../../html';
 import { authenticate, openRoute } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -137,8 +138,6 @@ const deleteConnectorRoute = defineRoute(
   },
 );
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /**
  * The simulated bank's consent page, on Formance's public open-banking callback path: the end user's browser opens the
  * link without a token of ours, so the link's single-use `state` is the guard. Without `decision` it shows the choice;
@@ -160,7 +159,8 @@ const consentRoute = defineRoute(
   async function consentHandler(ctx) {
     const { connectorID } = ctx.state.input.params;
     const { state, decision, noRedirect } = ctx.state.input.query;
-    // The state carries the link's token: it must not leak to the client's site through a Referer.
+    // The state carries the link's token: it must not leak to the client's site through a Referer (the redirect's
+    // answer is not HTML unless the browser asks for it, so the page headers of request-context.ts may not apply).
     ctx.set('Referrer-Policy', 'no-referrer');
     if (!decision) {
       const attempt = await checkConsentState(ctx.deps.db, connectorID, state);

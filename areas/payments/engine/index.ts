@@ -9,7 +9,7 @@ export {
   createConnectorSchedules, deleteConnectorSchedules, describeSchedule, listScheduleRuns, runFailure, setConnectorPollingPeriod, startConnectorTask,
   terminateLegacyFetch, type ScheduleState, type WorkflowRun,
 } from './connectors';
-export { runLinkCompletion, runPaymentServiceUserForward, startConnectionDelete, startPsuConnectorDelete } from './open-banking';
+export { awaitLinkCompletion, runPaymentServiceUserForward, startLinkCompletion, startConnectionDelete, startPsuConnectorDelete } from './open-banking';
 export {
   awaitTaskRun, describeTaskRun, startBankAccountForward, startInitiationExecution, startPaymentServiceUserDelete, startReversalExecution,
   TASK_WORKFLOW_TYPES, type TaskRun, type WaitedRun,

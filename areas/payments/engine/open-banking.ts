@@ -1,3 +1,4 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalDeps } from '../../../lib/temporal';
 import type {
   openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward,
@@ -21,20 +22,30 @@ export async function runPaymentServiceUserForward(temporal: TemporalDeps, psuID
 }
 
 /**
- * Completes a link attempt after the end user's decision on the consent page (Formance's asynchronous completion);
- * one run per attempt, so a second decision joins the first. Waits up to `timeoutMs` so the redirect usually lands
- * after the connection exists; the run goes on either way.
+ * Starts the completion of a link attempt after the end user's decision on the consent page (Formance's asynchronous
+ * completion). One run per attempt, ever: a second start is refused (conflict policy FAIL, reuse policy
+ * REJECT_DUPLICATE), so a decision is acted on once even if the database's record of it was lost to a failed commit.
+ * @returns false when the attempt already has a run (another decision won).
  */
-export async function runLinkCompletion(
-  temporal: TemporalDeps, input: { attemptID: string; connectorID: string; decision: 'approve' | 'reject' }, timeoutMs: number,
-): Promise<WaitedRun<void>> {
-  const workflowId = `open-banking-link-attempt-${input.attemptID}`;
-  await temporal.client.workflow.start<typeof openBankingCompleteLink>('openBankingCompleteLink', {
-    taskQueue: temporal.taskQueue, workflowId, args: [{ attemptID: input.attemptID, decision: input.decision }], workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Complete link attempt ${input.attemptID} (${input.decision})`,
-  });
-  return waitFor<void>(temporal, workflowId, timeoutMs);
+export async function startLinkCompletion(temporal: TemporalDeps, input: { attemptID: string; connectorID: string; decision: 'approve' | 'reject' }): Promise<boolean> {
+  try {
+    await temporal.client.workflow.start<typeof openBankingCompleteLink>('openBankingCompleteLink', {
+      taskQueue: temporal.taskQueue, workflowId: linkCompletionId(input.attemptID), args: [{ attemptID: input.attemptID, decision: input.decision }],
+      workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Complete link attempt ${input.attemptID} (${input.decision})`,
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
 }
+
+/** Waits up to `timeoutMs` for an attempt's completion, so the redirect usually lands after the connection exists. */
+export const awaitLinkCompletion = (temporal: TemporalDeps, attemptID: string, timeoutMs: number): Promise<WaitedRun<void>> =>
+  waitFor<void>(temporal, linkCompletionId(attemptID), timeoutMs);
+
+const linkCompletionId = (attemptID: string) => `open-banking-link-attempt-${attemptID}`;
 
 /** Starts the deletion of one bank connection (joining one under way). @returns the task (workflow) id. */
 export async function startConnectionDelete(temporal: TemporalDeps, input: { psuID: string; connectorID: string; connectionID: string }): Promise<string> {

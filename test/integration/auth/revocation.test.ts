@@ -9,6 +9,7 @@ import { createDb, type Db } from '../../../db/knex';
 import { loadConfig } from '../../../lib/config';
 import { createLogger } from '../../../lib/logger';
 import { api, apiUrl, fetchRetryingClosedConnection } from '../../support/http';
+import { pollUntil } from '../../support/eventually';
 import { adminCredentials, clientToken, issuerUrl, newClient, oauthPost } from '../../support/oauth';
 
 /**
@@ -122,6 +123,62 @@ describe('revoked access tokens', () => {
     expect((await oauthPost('revoke', { token: second, client_id: client.id, client_secret: secret })).status).toBe(200);
     await expectRefusedSoon(second);
     await expectWorks(third);
+  });
+
+  it('narrowing a client\'s scopes refuses every token issued before; widening or keeping them refuses none', async () => {
+    const client = await newClient(['ledger:read', 'ledger:write']);
+    const credentials: [string, string] = [client.id, client.secrets[0].clear];
+    const replace = (scopes: string[], name = 'revocation-test') => api('PUT', `/api/auth/clients/${client.id}`, { body: { name, scopes } });
+    const [broad, readOnly] = [await clientToken(...credentials), await clientToken(...credentials, 'ledger:read')];
+    expect(decodeJwt(broad).client_scopes_version).toBe(0);
+    await expectWorks(broad);
+
+    // Same scopes, another name: nothing revoked.
+    expect((await replace(['ledger:write', 'ledger:read'], 'renamed')).status).toBe(200);
+    await expectWorks(broad);
+
+    // ledger:write removed: the tokens issued before go, the read-only one too (issued before the change).
+    expect((await replace(['ledger:read'])).status).toBe(200);
+    await expectRefusedSoon(broad);
+    for (const base of apis()) {
+      await pollUntil(() => call(base, readOnly, 'GET'), (r) => r.status === 401, { timeoutMs: 30_000, what: 'read-only token refused' });
+    }
+    const row = await db('auth_token_revocations').where({ kind: 'scopes', subject: `0:${client.id}` }).first();
+    expect(row).toMatchObject({ client_id: client.id });
+
+    // A token issued after the change has the remaining scope and works for it, under the new version.
+    const after = await clientToken(...credentials);
+    expect(decodeJwt(after)).toMatchObject({ scope: 'ledger:read', client_scopes_version: 1 });
+    for (const base of apis()) {
+      expect((await call(base, after, 'GET')).status).toBe(200);
+      expect((await call(base, after, 'PUT', { denied: true })).status).toBe(403);
+    }
+    expect((await oauthPost('token', { grant_type: 'client_credentials', scope: 'ledger:write' }, credentials)).body.error).toBe('invalid_scope');
+
+    // Widening back revokes nothing: the token of the narrowed version keeps working, a new one has both scopes.
+    expect((await replace(['ledger:read', 'ledger:write'])).status).toBe(200);
+    const widened = await clientToken(...credentials);
+    expect(decodeJwt(widened).client_scopes_version).toBe(1);
+    await expectWorks(widened);
+    for (const base of apis()) expect((await call(base, after, 'GET')).status).toBe(200);
+    expect((await call(apiUrl(), broad, 'GET')).status).toBe(401);
+  });
+
+  // RFC 7009 §2.1: the hint may be wrong or unknown; the server searches further and still revokes the token.
+  it.each([
+    ['access_token', { token_type_hint: 'access_token' }],
+    ['refresh_token (wrong)', { token_type_hint: 'refresh_token' }],
+    ['an unknown hint', { token_type_hint: 'id_token' }],
+    ['no hint', {}],
+  ])('revokes an access token sent with %s as its token_type_hint', async (_name, hint: Record<string, string>) => {
+    const client = await newClient(['ledger:write']);
+    const credentials: [string, string] = [client.id, client.secrets[0].clear];
+    const [token, other] = [await clientToken(...credentials), await clientToken(...credentials)];
+    await expectWorks(token);
+    expect(await oauthPost('revoke', { token, ...hint }, credentials)).toEqual({ status: 200, body: {} });
+    await expectRefusedSoon(token);
+    expect(await db('auth_token_revocations').where({ kind: 'token', subject: decodeJwt(token).jti }).first()).toMatchObject({ client_id: client.id });
+    await expectWorks(other);
   });
 
   it('answers 200 to the revocation of an unknown or already revoked token, as RFC 7009 says', async () => {

@@ -156,7 +156,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect((await openLink(link.replace(/state=[^&]+/, 'state=nonsense'), 'approve')).status).toBe(400);
     expect((await openLink(link.replace(attemptID, '6f1c1d2e-6b7a-4c1e-9f3e-000000000000'), 'approve')).status).toBe(404);
     expect((await openLink(link, 'approve')).status).toBe(307);
-    // Decided, the link is spent (while the completion still runs, a second open would join it instead).
+    // Decided, the link is spent (also while the completion runs: see consent-decisions.test.ts).
     await completed(psuID, attemptID);
     const reused = await openLink(link, 'reject');
     expect(reused.status).toBe(409);
