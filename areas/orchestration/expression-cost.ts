@@ -89,6 +89,14 @@ function children(value: unknown): unknown[] {
   return [];
 }
 
+/** What indexing a value can give: a list's elements, a map's values. */
+function members(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (value instanceof Map) return [...value.values()];
+  if (isRecord(value)) return Object.values(value);
+  return [];
+}
+
 function field(value: unknown, name: string): unknown {
   if (value instanceof Map) return value.get(name);
   return isRecord(value) && Object.hasOwn(value, name) ? value[name] : undefined;
@@ -105,12 +113,13 @@ function select(from: Size, part: (value: unknown) => unknown): Size {
   return known(from.values.map(part).filter((v) => v !== undefined));
 }
 
-function elements(from: Size): { size: Size; iterations: number } {
+/** What iterating (`children`) or indexing (`members`) each candidate gives, and the most iterations over one. */
+function elements(from: Size, of: (value: unknown) => unknown[] = children): { size: Size; iterations: number } {
   if (!from.values) return { size: { len: from.len, total: from.total }, iterations: from.len };
   let iterations = 0;
   const items: unknown[] = [];
   for (const value of from.values) {
-    const list = children(value);
+    const list = of(value);
     iterations = Math.max(iterations, list.length);
     if (items.length <= MAX_CANDIDATES) items.push(...list);
   }
@@ -144,7 +153,7 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
       const [target, key] = node.args;
       const t = estimate(target, scope);
       const k = estimate(key, scope);
-      const size = k.values?.length === 1 ? select(t, (v) => index(v, k.values![0])) : elements(t).size;
+      const size = k.values?.length === 1 ? select(t, (v) => index(v, k.values![0])) : elements(t, members).size;
       return { ...size, cost: t.cost + k.cost + k.total + 1 };
     }
     case 'list': {

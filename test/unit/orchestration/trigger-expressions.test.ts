@@ -102,4 +102,13 @@ describe('trigger expressions cannot hold the process', () => {
     // Refused before evaluating: 10^9 iterations would take minutes.
     expect(Date.now() - started).toBeLessThan(60_000);
   });
+
+  it('sizes what an index reads: a map value picked by a key from the event, a list element picked by a computed index', () => {
+    const lists = { m: { a: Array.from({ length: 1000 }, (_, i) => i + 1) }, k: 'a', n: 0, l: [Array.from({ length: 1000 }, (_, i) => i + 1)] };
+    expect(evaluateFilter(nested(3, 'event.m[event.k]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(3, 'event.l[event.n]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(3, 'event.l[0]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(1, 'event.m[event.k]'), lists)).toEqual({ match: true });
+    expect(evaluateFilter(nested(1, 'event.l[event.n]'), lists)).toEqual({ match: true });
+  });
 });
