@@ -21,12 +21,31 @@ import { ACCOUNT_PATTERN, ASSET_PATTERN, parsePortion } from './values';
  *   monetary    := $var | '[' (ASSET | $var) (NUMBER | $var | '*') ']'
  *
  * Types are not checked here (see checker.ts): a `$var` is accepted wherever some literal is.
+ *
+ * Sources and destinations nest (`{ ... }`, `max ... from`, `to { ... }`), and the parser, the checker and the
+ * interpreter each recurse once per level: nesting deeper than MAX_NESTING is a compilation error at the block that
+ * goes too deep, so no script can overflow the stack (expressions and arguments do not nest).
  */
+export const MAX_NESTING = 64;
+
 export function parse(source: string): Program {
   return new Parser(tokenize(source)).program();
 }
 
 class Parser extends TokenCursor {
+  private depth = 0;
+
+  /** Runs one level of a nested source or destination, refusing the level past MAX_NESTING. */
+  private nested<T>(what: string, parse: () => T): T {
+    if (this.depth > MAX_NESTING) throw compilationError(this.peek().pos, `${what} nested deeper than ${MAX_NESTING} levels`);
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
+
   program(): Program {
     const vars = this.isWord('vars') ? this.varsBlock() : [];
     const statements: Statement[] = [];
@@ -92,6 +111,10 @@ class Parser extends TokenCursor {
   }
 
   private source(): Source {
+    return this.nested('source', () => this.sourceLevel());
+  }
+
+  private sourceLevel(): Source {
     const token = this.peek();
     if (this.isWord('max')) {
       this.next();
@@ -134,6 +157,10 @@ class Parser extends TokenCursor {
   }
 
   private destination(): Destination {
+    return this.nested('destination', () => this.destinationLevel());
+  }
+
+  private destinationLevel(): Destination {
     const token = this.peek();
     if (token.kind !== '{') return { kind: 'account', account: this.accountExpr(), pos: token.pos };
     this.next();

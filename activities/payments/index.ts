@@ -28,7 +28,7 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       if (!(await lockInstalledConnector(trx, connectorID))) throw notInstalled(connectorID);
       return write(trx);
     });
-  const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir);
+  const plugin = (row: ConnectorRow) => pluginFor(row.provider, row.config, dataDir, deps.logger);
 
   return {
     /** Fetch steps: the provider's full view, upserted in one transaction (batched statements); returns how many rows changed. */

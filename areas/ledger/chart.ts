@@ -1,8 +1,10 @@
 import { validationError } from '../../lib/errors';
+import { compileLinear, type LinearPattern } from '../../lib/regex';
 
 /**
  * Formance's chart of accounts (V2SchemaData.chart): a tree of address segments. A key is a fixed segment (`users`), a
- * variable one (`$userID`, at most one per level, optionally restricted by a `.pattern` regular expression) or a
+ * variable one (`$userID`, at most one per level, optionally restricted by a `.pattern` regular expression, RE2 syntax
+ * matched in linear time as Formance's Go regexps are: see lib/regex.ts) or a
  * property: `.self: {}` makes a segment that has children an account too (a leaf always is one), `.metadata` gives an
  * account's metadata keys with an optional `default`, `.rules` its rules (Formance defines none yet, so it is `{}`).
  * An address is allowed when its segments walk the tree to an account.
@@ -13,7 +15,7 @@ export interface ChartAccount {
 
 export interface ChartNode {
   fixed: Map<string, ChartNode>;
-  variable?: { label: string; pattern?: RegExp; node: ChartNode };
+  variable?: { label: string; pattern?: LinearPattern; node: ChartNode };
   account?: ChartAccount;
 }
 
@@ -34,12 +36,12 @@ function parseMetadata(value: unknown, where: string): ChartAccount['metadata'] 
   return out;
 }
 
-function parsePattern(value: unknown, where: string): RegExp {
+function parsePattern(value: unknown, where: string): LinearPattern {
   if (typeof value !== 'string' || value.length > MAX_PATTERN) throw validationError(`${where}: must be a regular expression of at most ${MAX_PATTERN} characters`);
   try {
-    return new RegExp(value);
+    return compileLinear(value);
   } catch (error) {
-    throw validationError(`${where}: invalid regular expression (${(error as Error).message})`);
+    throw validationError(`${where}: invalid regular expression (${(error as Error).message}; RE2 syntax: no backreferences, no lookaround)`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { validationError } from '../../lib/errors';
-import { parseJson } from '../../lib/json';
+import { MAX_JSON_DEPTH, parseJson } from '../../lib/json';
 import { addressPatternRegex } from './rules';
 
 /**
@@ -123,15 +123,17 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
 
 /**
  * Parses and compiles a `query` for one list; `{}` matches everything (undefined).
- * @throws ApiError VALIDATION for malformed JSON, an unknown field or operator, a value of the wrong type
+ * @throws ApiError VALIDATION for malformed JSON, nesting deeper than MAX_JSON_DEPTH, an unknown field or operator, a value of the wrong type
  */
 export function compileLedgerQuery(text: string | undefined, resolve: FieldResolver, fields: string): SqlCondition | undefined {
   if (text === undefined || text === '') return undefined;
   let expression: unknown;
   try {
-    expression = parseJson(text);
-  } catch {
-    throw validationError('query: not valid JSON');
+    // Bounded like a request body: compile() recurses once per level, and so would PostgreSQL on the SQL it writes.
+    expression = parseJson(text, { maxDepth: MAX_JSON_DEPTH });
+  } catch (error) {
+    const deep = error instanceof SyntaxError && error.message.startsWith('nesting deeper');
+    throw validationError(deep ? `query: ${error.message}` : 'query: not valid JSON');
   }
   if (expression && typeof expression === 'object' && !Array.isArray(expression) && Object.keys(expression).length === 0) return undefined;
   return compile(expression, resolve, fields);

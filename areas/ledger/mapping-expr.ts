@@ -92,9 +92,27 @@ export function evalExpr(expr: Expr, ctx: EvalContext): boolean {
   }
 }
 
-/** v1's account pattern: `*` matches any run of characters; anchored (v1's regexp was not, so `users:*` also matched `a:users:1`). */
+/**
+ * v1's account pattern: `*` matches any run of characters; anchored (v1's regexp was not, so `users:*` also matched
+ * `a:users:1`). Matched without a regular expression: a backtracking `^a.*a.*a.*…$` takes time exponential in its
+ * stars on a long address, while the literal parts, found leftmost in order, decide the match in one pass each.
+ */
 export function accountMatcher(pattern: string | undefined): (address: string) => boolean {
   if (pattern === undefined || pattern === '' || pattern === '*') return () => true;
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return (address) => regex.test(address);
+  const parts = pattern.split('*');
+  if (parts.length === 1) return (address) => address === pattern;
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  const middle = parts.slice(1, -1).filter((part) => part !== '');
+  return (address) => {
+    if (address.length < first.length + last.length || !address.startsWith(first) || !address.endsWith(last)) return false;
+    let at = first.length;
+    const end = address.length - last.length;
+    for (const part of middle) {
+      const found = address.indexOf(part, at);
+      if (found < 0 || found + part.length > end) return false;
+      at = found + part.length;
+    }
+    return true;
+  };
 }

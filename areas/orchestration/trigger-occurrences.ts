@@ -50,10 +50,13 @@ export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelop
   const payload = parseJson(event.payload);
   const occurrences: OccurrenceRow[] = [];
   for (const trigger of triggers) {
-    if (trigger.filter && !evaluateFilter(trigger.filter, payload).match) continue;
+    const filter = trigger.filter ? evaluateFilter(trigger.filter, payload) : undefined;
+    // A filter over the cost limit on this event was not run: that is recorded on the occurrence (FAILED_TRIGGER),
+    // once, rather than read as "no match" or retried (it would be over the limit again on the same event).
+    if (filter && !filter.match && !filter.overLimit) continue;
     const variables: Record<string, string> = {};
-    let error: string | undefined;
-    for (const [name, source] of Object.entries(trigger.vars ?? {})) {
+    let error = filter?.overLimit ? `filter: ${filter.error}` : undefined;
+    for (const [name, source] of error === undefined ? Object.entries(trigger.vars ?? {}) : []) {
       const result = evaluateVariable(source, payload);
       if (result.error !== undefined) {
         error = `variable ${name}: ${result.error}`;

@@ -96,14 +96,22 @@ export async function deleteTrigger(db: Executor, id: string): Promise<void> {
 
 /**
  * Evaluates a trigger against a sample payload without starting anything: the filter (null when there is none) and,
- * when there is no filter or it matched, each variable. Throws NOT_FOUND.
+ * when there is no filter or it matched, each variable. An expression whose estimated cost on this payload is over
+ * the limit is not run: the payload is refused, naming the expression. Throws NOT_FOUND, VALIDATION.
  */
 export async function testTrigger(db: Executor, id: string, payload: unknown) {
   const trigger = await getTriggerRow(db, id);
   const filter = trigger.filter ? evaluateFilter(trigger.filter, payload) : null;
+  if (filter?.overLimit) throw validationError(`filter: ${filter.error}`, { field: 'filter' });
   const variables =
     trigger.vars && (!filter || filter.match)
-      ? Object.fromEntries(Object.entries(trigger.vars).map(([name, source]) => [name, evaluateVariable(source, payload)]))
+      ? Object.fromEntries(
+          Object.entries(trigger.vars).map(([name, source]) => {
+            const { overLimit, ...result } = evaluateVariable(source, payload);
+            if (overLimit) throw validationError(`vars.${name}: ${result.error}`, { field: `vars.${name}` });
+            return [name, result];
+          }),
+        )
       : null;
   return { filter, variables };
 }

@@ -1,5 +1,5 @@
 import { validationError } from '../../lib/errors';
-import { parseJson } from '../../lib/json';
+import { MAX_JSON_DEPTH, parseJson } from '../../lib/json';
 
 /**
  * The filter language of the payments list (Formance's go-libs query DSL): a JSON expression such as
@@ -129,13 +129,15 @@ function compile(table: QueryTable, expression: unknown): SqlCondition {
   return { sql: `(${column} ${comparison} ?)`, bindings: [...cp, value(field, name, raw)] };
 }
 
-/** Parses and compiles `?query=`; `{}` matches everything. Throws VALIDATION for malformed JSON, unknown fields or operators. */
+/** Parses and compiles `?query=`; `{}` matches everything. Throws VALIDATION for malformed JSON, nesting deeper than MAX_JSON_DEPTH, unknown fields or operators. */
 export function compilePaymentsQuery(text: string, table: QueryTable = PAYMENTS_TABLE): SqlCondition | undefined {
   let expression: unknown;
   try {
-    expression = parseJson(text);
-  } catch {
-    throw validationError('query: not valid JSON');
+    // Bounded like a request body: compile() recurses once per level, and so would PostgreSQL on the SQL it writes.
+    expression = parseJson(text, { maxDepth: MAX_JSON_DEPTH });
+  } catch (error) {
+    const deep = error instanceof SyntaxError && error.message.startsWith('nesting deeper');
+    throw validationError(deep ? `query: ${error.message}` : 'query: not valid JSON');
   }
   if (expression && typeof expression === 'object' && !Array.isArray(expression) && Object.keys(expression).length === 0) return undefined;
   return compile(table, expression);

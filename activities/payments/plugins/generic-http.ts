@@ -1,9 +1,12 @@
 import { parseJson, stringifyJson } from '../../../lib/json';
 import type { GenericConfig } from '../../../areas/payments';
+import type { Logger } from '../../../lib/logger';
 import { durationMs } from '../../../areas/payments';
 import { guardedRequest, isBlockedAddress } from './guarded-request';
 import { invalidData, providerRejected, type ConnectorPlugin } from './plugin';
 import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments } from './provider-data';
+
+const MAX_LOGGED_BODY = 2000;
 
 /**
  * The generic HTTP connector: any provider implementing the small REST contract in docs/payments.md ("Generic
@@ -11,8 +14,13 @@ import { parseAccount, parseAccounts, parseBalances, parsePayment, parsePayments
  * deliveries (guarded-request.ts). A 4xx other than 408/429 is a definitive refusal
  * (not retried); 5xx, 408, 429, timeouts and network errors are thrown as plain errors, which Temporal retries. Writes
  * send an Idempotency-Key so a retried transfer is not executed twice by the provider.
+ *
+ * A provider's error body never reaches a failure message: those become schedule, task and initiation errors that any
+ * `payments:read` client reads, and a body can hold what the provider says about its account, its other customers or
+ * the platform's credentials. The message names the status and the operation; the body (its first
+ * MAX_LOGGED_BODY characters) goes to the worker's log, for the operator.
  */
-export function genericHttpPlugin(config: GenericConfig): ConnectorPlugin {
+export function genericHttpPlugin(config: GenericConfig, logger?: Pick<Logger, 'warn'>): ConnectorPlugin {
   const timeoutMs = durationMs(config.timeout, 'timeout', 100, 60_000);
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string): Promise<any> {
@@ -26,14 +34,18 @@ export function genericHttpPlugin(config: GenericConfig): ConnectorPlugin {
       // A refused address stays refused: failing at once beats retrying for the life of the workflow.
       throw isBlockedAddress(error) ? providerRejected(error.message) : error;
     });
-    if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
-      throw providerRejected(`provider answered ${status} to ${method} ${path}: ${text.slice(0, 300)}`);
+    // The path without its query: a cursor is the provider's data too.
+    const operation = `${method} ${path.split('?')[0]}`;
+    if (status < 200 || status >= 300) {
+      logger?.warn({ connector: config.name, operation, status, providerBody: text.slice(0, MAX_LOGGED_BODY) }, 'payments provider answered an error');
+      const message = `provider answered ${status} to ${operation}`;
+      if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw providerRejected(message);
+      throw new Error(message);
     }
-    if (status < 200 || status >= 300) throw new Error(`provider answered ${status} to ${method} ${path}`);
     try {
       return parseJson(text);
     } catch {
-      throw invalidData(`provider answered ${method} ${path} with invalid JSON`);
+      throw invalidData(`provider answered ${operation} with invalid JSON`);
     }
   }
 

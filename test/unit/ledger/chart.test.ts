@@ -32,6 +32,31 @@ describe('chart of accounts', () => {
     expect('account' in found && defaultMetadata(found.account)).toEqual({ tier: 'basic' });
   });
 
+  test('a .pattern runs in linear time (RE2): a catastrophic JavaScript pattern answers at once', () => {
+    const redos = parseChart({ users: { $id: { '.pattern': '^(a+)+$' } } });
+    // V8's backtracking takes about 2^40 steps here; RE2 takes one pass over the 41 letters.
+    expect(findAccount(redos, `users:${'a'.repeat(40)}!`)).toEqual({ violation: expect.stringContaining("does not match $id's pattern ^(a+)+$") });
+    expect('account' in findAccount(redos, `users:${'a'.repeat(40)}`)).toBe(true);
+  });
+
+  test('a .pattern has Go (RE2) semantics: unanchored unless anchored, Perl classes and flags', () => {
+    const go = parseChart({ a: { $x: { '.pattern': '[0-9]' } }, b: { $y: { '.pattern': '(?i)^abc$' } }, c: { $z: { '.pattern': '^\\pL+$' } } });
+    expect('account' in findAccount(go, 'a:x1y')).toBe(true);
+    expect('account' in findAccount(go, 'b:ABC')).toBe(true);
+    expect('account' in findAccount(go, 'c:abc')).toBe(true);
+    expect('violation' in findAccount(go, 'c:ab1')).toBe(true);
+  });
+
+  test.each([
+    ['(?=x)', 'invalid or unsupported Perl syntax'],
+    ['(a)\\1', 'invalid escape sequence'],
+    ['(?<=a)b', 'invalid named capture'],
+  ])('refuses %s, which RE2 cannot compile, naming the field', (pattern, reason) => {
+    expect(() => parseChart({ users: { $id: { '.pattern': pattern } } })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', message: expect.stringMatching(new RegExp(`^chart\\.users\\.\\$id\\.\\.pattern: invalid regular expression \\(.*${reason.replace(/[()]/g, '\\$&')}`)) }),
+    );
+  });
+
   test.each([
     [{ $users: {} }, 'the root holds fixed segments only'],
     [{ '.self': {} }, 'the root holds fixed segments only'],
@@ -84,6 +109,15 @@ describe('ledger query filter', () => {
 
   test('refuses malformed JSON', () => {
     expect(() => compileLedgerQuery('{', fields, ACCOUNT_FIELDS)).toThrow(expect.objectContaining({ message: 'query: not valid JSON' }));
+  });
+
+  test('refuses $and/$not nested deeper than a request body may be, before compiling', () => {
+    const deep = (levels: number) => '{"$not":'.repeat(levels) + '{"$match":{"address":"a"}}' + '}'.repeat(levels);
+    expect(compileLedgerQuery(deep(60), fields, ACCOUNT_FIELDS)?.sql).toContain('NOT COALESCE');
+    const nested = (levels: number) => '{"$and":['.repeat(levels) + '{"$match":{"address":"a"}}' + ']}'.repeat(levels);
+    for (const text of [deep(5000), nested(5000)]) {
+      expect(() => compileLedgerQuery(text, fields, ACCOUNT_FIELDS)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: 'query: nesting deeper than 64 levels' }));
+    }
   });
 });
 

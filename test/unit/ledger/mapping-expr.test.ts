@@ -49,4 +49,17 @@ describe('ledger v1 mapping expressions', () => {
     expect(accountMatcher(undefined)('anything')).toBe(true);
     expect(accountMatcher('bank')('bank:1')).toBe(false);
   });
+
+  it('matches * patterns without backtracking: many stars against a long address answer at once', () => {
+    const many = `${'*a'.repeat(30)}*b`;
+    // As ^.*a.*a…$ V8 would backtrack through about 1000^30 ways to place the stars.
+    expect(accountMatcher(many)('a'.repeat(1000))).toBe(false);
+    expect(accountMatcher(many)(`${'a'.repeat(1000)}b`)).toBe(true);
+    expect(accountMatcher('a*a')('a')).toBe(false);
+    expect(accountMatcher('a*a')('aa')).toBe(true);
+    expect(accountMatcher('ab*bc')('abc')).toBe(false);
+    expect(accountMatcher('u*:*:main')('users:1:main')).toBe(true);
+    expect(accountMatcher('u*:*:main')('users:main')).toBe(false);
+    expect(accountMatcher('**')('x')).toBe(true);
+  });
 });

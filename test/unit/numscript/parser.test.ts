@@ -115,6 +115,27 @@ describe('numscript parser', () => {
     expect(() => compileNumscript('send [ABCDEFGHIJKLMNOPQ_ABCDEFGHIJKLMNOP/123456 1] (source = @a_b-c:D-1 destination = @world)')).not.toThrow();
   });
 
+  describe('nesting is bounded: a compilation error, never a stack overflow', () => {
+    const send = (source: string, destination: string) => `send [USD 10] (source = ${source} destination = ${destination})`;
+    const sources = (levels: number) => '{ '.repeat(levels) + '@a' + ' }'.repeat(levels);
+    const maxFrom = (levels: number) => 'max [USD 10] from '.repeat(levels) + '@a';
+    const allotments = (levels: number) => '{ 100% from '.repeat(levels) + '@a' + ' }'.repeat(levels);
+    const destinations = (levels: number) => '{ 100% to '.repeat(levels) + '@b' + ' }'.repeat(levels);
+    const inorder = (levels: number) => '{ remaining to '.repeat(levels) + '@b' + ' }'.repeat(levels);
+
+    it.each([
+      ['source blocks', (n: number) => send(sources(n), '@b'), 'source nested deeper than 64 levels'],
+      ['max ... from', (n: number) => send(maxFrom(n), '@b'), 'source nested deeper than 64 levels'],
+      ['source allotments', (n: number) => send(allotments(n), '@b'), 'source nested deeper than 64 levels'],
+      ['destination allotments', (n: number) => send('@a', destinations(n)), 'destination nested deeper than 64 levels'],
+      ['destination remaining', (n: number) => send('@a', inorder(n)), 'destination nested deeper than 64 levels'],
+    ])('%s: 5000 levels and 65 are refused, 64 compile', (_name, script, message) => {
+      expect(compileError(script(5000))).toMatch(new RegExp(`^1:\\d+: ${message}$`));
+      expect(compileError(script(65))).toMatch(new RegExp(`^1:\\d+: ${message}$`));
+      expect(() => compileNumscript(script(64))).not.toThrow();
+    });
+  });
+
   describe('syntax errors carry line:column of the offending token', () => {
     it.each([
       ['send [USD 10] (\n  source = @a\n  destination = \n)', '4:1: expected an account like @users:001 or a variable, found \')\''],

@@ -39,3 +39,76 @@ describe('trigger expression checks', () => {
     expect(evaluateVariable('event.transactions[0].postings[0].amount / 10', payload)).toEqual({ value: '25' });
   });
 });
+
+describe('trigger expressions cannot hold the process', () => {
+  const nested = (depth: number, list = '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]', body = 'x0 == x0') => {
+    let source = body;
+    for (let i = 0; i < depth; i++) source = `${list}.all(x${i}, ${source})`;
+    return source;
+  };
+
+  it('matches runs on RE2: a catastrophic backtracking pattern answers at once, in both forms', () => {
+    const s = 'a'.repeat(40);
+    // V8 would take about 2^40 steps on each of these; RE2 one pass.
+    expect(evaluateFilter('event.s.matches("^(a+)+$")', { s: `${s}!` })).toEqual({ match: false });
+    expect(evaluateFilter('matches(event.s, "^(a+)+$")', { s: `${s}!` })).toEqual({ match: false });
+    expect(evaluateFilter('event.s.matches("^(a+)+$")', { s })).toEqual({ match: true });
+    expect(evaluateVariable('event.s.matches(event.p)', { s: `${s}!`, p: '^(a+)+$' })).toEqual({ value: 'false' });
+  });
+
+  it('matches has RE2 (Go) semantics: unanchored unless anchored, (?i), Unicode classes', () => {
+    expect(evaluateFilter('event.s.matches("[0-9]") && event.s.matches("(?i)^X") && event.u.matches("^\\\\pL+$")', { s: 'x1y', u: 'été' })).toEqual({ match: true });
+    expect(evaluateFilter('event.s.matches("^[0-9]+$")', { s: 'x1y' })).toEqual({ match: false });
+  });
+
+  it.each([
+    ['!event.s.matches("b") || false', true],
+    ['-1 < 0 && "ab".matches("b$")', true],
+    ['(event.s + "b").matches("^ab$")', true],
+    ['event.m["k"].matches("^v") == true', true],
+    ['event.l.map(x, x.matches("1")) == [true, false]', true],
+    ['[event.s].exists(x, x.matches("a")) ? "y".matches("z") : true', false],
+    ['cel.bind(p, "^a", event.s.matches(p))', true],
+    ['event.l.filter(x, x.matches("2")).size() == 1 && has(event.m.k)', true],
+  ])('keeps the meaning of %s written with matches on RE2', (source, expected) => {
+    expect(checkExpression(source, 'ANY', 'filter')).toBeUndefined();
+    expect(evaluateFilter(source, { s: 'a', m: { k: 'v' }, l: ['1', '2'] })).toEqual({ match: expected });
+  });
+
+  it.each([
+    ['a lookahead', 'event.ledger.matches("(?=x)")', 'invalid or unsupported Perl syntax'],
+    ['a backreference', 'matches(event.ledger, "(a)\\\\1")', 'invalid escape sequence'],
+    ['a lookbehind', 'event.ledger.matches("(?<=a)b")', 'invalid named capture'],
+  ])('refuses at creation a pattern RE2 cannot compile: %s', (_name, source, reason) => {
+    expect(checkExpression(source, 'COMMITTED_TRANSACTIONS', 'filter')).toMatch(new RegExp(`^matches: invalid regular expression .*${reason}`));
+  });
+
+  it('refuses at creation what costs over the limit on any event: eight nested .all() over 10-element lists', () => {
+    expect(checkExpression(nested(8), 'ANY', 'filter')).toMatch(/^estimated evaluation cost \d+ on an event whose lists, maps and strings hold 16 elements is over the limit of 1000000/);
+    expect(checkExpression(nested(8, 'event.transactions', 'x0.id >= 0'), 'COMMITTED_TRANSACTIONS', 'filter')).toContain('over the limit of 1000000');
+    expect(checkExpression(`event.ledger.size() > 0 ? true : ${nested(8)}`, 'COMMITTED_TRANSACTIONS', 'filter')).toContain('over the limit');
+    expect(checkExpression(nested(3), 'ANY', 'filter')).toBeUndefined();
+    expect(checkExpression(nested(2, 'event.transactions', 'x0.id >= 0'), 'COMMITTED_TRANSACTIONS', 'filter')).toBeUndefined();
+  });
+
+  it('does not run, on an event too large for it, an expression accepted at creation', () => {
+    const source = nested(3, 'event.items');
+    expect(checkExpression(source, 'ANY', 'filter')).toBeUndefined();
+    expect(evaluateFilter(source, { items: [1, 2, 3] })).toEqual({ match: true });
+    const large = { items: Array.from({ length: 1000 }, (_, i) => i + 1) };
+    const started = Date.now();
+    expect(evaluateFilter(source, large)).toEqual({ match: false, overLimit: true, error: expect.stringMatching(/^estimated evaluation cost \d+ on this event is over the limit of 1000000/) });
+    expect(evaluateVariable(`${source} ? "y" : "n"`, large)).toEqual({ overLimit: true, error: expect.stringContaining('over the limit') });
+    // Refused before evaluating: 10^9 iterations would take minutes.
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
+
+  it('sizes what an index reads: a map value picked by a key from the event, a list element picked by a computed index', () => {
+    const lists = { m: { a: Array.from({ length: 1000 }, (_, i) => i + 1) }, k: 'a', n: 0, l: [Array.from({ length: 1000 }, (_, i) => i + 1)] };
+    expect(evaluateFilter(nested(3, 'event.m[event.k]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(3, 'event.l[event.n]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(3, 'event.l[0]'), lists)).toMatchObject({ match: false, overLimit: true });
+    expect(evaluateFilter(nested(1, 'event.m[event.k]'), lists)).toEqual({ match: true });
+    expect(evaluateFilter(nested(1, 'event.l[event.n]'), lists)).toEqual({ match: true });
+  });
+});
