@@ -43,4 +43,16 @@ describe('op 13 from recorded histories', () => {
       expect(rest).toEqual([]);
     }
   });
+
+  it('reads every recorded instance history in causal order: each stage ends after it starts and starts after the previous one ended', () => {
+    const files = fs.readdirSync(histories).filter((file) => /^(abort|invalid|no-stage|noop|send|trigger|wait)/.test(file));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const stages = instanceHistoryOf(eventsOf(file));
+      stages.forEach((stage, n) => {
+        if (stage.terminatedAt) expect(stage.terminatedAt.getTime()).toBeGreaterThanOrEqual(stage.startedAt.getTime());
+        if (n > 0) expect(stage.startedAt.getTime()).toBeGreaterThanOrEqual(stages[n - 1].terminatedAt!.getTime());
+      });
+    }
+  });
 });
