@@ -24,8 +24,11 @@ export function createOrchestrationActivities(deps: { db: Db; temporal: { client
     },
     /** With `endsInstance`, the instance ends too (with the stage's error), in the same transaction. */
     async orchestrationStageEnded<M extends StageMark & { error?: string; endsInstance?: boolean }>(mark: M): Promise<M> {
-      const { endedAt } = await recordStageEnded(deps.db, mark);
-      return { ...mark, at: endedAt.toISOString() };
+      // The stage's end as stored, for op 13: a stage whose last step committed (and ended it) just before an abort
+      // stays ended without error, though the workflow, cancelled, reports it canceled.
+      const { endedAt, error } = await recordStageEnded(deps.db, mark);
+      const { error: _reported, ...rest } = mark;
+      return { ...rest, at: endedAt.toISOString(), ...(error !== undefined ? { error } : {}) } as M;
     },
     /** The end of a run without stages (every other run's instance ends with its last stage). */
     async orchestrationInstanceEnded(mark: { instanceID: string; at: string }): Promise<void> {

@@ -55,9 +55,13 @@ export async function recordStageStarted(db: Executor, mark: StageMark): Promise
  * instance's end does not depend on the stage's being new: a retry after a stage end whose instance end was lost
  * still ends the instance. The end stored is never before the stage's start (see recordStageStarted), and the
  * instance ends at its last stage's end. `db` may be a step's fence transaction: the stage then ends with its write.
- * @returns the end stored (`endedAt`), and the stage's earlier end time when it had already ended (a replayed write)
+ * @returns the stage's end as stored (`endedAt`, `error`: an earlier end's when the stage had already ended, e.g. by
+ * its last step just before an abort), and that earlier end's time (`alreadyEndedAt`)
  */
-export async function recordStageEnded(db: Executor, mark: StageMark & { error?: string; endsInstance?: boolean }): Promise<{ endedAt: Date; alreadyEndedAt?: Date }> {
+export async function recordStageEnded(
+  db: Executor,
+  mark: StageMark & { error?: string; endsInstance?: boolean },
+): Promise<{ endedAt: Date; error?: string; alreadyEndedAt?: Date }> {
   const base = { id: mark.workflowID, instanceID: mark.instanceID };
   const events: PlatformEvent[] = [
     mark.error === undefined
@@ -74,7 +78,7 @@ export async function recordStageEnded(db: Executor, mark: StageMark & { error?:
   const result = await statement(
     db,
     `WITH before AS (
-       SELECT terminated_at FROM orchestration_stage_statuses WHERE instance_id = ? AND stage = ?
+       SELECT terminated_at, error FROM orchestration_stage_statuses WHERE instance_id = ? AND stage = ?
      ), s AS (
        UPDATE orchestration_stage_statuses SET terminated_at = greatest(?::timestamptz, started_at), error = ?
        WHERE instance_id = ? AND stage = ? AND terminated_at IS NULL RETURNING stage, terminated_at
@@ -87,13 +91,15 @@ export async function recordStageEnded(db: Executor, mark: StageMark & { error?:
        WHERE id = ? AND EXISTS (SELECT 1 FROM s) AND NOT EXISTS (SELECT 1 FROM ended) RETURNING id
      ), e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM s)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM ended))')}),
      n AS (${NOTIFY_IF_EMITTED})
-     SELECT (SELECT count(*) FROM n) AS notified, (SELECT terminated_at FROM before) AS already_ended_at, (SELECT terminated_at FROM s) AS ended_at`,
+     SELECT (SELECT count(*) FROM n) AS notified, (SELECT terminated_at FROM before) AS already_ended_at, (SELECT error FROM before) AS earlier_error,
+       (SELECT terminated_at FROM s) AS ended_at`,
     [mark.instanceID, mark.number, at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL],
   );
-  const row = result.rows[0] as { already_ended_at: Date | null; ended_at: Date | null } | undefined;
+  const row = result.rows[0] as { already_ended_at: Date | null; earlier_error: string | null; ended_at: Date | null } | undefined;
   const earlier = row?.already_ended_at ? new Date(row.already_ended_at) : undefined;
   const endedAt = row?.ended_at ? new Date(row.ended_at) : (earlier ?? at);
-  return earlier ? { endedAt, alreadyEndedAt: earlier } : { endedAt };
+  if (!earlier) return { endedAt, ...(mark.error !== undefined ? { error: mark.error } : {}) };
+  return { endedAt, alreadyEndedAt: earlier, ...(row?.earlier_error ? { error: row.earlier_error } : {}) };
 }
 
 export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promise<void> {

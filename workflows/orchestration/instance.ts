@@ -77,9 +77,10 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
         if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(CANCELED);
         await runStage(stage, ctx, events);
       } catch (e) {
-        // The workflow and the steps agree on an abort: a step refused by the abort fence (ABORTED), or one that
-        // failed once the abort was requested (its running attempt is awaited, not abandoned), ends the stage as
-        // canceled too.
+        // An abort ends the stage as canceled however the step learnt of it: the cancellation, a step refused by
+        // the abort fence (ABORTED), or a step that failed once the abort was requested. A step may also still be
+        // running when the cancellation resolves (Temporal records an attempt's start only when it ends): the fence
+        // decides whether it commits, and the stage's end it writes then stands (orchestrationStageEnded reports it).
         const cancelled = isCancellation(e) || CancellationScope.current().consideredCancelled;
         if (cancelled) cancellation = isCancellation(e) ? e : new CancelledFailure(CANCELED);
         error = cancelled || failureCode(e) === ABORTED ? CANCELED : failureMessage(e);

@@ -134,4 +134,21 @@ describe('orchestration steps run locally first', () => {
     expect(after.slice(-2).map((e: { type: string }) => e.type)).toEqual(['SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
     expect(await readInstance(instanceID)).toMatchObject({ terminated: true, status: [{ stage: 0, terminatedAt: first.ended!.at }] });
   });
+
+  it('a stage its last step ended just before an abort stays ended without error: the canceled end reported after it is the stored one', async () => {
+    const ledger = await fundedLedger(100);
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const instanceID = (await runInstance(workflowID, {}, true)).body.data.id;
+    await db('orchestration_stage_statuses').where({ instance_id: instanceID }).update({ terminated_at: null, error: null });
+    await db('orchestration_instances').where({ id: instanceID }).update({ terminated: false, terminated_at: null });
+    const activities = createOrchestrationActivities({ db, temporal: { client: temporal.client, taskQueue: process.env.TEST_TASK_QUEUE! } });
+    const step = activities.CreateTransaction as unknown as (input: unknown, options: unknown) => Promise<StepResult<unknown>>;
+    const input = { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 40, asset: 'USD' }], metadata: {} } };
+    // The step commits and ends stage 0 (not the instance: as if a stage followed), then the workflow, cancelled, ends it as canceled.
+    const done = await step(input, { id: 's0-1-CreateTransaction', key: `${instanceID}-s0-1-CreateTransaction`, instanceID, ends: { instanceID, workflowID, number: 0 } });
+    const reported = await activities.orchestrationStageEnded({ instanceID, workflowID, number: 0, at: new Date().toISOString(), error: 'canceled', endsInstance: true });
+    expect(reported).toEqual({ instanceID, workflowID, number: 0, at: done.ended!.at, endsInstance: true });
+    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, error: 'canceled', terminatedAt: done.ended!.at, status: [{ stage: 0, terminatedAt: done.ended!.at }] });
+    expect((await readInstance(instanceID)).status[0].error).toBeUndefined();
+  });
 });
