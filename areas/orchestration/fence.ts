@@ -4,7 +4,6 @@ import type { Db } from '../../db/knex';
 import { ApiError, notFound } from '../../lib/errors';
 import { ABORTED } from '../../lib/orchestration/failure-codes';
 
-
 /**
  * The abort fence. A step that writes runs `work` through this: one database transaction that first takes a share
  * lock on the instance's row and reads its abort marker, then makes the step's write (and, for a stage's last step,
