@@ -157,12 +157,22 @@ function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): v
  * DescribeWorkflowExecution. Throws NOT_FOUND (instance, or a stage that has not started).
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
-  const events = await instanceEvents(deps, id);
+  const steps = stageSteps(await instanceEvents(deps, id), number);
+  if (!steps) throw notFound(`stage ${number} of instance ${id} not found`);
+  await addPendingState(deps, id, steps.byActivityId);
+  return steps.entries;
+}
+
+/** Op 14 from an instance workflow's events, without a pending activity's retry state; undefined: no such stage. */
+export function stageHistoryOf(events: HistoryEvent[], number: number): StageHistoryEntry[] | undefined {
+  return stageSteps(events, number)?.entries;
+}
+
+function stageSteps(events: HistoryEvent[], number: number) {
   const stage = stagesOf(events).get(number);
-  if (!stage) throw notFound(`stage ${number} of instance ${id} not found`);
+  if (!stage) return undefined;
   const { entries, byActivityId } = stageStepsOf(events, number);
-  await addPendingState(deps, id, byActivityId);
-  return inStage(entries, stage);
+  return { entries: inStage(entries, stage), byActivityId };
 }
 
 /**
@@ -238,8 +248,25 @@ function stageStepsOf(events: HistoryEvent[], number: number) {
       entry.error = event.activityTaskTimedOutEventAttributes ? 'timeout' : 'canceled';
     }
   }
+  // A run that closed leaves no activity pending, though its history may not close one: an activity cancelled while
+  // it waited for its next retry, or still running, gets no closing event once the run has ended (cancelled run:
+  // "canceled"; terminated or timed out: "terminated").
+  const closed = events.find(isRunClosed);
+  if (closed) {
+    for (const entry of entries) {
+      if (entry.terminated) continue;
+      Object.assign(entry, { terminated: true, terminatedAt: eventTime(closed), error: closed.workflowExecutionCanceledEventAttributes ? 'canceled' : 'terminated' });
+    }
+    byActivityId.clear();
+  }
   return { entries, byActivityId };
 }
+
+const isRunClosed = (event: HistoryEvent): boolean =>
+  Boolean(
+    event.workflowExecutionCompletedEventAttributes ?? event.workflowExecutionFailedEventAttributes ?? event.workflowExecutionCanceledEventAttributes ??
+      event.workflowExecutionTerminatedEventAttributes ?? event.workflowExecutionTimedOutEventAttributes ?? event.workflowExecutionContinuedAsNewEventAttributes,
+  );
 
 async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {
   if (![...entries.values()].some((e) => !e.terminated)) return;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { instanceHistoryOf } from '../../../areas/orchestration/history';
+import { instanceHistoryOf, stageHistoryOf } from '../../../areas/orchestration/history';
 import { historyFromFile } from '../../replay/history-file';
 
 const histories = path.join(__dirname, '..', '..', 'replay', 'histories');
@@ -54,5 +54,15 @@ describe('op 13 from recorded histories', () => {
         if (n > 0) expect(stage.startedAt.getTime()).toBeGreaterThanOrEqual(stages[n - 1].terminatedAt!.getTime());
       });
     }
+  });
+
+  it('ends, in op 14, a step whose activity the abort cancelled while it waited for a retry (its history closes no activity)', () => {
+    const events = eventsOf('abort-send-retrying.json');
+    const [step, ...rest] = stageHistoryOf(events, 0)!;
+    expect(step).toMatchObject({ name: 'CreateTransaction', terminated: true, error: 'canceled' });
+    expect(rest).toEqual([]);
+    const [stage] = instanceHistoryOf(events);
+    expect(stage).toMatchObject({ terminated: true, error: 'canceled' });
+    expect(step.terminatedAt!.getTime()).toBeLessThanOrEqual(stage.terminatedAt!.getTime());
   });
 });
