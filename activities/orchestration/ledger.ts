@@ -1,4 +1,4 @@
-import type { Db } from '../../db/knex';
+import type { Executor } from '../../db/knex';
 import { INTERNAL_LEDGER } from '../../lib/orchestration/steps';
 import * as areas from './areas';
 import { classified, idempotencyKey } from './failures';
@@ -19,18 +19,21 @@ export interface CreateTransactionResult {
   data: Array<{ timestamp: Date; postings: areas.Posting[]; reference?: string; metadata: Record<string, string>; txid: bigint }>;
 }
 
-/** Ledger activities, named as the spec's StageHistoryEntry keys. */
-export function createLedgerActivities(db: Db) {
+/**
+ * Ledger activities, named as the spec's StageHistoryEntry keys. `db` is what asSteps gives: the pool for a read, the
+ * step's fence transaction for a write (the ledger then writes inside it).
+ */
+export function createLedgerActivities() {
   return {
-    async GetAccount(input: { id: string; ledger: string }) {
+    async GetAccount(input: { id: string; ledger: string }, db: Executor) {
       return { data: await classified(() => areas.getAccount(db, input.ledger, input.id)) };
     },
 
-    async AddAccountMetadata(input: { id: string; ledger: string; metadata: Record<string, string> }): Promise<void> {
+    async AddAccountMetadata(input: { id: string; ledger: string; metadata: Record<string, string> }, db: Executor): Promise<void> {
       await classified(() => areas.addAccountMetadata(db, input.ledger, input.id, input.metadata));
     },
 
-    async CreateTransaction(input: CreateTransactionRequest): Promise<CreateTransactionResult> {
+    async CreateTransaction(input: CreateTransactionRequest, db: Executor): Promise<CreateTransactionResult> {
       // Payments entering a workflow are booked on orchestration's own ledger, which nobody else creates.
       if (input.ledger === INTERNAL_LEDGER) await classified(() => areas.ensureLedger(db, INTERNAL_LEDGER));
       const { transaction } = await classified(() =>

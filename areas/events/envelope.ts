@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/knex';
-import { stringifyJson } from '../../lib/json';
+import { parseJson, stringifyJson } from '../../lib/json';
 
 /**
  * An outbox event as it travels through Temporal. `payload` stays the raw JSON text written by `emitEvents`: Temporal's
@@ -15,6 +15,22 @@ export interface EventEnvelope {
   /** Formance's type as emitted, e.g. COMMITTED_TRANSACTIONS. */
   type: string;
   payload: string;
+  /**
+   * Present when an orchestration instance's step wrote the event (events_outbox.causation): the chain of instances
+   * that led to it, the writing instance last. Triggers read it so a workflow cannot trigger itself without end.
+   */
+  causation?: EventCausation;
+}
+
+/** One instance of a causation chain: started by `triggerID` (on an event of the link before it), or by a client. */
+export interface CausationLink {
+  instanceID: string;
+  workflowID: string;
+  triggerID?: string;
+}
+
+export interface EventCausation {
+  chain: CausationLink[];
 }
 
 interface OutboxRow {
@@ -24,12 +40,21 @@ interface OutboxRow {
   version: string;
   date: Date;
   payload: string;
+  causation: string | null;
 }
 
-export const OUTBOX_COLUMNS = ['id', 'app', 'type', 'version', 'date', 'payload'];
+export const OUTBOX_COLUMNS = ['id', 'app', 'type', 'version', 'date', 'payload', 'causation'];
 
 export function toEnvelope(row: OutboxRow): EventEnvelope {
-  return { id: row.id, date: new Date(row.date).toISOString(), app: row.app, version: row.version, type: row.type, payload: row.payload };
+  return {
+    id: row.id,
+    date: new Date(row.date).toISOString(),
+    app: row.app,
+    version: row.version,
+    type: row.type,
+    payload: row.payload,
+    ...(row.causation ? { causation: parseJson(row.causation) as EventCausation } : {}),
+  };
 }
 
 /** The webhook subscription name of an event: `<app>.<lower_snake_type>`, e.g. `ledger.committed_transactions`. */

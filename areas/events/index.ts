@@ -4,4 +4,4 @@
  */
 export { batchEvents, claimOutboxBatch, markBatchDispatched, pendingBatches } from './batches';
 export { batchWorkflowId, startEventBatch } from './engine';
-export { type EventEnvelope, webhookBody, webhookEventType } from './envelope';
+export { type CausationLink, type EventCausation, type EventEnvelope, webhookBody, webhookEventType } from './envelope';

@@ -107,6 +107,17 @@ export async function readInstanceHistory(deps: OrchestrationDeps, id: string): 
 
 /** Op 13's stages from an instance workflow's events. */
 export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[] {
+  return [...stagesOf(events).entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
+}
+
+/**
+ * The stages by number, their times in causal order: the marks come from several clocks (the API's for stage 0's
+ * start, the workflow task's, the worker's for an end written by a step), and runs recorded before the read model
+ * kept them in order (see recordStageStarted) can show a stage starting before the previous one ended, or ending
+ * before it started. A time out of order is moved to the bound it crosses: start >= the previous stage's end,
+ * end >= start.
+ */
+function stagesOf(events: HistoryEvent[]): Map<number, InstanceHistoryEntry> {
   const entries = new Map<number, InstanceHistoryEntry>();
   for (const event of events) {
     const mark = stageMarkOf(event);
@@ -117,8 +128,17 @@ export function instanceHistoryOf(events: HistoryEvent[]): InstanceHistoryEntry[
       }
     }
   }
-  return [...entries.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
+  let previousEnd: Date | undefined;
+  for (const [, entry] of [...entries.entries()].sort(([a], [b]) => a - b)) {
+    entry.startedAt = latest(entry.startedAt, previousEnd);
+    if (entry.terminatedAt) entry.terminatedAt = latest(entry.terminatedAt, entry.startedAt);
+    previousEnd = entry.terminatedAt ?? entry.startedAt;
+  }
+  return entries;
 }
+
+const latest = (time: Date, bound: Date | undefined): Date => (bound && bound.getTime() > time.getTime() ? bound : time);
+const earliest = (time: Date, bound: Date | undefined): Date => (bound && bound.getTime() < time.getTime() ? bound : time);
 
 function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): void {
   if (mark.kind === 'start') {
@@ -137,12 +157,40 @@ function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): v
  * DescribeWorkflowExecution. Throws NOT_FOUND (instance, or a stage that has not started).
  */
 export async function readStageHistory(deps: OrchestrationDeps, id: string, number: number): Promise<StageHistoryEntry[]> {
-  const events = await instanceEvents(deps, id);
-  const started = events.some((e) => {
-    const mark = stageMarkOf(e);
-    return mark?.kind === 'start' && mark.number === number;
-  });
-  if (!started) throw notFound(`stage ${number} of instance ${id} not found`);
+  const steps = stageSteps(await instanceEvents(deps, id), number);
+  if (!steps) throw notFound(`stage ${number} of instance ${id} not found`);
+  await addPendingState(deps, id, steps.byActivityId);
+  return steps.entries;
+}
+
+/** Op 14 from an instance workflow's events, without a pending activity's retry state; undefined: no such stage. */
+export function stageHistoryOf(events: HistoryEvent[], number: number): StageHistoryEntry[] | undefined {
+  return stageSteps(events, number)?.entries;
+}
+
+function stageSteps(events: HistoryEvent[], number: number) {
+  const stage = stagesOf(events).get(number);
+  if (!stage) return undefined;
+  const { entries, byActivityId } = stageStepsOf(events, number);
+  return { entries: inStage(entries, stage), byActivityId };
+}
+
+/**
+ * The steps' times in causal order (see stagesOf): within their stage (op 13's times for it), each starting no
+ * earlier than the one before it ended, each ending no earlier than it started.
+ */
+function inStage(entries: StageHistoryEntry[], stage: InstanceHistoryEntry): StageHistoryEntry[] {
+  let previousEnd = stage.startedAt;
+  for (const entry of entries) {
+    entry.startedAt = earliest(latest(entry.startedAt, previousEnd), stage.terminatedAt);
+    if (entry.terminatedAt) entry.terminatedAt = earliest(latest(entry.terminatedAt, entry.startedAt), stage.terminatedAt);
+    previousEnd = entry.terminatedAt ?? entry.startedAt;
+  }
+  return entries;
+}
+
+/** Op 14's steps of stage `number`, from the instance's events, and the regular activities among them by id. */
+function stageStepsOf(events: HistoryEvent[], number: number) {
   const prefix = new RegExp(`^s${number}-\\d+-`);
   const byScheduledId = new Map<string, StageHistoryEntry>();
   const byActivityId = new Map<string, StageHistoryEntry>();
@@ -157,8 +205,10 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
         input: { [name]: step.input },
         ...(step.output !== undefined && step.output !== null ? { output: { [name]: step.output } } : {}),
         terminated: true,
-        startedAt: local.scheduledAt ?? eventTime(event),
-        terminatedAt: eventTime(event),
+        // The step's own clock when its result has it: the marker is recorded when the workflow task completes, after
+        // the step ended (and after the stage end the step wrote).
+        startedAt: step.startedAt ? new Date(step.startedAt) : (local.scheduledAt ?? eventTime(event)),
+        terminatedAt: step.finishedAt ? new Date(step.finishedAt) : eventTime(event),
         attempt: local.attempt,
       });
       continue;
@@ -187,17 +237,36 @@ export async function readStageHistory(deps: OrchestrationDeps, id: string, numb
     entry.terminated = true;
     entry.terminatedAt = eventTime(event);
     if (event.activityTaskCompletedEventAttributes) {
-      const output = (decode(event.activityTaskCompletedEventAttributes.result?.payloads) as StepResult<unknown> | undefined)?.output;
+      const result = decode(event.activityTaskCompletedEventAttributes.result?.payloads) as StepResult<unknown> | undefined;
+      const output = result?.output;
       if (output !== undefined && output !== null) entry.output = { [entry.name]: output };
+      // The attempt's end on its own clock (the completion event is recorded after it).
+      if (result?.finishedAt) entry.terminatedAt = new Date(result.finishedAt);
     } else if (event.activityTaskFailedEventAttributes) {
       entry.error = event.activityTaskFailedEventAttributes.failure?.message ?? 'failed';
     } else {
       entry.error = event.activityTaskTimedOutEventAttributes ? 'timeout' : 'canceled';
     }
   }
-  await addPendingState(deps, id, byActivityId);
-  return entries;
+  // A run that closed leaves no activity pending, though its history may not close one: an activity cancelled while
+  // it waited for its next retry, or still running, gets no closing event once the run has ended (cancelled run:
+  // "canceled"; terminated or timed out: "terminated").
+  const closed = events.find(isRunClosed);
+  if (closed) {
+    for (const entry of entries) {
+      if (entry.terminated) continue;
+      Object.assign(entry, { terminated: true, terminatedAt: eventTime(closed), error: closed.workflowExecutionCanceledEventAttributes ? 'canceled' : 'terminated' });
+    }
+    byActivityId.clear();
+  }
+  return { entries, byActivityId };
 }
+
+const isRunClosed = (event: HistoryEvent): boolean =>
+  Boolean(
+    event.workflowExecutionCompletedEventAttributes ?? event.workflowExecutionFailedEventAttributes ?? event.workflowExecutionCanceledEventAttributes ??
+      event.workflowExecutionTerminatedEventAttributes ?? event.workflowExecutionTimedOutEventAttributes ?? event.workflowExecutionContinuedAsNewEventAttributes,
+  );
 
 async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {
   if (![...entries.values()].some((e) => !e.terminated)) return;
@@ -209,4 +278,20 @@ async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map
     const next = optionalTsToDate(pending.nextAttemptScheduleTime);
     if (next) entry.nextExecution = next;
   }
+}
+
+/**
+ * Op 14 as Formance's v1 answers it: a CreateTransaction step's output is one transaction (v1's Transaction: `id`,
+ * `reverted`), where v2 answers the list the step returns (`txid`). A step writes one transaction, so the list always
+ * holds one; `reverted` is the transaction's state when the step wrote it.
+ */
+export function v1StageHistory(entries: StageHistoryEntry[]): StageHistoryEntry[] {
+  return entries.map((entry) => {
+    const created = entry.output?.CreateTransaction as { data?: unknown } | undefined;
+    if (!created || !Array.isArray(created.data)) return entry;
+    const [first] = created.data as Array<{ txid?: unknown } & Record<string, unknown>>;
+    if (!first) return entry;
+    const { txid, ...transaction } = first;
+    return { ...entry, output: { ...entry.output, CreateTransaction: { ...created, data: { id: txid, ...transaction, reverted: false } } } };
+  });
 }

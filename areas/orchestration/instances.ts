@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CausationLink, EventCausation } from '../events';
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { TemporalDeps } from '../../lib/temporal';
@@ -8,6 +9,7 @@ import type { Db, Executor } from '../../db/knex';
 import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type PlatformEvent } from '../../db/outbox';
 import { keysetPage, type Page } from '../../db/pagination';
 import { cancelInstance, InstanceNotRunning, signalEvent, startInstance } from './engine';
+import { markAborted } from './fence';
 import { recordStageEnded } from './read-model';
 import { isUuid, type WorkflowRow } from './workflows';
 
@@ -82,9 +84,19 @@ function present(row: InstanceRow, stages: StageRow[]): WorkflowInstance {
  * instead of six, and its workflow starts with its first stage already recorded (InstanceInput.firstStageStartedAt).
  * Throws NOT_FOUND (workflow unknown or deleted), CONFLICT.
  */
-async function createInstanceRow(db: Db, workflowID: string, id: string, variables: Record<string, string>, startedAt: Date, triggerID?: string): Promise<WorkflowRow> {
+async function createInstanceRow(
+  db: Db,
+  workflowID: string,
+  id: string,
+  variables: Record<string, string>,
+  startedAt: Date,
+  triggerID?: string,
+  parentChain: CausationLink[] = [],
+): Promise<WorkflowRow> {
   if (!isUuid(workflowID)) throw notFound(`workflow ${workflowID} not found`);
   const ids = { id: workflowID.toLowerCase(), instanceID: id };
+  // What the instance's writes carry (fence.ts sets it for each write): the chain that led to it, then itself.
+  const causation: EventCausation = { chain: [...parentChain, { instanceID: id, workflowID: ids.id, ...(triggerID ? { triggerID } : {}) }] };
   const events: PlatformEvent[] = [
     { app: 'orchestration', type: 'STARTED_WORKFLOW', payload: ids },
     { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { ...ids, number: 0 } },
@@ -92,7 +104,7 @@ async function createInstanceRow(db: Db, workflowID: string, id: string, variabl
   const result = await inStatement(
     db,
     `WITH w AS (SELECT * FROM orchestration_workflows WHERE id = ? AND deleted_at IS NULL),
-     i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables) SELECT ?, w.id, ?, ?::jsonb FROM w RETURNING id),
+     i AS (INSERT INTO orchestration_instances (id, workflow_id, trigger_id, variables, causation) SELECT ?, w.id, ?, ?::jsonb, ? FROM w RETURNING id),
      s AS (
        INSERT INTO orchestration_stage_statuses (instance_id, stage, started_at)
        SELECT i.id, 0, ?::timestamptz FROM i, w WHERE jsonb_array_length(coalesce(w.config->'stages', '[]'::jsonb)) > 0 RETURNING stage
@@ -100,7 +112,7 @@ async function createInstanceRow(db: Db, workflowID: string, id: string, variabl
      e AS (${outboxInsert('(e.n = 1 AND EXISTS (SELECT 1 FROM i)) OR (e.n = 2 AND EXISTS (SELECT 1 FROM s))')}),
      n AS (${NOTIFY_IF_EMITTED})
      SELECT w.*, (SELECT count(*) FROM n) AS notified FROM w`,
-    [workflowID, id, triggerID ?? null, stringifyJson(variables), startedAt, ...outboxParameters(events), OUTBOX_CHANNEL],
+    [workflowID, id, triggerID ?? null, stringifyJson(variables), stringifyJson(causation), startedAt, ...outboxParameters(events), OUTBOX_CHANNEL],
     { conflict: `instance ${id} already exists` },
   );
   // `notified` only makes the statement read `n`, so the NOTIFY cannot be planned away.
@@ -121,12 +133,12 @@ export async function runWorkflow(
   deps: OrchestrationDeps,
   workflowID: string,
   variables: Record<string, string>,
-  options: { wait?: boolean; triggerID?: string; instanceID?: string } = {},
+  options: { wait?: boolean; triggerID?: string; instanceID?: string; causation?: CausationLink[] } = {},
 ): Promise<WorkflowInstance> {
   // A caller that must not start twice (a retried trigger activity) chooses the id; a reused id is a CONFLICT.
   const id = options.instanceID ?? randomUUID();
   const startedAt = new Date();
-  const workflow = await createInstanceRow(deps.db, workflowID, id, variables, startedAt, options.triggerID);
+  const workflow = await createInstanceRow(deps.db, workflowID, id, variables, startedAt, options.triggerID, options.causation);
   let handle;
   try {
     handle = await startInstance(
@@ -195,10 +207,15 @@ export async function sendEvent(deps: OrchestrationDeps, id: string, name: strin
   await onRunning(id, () => signalEvent(deps.temporal, id, name));
 }
 
-/** Cancels the instance's workflow; the running stage and the instance end with error "canceled". Throws NOT_FOUND, CONFLICT. */
+/**
+ * Aborts the instance: its abort marker is committed first (markAborted), which no later write of its steps gets past
+ * (fence.ts), then its workflow is cancelled; the running stage and the instance end with error "canceled". A step
+ * that committed before the marker stays committed (and its stage, if it was the stage's last, ended); an instance
+ * whose last step committed first has terminated, and the abort is then a CONFLICT. Throws NOT_FOUND, CONFLICT.
+ */
 export async function abortInstance(deps: OrchestrationDeps, id: string): Promise<void> {
-  const row = await getInstanceRow(deps.db, id);
-  if (row.terminated) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
+  if (!isUuid(id)) throw notFound(`instance ${id} not found`);
+  if (!(await markAborted(deps.db, id))) throw new ApiError('CONFLICT', `instance ${id} has already terminated`);
   await onRunning(id, () => cancelInstance(deps.temporal, id));
 }
 

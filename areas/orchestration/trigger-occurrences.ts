@@ -42,6 +42,30 @@ export async function listOccurrences(db: Executor, triggerID: string, list: Lis
  * starts, so a retried activity finishes the same start instead of making a second one.
  * @returns the occurrences of this event (new or already recorded).
  */
+/**
+ * How far a trigger follows its own effects. An event written by an instance's step carries the chain of instances
+ * that caused it (EventEnvelope.causation): a trigger fires on an event whose chain holds fewer than
+ * TRIGGER_MAX_SELF_DEPTH instances it started (1: never on its own descendants, whether its instance wrote the event
+ * or another trigger's instance started down the chain did), and no trigger fires on an event whose chain already holds
+ * TRIGGER_MAX_CHAIN_DEPTH triggered instances. A trigger on committed transactions whose workflow commits on the same
+ * ledger thus runs once per transaction from outside, not forever. A match that is not fired is recorded as an
+ * occurrence with the reason as its error and no instance (and FAILED_TRIGGER), so it shows in the occurrence list.
+ */
+export const TRIGGER_MAX_SELF_DEPTH = 1;
+export const TRIGGER_MAX_CHAIN_DEPTH = 8;
+
+/** Why `trigger` must not fire on `event`, if it must not. */
+function causationLimit(trigger: TriggerRow, event: EventEnvelope): string | undefined {
+  const chain = event.causation?.chain ?? [];
+  const own = chain.filter((link) => link.triggerID === trigger.id);
+  if (own.length >= TRIGGER_MAX_SELF_DEPTH) {
+    return `not fired: the event descends from instance ${own[own.length - 1].instanceID}, started by this trigger (self-causation depth ${own.length}, limit ${TRIGGER_MAX_SELF_DEPTH})`;
+  }
+  const triggered = chain.filter((link) => link.triggerID !== undefined).length;
+  if (triggered >= TRIGGER_MAX_CHAIN_DEPTH) return `not fired: the event's causation chain holds ${triggered} triggered instances (limit ${TRIGGER_MAX_CHAIN_DEPTH})`;
+  return undefined;
+}
+
 export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelope): Promise<OccurrenceRow[]> {
   // Orchestration's own events never trigger: a trigger on STARTED_WORKFLOW would otherwise start itself forever.
   if (event.app === 'orchestration') return [];
@@ -55,7 +79,8 @@ export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelop
     // once, rather than read as "no match" or retried (it would be over the limit again on the same event).
     if (filter && !filter.match && !filter.overLimit) continue;
     const variables: Record<string, string> = {};
-    let error = filter?.overLimit ? `filter: ${filter.error}` : undefined;
+    // An over-limit filter is the first failure to report; otherwise a match may still be refused by causation.
+    let error = filter?.overLimit ? `filter: ${filter.error}` : causationLimit(trigger, event);
     for (const [name, source] of error === undefined ? Object.entries(trigger.vars ?? {}) : []) {
       const result = evaluateVariable(source, payload);
       if (result.error !== undefined) {
@@ -66,7 +91,7 @@ export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelop
     }
     const occurrence = await claimOccurrence(deps, trigger, event, error);
     if (occurrence.workflow_instance_id && !(await deps.db('orchestration_instances').where({ id: occurrence.workflow_instance_id }).first('id'))) {
-      await runWorkflow(deps, trigger.workflow_id, variables, { triggerID: trigger.id, instanceID: occurrence.workflow_instance_id });
+      await runWorkflow(deps, trigger.workflow_id, variables, { triggerID: trigger.id, instanceID: occurrence.workflow_instance_id, causation: event.causation?.chain ?? [] });
     }
     occurrences.push(occurrence);
   }
@@ -92,4 +117,11 @@ async function claimOccurrence(deps: OrchestrationDeps, trigger: TriggerRow, eve
   });
 }
 
-const envelopeOf = (event: EventEnvelope) => ({ date: event.date, app: event.app, version: event.version, type: event.type, payload: parseJson(event.payload) });
+const envelopeOf = (event: EventEnvelope) => ({
+  date: event.date,
+  app: event.app,
+  version: event.version,
+  type: event.type,
+  payload: parseJson(event.payload),
+  ...(event.causation ? { causation: event.causation } : {}),
+});

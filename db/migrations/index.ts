@@ -23,6 +23,7 @@ import * as paymentsAccountOrder from './021-payments-account-order';
 import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
 import * as paymentsConsentDecision from './023-payments-consent-decision';
 import * as authScopeRevocations from './024-auth-scope-revocations';
+import * as orchestrationAbortCausation from './025-orchestration-abort-causation';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Array<[string, Migration]> = [
   ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
   ['023-payments-consent-decision', paymentsConsentDecision],
   ['024-auth-scope-revocations', authScopeRevocations],
+  ['025-orchestration-abort-causation', orchestrationAbortCausation],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -20,6 +20,8 @@ export interface StepOptions {
   /** `s<N>-<k>-<Name>`: op 14 finds a local attempt's step by it (a local activity's own id is a sequence number). */
   id: string;
   key: string;
+  /** The instance whose abort fence a writing step runs in (absent from steps scheduled before it was given). */
+  instanceID?: string;
   ends?: StageEnd;
 }
 
@@ -31,5 +33,8 @@ export interface StepResult<T> {
   id: string;
   input: unknown;
   output: T;
+  /** The step's run on the worker's clock (absent from results recorded before they were given): op 14's times. */
+  startedAt?: string;
+  finishedAt?: string;
   ended?: { number: number; at: string };
 }

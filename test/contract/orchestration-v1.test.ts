@@ -43,6 +43,23 @@ describe('contract: orchestration.v1 through the Formance SDK', () => {
     expect(stage).toEqual([]);
   });
 
+  test('getInstanceStageHistory: a CreateTransaction step outputs one transaction (v1 shape)', async () => {
+    const ledger = `contract-v1-${Math.random().toString(36).slice(2, 8)}`;
+    expect((await api('POST', `/api/ledger/v2/${ledger}`)).status).toBe(204);
+    const send = { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'users:1', ledger } }, amount: { asset: 'USD/2', amount: 42 } };
+    const workflowID = (await orchestration.createWorkflow({ name: name(), stages: [{ send }] })).createWorkflowResponse!.data.id;
+    const instanceID = await startInstance(workflowID);
+    await eventually(async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const [step] = (await orchestration.getInstanceStageHistory({ instanceID, number: 0 })).getWorkflowInstanceHistoryStageResponse!.data;
+    const transaction = step.output!.createTransaction!.data;
+    expect(Array.isArray(transaction)).toBe(false);
+    expect(transaction).toMatchObject({ reverted: false, postings: [{ source: 'world', destination: 'users:1', amount: 42n, asset: 'USD/2' }] });
+    expect(typeof transaction.id).toBe('bigint');
+    // v2 keeps the list Formance v2 answers.
+    const v2 = await api('GET', `/api/orchestration/v2/instances/${instanceID}/stages/0/history`);
+    expect(v2.body.data[0].output.CreateTransaction.data).toEqual([expect.objectContaining({ txid: Number(transaction.id) })]);
+  });
+
   test('cancelEvent stops a waiting instance', async () => {
     const instanceID = await startInstance(await workflowWaitingFor('never'));
     expect((await orchestration.cancelEvent({ instanceID })).statusCode).toBe(204);

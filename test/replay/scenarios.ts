@@ -59,6 +59,20 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     return id;
   }),
 
+  instance('abort-send-retrying', async () => {
+    // Aborted while its send is retried for funds: the step's activity is cancelled, the stage and the run end canceled.
+    const ledger = await newLedger('replay');
+    const workflowID = await createWorkflow([
+      { send: { source: account('empty', ledger), destination: account('dest', ledger), amount: { asset: 'USD/2', amount: 100 } } },
+      { noop: {} },
+    ]);
+    const id = (await runInstance(workflowID)).body.data.id;
+    await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await expectStatus(api('PUT', `/api/orchestration/v2/instances/${id}/abort`), 204);
+    await eventually(() => readInstance(id), (i) => i.terminated);
+    return id;
+  }),
+
   instance('invalid-stage', async () => {
     const workflowID = await createWorkflow([{ delay: { duration: '${d}' } }, { noop: {} }]);
     return (await runInstance(workflowID, { d: 'never' }, true)).body.data.id;

@@ -13,7 +13,8 @@ import type { OrchestrationActivities } from '../../activities/orchestration';
 import { describeStage, type ResolvedStage } from '../../lib/orchestration/config';
 import { LOCAL_BOOKKEEPING_OPTIONS } from './retry';
 import { runSend } from './send';
-import { failureMessage, StageContext } from './stage-context';
+import { failureCode, failureMessage, StageContext } from './stage-context';
+import { ABORTED } from '../../lib/orchestration/failure-codes';
 import { parseGoDuration } from '../../lib/orchestration/stage-parse';
 
 export interface InstanceInput {
@@ -76,8 +77,13 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
         if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(CANCELED);
         await runStage(stage, ctx, events);
       } catch (e) {
-        if (isCancellation(e)) cancellation = e;
-        error = isCancellation(e) ? CANCELED : failureMessage(e);
+        // An abort ends the stage as canceled however the step learnt of it: the cancellation, a step refused by
+        // the abort fence (ABORTED), or a step that failed once the abort was requested. A step may also still be
+        // running when the cancellation resolves (Temporal records an attempt's start only when it ends): the fence
+        // decides whether it commits, and the stage's end it writes then stands (orchestrationStageEnded reports it).
+        const cancelled = isCancellation(e) || CancellationScope.current().consideredCancelled;
+        if (cancelled) cancellation = isCancellation(e) ? e : new CancelledFailure(CANCELED);
+        error = cancelled || failureCode(e) === ABORTED ? CANCELED : failureMessage(e);
       }
     }
     if (error !== undefined || !ctx.endRecorded) {
@@ -89,7 +95,8 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
     failure = error;
   }
 
-  // The Temporal status mirrors the instance's, so the Web UI shows failed and aborted runs as such.
+  // The Temporal status mirrors the instance's, so the Web UI shows failed and aborted runs as such (a run stopped by
+  // the abort fence alone, its cancellation not delivered, fails with "canceled").
   if (cancellation !== undefined) throw cancellation;
   if (failure !== undefined) throw ApplicationFailure.create({ message: failure, type: 'STAGE_FAILED', nonRetryable: true });
 }

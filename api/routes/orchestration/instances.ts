@@ -1,5 +1,6 @@
 import { abortInstance, getInstance, listInstances, runWorkflow, sendEvent } from '../../../areas/orchestration';
-import { readInstanceHistory, readStageHistory } from '../../../areas/orchestration';
+import { readInstanceHistory, readStageHistory, v1StageHistory } from '../../../areas/orchestration';
+import type { ChainMiddleware } from '../../routing';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -20,6 +21,17 @@ import { versionedListRoutes, versionedRoutes } from './versions';
 
 const tags = ['orchestration'];
 const noContent = { 204: { description: 'Done' } };
+
+/** The v1 path of op 14 answers Formance v1's shapes of step outputs (v1StageHistory). */
+const v1StageOutputs: ChainMiddleware = async function v1StageOutputs(ctx, next) {
+  await next();
+  const body = ctx.body as { data?: Parameters<typeof v1StageHistory>[0] } | undefined;
+  if (ctx.status === 200 && Array.isArray(body?.data)) ctx.body = { ...body, data: v1StageHistory(body.data) };
+};
+
+function withV1StageOutputs([v2, v1]: ReturnType<typeof versionedRoutes>) {
+  return [v2, { ...v1, chain: [v1StageOutputs, ...v1.chain] }];
+}
 
 export const instanceRoutes = [
   ...versionedRoutes(
@@ -94,7 +106,7 @@ export const instanceRoutes = [
       ctx.body = { data: await readInstanceHistory(ctx.deps, ctx.state.input.params.instanceID) };
     },
   ),
-  ...versionedRoutes(
+  ...withV1StageOutputs(versionedRoutes(
     {
       method: 'get',
       path: '/instances/{instanceID}/stages/{number}/history',
@@ -109,5 +121,5 @@ export const instanceRoutes = [
       const { instanceID, number } = ctx.state.input.params;
       ctx.body = { data: await readStageHistory(ctx.deps, instanceID, number) };
     },
-  ),
+  )),
 ];

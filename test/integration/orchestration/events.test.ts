@@ -75,6 +75,9 @@ describe('orchestration events in the outbox', () => {
     await recordStageEnded(db, { instanceID: id, workflowID, number: 0, at, endsInstance: true });
     const types = (await eventsOf(db, id)).map((e) => e.type);
     expect(types).toEqual(['STARTED_WORKFLOW', 'STARTED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
-    expect(await db('orchestration_instances').where({ id }).first()).toMatchObject({ terminated: true, terminated_at: at });
+    // The instance ends when its last stage ended (the end stored first), not at the retried write's time.
+    const stage = await db('orchestration_stage_statuses').where({ instance_id: id, stage: 0 }).first();
+    expect(stage.terminated_at.getTime()).toBeLessThanOrEqual(at.getTime());
+    expect(await db('orchestration_instances').where({ id }).first()).toMatchObject({ terminated: true, terminated_at: stage.terminated_at });
   });
 });

@@ -74,6 +74,38 @@ describe('orchestration steps run locally first', () => {
     ]);
   });
 
+  it('stage and step times are in causal order: each stage within itself and after the one before, each step within its stage', async () => {
+    const ledger = await fundedLedger(100);
+    const other = await fundedLedger(0);
+    const cross = { send: { source: { account: { id: 'src', ledger } }, destination: { account: { id: 'dst', ledger: other } }, amount: { asset: 'USD', amount: 5 } } };
+    const workflowID = await createWorkflow([send(ledger, 10), cross, { noop: {} }, send(ledger, 10), { delay: { duration: '10ms' } }]);
+    const { body } = await runInstance(workflowID, {}, true);
+    expect(body.data).toMatchObject({ terminated: true });
+    expect(body.data.error).toBeUndefined();
+    const history = await instanceHistory(body.data.id).then((r) => r.body.data as Array<{ startedAt: string; terminatedAt: string }>);
+    const t = (iso: string) => Date.parse(iso);
+    // The read model and op 13 give the same times.
+    expect(history.map((s) => [s.startedAt, s.terminatedAt])).toEqual(body.data.status.map((s: { startedAt: string; terminatedAt: string }) => [s.startedAt, s.terminatedAt]));
+    expect(body.data.terminatedAt).toBe(history[history.length - 1].terminatedAt);
+    history.forEach((stage, n) => {
+      expect(t(stage.startedAt)).toBeLessThanOrEqual(t(stage.terminatedAt));
+      if (n > 0) expect(t(history[n - 1].terminatedAt)).toBeLessThanOrEqual(t(stage.startedAt));
+    });
+    for (const n of [0, 1, 3]) {
+      const steps = (await stageHistory(body.data.id, n)).body.data as Array<{ startedAt: string; terminatedAt: string }>;
+      expect(steps.length).toBeGreaterThan(0);
+      let previous = t(history[n].startedAt);
+      for (const step of steps) {
+        expect(previous).toBeLessThanOrEqual(t(step.startedAt));
+        expect(t(step.startedAt)).toBeLessThanOrEqual(t(step.terminatedAt));
+        expect(t(step.terminatedAt)).toBeLessThanOrEqual(t(history[n].terminatedAt));
+        previous = t(step.terminatedAt);
+      }
+      // A stage ended by its last step ends when that step did.
+      expect(steps[steps.length - 1].terminatedAt).toBe(history[n].terminatedAt);
+    }
+  });
+
   it('a step run twice with the same options (its local attempt committed, then its regular one ran) posts once and ends its stage once', async () => {
     const ledger = await fundedLedger(100);
     const workflowID = await createWorkflow([{ noop: {} }]);
@@ -101,5 +133,22 @@ describe('orchestration steps run locally first', () => {
     expect(after.length - Number(before[0].count)).toBe(2);
     expect(after.slice(-2).map((e: { type: string }) => e.type)).toEqual(['SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
     expect(await readInstance(instanceID)).toMatchObject({ terminated: true, status: [{ stage: 0, terminatedAt: first.ended!.at }] });
+  });
+
+  it('a stage its last step ended just before an abort stays ended without error: the canceled end reported after it is the stored one', async () => {
+    const ledger = await fundedLedger(100);
+    const workflowID = await createWorkflow([{ noop: {} }]);
+    const instanceID = (await runInstance(workflowID, {}, true)).body.data.id;
+    await db('orchestration_stage_statuses').where({ instance_id: instanceID }).update({ terminated_at: null, error: null });
+    await db('orchestration_instances').where({ id: instanceID }).update({ terminated: false, terminated_at: null });
+    const activities = createOrchestrationActivities({ db, temporal: { client: temporal.client, taskQueue: process.env.TEST_TASK_QUEUE! } });
+    const step = activities.CreateTransaction as unknown as (input: unknown, options: unknown) => Promise<StepResult<unknown>>;
+    const input = { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 40, asset: 'USD' }], metadata: {} } };
+    // The step commits and ends stage 0 (not the instance: as if a stage followed), then the workflow, cancelled, ends it as canceled.
+    const done = await step(input, { id: 's0-1-CreateTransaction', key: `${instanceID}-s0-1-CreateTransaction`, instanceID, ends: { instanceID, workflowID, number: 0 } });
+    const reported = await activities.orchestrationStageEnded({ instanceID, workflowID, number: 0, at: new Date().toISOString(), error: 'canceled', endsInstance: true });
+    expect(reported).toEqual({ instanceID, workflowID, number: 0, at: done.ended!.at, endsInstance: true });
+    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, error: 'canceled', terminatedAt: done.ended!.at, status: [{ stage: 0, terminatedAt: done.ended!.at }] });
+    expect((await readInstance(instanceID)).status[0].error).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { instanceHistoryOf } from '../../../areas/orchestration/history';
+import { instanceHistoryOf, stageHistoryOf } from '../../../areas/orchestration/history';
 import { historyFromFile } from '../../replay/history-file';
 
 const histories = path.join(__dirname, '..', '..', 'replay', 'histories');
@@ -42,5 +42,27 @@ describe('op 13 from recorded histories', () => {
       expect(stage.terminatedAt!.getTime()).toBeGreaterThan(stage.startedAt.getTime());
       expect(rest).toEqual([]);
     }
+  });
+
+  it('reads every recorded instance history in causal order: each stage ends after it starts and starts after the previous one ended', () => {
+    const files = fs.readdirSync(histories).filter((file) => /^(abort|invalid|no-stage|noop|send|trigger|wait)/.test(file));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const stages = instanceHistoryOf(eventsOf(file));
+      stages.forEach((stage, n) => {
+        if (stage.terminatedAt) expect(stage.terminatedAt.getTime()).toBeGreaterThanOrEqual(stage.startedAt.getTime());
+        if (n > 0) expect(stage.startedAt.getTime()).toBeGreaterThanOrEqual(stages[n - 1].terminatedAt!.getTime());
+      });
+    }
+  });
+
+  it('ends, in op 14, a step whose activity the abort cancelled while it waited for a retry (its history closes no activity)', () => {
+    const events = eventsOf('abort-send-retrying.json');
+    const [step, ...rest] = stageHistoryOf(events, 0)!;
+    expect(step).toMatchObject({ name: 'CreateTransaction', terminated: true, error: 'canceled' });
+    expect(rest).toEqual([]);
+    const [stage] = instanceHistoryOf(events);
+    expect(stage).toMatchObject({ terminated: true, error: 'canceled' });
+    expect(step.terminatedAt!.getTime()).toBeLessThanOrEqual(stage.terminatedAt!.getTime());
   });
 });
