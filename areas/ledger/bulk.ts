@@ -55,7 +55,7 @@ async function transactionLogId(db: Executor, ledger: string, type: 'NEW_TRANSAC
 }
 
 /**
- * Takes, before an atomic bulk's first element writes, the row locks its elements will need, in the order every ledger
+ * Takes, before an atomic bulk's first element writes (or v1's batch's first transaction), the row locks its elements will need, in the order every ledger
  * writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
  * first), the volume rows of every posting (lockVolumes' sorted order), the accounts it gives metadata; the ledger row
  * comes last, locked by the first element's insert and held to the commit.
@@ -66,7 +66,7 @@ async function transactionLogId(db: Executor, ledger: string, type: 'NEW_TRANSAC
  * something else once earlier elements moved balances, or a template (its text needs the schema), locks as it runs,
  * where a rare deadlock is retried with the whole bulk (inTransaction).
  */
-async function lockAhead(trx: Knex.Transaction, ledger: string, elements: BulkElement[]): Promise<void> {
+export async function lockAhead(trx: Knex.Transaction, ledger: string, elements: BulkElement[]): Promise<void> {
   const pairs: Array<[string, string]> = [];
   const ofPostings = (postings: Posting[]) => postings.forEach((p) => pairs.push([p.source, p.asset], [p.destination, p.asset]));
   const transactionIds = new Set<string>();

@@ -142,6 +142,21 @@ describe('ledger writes under contention', () => {
     await expectExactLedger(ledger, answers, ACCOUNTS.length);
   }, STORM_TIMEOUT_MS);
 
+  it('commits 20 concurrent v1 batches of 8 transfers between 10 accounts, whatever their lock order', async () => {
+    const ledger = await newLedger('v1batch');
+    await fundAll(ledger, 10_000);
+    const random = rng(1);
+    const batches = Array.from({ length: 20 }, () => {
+      const order = [...ACCOUNTS].sort(() => random() - 0.5);
+      return Array.from({ length: 8 }, (_, i) => ({ postings: [posting(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10))] }));
+    });
+    const answers = await Promise.all(batches.map((transactions) => api('POST', `/api/ledger/${ledger}/transactions/batch`, { body: { transactions } })));
+    expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
+    const committed = ACCOUNTS.length + answers.reduce((n, r) => n + r.body.data.length, 0);
+    expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: String(committed) }]);
+    expect(await ledgerViolations(db, ledger)).toEqual([]);
+  }, STORM_TIMEOUT_MS);
+
   it('answers 60 parallel atomic bulks without 5xx', async () => {
     const ledger = await newLedger('abulk60');
     await fundAll(ledger, 10_000);
