@@ -8,7 +8,9 @@ import { stringifyJson } from '../lib/json';
  * query parameters arrive as strings and are coerced to the declared types.
  */
 function buildAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false });
+  // `discriminator`: a oneOf that declares one validates only the branch its tag names, so errors point into that branch.
+  // `verbose` gives an error its parent schema, where describeErrors finds the values such a tag accepts.
+  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false, discriminator: true, verbose: true });
   addFormats(ajv);
   // Amounts and ids of any size: integers from the JSON parser are numbers when safe and BigInt beyond; a path or query
   // parameter is a string, read digit for digit (ajv's coercion would round it to a double).
@@ -83,7 +85,22 @@ export function describeErrors(where: string, errors: ErrorObject[] | null | und
   }
   if (error.keyword === 'required') return `${path}: missing required field "${(error.params as { missingProperty: string }).missingProperty}"`;
   if (error.keyword === 'enum') return `${path}: must be one of ${stringifyJson((error.params as { allowedValues: unknown[] }).allowedValues)}`;
+  if (error.keyword === 'discriminator') {
+    const { error: kind, tag, tagValue } = error.params as { error: 'tag' | 'mapping'; tag: string; tagValue: unknown };
+    if (tagValue === undefined) return `${path}: missing required field "${tag}"`;
+    if (kind === 'tag') return `${path}.${tag}: must be a string`;
+    return `${path}.${tag}: must be one of ${stringifyJson(discriminatorValues(error.parentSchema, tag))}`;
+  }
   return `${path}: ${error.message ?? 'is invalid'}`;
+}
+
+/** The values a discriminated oneOf accepts for its tag (each branch's `const` or `enum`). */
+function discriminatorValues(schema: unknown, tag: string): unknown[] {
+  const branches = ((schema as { oneOf?: Array<{ properties?: Record<string, { const?: unknown; enum?: unknown[] }> }> } | undefined)?.oneOf ?? []);
+  return branches.flatMap((branch) => {
+    const property = branch.properties?.[tag];
+    return property?.const !== undefined ? [property.const] : (property?.enum ?? []);
+  });
 }
 
 // NUL, or a UTF-16 surrogate without its pair.

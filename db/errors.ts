@@ -60,6 +60,14 @@ export function translateDbError(error: unknown, messages: { conflict?: string; 
   if (code === CHARACTER_NOT_IN_REPERTOIRE || code === UNTRANSLATABLE_CHARACTER) {
     return new ApiError('VALIDATION', 'the request holds a character that cannot be stored (such as a NUL byte)', { cause: error });
   }
+  // A deadlock or serialization failure that outlived inTransaction's retries: contention, not a fault. The transaction
+  // was rolled back whole, so the client may send the same request again.
+  if (isRetryableTransactionError(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'the write kept conflicting with concurrent writes and was not applied, retry later', {
+      cause: error,
+      headers: { 'Retry-After': '1' },
+    });
+  }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'the database is unavailable, retry later', { cause: error, headers: { 'Retry-After': '1' } });
   }

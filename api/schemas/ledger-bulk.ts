@@ -24,15 +24,24 @@ const target = {
 };
 const element = <const A extends string, D extends JsonSchema>(action: A, data: D) => objectSchema({ action: constSchema(action), ik, data }, ['action', 'data']);
 
-export const bulkBodySchema = arraySchema(
-  oneOfSchema([
+/**
+ * `action` picks the element's schema (ajv's `discriminator`), so an invalid element is reported at its own field
+ * (`body[0].data.id: must be an integer >= 0`) rather than by the first branch of the oneOf it failed
+ * (`body[0].action: must be equal to constant`).
+ */
+const bulkElementSchema = {
+  ...oneOfSchema([
     element('CREATE_TRANSACTION', v2PostTransactionSchema),
     element('ADD_METADATA', objectSchema({ ...target, metadata: metadataSchema }, ['targetType', 'targetId', 'metadata'])),
     element('REVERT_TRANSACTION', objectSchema({ id: transactionIdSchema, force: booleanSchema(), atEffectiveDate: booleanSchema(), metadata: metadataSchema }, ['id'])),
     element('DELETE_METADATA', objectSchema({ ...target, key: stringSchema({ minLength: 1, maxLength: 1000 }) }, ['targetType', 'targetId', 'key'])),
   ]),
-  { maxItems: MAX_BULK_ELEMENTS },
-);
+  // The discriminator applies to objects only: anything else must still be refused.
+  type: 'object',
+  discriminator: { propertyName: 'action' },
+};
+
+export const bulkBodySchema = arraySchema(bulkElementSchema, { maxItems: MAX_BULK_ELEMENTS });
 
 export const bulkQuery = objectSchema({
   atomic: booleanSchema({ description: 'All elements in one database transaction: one failure writes nothing.' }),

@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/errors';
 import { parseJson, stringifyJson } from '../../lib/json';
 import { mergeAccountMetadata } from './commit';
 import { logTransactionView } from './log';
-import { scriptedWrite } from './script';
+import { scriptedWrite, scriptPairs } from './script';
 import { headJsonSql } from './transaction-json';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
@@ -72,6 +72,13 @@ export async function commitBatch(trx: Knex.Transaction, ledger: string, writes:
   }
   const state: VolumeMap = new Map();
   const pairs = writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])]));
+  // A script's pairs join the batch's one sorted lock: locked as each script ran, after the batch already held the plain
+  // postings' rows, they broke the order every writer locks in, and the batch deadlocked with an atomic bulk or a
+  // revert holding one of them. A script that reads something else under the locks still locks it as it runs.
+  const seen = new Map<string, bigint>();
+  for (const [i, w] of writes.entries()) {
+    if (!outcomes[i] && w.request.script && !w.hooks?.prepare) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
+  }
   await lockVolumes(trx, ledger, pairs, state, sharedReads(writes.map((w, i) => (outcomes[i] ? undefined : w.hooks))));
 
   const accepted: Accepted[] = [];

@@ -61,10 +61,14 @@ export async function updateExporter(db: Executor, id: string, input: { driver: 
   if (updated === 0) throw notFound(`exporter "${id}" not found`);
 }
 
-/** @throws ApiError NOT_FOUND, VALIDATION when a pipeline still uses it (as Formance) */
+/**
+ * The DELETE itself decides whether the exporter was there: of concurrent deletes one answers 204, the others NOT_FOUND.
+ * @throws ApiError NOT_FOUND, VALIDATION when a pipeline still uses it (as Formance)
+ */
 export async function deleteExporter(db: Executor, id: string): Promise<void> {
   if (!(await getExporterRow(db, id))) throw notFound(`exporter "${id}" not found`);
   const used = await db('ledger_pipelines').where({ exporter_id: id }).first('id', 'ledger');
   if (used) throw validationError(`exporter "${id}" is used by pipeline "${used.id}" of ledger "${used.ledger}": delete the pipeline first`);
-  await db('ledger_exporters').where({ id }).delete();
+  const deleted = await db('ledger_exporters').where({ id }).delete();
+  if (deleted === 0) throw notFound(`exporter "${id}" not found`);
 }

@@ -117,6 +117,8 @@ export async function resetPipeline(deps: Deps, ledger: string, id: string): Pro
 /** Deletes a pipeline and ends its workflow; what it exported stays in the target. @throws LEDGER_NOT_FOUND, NOT_FOUND */
 export async function deletePipeline(deps: Deps, ledger: string, id: string): Promise<void> {
   await pipelineRow(deps.db, ledger, id);
-  await deps.db('ledger_pipelines').where({ id }).delete();
+  // The DELETE decides: of concurrent deletes one answers 204, the others NOT_FOUND.
+  const deleted = await deps.db('ledger_pipelines').where({ id, ledger }).delete();
+  if (deleted === 0) throw notFound(`pipeline "${id}" not found in ledger "${ledger}"`);
   await cancelPipelineWorkflow(deps.temporal, ledger, id);
 }

@@ -69,6 +69,43 @@ async function runScriptLocked(
 }
 
 /**
+ * The pairs a script would lock if it ran now: the balances an unlocked run reads and the pairs of its postings. A
+ * write that must take its locks before its first insert (an atomic bulk, see bulk.ts) locks these up front; a later
+ * run that reads something else (an earlier element moved a balance it branches on) still locks that as it goes.
+ * A script that does not compile or fails here gives what it read so far: its real run reports the error. A database
+ * error is rethrown: the transaction cannot go on after it.
+ */
+export async function scriptPairs(
+  trx: Knex.Transaction,
+  ledger: string,
+  script: { plain: string; vars?: Record<string, unknown> },
+  /** Balances already read by earlier calls for the same lock (one read per pair, as these reads decide nothing). */
+  seen: Map<string, bigint> = new Map(),
+): Promise<Array<[string, string]>> {
+  const reads: Array<[string, string]> = [];
+  try {
+    const program = compileNumscript(script.plain);
+    const result = await runNumscript(program, script.vars ?? {}, {
+      async getBalance(account: string, asset: string): Promise<bigint> {
+        reads.push([account, asset]);
+        const key = pairKey(account, asset);
+        let balance = seen.get(key);
+        if (balance === undefined) seen.set(key, (balance = await readBalance(trx, ledger, account, asset)));
+        return balance;
+      },
+      async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
+        const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
+        return row?.metadata?.[key];
+      },
+    });
+    return [...reads, ...result.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])];
+  } catch (error) {
+    if (error instanceof NumscriptError) return reads;
+    throw error;
+  }
+}
+
+/**
  * A write's postings and metadata from its script, run with runScriptLocked: the request's own metadata merged with
  * the script's, where a key set by both is METADATA_OVERRIDE (Formance's rule), and the metadata the script sets on
  * accounts. The batched and the single write path both take a scripted write through here.

@@ -1,5 +1,6 @@
 import { ApiError, isApiError } from '../../lib/errors';
 import { addAccountMetadata } from './accounts';
+import { lockAhead } from './bulk';
 import { createTransaction } from './create-transaction';
 import { inWriteTransaction } from './executor';
 import { ensureLedger } from './ledgers';
@@ -66,6 +67,9 @@ export async function addTransactionMetadataV1(db: Executor, ledger: string, id:
 export async function createTransactionsV1(db: Executor, ledger: string, inputs: CreateTransactionInput[]): Promise<LedgerTransaction[]> {
   await ensureLedger(db, ledger);
   return inWriteTransaction(db, async (trx) => {
+    // All the batch's rows locked first, in the writers' order, as an atomic bulk does: locked transaction by
+    // transaction, two batches sharing accounts in other orders deadlocked.
+    await lockAhead(trx, ledger, inputs.map((data) => ({ action: 'CREATE_TRANSACTION' as const, data })));
     const contracts = await contractsOf(trx, ledger);
     const created: LedgerTransaction[] = [];
     for (const [index, input] of inputs.entries()) {

@@ -88,12 +88,15 @@ export async function listPools(db: Executor, page: PageRequest): Promise<Page<P
 
 export const poolKey = (p: Pool): unknown[] => [p.createdAt.toISOString(), p.id];
 
-/** Throws NOT_FOUND. */
+/**
+ * One conditional DELETE decides: of concurrent deletes of a pool exactly one removes the row and emits DELETED_POOL,
+ * the others find nothing and are NOT_FOUND (a read then a delete answered 204 to each of them). Throws NOT_FOUND.
+ */
 export async function deletePool(db: Db, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const pool = await getPool(trx, id);
-    await trx('payments_pools').where({ id }).delete();
-    await emitPaymentsEvents(trx, [{ type: 'DELETED_POOL', payload: { id, createdAt: pool.createdAt } }]);
+    const [deleted] = isUuid(id) ? await trx('payments_pools').where({ id }).delete().returning(['created_at']) : [];
+    if (!deleted) throw notFound(`pool ${id} not found`);
+    await emitPaymentsEvents(trx, [{ type: 'DELETED_POOL', payload: { id, createdAt: deleted.created_at } }]);
   });
 }
 

@@ -52,18 +52,28 @@ export async function ledgerViolations(db: Db, ledger: string, overdraftAllowed:
   return problems;
 }
 
-/** Logs and events must match the committed transactions one for one, whatever was batched with what. */
+/**
+ * Logs and events must match the committed transactions one for one, whatever was batched with what: each transaction
+ * has one NEW_TRANSACTION log and COMMITTED_TRANSACTIONS event, or, for a revert, one REVERTED_TRANSACTION log and event.
+ */
 export async function logAndEventViolations(db: Db, ledger: string): Promise<string[]> {
   const problems: string[] = [];
   const txs = await db('ledger_transactions').where({ ledger }).orderBy('id').select('id');
-  const logs = await db('ledger_logs').where({ ledger, type: 'NEW_TRANSACTION' }).orderBy('id').select('id', db.raw(`data->'transaction'->>'id' AS txid`));
-  if (logs.length !== txs.length) problems.push(`${logs.length} NEW_TRANSACTION logs for ${txs.length} transactions`);
+  const logs = await db('ledger_logs')
+    .where({ ledger })
+    .whereIn('type', ['NEW_TRANSACTION', 'REVERTED_TRANSACTION'])
+    .orderBy('id')
+    .select('id', db.raw(`data->'transaction'->>'id' AS txid`));
+  if (logs.length !== txs.length) problems.push(`${logs.length} transaction logs for ${txs.length} transactions`);
   logs.forEach((log: { id: string; txid: string }, i: number) => {
     if (log.txid !== txs[i]?.id) problems.push(`log ${log.id} names transaction ${log.txid}, expected ${txs[i]?.id}`);
   });
   const allLogs = await db('ledger_logs').where({ ledger }).orderBy('id').pluck('id');
   allLogs.forEach((id: string, i: number) => id !== String(i) && problems.push(`log id ${id} at position ${i}: not dense`));
-  const events = await db('events_outbox').where({ type: 'COMMITTED_TRANSACTIONS' }).whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger]).count({ n: '*' });
-  if (Number(events[0].n) !== txs.length) problems.push(`${events[0].n} COMMITTED_TRANSACTIONS events for ${txs.length} transactions`);
+  const events = await db('events_outbox')
+    .whereIn('type', ['COMMITTED_TRANSACTIONS', 'REVERTED_TRANSACTION'])
+    .whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger])
+    .count({ n: '*' });
+  if (Number(events[0].n) !== txs.length) problems.push(`${events[0].n} transaction events for ${txs.length} transactions`);
   return problems;
 }

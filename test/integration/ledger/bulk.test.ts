@@ -1,6 +1,7 @@
 import { api } from '../../support/http';
 import { balance, fund, newLedger } from '../../support/ledger-fixtures';
 
+const posting = (source: string, destination: string, amount: number) => ({ source, destination, amount, asset: 'USD/2' });
 const send = (source: string, destination: string, amount: number) => ({
   action: 'CREATE_TRANSACTION',
   data: { postings: [{ source, destination, amount, asset: 'USD/2' }] },
@@ -64,7 +65,10 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect(again.body.data[0].data.id).toBe(first.body.data[0].data.id);
     expect(await balance(ledger, 'users:9')).toBe(7n);
     const other = await bulk(ledger, [{ ...send('world', 'users:9', 8), ik: 'order-9' }]);
-    expect(other.body).toMatchObject({ errorCode: 'CONFLICT', details: { index: 0 } });
+    // A failed element makes the bulk a 400; a code of another status (CONFLICT) stays in details and in the result.
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'CONFLICT' } });
+    expect(other.body.data[0]).toMatchObject({ responseType: 'ERROR', errorCode: 'CONFLICT' });
   });
 
   it('refuses what it cannot run with a clear 4xx', async () => {
@@ -81,7 +85,48 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions/2841417428787861127168`)).status).toBe(400);
     expect((await api('GET', `/api/ledger/${ledger}/transactions/9223372036854775808`)).status).toBeLessThan(500);
     const missing = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }]);
-    expect(missing.body).toMatchObject({ errorCode: 'NOT_FOUND', details: { index: 0 } });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('transaction 99 not found'), details: { index: 0, errorCode: 'NOT_FOUND' } });
+    const missingAtomic = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }], '?atomic=true');
+    expect(missingAtomic.status).toBe(400);
+    expect(missingAtomic.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'NOT_FOUND' } });
+  });
+
+  it('names the invalid field of an element, whatever its action', async () => {
+    const ledger = await newLedger('bulk');
+    const message = async (element: unknown) => {
+      const res = await bulk(ledger, [send('world', 'a', 1), element]);
+      expect(res.status).toBe(400);
+      expect(res.body.errorCode).toBe('VALIDATION');
+      return res.body.errorMessage as string;
+    };
+    expect(await message({ action: 'REVERT_TRANSACTION', data: { id: 'abc' } })).toMatch(/^body\[1\]\.data\.id: must be an integer/);
+    expect(await message({ action: 'REVERT_TRANSACTION', data: {} })).toBe('body[1].data: missing required field "id"');
+    expect(await message({ action: 'DELETE_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a' } })).toBe('body[1].data: missing required field "key"');
+    expect(await message({ action: 'CREATE_TRANSACTION', data: { postings: [posting('world', 'a', -1)] } })).toMatch(/^body\[1\]\.data\.postings\[0\]\.amount: /);
+    expect(await message({ action: 'EXPLODE', data: {} })).toBe('body[1].action: must be one of ["CREATE_TRANSACTION","ADD_METADATA","REVERT_TRANSACTION","DELETE_METADATA"]');
+    expect(await message({ data: {} })).toBe('body[1]: missing required field "action"');
+    expect(await message('REVERT_TRANSACTION')).toBe('body[1]: must be object');
+    // Refused before anything ran: the first element wrote nothing.
+    expect(await balance(ledger, 'a')).toBe(0n);
+  });
+
+  it('an unknown schemaVersion is the request\'s 404 NOT_FOUND, as on the single routes, and writes nothing', async () => {
+    const ledger = await newLedger('bulk');
+    await fund(ledger, 'b', 5);
+    for (const query of ['?schemaVersion=nope', '?schemaVersion=nope&atomic=true']) {
+      const res = await bulk(ledger, [send('world', 'a', 1)], query);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ errorCode: 'NOT_FOUND', errorMessage: expect.stringContaining('nope') });
+    }
+    const single = await api('POST', `/api/ledger/v2/${ledger}/transactions?schemaVersion=nope`, { body: { postings: [posting('world', 'a', 1)] } });
+    expect(single.status).toBe(404);
+    expect(single.body.errorCode).toBe('NOT_FOUND');
+    const revert = await api('POST', `/api/ledger/v2/${ledger}/transactions/0/revert?schemaVersion=nope`);
+    expect(revert.status).toBe(404);
+    expect(revert.body).toMatchObject({ errorCode: 'NOT_FOUND', errorMessage: expect.stringContaining('nope') });
+    expect(await balance(ledger, 'a')).toBe(0n);
+    expect(await balance(ledger, 'b')).toBe(5n);
   });
 
   it('DELETE metadata routes remove one key; an absent key is a no-op; an unknown transaction is 404', async () => {

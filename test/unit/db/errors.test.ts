@@ -1,5 +1,5 @@
 import { ApiError } from '../../../lib/errors';
-import { isDatabaseUnavailable, translateDbError } from '../../../db/errors';
+import { inTransaction, isDatabaseUnavailable, translateDbError } from '../../../db/errors';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -23,6 +23,29 @@ describe('database errors at the db edge', () => {
     expect(translated.code).toBe('SERVICE_UNAVAILABLE');
     expect(translated.status).toBe(503);
     expect(translated.headers).toEqual({ 'Retry-After': '1' });
+  });
+
+  it.each([
+    ['deadlock', withCode('40P01', 'deadlock detected')],
+    ['serialization failure', withCode('40001', 'could not serialize access due to concurrent update')],
+  ])('a %s that outlived the retries is SERVICE_UNAVAILABLE with Retry-After, not a 500', (_label, error) => {
+    const translated = translateDbError(error) as ApiError;
+    expect([translated.code, translated.status, translated.headers]).toEqual(['SERVICE_UNAVAILABLE', 503, { 'Retry-After': '1' }]);
+  });
+
+  it('inTransaction retries a deadlock, then answers 503 once its attempts are spent', async () => {
+    let calls = 0;
+    const db = { transaction: async (work: () => Promise<unknown>) => work() } as unknown as import('knex').Knex;
+    const flaky = () => {
+      calls += 1;
+      if (calls < 3) throw withCode('40P01', 'deadlock detected');
+      return Promise.resolve('done');
+    };
+    await expect(inTransaction(db, flaky)).resolves.toBe('done');
+    expect(calls).toBe(3);
+    calls = -100;
+    await expect(inTransaction(db, flaky, { attempts: 4 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(calls).toBe(-96);
   });
 
   it('keeps constraint violations as client errors and other errors as they are', () => {
