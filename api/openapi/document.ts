@@ -2,6 +2,7 @@ import type { Config } from '../../lib/config';
 import { ALL_SCOPES } from '../middleware/authenticate';
 import type { JsonSchema, RouteDefinition } from '../routing';
 import { errorSchema } from '../schemas/common';
+import { REQUEST_EXAMPLES } from './request-examples';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Invalid request (VALIDATION or a domain error code).',
@@ -74,6 +75,12 @@ function linksOf(route: RouteDefinition, routes: RouteDefinition[], idPointer: s
   return Object.keys(links).length > 0 ? links : undefined;
 }
 
+/** A request body's media type: its schema and, when the catalogue has one, an example a client can send as is. */
+function requestMedia(route: RouteDefinition) {
+  const example = REQUEST_EXAMPLES[route.spec.operationId];
+  return { schema: clean(route.schemas.body), ...(example !== undefined ? { example } : {}) };
+}
+
 /** One OpenAPI 3.1 document built from the route definitions: what is served is what is validated. */
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Config, 'publicUrl'>) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -107,7 +114,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
       tags: spec.tags,
       parameters: parametersOf(route),
       ...(route.schemas.body
-        ? { requestBody: { required: route.schemas.bodyRequired ?? true, content: { 'application/json': { schema: clean(route.schemas.body) } } } }
+        ? { requestBody: { required: route.schemas.bodyRequired ?? true, content: { 'application/json': requestMedia(route) } } }
         : {}),
       responses,
       security: route.scope === null ? [] : [{ oauth2: [route.scope] }],
