@@ -2,7 +2,7 @@ import type { Config } from '../../lib/config';
 import { ALL_SCOPES } from '../middleware/authenticate';
 import type { JsonSchema, RouteDefinition } from '../routing';
 import { errorSchema } from '../schemas/common';
-import { REQUEST_EXAMPLES } from './request-examples';
+import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './request-examples';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Invalid request (VALIDATION or a domain error code).',
@@ -81,6 +81,11 @@ function requestMedia(route: RouteDefinition) {
   return { schema: clean(route.schemas.body), ...(example !== undefined ? { example } : {}) };
 }
 
+function responseExample(operationId: string, status: string) {
+  const example = RESPONSE_EXAMPLES[operationId]?.[Number(status)];
+  return example !== undefined ? { example } : {};
+}
+
 /** One OpenAPI 3.1 document built from the route definitions: what is served is what is validated. */
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Config, 'publicUrl'>) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -97,7 +102,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
-        ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema) } } } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema), ...responseExample(spec.operationId, status) } } } : {}),
         ...(links ? { links } : {}),
       };
     }

@@ -1,9 +1,9 @@
 import { stringifyJson } from '../../lib/json';
 
 /**
- * One example request body per operation that takes one, by operationId; the OpenAPI document serves each as its
- * media type's `example`. They are kept apart from the route definitions so they read as one catalogue, and
- * test/unit/openapi-examples.test.ts holds every one to its operation's body schema with the validator the API uses,
+ * One example request body per operation that takes one, by operationId, and examples of a few answers; the OpenAPI
+ * document serves each as its media type's `example`. They are kept apart from the route definitions so they read as one catalogue, and
+ * test/unit/openapi-examples.test.ts holds every one to its operation's schema with the validator the API uses,
  * so an example cannot fall behind a schema change. Values are the ones a client would send: ledger `main`,
  * `users:001`-style addresses, `USD/2` amounts in cents, Numscript that runs, ids in the platform's own formats.
  */
@@ -247,4 +247,68 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createTriggerV1: trigger,
   testTrigger: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
   testTriggerV1: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
+};
+
+const TX_TIME = '2024-05-02T09:30:00Z';
+
+/**
+ * Examples of the answers a newcomer reads first, by operationId then status: the transaction of createTransaction's
+ * example, the account it funded, and a wallet. The same unit test holds them to their response schemas.
+ */
+export const RESPONSE_EXAMPLES: Record<string, Record<number, unknown>> = {
+  createTransaction: {
+    200: {
+      data: {
+        id: 42,
+        timestamp: TX_TIME,
+        postings: [{ source: 'world', destination: 'users:001', amount: 10000, asset: 'USD/2' }],
+        reference: 'deposit-2024-0001',
+        metadata: { channel: 'card' },
+        insertedAt: TX_TIME,
+        reverted: false,
+        preCommitVolumes: {
+          world: { 'USD/2': { input: 0, output: 250000, balance: -250000 } },
+          'users:001': { 'USD/2': { input: 0, output: 0, balance: 0 } },
+        },
+        postCommitVolumes: {
+          world: { 'USD/2': { input: 0, output: 260000, balance: -260000 } },
+          'users:001': { 'USD/2': { input: 10000, output: 0, balance: 10000 } },
+        },
+      },
+    },
+  },
+  getAccount: {
+    200: {
+      data: {
+        address: 'users:001',
+        metadata: { kyc: 'verified', country: 'FR' },
+        volumes: { 'USD/2': { input: 10000, output: 2500, balance: 7500 } },
+        effectiveVolumes: { 'USD/2': { input: 10000, output: 2500, balance: 7500 } },
+      },
+    },
+  },
+  createWallet: {
+    201: {
+      data: {
+        id: '3f2c6a4e-8b1d-4c7a-9e55-2d0b7f1a6c93',
+        name: 'alice',
+        metadata: { userID: 'users:001' },
+        createdAt: TX_TIME,
+        ledger: 'wallets',
+        balances: { main: { assets: {} } },
+      },
+    },
+  },
+  getWallet: {
+    200: {
+      data: {
+        id: '3f2c6a4e-8b1d-4c7a-9e55-2d0b7f1a6c93',
+        name: 'alice',
+        metadata: { userID: 'users:001' },
+        createdAt: TX_TIME,
+        ledger: 'wallets',
+        balances: { main: { assets: { 'USD/2': 7500 } } },
+      },
+    },
+  },
 };

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { REQUEST_EXAMPLES } from '../../api/openapi/request-examples';
+import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from '../../api/openapi/request-examples';
 import { allRoutes } from '../../api/routes';
 import { compileBody, describeErrors } from '../../api/validation';
 import { parseJson, stringifyJson } from '../../lib/json';
@@ -7,9 +7,9 @@ import { parseJson, stringifyJson } from '../../lib/json';
 /**
  * Every request body in the OpenAPI document comes with an example, and every example is a body the API accepts: it is
  * validated, as the API receives it (JSON text parsed by lib/json), by the validator the API compiles from the same
- * schema (api/validation.ts).
+ * schema (api/validation.ts). The few response examples are held to their response schemas the same way.
  */
-describe('OpenAPI request examples', () => {
+describe('OpenAPI examples', () => {
   const withBody = allRoutes.filter((route) => route.schemas.body);
   const document = buildOpenApiDocument(allRoutes, { publicUrl: 'http://127.0.0.1:8080' });
 
@@ -40,5 +40,17 @@ describe('OpenAPI request examples', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  const responseCases = Object.entries(RESPONSE_EXAMPLES).flatMap(([operationId, byStatus]) =>
+    Object.entries(byStatus).map(([status, example]) => [`${operationId} ${status}`, operationId, Number(status), example] as const),
+  );
+
+  it.each(responseCases)('%s: the response example matches its schema', (_name, operationId, status, example) => {
+    const schema = allRoutes.find((route) => route.spec.operationId === operationId)?.spec.responses[status]?.schema;
+    expect(schema).toBeDefined();
+    const validate = compileBody(schema!);
+    const valid = validate(parseJson(stringifyJson(example)));
+    expect(valid ? 'valid' : describeErrors('response', validate.errors)).toBe('valid');
   });
 });
