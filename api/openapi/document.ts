@@ -2,6 +2,7 @@ import type { Config } from '../../lib/config';
 import { ALL_SCOPES } from '../middleware/authenticate';
 import type { JsonSchema, RouteDefinition } from '../routing';
 import { errorSchema } from '../schemas/common';
+import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './request-examples';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Invalid request (VALIDATION or a domain error code).',
@@ -74,6 +75,17 @@ function linksOf(route: RouteDefinition, routes: RouteDefinition[], idPointer: s
   return Object.keys(links).length > 0 ? links : undefined;
 }
 
+/** A request body's media type: its schema and, when the catalogue has one, an example a client can send as is. */
+function requestMedia(route: RouteDefinition) {
+  const example = REQUEST_EXAMPLES[route.spec.operationId];
+  return { schema: clean(route.schemas.body), ...(example !== undefined ? { example } : {}) };
+}
+
+function responseExample(operationId: string, status: string) {
+  const example = RESPONSE_EXAMPLES[operationId]?.[Number(status)];
+  return example !== undefined ? { example } : {};
+}
+
 /** One OpenAPI 3.1 document built from the route definitions: what is served is what is validated. */
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Config, 'publicUrl'>) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -90,7 +102,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
-        ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema) } } } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema), ...responseExample(spec.operationId, status) } } } : {}),
         ...(links ? { links } : {}),
       };
     }
@@ -107,7 +119,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
       tags: spec.tags,
       parameters: parametersOf(route),
       ...(route.schemas.body
-        ? { requestBody: { required: route.schemas.bodyRequired ?? true, content: { 'application/json': { schema: clean(route.schemas.body) } } } }
+        ? { requestBody: { required: route.schemas.bodyRequired ?? true, content: { 'application/json': requestMedia(route) } } }
         : {}),
       responses,
       security: route.scope === null ? [] : [{ oauth2: [route.scope] }],
