@@ -120,3 +120,46 @@ export const replayDeliveriesBody = objectSchema(
   },
   ['createdAtFrom'],
 );
+
+/** Ours (Formance has no such read): a config's endpoint state and delivery counts. */
+export const endpointStatsSchema: JsonSchema = objectSchema(
+  {
+    configId: { type: 'string', format: 'uuid' },
+    state: { type: 'string', enum: ['healthy', 'backoff', 'disabled', 'inactive'], description: 'backoff: failing, probed on a schedule while its deliveries queue; disabled: by the platform (failing too long, or 410 Gone); inactive: deactivated by a user.' },
+    delivered: { type: 'integer', minimum: 0 },
+    failed: { type: 'integer', minimum: 0 },
+    pending: { type: 'integer', minimum: 0 },
+    cancelled: { type: 'integer', minimum: 0 },
+    queued: { type: 'integer', minimum: 0, description: 'Pending deliveries waiting in the endpoint\'s queue.' },
+    lastSuccessAt: dateTimeSchema,
+    lastFailureAt: dateTimeSchema,
+    backoff: objectSchema(
+      {
+        failingSince: dateTimeSchema,
+        failedProbes: { type: 'integer', minimum: 0 },
+        nextAttemptAt: dateTimeSchema,
+      },
+      ['failingSince', 'failedProbes'],
+    ),
+    disabledAt: dateTimeSchema,
+    disabledReason: { type: 'string' },
+  },
+  ['configId', 'state', 'delivered', 'failed', 'pending', 'cancelled', 'queued'],
+);
+
+export const recoverBody = objectSchema(
+  {
+    since: stringSchema({ format: 'date-time', description: 'Failed deliveries created at or after.' }),
+    until: stringSchema({ format: 'date-time', description: 'And at or before (default: now); at most 90 days after since.' }),
+  },
+  ['since'],
+);
+
+export const recoverResultSchema: JsonSchema = objectSchema(
+  {
+    replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the endpoint\'s queue as a new replay generation.' },
+    since: dateTimeSchema,
+    until: dateTimeSchema,
+  },
+  ['replayed', 'since', 'until'],
+);

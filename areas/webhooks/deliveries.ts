@@ -4,7 +4,8 @@ import type { EventEnvelope } from '../events';
 import { keysetPage, type Page } from '../../db/pagination';
 import type { Db, Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';
-import { planDeliveryBatch, recordAttempts } from './delivery-batch';
+import { planDeliveryBatch } from './delivery-batch';
+import { recordAttempts } from './outcomes';
 
 /**
  * Formance's delivery statuses. pending: not attempted yet in its generation, or waiting for its next attempt;
@@ -32,6 +33,9 @@ export interface DeliveryRow {
   next_retry_at: Date | null;
   /** Start of the current generation's retry window (creation, or the replay). */
   run_started_at: Date;
+  /** Waiting in its endpoint's queue (pending only), at position queue_seq. */
+  queued: boolean;
+  queue_seq: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -126,9 +130,13 @@ export interface AttemptRecord {
   config: WebhookConfigRow;
   nextRetryAfter?: Date;
   durationMs: number;
+  /** The receiver's Retry-After on a retryable answer: the endpoint's next probe waits at least this long. */
+  retryAfterMs?: number;
+  /** A 410 Gone: the endpoint is disabled at once (Standard Webhooks). */
+  gone?: boolean;
 }
 
-/** Stores one attempt and moves the delivery to the state it implies, in one transaction. */
+/** Stores one attempt and moves the delivery (and its endpoint) to the state it implies, in one transaction. */
 export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
   await recordAttempts(db, [record]);
 }

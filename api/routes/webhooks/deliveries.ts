@@ -55,7 +55,7 @@ export const replayDeliveryRoute = defineRoute(
     method: 'post',
     path: `${base}/{id}/replay`,
     operationId: 'replayWebhookDelivery',
-    summary: 'Send a failed delivery again as a new replay generation (same webhook-id, fresh retry window); 409 unless it failed and its config is active',
+    summary: 'Send a delivery (failed, succeeded or cancelled) again as a new replay generation (same webhook-id, fresh retry window) through its endpoint\'s queue; 409 when it is pending or its config inactive',
     tags,
     headers: idempotencyHeader,
     responses: { 200: { description: 'The delivery, pending again', schema: dataOf(deliverySchema) } },
