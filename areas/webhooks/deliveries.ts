@@ -5,7 +5,6 @@ import { keysetPage, type Page } from '../../db/pagination';
 import type { Db, Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';
 import { planDeliveryBatch } from './delivery-batch';
-import { recordAttempts } from './outcomes';
 
 /**
  * Formance's delivery statuses. pending: not attempted yet in its generation, or waiting for its next attempt;
@@ -136,17 +135,7 @@ export interface AttemptRecord {
   gone?: boolean;
 }
 
-/** Stores one attempt and moves the delivery (and its endpoint) to the state it implies, in one transaction. */
-export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
-  await recordAttempts(db, [record]);
-}
-
-/** Final failure decided outside an attempt (the send activity timed out, a replay could not start). */
+/** Final failure decided outside an attempt (the send activity of a previous release's delivery workflow timed out). */
 export async function markDeliveryFailed(db: Executor, id: string, error: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
-}
-
-/** A pending delivery whose config was deactivated or deleted: cancelled, as Formance does. */
-export async function cancelDelivery(db: Executor, id: string, reason: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, queued: false, updated_at: db.fn.now() });
 }

@@ -185,4 +185,42 @@ describe('endpoint queues', () => {
     expect(receiver.received).toHaveLength(1);
     expect((await api('GET', `${deliveries}?eventID=${later}`)).body.cursor.data).toEqual([]);
   });
+
+  /** A delivery row as a previous release (or a process that died before starting a drain) leaves it. */
+  async function strandedDelivery(configId: string, endpoint: string, fields: Record<string, unknown>) {
+    const id = crypto.randomUUID();
+    const eventId = crypto.randomUUID();
+    await db('webhook_deliveries').insert({ id, event_id: eventId, config_id: configId, event_type: 'ledger.stranded', endpoint, payload: JSON.stringify({ payload: { n: 7 } }), ...fields });
+    return { id, eventId };
+  }
+
+  it('hands the delivery of a previous release\'s per-delivery workflow to its endpoint\'s queue, and that workflow completes', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const config = await subscribe(receiver.url, [`ledger.${randomType('UPGRADE').toLowerCase()}`]);
+    const { id, eventId } = await strandedDelivery(config.id, receiver.url, { attempt_count: 1, last_status_code: 500 });
+    const plan = { deliveryId: id, configId: config.id, retry: { initialIntervalMs: 200, backoffCoefficient: 3, maximumIntervalMs: 1000 }, httpTimeoutMs: 5000, firstRetryAttempt: 1, firstDelayMs: 100 };
+    const legacy = await client.workflow.start('deliverWebhook', { taskQueue: taskQueue(), workflowId: `webhook-${eventId}-${config.id}`, args: [plan] });
+    expect(await legacy.result()).toEqual({ delivered: true });
+    const delivered = await eventually(async () => {
+      const { body } = await api('GET', `${deliveries}/${id}`);
+      return body.data.status === 'succeeded' ? body.data : undefined;
+    }, 30_000, 'the handed-over delivery');
+    expect(delivered).toMatchObject({ attemptCount: 2, lastStatusCode: 200 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id]);
+    expect((await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).describe()).type).toBe('webhookEndpoint');
+  });
+
+  it('starts the drain of a queue left without one (a crash between queueing and starting) at the next sweep', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const config = await subscribe(receiver.url, [`ledger.${randomType('SWEEP').toLowerCase()}`]);
+    const seq = (await db.raw(`SELECT nextval('webhook_delivery_queue_seq')::text AS v`)).rows[0].v;
+    const { id } = await strandedDelivery(config.id, receiver.url, { queued: true, queue_seq: seq });
+    expect(await stats(config.id)).toMatchObject({ queued: 1, pending: 1 });
+    await eventually(async () => (await api('GET', `${deliveries}/${id}`)).body.data.status === 'succeeded', 30_000, 'the swept queue\'s delivery');
+    expect(receiver.received).toHaveLength(1);
+    expect(await stats(config.id)).toMatchObject({ state: 'healthy', delivered: 1, queued: 0 });
+    await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).result();
+  });
 });
