@@ -31,8 +31,10 @@ export async function createWorker(options: {
   const db = createDb(options.databaseUrl);
   const connection = await NativeConnection.connect({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace, dataConverter });
-  // One bundle for both workers: bundling is seconds of CPU.
-  const workflowBundle = options.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
+  // One bundle for both workers (bundling is seconds of CPU), with the payload converter the workflows use for exact
+  // integers (Worker.create would add it to a bundle it made itself).
+  const workflowBundle =
+    options.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: new DefaultLogger('WARN') }));
   const temporal = { client, taskQueue: options.taskQueue };
   const worker = await Worker.create({
     connection,
