@@ -98,8 +98,12 @@ async function setQueued(trx: Executor, ids: string[]): Promise<void> {
  */
 export async function queueBehindDrains(db: Db, deliveries: Array<{ id: string; configId: string }>): Promise<{ queued: Set<string>; drains: EndpointDrain[] }> {
   if (deliveries.length === 0) return { queued: new Set(), drains: [] };
+  // The common case, no queue anywhere, takes no lock: a drain that starts just after this read is the same race as
+  // one starting just after the locked check, and the deliveries sent meanwhile join its queue only if they fail.
+  const configIds = [...new Set(deliveries.map((d) => d.configId))];
+  if (!(await db('webhook_configs').whereIn('id', configIds).where('drain_running', true).first('id'))) return { queued: new Set(), drains: [] };
   return db.transaction(async (trx) => {
-    const draining = (await lockConfigs(trx, deliveries.map((d) => d.configId), 'share')).filter((c) => c.drain_running);
+    const draining = (await lockConfigs(trx, configIds, 'share')).filter((c) => c.drain_running);
     if (draining.length === 0) return { queued: new Set<string>(), drains: [] };
     const ids = new Set(draining.map((c) => c.id));
     const queued = deliveries.filter((d) => ids.has(d.configId)).map((d) => d.id);
