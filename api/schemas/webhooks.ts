@@ -82,7 +82,7 @@ export const deliveryAttemptSchema: JsonSchema = objectSchema(
 export const replayDeliveriesResultSchema: JsonSchema = objectSchema(
   {
     replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the queue as a new replay generation.' },
-    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its retry schedule.' },
+    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its place in its endpoint\'s queue.' },
     skipped: { type: 'integer', minimum: 0, description: 'Deliveries of the page not replayed (pending ones).' },
     hasMore: { type: 'boolean' },
     nextCursor: { type: 'string', description: 'Send it back, with the same filters, for the next page.' },

@@ -123,8 +123,9 @@ export const replayDeliveriesRoute = defineRoute(
 );
 
 /**
- * A bulk replay starts one Temporal workflow per replayed delivery inside the request: a page is bounded so the
- * answer comes within seconds (a larger pageSize, which Formance allows, gets this many and a cursor).
+ * A bulk replay locks its page's deliveries (and their configs) in one transaction: a page is bounded so those locks
+ * stay short (a larger pageSize, which Formance allows, gets this many and a cursor). The replays themselves cost one
+ * drain per endpoint, whatever their number.
  */
 const MAX_REPLAYS_PER_CALL = 100;
 const replayPageSize = (asked: number | undefined) => Math.min(asked ?? MAX_REPLAYS_PER_CALL, MAX_REPLAYS_PER_CALL);
