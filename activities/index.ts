@@ -23,7 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps.db),
     ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
     ...createOpenBankingActivities({ db: deps.db, dataDir: loadConfig().dataDir }),
-    ...createWebhookActivities({ db: deps.db }),
+    ...createWebhookActivities({ db: deps.db, temporal: deps.temporal }),
     ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),
     ...createLedgerActivities(deps),

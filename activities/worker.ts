@@ -1,18 +1,24 @@
 import { Client } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { ensureConnectorSchedules } from '../areas/payments';
+import { webhookTaskQueue } from '../lib/webhooks/task-queue';
 import { createActivities } from './index';
+import { createWebhookActivities } from './webhooks';
+import { startDrainSweep } from './webhooks/sweep';
 import { startEventDispatcher } from './events/dispatcher';
 import { startLogHasher } from './ledger/log-hasher';
 
 /**
- * The worker process: runs every workflow and activity of the platform on one task queue. Stateless; run as many as
- * needed against the same Temporal namespace and database.
+ * The worker process: runs every workflow and activity of the platform on its task queue, and webhook workflows and
+ * activities on the webhook task queue (`<taskQueue>-webhooks`) with slots of their own, so webhook work (many
+ * requests to slow or dead endpoints) never holds the slots other areas' workflows need. The platform queue keeps the
+ * webhook activities too, for the workflows of the previous release that still schedule them there. Stateless; run
+ * as many as needed against the same Temporal namespace and database.
  */
 export async function createWorker(options: {
   address: string;
@@ -25,19 +31,32 @@ export async function createWorker(options: {
   const db = createDb(options.databaseUrl);
   const connection = await NativeConnection.connect({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace, dataConverter });
+  // One bundle for both workers (bundling is seconds of CPU), with the payload converter the workflows use for exact
+  // integers (Worker.create would add it to a bundle it made itself).
+  const workflowBundle =
+    options.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: new DefaultLogger('WARN') }));
+  const temporal = { client, taskQueue: options.taskQueue };
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle,
     dataConverter,
-    activities: createActivities({ db, logger, temporal: { client, taskQueue: options.taskQueue } }),
+    activities: createActivities({ db, logger, temporal }),
+  });
+  const webhookWorker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: webhookTaskQueue(options.taskQueue),
+    workflowBundle,
+    dataConverter,
+    activities: createWebhookActivities({ db, temporal }),
   });
   const close = async () => {
     await connection.close();
     await db.destroy();
   };
-  return { worker, close, logger, db };
+  return { worker, webhookWorker, close, logger, db };
 }
 
 async function main(): Promise<void> {
@@ -52,7 +71,7 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onStopSignal);
   Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
-  const { worker, close, logger, db } = await createWorker({
+  const { worker, webhookWorker, close, logger, db } = await createWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
@@ -69,12 +88,15 @@ async function main(): Promise<void> {
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
+  // Every endpoint queue gets its drain workflow, even after a crash between queueing and starting (idempotent).
+  const sweep = startDrainSweep({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   running = true;
-  await worker.run();
+  await Promise.all([worker.run(), webhookWorker.run()]);
   await dispatcher.stop();
   await hasher.stop();
+  await sweep.stop();
   await temporal.connection.close();
   await close();
   logger.info('worker stopped');

@@ -9,6 +9,7 @@ export { paymentServiceUserDelete } from './payments/psu-delete';
 export { processEventBatch } from './events/process-event-batch';
 export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';
+export { webhookEndpoint } from './webhooks/webhook-endpoint';
 export { orchestrationInstance } from './orchestration/instance';
 export { ledgerPipeline } from './ledger/pipeline';
 export { openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward } from './payments/open-banking';

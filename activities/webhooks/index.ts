@@ -3,15 +3,17 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import type { EventEnvelope } from '../../areas/events';
 import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks';
-import { cancelDelivery, markDeliveryFailed, planDeliveries, recordAttempt, type DeliveryRow } from '../../areas/webhooks';
+import { markDeliveryFailed, planDeliveries, type DeliveryRow } from '../../areas/webhooks';
 import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks';
+import { enqueueDeliveries, ensureDrains, nextEndpointStep, recordAttempts, type EndpointDrain } from '../../areas/webhooks';
+import type { TemporalDeps } from '../../lib/temporal';
 import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks';
 import { isApiError } from '../../lib/errors';
 import { deliveryPlan, endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
 import { createSendWebhookBatch, type RetryDue } from './send-batch';
-import { attemptRecord, judgeAttempt } from './verdict';
+import { queuedAttemptRecord } from './verdict';
 import { stringifyJson } from '../../lib/json';
 
 export type { DeliveryPlan, BatchDelivery, RetryDue };
@@ -25,8 +27,18 @@ export interface DeliveryBatchPlan {
   concurrency: number;
 }
 
-export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettings }) {
+/** How long one drain step keeps sending before handing back to its workflow (which may continue-as-new). */
+const DRAIN_STEP_BUDGET_MS = 20_000;
+
+export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettings; temporal?: TemporalDeps }) {
   const settings = deps.settings ?? loadWebhookSettings();
+
+  /** Starts drains; a refusal is logged and left to the worker's sweep, as the queue and its lease are durable. */
+  const startDrains = async (drains: EndpointDrain[]): Promise<void> => {
+    if (!deps.temporal || drains.length === 0) return;
+    const refused = await ensureDrains({ db: deps.db, temporal: deps.temporal }, drains);
+    for (const { drain, error } of refused) Context.current().log.warn('webhooks: could not start an endpoint drain; the sweep will', { ...drain, error: String(error) });
+  };
 
   return {
     /** Creates (idempotently) one delivery per subscribed active config. */
@@ -45,38 +57,49 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
       };
     },
 
-    sendWebhookBatch: createSendWebhookBatch({ db: deps.db, settings }),
+    sendWebhookBatch: createSendWebhookBatch({ db: deps.db, settings, ensureDrains: startDrains }),
 
     /**
-     * One attempt of one delivery. Temporal retries this activity: a retryable outcome throws a retryable failure
-     * (with Retry-After as the next delay), a final one a non-retryable failure. The attempt is recorded first, so
-     * the database shows every try even though Temporal owns the schedule. `firstRetryAttempt` numbers the attempts
-     * after those made before the delivery workflow started (the event batch's).
+     * The send activity of the per-delivery `deliverWebhook` workflows of the previous release (still running after an
+     * upgrade): rather than retrying the delivery on its own schedule, it hands it to its endpoint's queue and
+     * succeeds, so those workflows end and their endpoints' single drains take over.
      */
-    async sendWebhook(deliveryId: string, firstRetryAttempt = 0): Promise<{ statusCode: number }> {
-      const retryAttempt = firstRetryAttempt + Context.current().info.attempt - 1;
+    async sendWebhook(deliveryId: string, _firstRetryAttempt?: number): Promise<{ statusCode: number }> {
       const delivery = await deps.db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'WEBHOOK_DELIVERY_GONE');
-      // Final (or cancelled) meanwhile: nothing to send. A replay makes it pending again under another workflow.
       if (delivery.status !== 'pending') return { statusCode: delivery.last_status_code ?? 0 };
-      const config = await deps.db<WebhookConfigRow>('webhook_configs').where({ id: delivery.config_id }).first();
-      if (!config || !config.active) {
-        const reason = config ? 'the config was deactivated' : 'the config was deleted';
-        await cancelDelivery(deps.db, deliveryId, reason);
-        throw ApplicationFailure.nonRetryable(reason, 'WEBHOOK_CONFIG_GONE');
-      }
+      await startDrains(await enqueueDeliveries(deps.db, [deliveryId]));
+      return { statusCode: 0 };
+    },
 
-      const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
-      const outcome = await postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });
-      const now = Date.now();
-      const verdict = judgeAttempt(outcome, { retryAttempt, runStartedAt: new Date(delivery.run_started_at), now, settings });
-      await recordAttempt(deps.db, attemptRecord({ deliveryId, retryAttempt, config, now }, outcome, verdict));
-      const message = `webhook ${config.endpoint} answered ${outcome.statusCode}${verdict.error ? `: ${verdict.error}` : ''}`;
-      if (verdict.status === 'to retry') {
-        throw ApplicationFailure.create({ message, type: 'WEBHOOK_RETRYABLE', nextRetryDelay: verdict.retryAfter ? verdict.nextDelayMs : undefined });
+    /**
+     * One step of an endpoint's drain (the `webhookEndpoint` workflow): sends its queue in order, `drainConcurrency`
+     * requests at a time while the endpoint answers, one probe at a time while it fails, and reports what the workflow
+     * does next: stop (queue empty, config gone, endpoint disabled), wait for the next probe, or call again at once
+     * (this step's time budget is spent). Every attempt is recorded like an event batch's.
+     */
+    async webhookEndpointStep(configId: string, episode: number): Promise<{ done: boolean; delayMs: number }> {
+      const context = Context.current();
+      const started = Date.now();
+      for (;;) {
+        const step = await nextEndpointStep(deps.db, configId, episode, settings, settings.drainConcurrency);
+        if (step.action === 'done') return { done: true, delayMs: 0 };
+        if (step.action === 'wait' && step.delayMs > 0) return { done: false, delayMs: step.delayMs };
+        if (step.action === 'send') {
+          const { config } = step;
+          const records = await Promise.all(
+            step.deliveries.map(async (delivery) => {
+              const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
+              const outcome = await postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });
+              return queuedAttemptRecord({ deliveryId: delivery.id, retryAttempt: delivery.attemptCount, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() }, outcome, settings);
+            }),
+          );
+          const drains = await recordAttempts(deps.db, records, { settings, probe: step.probe });
+          await startDrains(drains.filter((d) => d.configId !== configId || d.episode !== episode));
+        }
+        context.heartbeat();
+        if (Date.now() - started > DRAIN_STEP_BUDGET_MS) return { done: false, delayMs: 0 };
       }
-      if (verdict.status === 'failed') throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
-      return { statusCode: outcome.statusCode };
     },
 
     /** Closes a delivery whose send activity failed outside an attempt (e.g. timed out); a success is never undone. */

@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import { signingSecrets } from '../../areas/webhooks';
-import { cancelDeliveries, loadDeliveriesToSend, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
-import type { AttemptRecord } from '../../areas/webhooks';
+import { cancelDeliveries, enqueueDeliveries, loadDeliveriesToSend, queueBehindDrains, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
+import type { AttemptRecord, EndpointDrain } from '../../areas/webhooks';
 import { endpointConcurrency, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { postWebhook } from './http-send';
 import { createLimiter, keyedLimiter } from './limiter';
-import { attemptRecord, judgeAttempt } from './verdict';
+import { queuedAttemptRecord } from './verdict';
 
 /** A delivery whose last attempt asks for another: attempt `retryAttempt` is due after `delayMs`. */
 export interface RetryDue {
@@ -31,7 +31,8 @@ export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, no
   const deleted: string[] = [];
   const deactivated: string[] = [];
   for (const d of deliveries) {
-    if (d.replayGeneration > 0 || d.status !== 'pending') continue;
+    // A queued delivery is its endpoint drain's to send.
+    if (d.replayGeneration > 0 || d.status !== 'pending' || d.queued) continue;
     if (d.attemptCount > attempt) {
       due.push({ deliveryId: d.id, retryAttempt: d.attemptCount, delayMs: Math.max(0, (d.nextRetryAt?.getTime() ?? now) - now) });
       continue;
@@ -45,69 +46,80 @@ export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, no
 }
 
 /** Buffers attempt records and writes them in groups, one group at a time; `close()` writes the rest and rethrows. */
-function attemptRecorder(db: Db) {
+function attemptRecorder(db: Db, settings: WebhookSettings) {
   let buffer: AttemptRecord[] = [];
   let chain = Promise.resolve();
   let failure: unknown;
+  const drains: EndpointDrain[] = [];
   const flush = () => {
     const group = buffer;
     buffer = [];
     // Errors are kept for close(), not left as a rejected promise nobody awaits (that would crash the worker).
-    chain = chain.then(() => recordAttempts(db, group)).catch((error) => void (failure ??= error));
+    chain = chain
+      .then(async () => void drains.push(...(await recordAttempts(db, group, { settings }))))
+      .catch((error) => void (failure ??= error));
   };
   return {
     add(record: AttemptRecord) {
       buffer.push(record);
       if (buffer.length >= RECORD_GROUP) flush();
     },
-    async close() {
+    /** @returns the drains the recorded failures call for. */
+    async close(): Promise<EndpointDrain[]> {
       flush();
       await chain;
       if (failure) throw failure;
+      return drains;
     },
   };
 }
 
 /**
- * Attempt number `attempt` (0 = the first) of every delivery of an event batch, in one activity: requests run
- * concurrently (at most `batchConcurrency` at once, `endpointConcurrency` per endpoint), each attempt is recorded like
- * the delivery workflow's (status, schedule, Retry-After), and the deliveries that need another attempt are returned
- * with its number and delay. Heartbeats as requests complete.
+ * The first attempt of every delivery of an event batch, in one activity. Deliveries to an endpoint that has a queue
+ * (failing, or still sending earlier ones) join the end of it without a request; the others go out concurrently (at
+ * most `batchConcurrency` at once, `endpointConcurrency` per endpoint), and a retryable failure puts its delivery in
+ * its endpoint's queue and the endpoint in backoff. The endpoints' drains (one workflow per endpoint, not per
+ * delivery) are started before returning. Nothing is left for the batch workflow to retry: returns [] (the
+ * workflows of the previous release read it as "no retry due"). Heartbeats as requests complete.
  */
-export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings }) {
+export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings; ensureDrains: (drains: EndpointDrain[]) => Promise<void> }) {
   const { db, settings } = deps;
   return async function sendWebhookBatch(deliveryIds: string[], attempt = 0): Promise<RetryDue[]> {
     const context = Context.current();
-    const { toSend, due, deleted, deactivated } = sortDeliveries(await loadDeliveriesToSend(db, deliveryIds), attempt, Date.now());
+    const loaded = await loadDeliveriesToSend(db, deliveryIds);
+    const order = new Map(deliveryIds.map((id, i) => [id, i]));
+    loaded.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    const { toSend, due, deleted, deactivated } = sortDeliveries(loaded, attempt, Date.now());
     await cancelDeliveries(db, deleted, 'the config was deleted');
     await cancelDeliveries(db, deactivated, 'the config was deactivated');
+    // Attempted before and waiting for a retry, outside any queue (a batch of the previous release): queued now.
+    const drains = await enqueueDeliveries(db, due.map((d) => d.deliveryId));
+    const held = await queueBehindDrains(db, toSend.map((d) => ({ id: d.id, configId: d.configId })));
+    drains.push(...held.drains);
 
-    const recorder = attemptRecorder(db);
+    const recorder = attemptRecorder(db, settings);
     const limit = createLimiter(settings.batchConcurrency);
     const perEndpoint = keyedLimiter(endpointConcurrency(settings));
-    const nextAt = new Map<string, number>();
     const heartbeat = setInterval(() => context.heartbeat(), 5000);
     try {
       await Promise.all(
-        toSend.map(async (delivery) => {
-          const config = delivery.config!;
-          const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
-          const outcome = await perEndpoint(config.endpoint, () =>
-            limit(() => postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed })),
-          );
-          const now = Date.now();
-          const verdict = judgeAttempt(outcome, { retryAttempt: attempt, runStartedAt: new Date(delivery.runStartedAt), now, settings });
-          if (verdict.nextDelayMs !== undefined) nextAt.set(delivery.id, now + verdict.nextDelayMs);
-          recorder.add(attemptRecord({ deliveryId: delivery.id, retryAttempt: attempt, config, now }, outcome, verdict));
-          context.heartbeat();
-        }),
+        toSend
+          .filter((delivery) => !held.queued.has(delivery.id))
+          .map(async (delivery) => {
+            const config = delivery.config!;
+            const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
+            const outcome = await perEndpoint(config.endpoint, () =>
+              limit(() => postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed })),
+            );
+            recorder.add(queuedAttemptRecord({ deliveryId: delivery.id, retryAttempt: attempt, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() }, outcome, settings));
+            context.heartbeat();
+          }),
       );
-      await recorder.close();
+      drains.push(...(await recorder.close()));
     } finally {
       clearInterval(heartbeat);
     }
-    const now = Date.now();
-    for (const [deliveryId, at] of nextAt) due.push({ deliveryId, retryAttempt: attempt + 1, delayMs: Math.max(0, at - now) });
-    return due;
+    await deps.ensureDrains(drains);
+    return [];
   };
 }

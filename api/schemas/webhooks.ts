@@ -82,7 +82,7 @@ export const deliveryAttemptSchema: JsonSchema = objectSchema(
 export const replayDeliveriesResultSchema: JsonSchema = objectSchema(
   {
     replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the queue as a new replay generation.' },
-    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its retry schedule.' },
+    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its place in its endpoint\'s queue.' },
     skipped: { type: 'integer', minimum: 0, description: 'Deliveries of the page not replayed (pending ones).' },
     hasMore: { type: 'boolean' },
     nextCursor: { type: 'string', description: 'Send it back, with the same filters, for the next page.' },
@@ -119,4 +119,47 @@ export const replayDeliveriesBody = objectSchema(
     pageSize: integerSchema({ minimum: 1, maximum: 1000, default: 100 }),
   },
   ['createdAtFrom'],
+);
+
+/** Ours (Formance has no such read): a config's endpoint state and delivery counts. */
+export const endpointStatsSchema: JsonSchema = objectSchema(
+  {
+    configId: { type: 'string', format: 'uuid' },
+    state: { type: 'string', enum: ['healthy', 'backoff', 'disabled', 'inactive'], description: 'backoff: failing, probed on a schedule while its deliveries queue; disabled: by the platform (failing too long, or 410 Gone); inactive: deactivated by a user.' },
+    delivered: { type: 'integer', minimum: 0 },
+    failed: { type: 'integer', minimum: 0 },
+    pending: { type: 'integer', minimum: 0 },
+    cancelled: { type: 'integer', minimum: 0 },
+    queued: { type: 'integer', minimum: 0, description: 'Pending deliveries waiting in the endpoint\'s queue.' },
+    lastSuccessAt: dateTimeSchema,
+    lastFailureAt: dateTimeSchema,
+    backoff: objectSchema(
+      {
+        failingSince: dateTimeSchema,
+        failedProbes: { type: 'integer', minimum: 0 },
+        nextAttemptAt: dateTimeSchema,
+      },
+      ['failingSince', 'failedProbes'],
+    ),
+    disabledAt: dateTimeSchema,
+    disabledReason: { type: 'string' },
+  },
+  ['configId', 'state', 'delivered', 'failed', 'pending', 'cancelled', 'queued'],
+);
+
+export const recoverBody = objectSchema(
+  {
+    since: stringSchema({ format: 'date-time', description: 'Failed deliveries created at or after.' }),
+    until: stringSchema({ format: 'date-time', description: 'And at or before (default: now); at most 90 days after since.' }),
+  },
+  ['since'],
+);
+
+export const recoverResultSchema: JsonSchema = objectSchema(
+  {
+    replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the endpoint\'s queue as a new replay generation.' },
+    since: dateTimeSchema,
+    until: dateTimeSchema,
+  },
+  ['replayed', 'since', 'until'],
 );

@@ -103,10 +103,15 @@ export async function updateConfig(db: Executor, id: string, input: Omit<Webhook
   return presentConfig(row);
 }
 
-/** Sets `active`; updatedAt is refreshed even when the state does not change (the call is what it records). @throws NOT_FOUND */
+/**
+ * Sets `active`; updatedAt is refreshed even when the state does not change (the call is what it records). Activating
+ * starts the endpoint afresh: a platform disabling and any backoff are forgotten (its next delivery goes out at once).
+ * @throws NOT_FOUND
+ */
 export async function setConfigActive(db: Executor, id: string, active: boolean): Promise<WebhookConfig> {
+  const fresh = active ? { disabled_at: null, disabled_reason: null, failing_since: null, backoff_attempts: 0, retry_at: null } : {};
   const [row] = isUuid(id)
-    ? await db<WebhookConfigRow>('webhook_configs').where({ id }).update({ active, updated_at: db.fn.now() as unknown as Date }).returning('*')
+    ? await db<WebhookConfigRow>('webhook_configs').where({ id }).update({ active, ...fresh, updated_at: db.fn.now() as unknown as Date }).returning('*')
     : [];
   if (!row) throw notFound('config not found');
   return presentConfig(row);

@@ -4,7 +4,7 @@ import type { EventEnvelope } from '../events';
 import { keysetPage, type Page } from '../../db/pagination';
 import type { Db, Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';
-import { planDeliveryBatch, recordAttempts } from './delivery-batch';
+import { planDeliveryBatch } from './delivery-batch';
 
 /**
  * Formance's delivery statuses. pending: not attempted yet in its generation, or waiting for its next attempt;
@@ -32,6 +32,9 @@ export interface DeliveryRow {
   next_retry_at: Date | null;
   /** Start of the current generation's retry window (creation, or the replay). */
   run_started_at: Date;
+  /** Waiting in its endpoint's queue (pending only), at position queue_seq. */
+  queued: boolean;
+  queue_seq: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -126,19 +129,13 @@ export interface AttemptRecord {
   config: WebhookConfigRow;
   nextRetryAfter?: Date;
   durationMs: number;
+  /** The receiver's Retry-After on a retryable answer: the endpoint's next probe waits at least this long. */
+  retryAfterMs?: number;
+  /** A 410 Gone: the endpoint is disabled at once (Standard Webhooks). */
+  gone?: boolean;
 }
 
-/** Stores one attempt and moves the delivery to the state it implies, in one transaction. */
-export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
-  await recordAttempts(db, [record]);
-}
-
-/** Final failure decided outside an attempt (the send activity timed out, a replay could not start). */
+/** Final failure decided outside an attempt (the send activity of a previous release's delivery workflow timed out). */
 export async function markDeliveryFailed(db: Executor, id: string, error: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, updated_at: db.fn.now() });
-}
-
-/** A pending delivery whose config was deactivated or deleted: cancelled, as Formance does. */
-export async function cancelDelivery(db: Executor, id: string, reason: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, queued: false, updated_at: db.fn.now() });
 }

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { webhookBody, webhookEventType, type EventEnvelope } from '../events';
 import type { Db, Executor } from '../../db/knex';
-import { presentConfig, type WebhookConfigRow } from './configs';
-import type { AttemptRecord } from './deliveries';
+import type { WebhookConfigRow } from './configs';
 import { stringifyJson } from '../../lib/json';
 
 /** One delivery of an event batch, with what its workflow id and search attributes need. */
@@ -41,6 +39,9 @@ export async function planDeliveryBatch(db: Db, events: EventEnvelope[]): Promis
 /** A delivery as the batch's first attempt needs it: its row and its config (undefined when deleted). */
 export interface DeliveryToSend {
   id: string;
+  configId: string;
+  /** Waiting in its endpoint's queue: sent by the endpoint's drain, not by an event batch. */
+  queued: boolean;
   payload: string;
   status: string;
   attemptCount: number;
@@ -52,11 +53,13 @@ export interface DeliveryToSend {
 
 /** Reads deliveries and their configs in two queries. */
 export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise<DeliveryToSend[]> {
-  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'attempt_count', 'replay_generation', 'next_retry_at', 'run_started_at').whereIn('id', ids);
+  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'queued', 'attempt_count', 'replay_generation', 'next_retry_at', 'run_started_at').whereIn('id', ids);
   const configIds = [...new Set(rows.map((r: { config_id: string }) => r.config_id))];
   const configs = new Map<string, WebhookConfigRow>((await db<WebhookConfigRow>('webhook_configs').whereIn('id', configIds)).map((c) => [c.id, c]));
   return rows.map((r: any) => ({
     id: r.id,
+    configId: r.config_id,
+    queued: r.queued,
     payload: r.payload,
     status: r.status,
     attemptCount: r.attempt_count,
@@ -65,53 +68,6 @@ export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise
     runStartedAt: r.run_started_at,
     config: configs.get(r.config_id),
   }));
-}
-
-/** The delivery status an attempt leaves: another attempt to come keeps it pending. */
-const statusAfter = { success: 'succeeded', 'to retry': 'pending', failed: 'failed' } as const;
-
-/**
- * Stores attempts and moves each delivery to the state its attempt implies, in one transaction of two statements
- * whatever the number of attempts. The delivery is updated first: its row gives the attempt's replay generation.
- */
-export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  await db.transaction(async (trx) => {
-    const updated = await trx.raw(
-      `UPDATE webhook_deliveries d
-       SET status = v.status, attempt_count = d.attempt_count + 1, last_status_code = v.code, last_error = v.error, next_retry_at = v.next,
-           last_attempt_at = now(), updated_at = now()
-       FROM json_to_recordset(?::json) AS v(id uuid, status text, code int, error text, next timestamptz)
-       WHERE d.id = v.id
-       RETURNING d.id, d.replay_generation`,
-      [
-        stringifyJson(
-          records.map((r) => ({
-            id: r.deliveryId,
-            status: statusAfter[r.status],
-            code: r.statusCode,
-            error: r.error ?? null,
-            next: r.nextRetryAfter?.toISOString() ?? null,
-          })),
-        ),
-      ],
-    );
-    const generation = new Map<string, number>(updated.rows.map((row: { id: string; replay_generation: number }) => [row.id, row.replay_generation]));
-    await trx('webhook_attempts').insert(
-      records.map((record) => ({
-        id: randomUUID(),
-        delivery_id: record.deliveryId,
-        retry_attempt: record.retryAttempt,
-        replay_generation: generation.get(record.deliveryId) ?? 0,
-        status_code: record.statusCode,
-        status: record.status,
-        error: record.error ?? null,
-        config: stringifyJson(presentConfig(record.config)),
-        next_retry_after: record.nextRetryAfter ?? null,
-        duration_ms: record.durationMs,
-      })),
-    );
-  });
 }
 
 /** Deliveries whose config is gone or inactive (Formance cancels them); a delivery already final is left as it is. */

@@ -2,21 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
-import type { DeliveryPlan } from '../../lib/webhooks/settings';
-import type { deliverWebhook } from '../../workflows/webhooks/deliver-webhook';
+import { webhookTaskQueue } from '../../lib/webhooks/task-queue';
 import type { testWebhook } from '../../workflows/webhooks/test-webhook';
+import type { webhookEndpoint } from '../../workflows/webhooks/webhook-endpoint';
 import type { WebhookAttempt } from './attempts';
+import type { EndpointDrain } from './endpoints';
 
 /**
- * Every Temporal call the webhooks area makes from the API side. Sends never leave the API process directly: they run
- * as activities on the worker, with their own retry policies, so the API never calls out to a customer's endpoint and
- * every send shows in the Web UI.
+ * Every Temporal call the webhooks area makes. Sends never leave the API process directly: they run as activities on
+ * the worker, on the webhook task queue (lib/webhooks/task-queue.ts), so the API never calls out to a customer's
+ * endpoint and webhook work has worker slots of its own.
  */
 
 /** Runs a one-attempt test send and waits for its outcome (op 16); undefined when the config vanished meanwhile. */
 export async function runTestSend(temporal: TemporalDeps, configID: string): Promise<WebhookAttempt | undefined> {
   const attempt = await temporal.client.workflow.execute<typeof testWebhook>('testWebhook', {
-    taskQueue: temporal.taskQueue,
+    taskQueue: webhookTaskQueue(temporal.taskQueue),
     workflowId: `webhook-test-${configID}-${randomUUID()}`,
     args: [configID],
     workflowExecutionTimeout: '2m',
@@ -25,27 +26,32 @@ export async function runTestSend(temporal: TemporalDeps, configID: string): Pro
 }
 
 /**
- * Starts the replay of a delivery: a deliverWebhook run with a fresh retry window, id `…-replay-<generation>`. A run
- * already started under that id (an earlier start whose answer was lost) is that replay: not an error.
+ * Makes sure each drain runs: starts `webhookEndpoint` as `webhook-endpoint-<configId>-<episode>` on the webhook task
+ * queue. One already started under that id is that drain (not an error); one that failed, was terminated or timed out
+ * is started again (its lease is still held, so its queue still needs it); one that completed released its lease, so
+ * a start refused for it is harmless. @returns the drains Temporal refused to start (the sweep retries them).
  */
-export async function startDeliveryReplay(
-  temporal: TemporalDeps,
-  delivery: { eventID: string; configID: string; eventType: string; replay: number },
-  plan: DeliveryPlan,
-): Promise<void> {
-  try {
-    await temporal.client.workflow.start<typeof deliverWebhook>('deliverWebhook', {
-      taskQueue: temporal.taskQueue,
-      workflowId: `webhook-${delivery.eventID}-${delivery.configID}-replay-${delivery.replay}`,
-      args: [plan],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
-        { key: SEARCH_ATTRIBUTES.EventType, value: delivery.eventType },
-        { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: delivery.configID },
-      ],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+export async function startEndpointDrains(temporal: TemporalDeps, drains: EndpointDrain[], httpTimeoutMs: number): Promise<Array<{ drain: EndpointDrain; error: unknown }>> {
+  const refused: Array<{ drain: EndpointDrain; error: unknown }> = [];
+  await Promise.all(
+    drains.map(async (drain) => {
+      try {
+        await temporal.client.workflow.start<typeof webhookEndpoint>('webhookEndpoint', {
+          taskQueue: webhookTaskQueue(temporal.taskQueue),
+          workflowId: endpointWorkflowId(drain),
+          args: [{ configId: drain.configId, episode: drain.episode, httpTimeoutMs }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+          typedSearchAttributes: [
+            { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
+            { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: drain.configId },
+          ],
+        });
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) refused.push({ drain, error });
+      }
+    }),
+  );
+  return refused;
 }
+
+export const endpointWorkflowId = (drain: EndpointDrain): string => `webhook-endpoint-${drain.configId}-${drain.episode}`;

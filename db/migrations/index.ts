@@ -24,6 +24,7 @@ import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
 import * as paymentsConsentDecision from './023-payments-consent-decision';
 import * as authScopeRevocations from './024-auth-scope-revocations';
 import * as orchestrationAbortCausation from './025-orchestration-abort-causation';
+import * as webhookEndpointQueues from './026-webhook-endpoint-queues';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Array<[string, Migration]> = [
   ['023-payments-consent-decision', paymentsConsentDecision],
   ['024-auth-scope-revocations', authScopeRevocations],
   ['025-orchestration-abort-causation', orchestrationAbortCausation],
+  ['026-webhook-endpoint-queues', webhookEndpointQueues],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

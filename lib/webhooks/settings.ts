@@ -3,8 +3,9 @@ import type { BlockList } from 'node:net';
 
 /**
  * Webhook delivery settings, from the environment of the worker (and of the API for the write-time SSRF check).
- * The retry schedule is Temporal's exponential backoff on the send activity: with the defaults (10 s × 3 per attempt,
- * capped at 6 h, for 72 h) an endpoint that stays down gets about 19 attempts over three days, like Stripe and Svix.
+ * Retries are per endpoint: a failing endpoint is probed on an exponential schedule (10 s × 3 per attempt, capped at
+ * 6 h, by default) while its deliveries wait in its queue; a delivery is given up after 72 h, an endpoint disabled
+ * after 5 days without a success (as Svix).
  */
 export interface WebhookSettings {
   /** WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: delay before the first retry. */
@@ -23,6 +24,18 @@ export interface WebhookSettings {
   allowed: BlockList;
   /** WEBHOOKS_BATCH_CONCURRENCY: requests in flight at once in the attempts an event batch makes itself. */
   batchConcurrency: number;
+  /**
+   * WEBHOOKS_DISABLE_AFTER_MS: an endpoint that has answered no attempt successfully for this long (its backoff
+   * started that long ago) is disabled, and a `webhooks.endpoint_disabled` event says so.
+   */
+  disableAfterMs: number;
+  /**
+   * WEBHOOKS_DRAIN_CONCURRENCY: requests in flight at once when an endpoint's queue is sent. The queue goes out in
+   * order, this many at a time (1: strictly one after the other).
+   */
+  drainConcurrency: number;
+  /** WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: how often each worker makes sure every endpoint queue has its workflow. */
+  drainSweepIntervalMs: number;
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -43,6 +56,9 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): Webho
     rotationGraceMs: positive(env, 'WEBHOOKS_SECRET_ROTATION_GRACE_MS', 24 * 3600_000),
     allowed: parseCidrList(env.WEBHOOKS_ALLOWED_CIDRS ?? ''),
     batchConcurrency: Math.round(positive(env, 'WEBHOOKS_BATCH_CONCURRENCY', 64)),
+    disableAfterMs: positive(env, 'WEBHOOKS_DISABLE_AFTER_MS', 5 * 24 * 3600_000),
+    drainConcurrency: Math.round(positive(env, 'WEBHOOKS_DRAIN_CONCURRENCY', 8)),
+    drainSweepIntervalMs: positive(env, 'WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS', 60_000),
   };
 }
 

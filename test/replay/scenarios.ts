@@ -339,6 +339,29 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // Webhooks with per-endpoint retries: an event batch whose one delivery fails twice with 500 (the batch's attempt
+  // queues it, with the webhook task queue patch), and the endpoint's drain that probes it on its backoff and succeeds.
+  ['webhook-endpoint', {
+    records: ['webhook-endpoint', 'process-event-batch-queued'],
+    async run() {
+      const ledger = await newLedger('replay');
+      const flaky = await startReceiver((n) => ({ status: n <= 2 ? 500 : 200 }));
+      const db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 1 });
+      try {
+        const configID = (await api('POST', '/api/webhooks/configs', { body: { endpoint: flaky.url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
+        await fund(ledger, 'users:queued', 100);
+        const delivery = await eventually(async () => (await read(`/api/webhooks/deliveries?configId=${configID}`)).cursor.data[0], (d) => d?.status === 'succeeded');
+        if (delivery.attemptCount !== 3) throw new Error(`expected three attempts, got ${delivery.attemptCount}`);
+        const batch = `events-${(await db('events_outbox').where({ id: delivery.eventID }).first('batch_id')).batch_id}`;
+        await api('DELETE', `/api/webhooks/configs/${configID}`);
+        return { 'webhook-endpoint': `webhook-endpoint-${configID}-1`, 'process-event-batch-queued': batch };
+      } finally {
+        await db.destroy();
+        await flaky.close();
+      }
+    },
+  }],
+
   // A ledger pipeline: export, a reset (its wake signal) and a second export, then the stop that cancels the run.
   ['ledger-pipeline', {
     records: ['ledger-pipeline'],

@@ -17,6 +17,9 @@ export default async function globalSetup(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
   // Webhooks: the test receivers listen on 127.0.0.1, and retries come within a second instead of minutes.
   Object.assign(env, { WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', WEBHOOKS_RETRY_FOR_MS: '30000', EVENTS_POLL_INTERVAL_MS: '500' });
+  // Endpoint queues: one request at a time (so a test can check their order), a failing endpoint disabled after 10 s,
+  // and a sweep often enough that a lost drain start is recovered within a test's wait.
+  Object.assign(env, { WEBHOOKS_DRAIN_CONCURRENCY: '1', WEBHOOKS_DISABLE_AFTER_MS: '10000', WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: '5000' });
   const platform = await startThrowawayPlatform({ purpose: 'test', env, dataDir: process.env.TEST_DATA_DIR || undefined });
   const { dataDir } = platform;
   process.env.TEST_API_URL = platform.apiUrl;

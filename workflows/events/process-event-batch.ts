@@ -1,8 +1,9 @@
-import { ParentClosePolicy, proxyActivities, proxyLocalActivities, sleep, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { EventEnvelope } from '../../areas/events';
 import type { DeliveryBatchPlan, RetryDue, WebhookActivities } from '../../activities/webhooks';
 import type { EventActivities } from '../../activities/events';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
+import { webhookTaskQueue } from '../../lib/webhooks/task-queue';
 import { deliverWebhook } from '../webhooks/deliver-webhook';
 import { sendBatchTimeoutMs } from '../webhooks/retry-schedule';
 
@@ -19,9 +20,10 @@ const { matchTriggersBatch } = proxyLocalActivities<EventActivities>({
 });
 
 /**
- * Webhooks of a batch: plan every delivery, make every first attempt in one activity, then a second round in one
- * activity for the retries due within the schedule's first interval, and start a `deliverWebhook` child (id
- * `webhook-<eventId>-<configId>`, abandoned on completion) only for the deliveries that still need a retry. A child
+ * Webhooks of a batch: plan every delivery, then make every first attempt in one activity, which queues the
+ * deliveries that need another attempt in their endpoints' queues and starts those endpoints' drains: it reports no
+ * retry due, so the rest of this function (a second round, then a `deliverWebhook` child per delivery still failing)
+ * only runs in histories of the previous release, which must replay. There, a child
  * costs Temporal and the worker ≈ 80 ms of CPU (docs/decisions/0009-event-batches.md): with 5% of first attempts failing at random,
  * children for every failed first attempt took more CPU than all the first attempts; after a second round only the
  * deliveries that failed twice (a receiver down, typically) get one.
@@ -29,7 +31,10 @@ const { matchTriggersBatch } = proxyLocalActivities<EventActivities>({
 async function deliverBatch(events: EventEnvelope[]): Promise<void> {
   const { deliveries, plan, concurrency }: DeliveryBatchPlan = await planWebhookBatch(events);
   if (deliveries.length === 0) return;
+  // The requests go out on the webhook task queue, in slots of their own (histories recorded before kept the platform's).
+  const ownQueue = patched('webhook-task-queue');
   const { sendWebhookBatch } = proxyActivities<WebhookActivities>({
+    ...(ownQueue ? { taskQueue: webhookTaskQueue(workflowInfo().taskQueue) } : {}),
     startToCloseTimeout: sendBatchTimeoutMs(deliveries.length, concurrency, plan.httpTimeoutMs),
     // Heartbeats come as requests complete and every 5 s: a lost worker is noticed long before the timeout above.
     heartbeatTimeout: '30s',

@@ -1,10 +1,11 @@
-import { changeSecret, createConfig, deleteConfig, listConfigs, presentConfig, setConfigActive, testConfig, updateConfig } from '../../../areas/webhooks';
+import { changeSecret, createConfig, deleteConfig, getEndpointStats, listConfigs, presentConfig, recoverDeliveries, setConfigActive, testConfig, updateConfig } from '../../../areas/webhooks';
+import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { configInputSchema, configListQuery, configUpdateSchema, idParams, secretChangeSchema, webhookAttemptSchema, webhookConfigSchema } from '../../schemas/webhooks';
+import { configInputSchema, configListQuery, configUpdateSchema, endpointStatsSchema, idParams, recoverBody, recoverResultSchema, secretChangeSchema, webhookAttemptSchema, webhookConfigSchema } from '../../schemas/webhooks';
 
 const tags = ['webhooks'];
 const configResponse = { 200: { description: 'The config', schema: dataOf(webhookConfigSchema) } };
@@ -95,4 +96,50 @@ export const testConfigRoute = defineRoute(
   },
 );
 
-export const configRoutes = [listConfigsRoute, createConfigRoute, updateConfigRoute, deleteConfigRoute, activateConfigRoute, deactivateConfigRoute, changeSecretRoute, testConfigRoute];
+export const configStatsRoute = defineRoute(
+  {
+    method: 'get',
+    path: `${base}/{id}/stats`,
+    operationId: 'readWebhookConfigStats',
+    summary: 'A config\'s endpoint state (healthy, backoff, disabled, inactive) and delivery counts',
+    tags,
+    responses: { 200: { description: 'The stats', schema: dataOf(endpointStatsSchema) } },
+  },
+  authenticate('webhooks:read'),
+  validate({ params: idParams }),
+  async function configStatsHandler(ctx) {
+    ctx.body = { data: await getEndpointStats(ctx.deps.db, ctx.state.input.params.id) };
+  },
+);
+
+export const recoverConfigRoute = defineRoute(
+  {
+    method: 'post',
+    path: `${base}/{id}/recover`,
+    operationId: 'recoverWebhookConfig',
+    summary: 'Resend a config\'s failed deliveries created since a date (Svix\'s recover), through its endpoint\'s queue; 409 when the config is inactive',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 200: { description: 'How many deliveries were queued again', schema: dataOf(recoverResultSchema) } },
+  },
+  authenticate('webhooks:write'),
+  validate({ params: idParams, body: recoverBody }),
+  async function recoverConfigHandler(ctx) {
+    const { since, until } = ctx.state.input.body;
+    const window = { since: new Date(since), ...(until !== undefined ? { until: new Date(until) } : {}) };
+    ctx.body = { data: await recoverDeliveries(ctx.deps, ctx.state.input.params.id, window, idempotencyKeyOf(ctx)) };
+  },
+);
+
+export const configRoutes = [
+  listConfigsRoute,
+  createConfigRoute,
+  updateConfigRoute,
+  deleteConfigRoute,
+  activateConfigRoute,
+  deactivateConfigRoute,
+  changeSecretRoute,
+  testConfigRoute,
+  configStatsRoute,
+  recoverConfigRoute,
+];

@@ -55,7 +55,7 @@ export const replayDeliveryRoute = defineRoute(
     method: 'post',
     path: `${base}/{id}/replay`,
     operationId: 'replayWebhookDelivery',
-    summary: 'Send a failed delivery again as a new replay generation (same webhook-id, fresh retry window); 409 unless it failed and its config is active',
+    summary: 'Send a delivery (failed, succeeded or cancelled) again as a new replay generation (same webhook-id, fresh retry window) through its endpoint\'s queue; 409 when it is pending or its config inactive',
     tags,
     headers: idempotencyHeader,
     responses: { 200: { description: 'The delivery, pending again', schema: dataOf(deliverySchema) } },
@@ -123,8 +123,9 @@ export const replayDeliveriesRoute = defineRoute(
 );
 
 /**
- * A bulk replay starts one Temporal workflow per replayed delivery inside the request: a page is bounded so the
- * answer comes within seconds (a larger pageSize, which Formance allows, gets this many and a cursor).
+ * A bulk replay locks its page's deliveries (and their configs) in one transaction: a page is bounded so those locks
+ * stay short (a larger pageSize, which Formance allows, gets this many and a cursor). The replays themselves cost one
+ * drain per endpoint, whatever their number.
  */
 const MAX_REPLAYS_PER_CALL = 100;
 const replayPageSize = (asked: number | undefined) => Math.min(asked ?? MAX_REPLAYS_PER_CALL, MAX_REPLAYS_PER_CALL);

@@ -79,7 +79,14 @@ describe('webhook deliveries', () => {
     await expect(client.workflow.getHandle(`webhook-${eventId}-${config.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('retries 500 twice then 200: three attempts (two in the batch, one in a delivery workflow), one success, one webhook-id, visible in Temporal', async () => {
+  /** The endpoint drain workflow of a config's `episode`th queue, once it has ended. */
+  async function endedDrain(configId: string, episode = 1) {
+    const drain = client.workflow.getHandle(`webhook-endpoint-${configId}-${episode}`);
+    await drain.result(); // the rows turn final inside its activity: the workflow may still be closing
+    return drain;
+  }
+
+  it('retries 500 twice then 200: the batch makes the first attempt, the endpoint\'s one drain workflow the others, one webhook-id', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'succeeded');
@@ -95,39 +102,38 @@ describe('webhook deliveries', () => {
     expect(attempts[0].durationMillis).toBeGreaterThanOrEqual(0);
     expect(delivery).toMatchObject({ attemptCount: 3, lastStatusCode: 200 });
 
-    // The batch workflow made attempts 0 and 1 (two sendWebhookBatch activities, a timer between them), then started
-    // the delivery workflow, which waited the next delay and made attempt 2 in its sendWebhook activity.
-    // A delivery row is marked inside the activity, so its workflows may still be closing: wait for them to end.
+    // The batch workflow made attempt 1 in its one sendWebhookBatch activity and started no child; the endpoint's
+    // drain waited for each probe on a timer and made attempts 2 and 3 in its steps.
     const batch = await batchWorkflowOf(eventId);
     await batch.result();
-    await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).result();
     const batchHistory = await batch.fetchHistory();
-    const scheduled = batchHistory.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
-    expect(scheduled).toEqual(['sendWebhookBatch', 'sendWebhookBatch']);
-    const children = batchHistory.events?.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId).filter(Boolean);
-    expect(children).toEqual([`webhook-${eventId}-${config.id}`]);
-    expect((await batch.describe()).status.name).toBe('COMPLETED');
-    const history = await client.workflow.getHandle(`webhook-${eventId}-${config.id}`).fetchHistory();
-    expect(history.events?.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
-    expect(history.events?.filter((e) => e.activityTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(batchHistory.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual(['sendWebhookBatch']);
+    expect(batchHistory.events?.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    await expect(client.workflow.getHandle(`webhook-${eventId}-${config.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    const drain = await endedDrain(config.id);
+    expect((await drain.describe()).status.name).toBe('COMPLETED');
+    const history = await drain.fetchHistory();
+    expect(history.events?.filter((e) => e.timerStartedEventAttributes).length).toBeGreaterThanOrEqual(1);
+    expect(history.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean).every((name) => name === 'webhookEndpointStep')).toBe(true);
+    // Recovered: the endpoint is healthy again and its queue is empty.
+    expect((await api('GET', `${configs}/${config.id}/stats`)).body.data).toMatchObject({ state: 'healthy', delivered: 1, pending: 0, queued: 0 });
   });
 
-  it('shows a delivery workflow\'s own retries in Temporal: 500 four times, then 200', async () => {
+  it('keeps probing on a growing backoff: 500 four times, then 200, from one drain workflow', async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 4 ? 500 : 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(5);
     expect(delivery.attemptCount).toBe(5);
-    // Attempts 2, 3 and 4 are the delivery workflow's sendWebhook attempts 1, 2 and 3: Temporal records the last start,
-    // and only once the activity has completed, which may be just after the row turned succeeded.
-    const workflow = client.workflow.getHandle(`webhook-${eventId}-${config.id}`);
-    await workflow.result();
-    const history = await workflow.fetchHistory();
-    const started = history.events?.map((e) => e.activityTaskStartedEventAttributes).filter(Boolean);
-    expect(started?.map((s) => s?.attempt)).toEqual([3]);
+    const gaps = receiver.received.slice(1).map((r, n) => r.at - receiver.received[n].at);
+    // The test stack's schedule: 200 ms, then × 3 per failed probe, capped at 1 s.
+    expect(gaps[3]).toBeGreaterThanOrEqual(950);
+    const drain = await endedDrain(config.id);
+    expect((await drain.describe()).status.name).toBe('COMPLETED');
+    await expect(client.workflow.getHandle(`webhook-endpoint-${config.id}-2`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('honours Retry-After on the first attempt: the delivery workflow waits it before the second', async () => {
+  it('honours Retry-After on the first attempt: the endpoint\'s next probe waits it', async () => {
     const { receiver, type } = await subscribe((n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'succeeded');
@@ -158,26 +164,31 @@ describe('webhook deliveries', () => {
     expect(attempts.map((a: { outcome: string; replayGeneration: number; attemptNumber: number }) => [a.outcome, a.replayGeneration, a.attemptNumber])).toEqual([
       ['succeeded', 1, 1], ['permanent_failure', 0, 1],
     ]);
-    // The replay's workflow, started by the API through Temporal. The row turns succeeded inside its activity, so the
-    // workflow may still be closing: wait for its end before reading its status.
-    const replayWorkflow = client.workflow.getHandle(`webhook-${eventId}-${config.id}-replay-1`);
-    await replayWorkflow.result();
-    expect((await replayWorkflow.describe()).status.name).toBe('COMPLETED');
+    // The replay went through the endpoint's queue, sent by its drain (the API started it through Temporal).
+    expect((await (await endedDrain(config.id)).describe()).status.name).toBe('COMPLETED');
 
-    // The same key answers the first replay again and replays nothing; another key finds a succeeded delivery: 409.
+    // The same key answers the first replay again and replays nothing.
     const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
     expect([repeated.status, repeated.body]).toEqual([200, replay.body]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(2);
-    const again = await api('POST', `${deliveries}/${failed.id}/replay`);
-    expect([again.status, again.body.errorCode]).toEqual([409, 'CONFLICT']);
+    // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
+    const again = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: { 'Idempotency-Key': `again-${failed.id}` } });
+    expect([again.status, again.body.data.status, again.body.data.replayGeneration]).toEqual([200, 'pending', 2]);
+    const resent = await eventually(async () => {
+      const { body } = await api('GET', `${deliveries}/${failed.id}`);
+      return body.data.replayGeneration === 2 && body.data.status === 'succeeded' ? body.data : undefined;
+    }, 30_000, 'the second replay to succeed');
+    expect(resent).toMatchObject({ attemptCount: 1, lastStatusCode: 204 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id, failed.id]);
+    expect(receiver.received[2].body).toBe(receiver.received[0].body);
     const otherDelivery = await api('POST', `${deliveries}/${crypto.randomUUID()}/replay`, { headers: key });
     expect([otherDelivery.status, otherDelivery.body.errorCode]).toEqual([409, 'CONFLICT']);
     expect((await api('POST', `${deliveries}/${crypto.randomUUID()}/replay`)).status).toBe(404);
     expect((await api('GET', `${deliveries}/nope`)).status).toBe(404);
   });
 
-  it('refuses to replay a pending delivery (409); deactivating its config cancels it, and a cancelled delivery is not replayable', async () => {
+  it('refuses to replay a pending delivery (409); deactivating its config cancels it, and a delivery of an inactive config is not replayable', async () => {
     const { type } = await subscribe(() => ({ status: 503 }));
     const eventId = await emit(type);
     const retrying = await deliveryOf(eventId, 'pending', 1);

@@ -1,6 +1,6 @@
 import { createLimiter, keyedLimiter } from '../../../activities/webhooks/limiter';
 import { sortDeliveries } from '../../../activities/webhooks/send-batch';
-import { MAX_RETRY_AFTER_MS, judgeAttempt } from '../../../activities/webhooks/verdict';
+import { MAX_RETRY_AFTER_MS, queuedAttemptRecord } from '../../../activities/webhooks/verdict';
 import type { DeliveryToSend } from '../../../areas/webhooks/delivery-batch';
 import type { WebhookConfigRow } from '../../../areas/webhooks/configs';
 import { backoffDelayMs, endpointConcurrency } from '../../../lib/webhooks/settings';
@@ -8,38 +8,46 @@ import { sendBatchTimeoutMs, sendRetryInitialIntervalMs } from '../../../workflo
 
 const settings = { initialIntervalMs: 10_000, backoffCoefficient: 3, maximumIntervalMs: 6 * 3600_000, retryForMs: 72 * 3600_000 };
 const now = Date.parse('2030-01-01T00:00:00Z');
-const judge = (outcome: { statusCode: number; blocked?: boolean; error?: string; retryAfterMs?: number }, retryAttempt = 0, startedAgoMs = 0) =>
-  judgeAttempt({ blocked: false, ...outcome }, { retryAttempt, runStartedAt: new Date(now - startedAgoMs), now, settings });
+const config0 = { id: 'c', endpoint: 'https://example.com/hook', active: true } as WebhookConfigRow;
+const judge = (outcome: { statusCode: number; blocked?: boolean; error?: string; retryAfterMs?: number }, startedAgoMs = 0) => {
+  const { deliveryId, config, durationMs, retryAttempt, statusCode, ...verdict } = queuedAttemptRecord(
+    { deliveryId: 'd', retryAttempt: 0, config: config0, runStartedAt: new Date(now - startedAgoMs), now },
+    { blocked: false, durationMs: 5, ...outcome },
+    settings,
+  );
+  expect([deliveryId, config, durationMs, retryAttempt, statusCode]).toEqual(['d', config0, 5, 0, outcome.statusCode]);
+  return verdict;
+};
 
 describe('webhook attempt verdicts', () => {
   it('succeed on 2xx, fail for good on other 4xx, 3xx and blocked addresses', () => {
-    expect(judge({ statusCode: 204 })).toEqual({ status: 'success', retryAfter: false });
-    for (const statusCode of [400, 404, 302]) expect(judge({ statusCode })).toEqual({ status: 'failed', retryAfter: false });
-    expect(judge({ statusCode: 0, blocked: true, error: 'refusing' })).toEqual({ status: 'failed', error: 'refusing', retryAfter: false });
+    expect(judge({ statusCode: 204 })).toEqual({ status: 'success' });
+    for (const statusCode of [400, 404, 302]) expect(judge({ statusCode })).toEqual({ status: 'failed' });
+    expect(judge({ statusCode: 0, blocked: true, error: 'refusing' })).toEqual({ status: 'failed', error: 'refusing' });
   });
 
-  it('retry no response, 408, 429 and 5xx on the backoff schedule of the next attempt', () => {
-    for (const statusCode of [0, 408, 429, 500, 503]) expect(judge({ statusCode }, 0)).toMatchObject({ status: 'to retry', nextDelayMs: 10_000, retryAfter: false });
-    expect(judge({ statusCode: 500 }, 2).nextDelayMs).toBe(backoffDelayMs(settings, 3));
-    expect(judge({ statusCode: 500 }, 2).nextDelayMs).toBe(90_000);
+  it('disable the endpoint on 410 Gone (Standard Webhooks)', () => {
+    expect(judge({ statusCode: 410 })).toEqual({ status: 'failed', error: 'the endpoint answered 410 Gone: it is disabled', gone: true });
   });
 
-  it('honour Retry-After, up to a bound', () => {
-    expect(judge({ statusCode: 429, retryAfterMs: 2000 })).toMatchObject({ status: 'to retry', nextDelayMs: 2000, retryAfter: true });
-    expect(judge({ statusCode: 503, retryAfterMs: 10 * MAX_RETRY_AFTER_MS }).nextDelayMs).toBe(MAX_RETRY_AFTER_MS);
+  it('retry no response, 408, 429 and 5xx through the endpoint queue, passing Retry-After on', () => {
+    for (const statusCode of [0, 408, 429, 500, 503]) expect(judge({ statusCode })).toEqual({ status: 'to retry' });
+    expect(judge({ statusCode: 0, error: 'ECONNREFUSED' })).toEqual({ status: 'to retry', error: 'ECONNREFUSED' });
+    expect(judge({ statusCode: 429, retryAfterMs: 2000 })).toEqual({ status: 'to retry', retryAfterMs: 2000 });
+    expect(MAX_RETRY_AFTER_MS).toBe(6 * 3600_000);
   });
 
-  it('fail for good when the next attempt would fall outside the retry window', () => {
-    const verdict = judge({ statusCode: 500 }, 3, settings.retryForMs - 1000);
-    expect(verdict).toEqual({ status: 'failed', error: 'status 500; retries exhausted', retryAfter: false });
-    expect(judge({ statusCode: 0, error: 'ECONNREFUSED' }, 0, settings.retryForMs).error).toBe('ECONNREFUSED; retries exhausted');
+  it('fail for good once the delivery\'s retry window is over', () => {
+    expect(judge({ statusCode: 500 }, settings.retryForMs - 1)).toEqual({ status: 'to retry' });
+    expect(judge({ statusCode: 500 }, settings.retryForMs)).toEqual({ status: 'failed', error: 'status 500; retries exhausted' });
+    expect(judge({ statusCode: 0, error: 'ECONNREFUSED' }, settings.retryForMs).error).toBe('ECONNREFUSED; retries exhausted');
   });
 });
 
 describe('the first attempts of an event batch', () => {
   const config = { id: 'c', endpoint: 'https://example.com/hook', active: true } as WebhookConfigRow;
   const delivery = (id: string, fields: Partial<DeliveryToSend> = {}): DeliveryToSend => ({
-    id, payload: '{}', status: 'pending', attemptCount: 0, replayGeneration: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
+    id, configId: 'c', queued: false, payload: '{}', status: 'pending', attemptCount: 0, replayGeneration: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
   });
 
   it('send only fresh deliveries; a retried activity reports again the retries its first try scheduled', () => {
@@ -51,6 +59,8 @@ describe('the first attempts of an event batch', () => {
       delivery('retrying', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
       delivery('overdue', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now - 4000) }),
       delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
+      delivery('queued', { status: 'pending', attemptCount: 1, queued: true }),
+      delivery('held', { status: 'pending', queued: true }),
       delivery('deleted', { config: undefined }),
       delivery('inactive', { config: { ...config, active: false } }),
     ], 0, now);
