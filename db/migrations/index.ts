@@ -21,6 +21,7 @@ import * as paymentsOpenBanking from './019-payments-open-banking';
 import * as ledgerTransactionText from './020-ledger-transaction-text';
 import * as paymentsAccountOrder from './021-payments-account-order';
 import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
+import * as ledgerLogCheckpoints from './023-ledger-log-checkpoints';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Array<[string, Migration]> = [
   ['020-ledger-transaction-text', ledgerTransactionText],
   ['021-payments-account-order', paymentsAccountOrder],
   ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
+  ['023-ledger-log-checkpoints', ledgerLogCheckpoints],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
