@@ -83,7 +83,7 @@ export async function importLogs(db: Db, ledger: string, lines: AsyncIterable<st
       return key;
     });
   }
-  let keys: LogPublicKey[] = foreign ?? (await loadLogKeys(db));
+  let keys: LogPublicKey[] = foreign ?? (await loadLogKeys(db, false, false));
   const aborted = () => new ApiError('IMPORT', 'the client went away: nothing was imported', { status: 400 });
   const verifier = new ChainVerifier(true);
   let count = 0;
@@ -115,7 +115,7 @@ export async function importLogs(db: Db, ledger: string, lines: AsyncIterable<st
           throw importError(mismatch ? `log ${log.id}: ${mismatch}` : problem, log.id);
         }
         if (log.checkpoint) {
-          if (!foreign && !keys.some((k) => k.keyId === log.checkpoint!.keyId)) keys = await loadLogKeys(db, true);
+          if (!foreign && !keys.some((k) => k.keyId === log.checkpoint!.keyId)) keys = await loadLogKeys(db, true, false);
           const bad = checkCheckpoint(keys, log.id, log.hash!, log.checkpoint);
           if (bad) throw importError(bad, log.id);
         }

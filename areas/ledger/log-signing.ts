@@ -86,13 +86,15 @@ async function insertKey(db: Executor): Promise<LogSigningKey> {
 }
 
 /**
- * Every log signing key, newest (the one that signs) first; the first is created when there is none. Cached per process
- * for a few seconds; `refresh` reads them again (a checkpoint naming a key this process has not seen yet).
+ * Every log signing key, newest (the one that signs) first; the first is created when there is none, unless `create`
+ * is false (a verification only reads: with no key, no checkpoint verifies). Cached per process for a few seconds;
+ * `refresh` reads them again (a checkpoint naming a key this process has not seen yet).
  */
-export async function loadLogKeys(db: Executor, refresh = false): Promise<LogSigningKey[]> {
+export async function loadLogKeys(db: Executor, refresh = false, create = true): Promise<LogSigningKey[]> {
   const cached = cache.get(db);
   if (!refresh && cached && Date.now() - cached.at < KEYS_TTL_MS) return cached.keys;
   let keys = await readKeys(db);
+  if (keys.length === 0 && !create) return keys;
   if (keys.length === 0) {
     keys = await db.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(?)', [FIRST_KEY_LOCK]);

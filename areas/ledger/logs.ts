@@ -137,7 +137,7 @@ class LogAuditor {
 
   static async of(db: Executor, ledger: string): Promise<LogAuditor> {
     const chain = await db('ledger_log_chain').where({ ledger }).first('checkpoints_from');
-    return new LogAuditor(db, await loadLogKeys(db), chain ? BigInt(chain.checkpoints_from) : 0n);
+    return new LogAuditor(db, await loadLogKeys(db, false, false), chain ? BigInt(chain.checkpoints_from) : 0n);
   }
 
   /** @returns the problem with this log, or undefined */
@@ -145,7 +145,7 @@ class LogAuditor {
     const problem = this.chain.next(log);
     if (problem || log.hash === undefined) return problem;
     if (log.checkpoint) {
-      if (!this.keys.some((k) => k.keyId === log.checkpoint!.keyId)) this.keys = await loadLogKeys(this.db, true);
+      if (!this.keys.some((k) => k.keyId === log.checkpoint!.keyId)) this.keys = await loadLogKeys(this.db, true, false);
       const bad = checkCheckpoint(this.keys, log.id, log.hash, log.checkpoint);
       if (bad) return bad;
       this.checkpoints += 1;
