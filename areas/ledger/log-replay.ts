@@ -129,6 +129,15 @@ export class LogReplayer {
   /** The first log of the chunk being written, to name in an error thrown by the chunk's statements. */
   failedLog?: bigint;
   private pending: PendingTransaction[] = [];
+  /**
+   * Volumes as the replay left them: the ledger was empty and only the import writes to it, so after a chunk's pairs
+   * are locked once (lockVolumes skips the pairs already held), later chunks compute on them without a read. A revert
+   * moves volumes in the database: it empties this map, which the next chunk fills again from there.
+   */
+  private readonly volumes: VolumeMap = new Map();
+  /** The last chunk's statement, left running while the next chunk is computed; awaited before the next is sent. */
+  private inflight?: Promise<void>;
+  private inflightFailure?: { error: unknown; firstLog: bigint };
   private nextTxid = 0n;
   private readonly references = new Set<string>();
 
@@ -155,7 +164,9 @@ export class LogReplayer {
   /** Replays a log of any other type (its data is read back and compared). */
   async apply(log: ReplayedLog): Promise<void> {
     await this.flush();
+    await this.settle();
     if (log.type === 'REVERTED_TRANSACTION') {
+      this.volumes.clear();
       await this.revert(log);
     } else {
       await replayLog(this.trx, this.ledger, log);
@@ -168,6 +179,17 @@ export class LogReplayer {
   /** Writes what is still pending. */
   async finish(): Promise<void> {
     await this.flush();
+    await this.settle();
+  }
+
+  /** Waits for the chunk statement in flight; its failure is thrown here, naming the chunk's first log. */
+  private async settle(): Promise<void> {
+    if (this.inflight) await this.inflight;
+    this.inflight = undefined;
+    if (this.inflightFailure) {
+      this.failedLog = this.inflightFailure.firstLog;
+      throw this.inflightFailure.error;
+    }
   }
 
   private newTransaction(log: ReplayedLog): PendingTransaction {
@@ -220,18 +242,31 @@ export class LogReplayer {
     if (chunk.length === 0) return;
     this.pending = [];
     this.failedLog = chunk[0].log.id;
-    const state: VolumeMap = new Map();
-    await lockVolumes(this.trx, this.ledger, chunk.flatMap((t) => t.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])), state);
+    const state = this.volumes;
+    // Statements queue behind the chunk in flight: when it failed, theirs fail only with "transaction aborted".
+    const queued = async (work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (error) {
+        await this.settle();
+        throw error;
+      }
+    };
+    await queued(() => lockVolumes(this.trx, this.ledger, chunk.flatMap((t) => t.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])), state));
     const volumes: Array<{ pre: VolumesByAccount; post: VolumesByAccount }> = [];
     const accountMetadata: Record<string, Record<string, string>> = {};
+    const touched = new Set<string>();
     for (const t of chunk) {
       const { pre, post, changed } = applyPostings(state, t.postings, false);
-      for (const [key, entry] of changed) state.set(key, entry);
+      for (const [key, entry] of changed) {
+        state.set(key, entry);
+        touched.add(key);
+      }
       volumes.push({ pre, post });
       for (const [address, metadata] of Object.entries(t.accountMetadata)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
     }
-    await mergeAccountMetadata(this.trx, this.ledger, accountMetadata);
-    const rows = [...state.values()];
+    await queued(() => mergeAccountMetadata(this.trx, this.ledger, accountMetadata));
+    const rows = [...touched].map((key) => state.get(key)!);
     const accounts = [...new Set(rows.map((r) => r.address))].sort();
     // One JSON document for the rows (pg escapes array parameters element by element), written a row at a time: one
     // walk over a thousand rows builds a far longer string than it needs to and measured twice as slow.
@@ -253,7 +288,12 @@ export class LogReplayer {
         }),
       )
       .join(',')}]`;
-    const result = await this.trx.raw(
+    // The statement runs while the import computes the next chunk (PostgreSQL and the API work at the same time); the
+    // connection runs a transaction's statements in the order sent, so what comes next sees its rows.
+    await this.settle();
+    const firstLog = chunk[0].log.id;
+    this.failedLog = undefined;
+    const statement = this.trx.raw(
       `WITH v AS (
          UPDATE ledger_volumes v SET input = d.input, output = d.output
          FROM unnest(?::text[], ?::text[], ?::numeric[], ?::numeric[]) AS d(address, asset, input, output)
@@ -290,12 +330,17 @@ export class LogReplayer {
         this.ledger,
       ],
     );
-    const ids = result.rows[0] as { txid: string; log_id: string } | undefined;
-    // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
-    if (!ids || BigInt(ids.txid) !== chunk[0].txid || BigInt(ids.log_id) !== chunk[0].log.id) {
-      throw new Error(`import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.log_id}, expected ${chunk[0].txid}, ${chunk[0].log.id}`);
-    }
-    this.failedLog = undefined;
+    this.inflight = statement.then(
+      (result: { rows: Array<{ txid: string; log_id: string }> }) => {
+        const ids = result.rows[0];
+        // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
+        if (!ids || BigInt(ids.txid) !== chunk[0].txid || BigInt(ids.log_id) !== firstLog) {
+          throw new Error(`import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.log_id}, expected ${chunk[0].txid}, ${firstLog}`);
+        }
+      },
+    ).then(undefined, (error: unknown) => {
+      this.inflightFailure = { error, firstLog };
+    });
   }
 }
 
