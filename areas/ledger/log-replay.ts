@@ -112,7 +112,7 @@ const CHUNK = 1000;
 
 /**
  * Replays an import's logs, in id order, inside the import's database transaction, into a ledger that was empty when it
- * began. Every log goes through the ledger's own rules and must describe exactly what they produce (assertSameData):
+ * began. Every log goes through the ledger's own rules and must describe exactly what they produce:
  * - NEW_TRANSACTION: postings checked as a write checks them (integer amounts, addresses, assets), references unique,
  *   the txid the next one; volumes are recomputed from the postings (a log carries none). Funds are not checked (the
  *   source did, and a script may have allowed an overdraft that plain postings would not). Runs of them are written a
@@ -122,7 +122,8 @@ const CHUNK = 1000;
  *   postings and `revertedTransaction` must be the original's, mirrored, as stored.
  * - SET_METADATA, DELETE_METADATA, INSERTED_SCHEMA: through the write functions (a transaction must exist, a deleted
  *   key must be set, a schema must pass its checks).
- * Logs of the last three kinds are read back once written and compared with the log given.
+ * A transaction's log is checked against the data computed for it by the import (which hashes that data onto the
+ * chain); every other log is read back once written and compared with the log given (assertSameData).
  * @throws ApiError VALIDATION, NOT_FOUND, ALREADY_REVERT, CONFLICT (reference), SCHEMA_ALREADY_EXISTS; the caller names the log
  */
 export class LogReplayer {
