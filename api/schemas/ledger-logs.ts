@@ -1,4 +1,4 @@
-import { anyObjectSchema, booleanSchema, dateTimeSchema, ignoredParam, int64IdSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
+import { anyObjectSchema, arraySchema, booleanSchema, dateTimeSchema, ignoredParam, int64IdSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
 import { queryFilterParam } from './ledger';
 
 /** Formance's V2Log; `hash` is "" until the hasher has reached the log (docs/ledger.md, "The log"). */
@@ -44,8 +44,31 @@ export const logVerificationSchema = objectSchema(
     valid: booleanSchema(),
     logs: integerSchema({ minimum: 0, description: 'Logs read.' }),
     hashed: integerSchema({ minimum: 0, description: 'Logs whose hash was recomputed and matched; the others wait for the hasher.' }),
+    checkpoints: integerSchema({ minimum: 0, description: "Signed checkpoints whose signature verified under one of the platform's log signing keys." }),
+    lastCheckpointId: int64IdSchema('The last log a verified checkpoint covers, with every log before it.'),
     firstBroken: objectSchema({ id: int64IdSchema('The first log that breaks the chain.'), reason: stringSchema() }, ['id', 'reason']),
   },
-  ['valid', 'logs', 'hashed'],
+  ['valid', 'logs', 'hashed', 'checkpoints'],
 );
+
+export const importLogsQuery = objectSchema({
+  publicKey: stringSchema({
+    pattern: '^[A-Za-z0-9_=-]+(,[A-Za-z0-9_=-]+)*$',
+    maxLength: 2000,
+    description:
+      "A foreign export: the signer's Ed25519 public keys (raw 32 bytes, base64url; several separated by commas), as its deployment's GET /api/ledger/v2/_/log-signing-keys serves them. They replace the platform's own keys for this import.",
+  }),
+});
+
+export const logSigningKeySchema = objectSchema(
+  {
+    keyId: stringSchema({ description: "The key's fingerprint: the first 16 characters of base64url(SHA-256(raw public key)); checkpoints name it." }),
+    algorithm: stringSchema({ enum: ['Ed25519'] }),
+    publicKey: stringSchema({ description: 'The raw 32-byte Ed25519 public key, base64url (a JWK\'s `x`).' }),
+    createdAt: dateTimeSchema,
+    current: booleanSchema({ description: 'The key new checkpoints are signed with; the others verify older checkpoints.' }),
+  },
+  ['keyId', 'algorithm', 'publicKey', 'createdAt', 'current'],
+);
+export const logSigningKeysSchema = arraySchema(logSigningKeySchema);
 

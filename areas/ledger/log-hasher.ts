@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { chainHash, type LogRow } from './log';
+import { isCheckpointId, loadLogKeys, signCheckpoint } from './log-signing';
 
 interface ChainRow {
   hashed_through: string;
   last_hash: Buffer | null;
+  checkpoints_from: string;
 }
 
 /**
@@ -13,12 +15,15 @@ interface ChainRow {
  * flight, whose log will appear, and the chain waits for it rather than skip it.
  * One hasher per ledger at a time across every process: the ledger's chain row is locked with SKIP LOCKED, so a second
  * hasher moves on instead of waiting, and a writer never touches that row.
+ * Every CHECKPOINT_EVERY logs it signs the chain head with the platform's current key (log-signing.ts), in the same
+ * transaction as the hashes, so a stored hash at a checkpoint id always has its signature.
  * @returns how many logs were hashed
  */
 export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Promise<number> {
+  const [key] = await loadLogKeys(db);
   return db.transaction(async (trx: Knex.Transaction) => {
     await trx.raw('INSERT INTO ledger_log_chain (ledger) VALUES (?) ON CONFLICT (ledger) DO NOTHING', [ledger]);
-    const chain = (await trx('ledger_log_chain').where({ ledger }).forUpdate().skipLocked().first('hashed_through', 'last_hash')) as ChainRow | undefined;
+    const chain = (await trx('ledger_log_chain').where({ ledger }).forUpdate().skipLocked().first('hashed_through', 'last_hash', 'checkpoints_from')) as ChainRow | undefined;
     if (!chain) return 0;
     const rows = (await trx('ledger_logs')
       .where({ ledger })
@@ -30,11 +35,18 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
     let expected = BigInt(chain.hashed_through) + 1n;
     const ids: string[] = [];
     const hashes: string[] = [];
+    const checkpoints: Array<{ ledger: string; log_id: string; key_id: string; signature: Buffer }> = [];
+    const signFrom = BigInt(chain.checkpoints_from);
     for (const row of rows) {
-      if (BigInt(row.id) !== expected) break;
+      const id = BigInt(row.id);
+      if (id !== expected) break;
       previous = chainHash(previous, row);
       ids.push(row.id);
       hashes.push(previous.toString('hex'));
+      if (isCheckpointId(id) && id >= signFrom) {
+        const { keyId, signature } = signCheckpoint(key, id, previous.toString('base64'));
+        checkpoints.push({ ledger, log_id: row.id, key_id: keyId, signature: Buffer.from(signature, 'base64') });
+      }
       expected += 1n;
     }
     if (ids.length === 0) return 0;
@@ -42,6 +54,7 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
       `UPDATE ledger_logs l SET hash = decode(u.hash, 'hex') FROM unnest(?::bigint[], ?::text[]) AS u(id, hash) WHERE l.ledger = ? AND l.id = u.id`,
       [ids, hashes, ledger],
     );
+    if (checkpoints.length > 0) await trx('ledger_log_checkpoints').insert(checkpoints).onConflict(['ledger', 'log_id']).ignore();
     await trx('ledger_log_chain').where({ ledger }).update({ hashed_through: ids[ids.length - 1], last_hash: previous });
     return ids.length;
   });

@@ -6,6 +6,7 @@ import { assertLedgerExists } from './ledgers';
 import { ChainVerifier } from './log-chain';
 import { compileLedgerQuery, type FieldResolver, type QueryField } from './ledger-query';
 import { presentLog, type LedgerLog, type LogRow, type LogType } from './log';
+import { checkCheckpoint, isCheckpointId, loadLogKeys, signCheckpoint, type Checkpoint, type LogPublicKey } from './log-signing';
 import type { Executor } from './types';
 
 export interface LogFilters {
@@ -70,21 +71,36 @@ export async function logChainStatus(db: Executor, ledger: string): Promise<LogC
   return { logs, lastHashedLogId, ...(row.last_hash ? { lastHash: (row.last_hash as Buffer).toString('base64') } : {}), lag, hashing };
 }
 
+/** A log as an export carries it: with its signed checkpoint when the hasher stored one. */
+export interface StreamedLog extends LedgerLog {
+  checkpoint?: Checkpoint;
+}
+
 /**
- * Every log in id order, a page at a time. An export stops before a gap (`stopAtGap`); a verification reads on, so a
+ * Every log in id order, a page at a time, each with its stored checkpoint. An export stops before a gap (`stopAtGap`); a verification reads on, so a
  * deleted log shows as a gap (a gap before committed logs cannot be a write in flight: ids are handed out under the
  * ledger row lock, which the write holds until it commits).
  */
-export async function* streamLogs(db: Executor, ledger: string, options: { stopAtGap?: boolean; pageSize?: number } = {}): AsyncGenerator<LedgerLog> {
+export async function* streamLogs(db: Executor, ledger: string, options: { stopAtGap?: boolean; pageSize?: number } = {}): AsyncGenerator<StreamedLog> {
   const pageSize = options.pageSize ?? 1000;
   await assertLedgerExists(db, ledger);
   let after = -1n;
   for (;;) {
-    const rows = (await db('ledger_logs').where({ ledger }).where('id', '>', after.toString()).orderBy('id').limit(pageSize).select(COLUMNS)) as LogRow[];
+    const rows = (await db('ledger_logs as l')
+      .leftJoin('ledger_log_checkpoints as c', function joinCheckpoint() {
+        this.on('c.ledger', '=', 'l.ledger').andOn('c.log_id', '=', 'l.id');
+      })
+      .where('l.ledger', ledger)
+      .where('l.id', '>', after.toString())
+      .orderBy('l.id')
+      .limit(pageSize)
+      .select(...COLUMNS.map((c) => `l.${c}`), 'c.key_id', 'c.signature')) as Array<LogRow & { key_id: string | null; signature: Buffer | null }>;
     for (const row of rows) {
       if (options.stopAtGap && BigInt(row.id) !== after + 1n) return;
       after = BigInt(row.id);
-      yield presentLog(row);
+      const log: StreamedLog = presentLog(row);
+      if (row.key_id !== null && row.signature !== null) log.checkpoint = { keyId: row.key_id, signature: row.signature.toString('base64') };
+      yield log;
     }
     if (rows.length < pageSize) return;
   }
@@ -95,22 +111,98 @@ export interface LogVerification {
   /** Logs read, and how many of them carry a verified hash (the rest wait for the hasher). */
   logs: number;
   hashed: number;
+  /** Signed checkpoints whose signature verified. */
+  checkpoints: number;
+  /** The last log a verified checkpoint covers (with every log before it); absent when none. */
+  lastCheckpointId?: bigint;
   firstBroken?: { id: bigint; reason: string };
 }
 
-/** Recomputes the whole chain from the stored logs. @throws ApiError LEDGER_NOT_FOUND */
+/**
+ * Audits stored logs in id order: the chain (ChainVerifier) and every checkpoint's signature against the platform's keys
+ * (every key, rotated ones included). A hashed log at a checkpoint id without its checkpoint is broken too: deleting
+ * checkpoints is how a chain re-hashed without the key would otherwise pass. Logs hashed before checkpoints existed
+ * (`ledger_log_chain.checkpoints_from`) are not expected to have one.
+ */
+class LogAuditor {
+  readonly chain = new ChainVerifier();
+  checkpoints = 0;
+  lastCheckpointId?: bigint;
+
+  private constructor(
+    private readonly db: Executor,
+    private keys: LogPublicKey[],
+    private readonly signFrom: bigint,
+  ) {}
+
+  static async of(db: Executor, ledger: string): Promise<LogAuditor> {
+    const chain = await db('ledger_log_chain').where({ ledger }).first('checkpoints_from');
+    return new LogAuditor(db, await loadLogKeys(db, false, false), chain ? BigInt(chain.checkpoints_from) : 0n);
+  }
+
+  /** @returns the problem with this log, or undefined */
+  async next(log: StreamedLog): Promise<string | undefined> {
+    const problem = this.chain.next(log);
+    if (problem || log.hash === undefined) return problem;
+    if (log.checkpoint) {
+      if (!this.keys.some((k) => k.keyId === log.checkpoint!.keyId)) this.keys = await loadLogKeys(this.db, true, false);
+      const bad = checkCheckpoint(this.keys, log.id, log.hash, log.checkpoint);
+      if (bad) return bad;
+      this.checkpoints += 1;
+      this.lastCheckpointId = log.id;
+    } else if (isCheckpointId(log.id) && log.id >= this.signFrom) {
+      return `log ${log.id}: its signed checkpoint is missing`;
+    }
+    return undefined;
+  }
+}
+
+/** Recomputes the whole chain from the stored logs and checks its checkpoints (LogAuditor). @throws ApiError LEDGER_NOT_FOUND */
 export async function verifyLogChain(db: Executor, ledger: string): Promise<LogVerification> {
   // Logs committed before this read must all be found: a shorter stream lost its tail.
   const { logs: committed, hashing } = await logChainStatus(db, ledger);
   if (hashing === 'DISABLED') throw validationError(`ledger "${ledger}" was created with HASH_LOGS DISABLED: its logs have no chain to verify`);
-  const verifier = new ChainVerifier();
+  const auditor = await LogAuditor.of(db, ledger);
+  const result = (firstBroken?: { id: bigint; reason: string }): LogVerification => ({
+    valid: firstBroken === undefined,
+    logs: auditor.chain.logs,
+    hashed: auditor.chain.hashed,
+    checkpoints: auditor.checkpoints,
+    ...(auditor.lastCheckpointId !== undefined ? { lastCheckpointId: auditor.lastCheckpointId } : {}),
+    ...(firstBroken ? { firstBroken } : {}),
+  });
   for await (const log of streamLogs(db, ledger)) {
-    const problem = verifier.next(log);
-    if (problem) return { valid: false, logs: verifier.logs, hashed: verifier.hashed, firstBroken: { id: log.id, reason: problem } };
+    const problem = await auditor.next(log);
+    if (problem) return result({ id: log.id, reason: problem });
   }
-  if (BigInt(verifier.logs) < committed) {
-    const id = BigInt(verifier.logs);
-    return { valid: false, logs: verifier.logs, hashed: verifier.hashed, firstBroken: { id, reason: `log ${id}: missing (the ledger has written ${committed} logs)` } };
+  if (BigInt(auditor.chain.logs) < committed) {
+    const id = BigInt(auditor.chain.logs);
+    return result({ id, reason: `log ${id}: missing (the ledger has written ${committed} logs)` });
   }
-  return { valid: true, logs: verifier.logs, hashed: verifier.hashed };
+  return result();
+}
+
+/**
+ * The export: every log in id order, stopping before a write still in flight, each with its stored checkpoint; the
+ * last hashed log is signed now when it has none, so an export always ends on a checkpoint an import can verify. The
+ * export audits what it reads as it goes, and signs nothing once the chain or a checkpoint does not verify: the
+ * platform key must not vouch for logs changed in the database.
+ * @throws ApiError LEDGER_NOT_FOUND (at the first read)
+ */
+export async function* exportLogs(db: Executor, ledger: string): AsyncGenerator<StreamedLog> {
+  const logs = streamLogs(db, ledger, { stopAtGap: true });
+  const first = await logs.next();
+  if (first.done) return;
+  const auditor = await LogAuditor.of(db, ledger);
+  const [key] = await loadLogKeys(db);
+  let intact = true;
+  let previous: StreamedLog | undefined;
+  const sealed = (log: StreamedLog, next?: StreamedLog): StreamedLog =>
+    intact && log.hash !== undefined && !log.checkpoint && next?.hash === undefined ? { ...log, checkpoint: signCheckpoint(key, log.id, log.hash) } : log;
+  for (let log: StreamedLog | undefined = first.value; log; log = (await logs.next()).value as StreamedLog | undefined) {
+    if (intact && (await auditor.next(log)) !== undefined) intact = false;
+    if (previous) yield sealed(previous, log);
+    previous = log;
+  }
+  if (previous) yield sealed(previous);
 }

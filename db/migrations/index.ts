@@ -25,6 +25,7 @@ import * as paymentsConsentDecision from './023-payments-consent-decision';
 import * as authScopeRevocations from './024-auth-scope-revocations';
 import * as orchestrationAbortCausation from './025-orchestration-abort-causation';
 import * as webhookEndpointQueues from './026-webhook-endpoint-queues';
+import * as ledgerLogCheckpoints from './027-ledger-log-checkpoints';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -62,6 +63,7 @@ const migrations: Array<[string, Migration]> = [
   ['024-auth-scope-revocations', authScopeRevocations],
   ['025-orchestration-abort-causation', orchestrationAbortCausation],
   ['026-webhook-endpoint-queues', webhookEndpointQueues],
+  ['027-ledger-log-checkpoints', ledgerLogCheckpoints],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
