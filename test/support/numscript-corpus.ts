@@ -44,7 +44,14 @@ const toBig = (value: unknown): bigint => (typeof value === 'bigint' ? value : B
 const balances = (list: unknown): CorpusBalance[] =>
   ((list as Array<Record<string, unknown>>) ?? []).map((b) => ({ account: b.account as string, asset: b.asset as string, amount: toBig(b.amount), ...(b.color !== undefined ? { color: b.color as string } : {}) }));
 const postings = (list: unknown): CorpusPosting[] =>
-  (list as Array<Record<string, unknown>>).map((p) => ({ source: p.source as string, destination: p.destination as string, amount: toBig(p.amount), asset: p.asset as string }));
+  (list as Array<Record<string, unknown>>).map((p) => ({ source: p.source as string, destination: p.destination as string, amount: toBig(p.amount), asset: coloredName(p.asset as string, p.color as string | undefined) }));
+
+/** A colored posting's asset as Formance names it: `COIN` in `RED` is `COIN_RED`, `USD/4` in `COL` is `USD_COL/4`. */
+function coloredName(asset: string, color: string | undefined): string {
+  if (!color) return asset;
+  const [name, precision] = asset.split('/');
+  return precision === undefined ? `${name}_${color}` : `${name}_${color}/${precision}`;
+}
 
 /** Balances of the file, then the case's: the case's entry for an (account, asset, color) replaces the file's. */
 function mergeBalances(base: CorpusBalance[], over: CorpusBalance[]): CorpusBalance[] {

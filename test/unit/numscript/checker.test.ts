@@ -22,7 +22,7 @@ describe('numscript type checker', () => {
     expect(compileError('vars {\n account $a\n monetary $a\n}')).toBe('3:2: variable $a is declared twice');
     expect(compileError('vars { account $m = meta($later, "k")  account $later }')).toBe('1:26: variable $later is not declared');
     expect(compileError('vars { account $m = meta(@a, 42) }')).toBe('1:30: expected a string, found a number');
-    expect(compileError('vars { portion $b = balance(@a, USD) }')).toBe('1:21: balance() gives a monetary, not a portion ($b)');
+    expect(compileError('vars { portion $b = balance(@a, USD) }')).toBe('1:21: the origin of $b gives a monetary, not a portion');
     expect(compileError('vars { monetary $b = balance(@a, "USD") }')).toBe('1:34: expected an asset, found a string');
   });
 

@@ -1,4 +1,5 @@
 import { compileNumscript, NumscriptError, runNumscript, type NumscriptStore } from '../../../numscript';
+import { colored } from '../../../numscript/interpreter';
 import { loadCorpus, type CorpusCase, type CorpusPosting } from '../../support/numscript-corpus';
 
 /**
@@ -8,12 +9,15 @@ import { loadCorpus, type CorpusCase, type CorpusPosting } from '../../support/n
 class CorpusStore implements NumscriptStore {
   constructor(private readonly test: CorpusCase) {}
   async getBalance(account: string, asset: string): Promise<bigint> {
-    return this.test.balances.find((b) => b.account === account && b.asset === asset && b.color === undefined)?.amount ?? 0n;
+    return this.test.balances.find((b) => b.account === account && coloredAsset(b) === asset)?.amount ?? 0n;
   }
   async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
     return this.test.metadata[account]?.[key];
   }
 }
+
+/** Formance names a colored balance's asset `COIN_RED` (`USD_COL/4` with a precision); the store is asked by that name. */
+const coloredAsset = (b: { asset: string; color?: string }) => (b.color ? colored(b.asset, b.color) : b.asset);
 
 type Outcome = { ok: true } | { ok: false; why: string };
 
@@ -22,7 +26,7 @@ const show = (p: CorpusPosting) => `${p.source}>${p.destination}:${p.amount} ${p
 async function runCase(test: CorpusCase): Promise<Outcome> {
   let result;
   try {
-    result = await runNumscript(compileNumscript(test.source), test.variables, new CorpusStore(test));
+    result = await runNumscript(compileNumscript(test.source, { features: test.featureFlags }), test.variables, new CorpusStore(test));
   } catch (error) {
     if (test.expect.missingFunds && error instanceof NumscriptError && error.code === 'INSUFFICIENT_FUND') return { ok: true };
     return { ok: false, why: `threw ${error instanceof Error ? error.message : String(error)}` };
@@ -53,8 +57,9 @@ async function runCase(test: CorpusCase): Promise<Outcome> {
   const end = test.expect.endBalances ?? test.expect.endBalancesInclude;
   if (end) {
     for (const b of end) {
-      const start = test.balances.find((x) => x.account === b.account && x.asset === b.asset)?.amount ?? 0n;
-      const moved = result.postings.reduce((acc, p) => acc + (p.asset === b.asset ? (p.destination === b.account ? p.amount : 0n) - (p.source === b.account ? p.amount : 0n) : 0n), 0n);
+      const asset = coloredAsset(b);
+      const start = test.balances.find((x) => x.account === b.account && coloredAsset(x) === asset)?.amount ?? 0n;
+      const moved = result.postings.reduce((acc, p) => acc + (p.asset === asset ? (p.destination === b.account ? p.amount : 0n) - (p.source === b.account ? p.amount : 0n) : 0n), 0n);
       if (start + moved !== b.amount) return { ok: false, why: `end balance of ${b.account} ${b.asset}: ${start + moved} instead of ${b.amount}` };
     }
   }
