@@ -33,5 +33,8 @@ export function resolveAllotment(shares: AllotmentShare[], valueOf: (portion: Ex
   validateAllotmentTotal(given, given.length < shares.length, pos);
   const total = given.reduce(addPortions, { num: 0n, den: 1n });
   const rest: Portion = { num: total.den - total.num, den: total.den };
-  return portions.map((portion) => portion ?? rest);
+  // Several `remaining`: the last takes the rest, the others 0 (Formance's interpreter does the same).
+  let last = -1;
+  shares.forEach((share, i) => share.kind === 'remaining' && (last = i));
+  return portions.map((portion, i) => portion ?? (i === last ? rest : { num: 0n, den: 1n }));
 }

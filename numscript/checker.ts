@@ -7,7 +7,7 @@ import { addPortions, ratio, withArticle } from './values';
  * Static checks run once at compile time: every variable is declared once before use (an origin may only use the
  * variables declared above it), every expression has the type its place needs, every experimental construct has its
  * feature flag, and allotments made only of literal portions add up (at most 100%, exactly 100% without `remaining`,
- * one `remaining` at most). Allotments that use variable portions are checked again at run time.
+ * `remaining` takes the rest). Allotments that use variable portions are checked again at run time.
  */
 export function check(program: Program, features: ReadonlySet<string>): void {
   new Checker(features).program(program);
@@ -116,12 +116,12 @@ class Checker {
     }
   }
 
+  /** `remaining` may appear anywhere, and more than once: as in Formance's interpreter, the last one takes the rest. */
   private shares(shares: AllotmentShare[]): void {
     const literals: Portion[] = [];
     let remaining: AllotmentShare | undefined;
     for (const share of shares) {
       if (share.kind === 'remaining') {
-        if (remaining) throw compilationError(share.pos, '`remaining` is used twice in one allotment');
         remaining = share;
       } else {
         this.expect(share.portion, 'portion');
@@ -129,7 +129,8 @@ class Checker {
         if (literal) literals.push(checkShare(literal, share.pos));
       }
     }
-    if (literals.length < shares.length - (remaining ? 1 : 0)) return; // a variable portion: checked at run time
+    const remainings = shares.filter((share) => share.kind === 'remaining').length;
+    if (literals.length < shares.length - remainings) return; // a variable portion: checked at run time
     validateAllotmentTotal(literals, remaining !== undefined, shares[0].pos);
   }
 
