@@ -45,8 +45,11 @@ export type Overdraft = { kind: 'unbounded' } | { kind: 'bounded'; limit: Expr }
 export type AllotmentShare = { kind: 'portion'; portion: Expr; pos: Pos } | { kind: 'remaining'; pos: Pos };
 
 export type Source =
-  /** `@a`, `@a \ "COLOR"` (experimental-asset-colors), with an optional overdraft. */
-  | { kind: 'account'; account: Expr; color?: Expr; overdraft?: Overdraft; pos: Pos }
+  /**
+   * `@a`, `@a \ "COLOR"` (experimental-asset-colors), with an optional overdraft, and optionally `with scaling through
+   * @swap` (experimental-asset-scaling: the account's other scales of the asset are converted through @swap first).
+   */
+  | { kind: 'account'; account: Expr; color?: Expr; overdraft?: Overdraft; scaling?: Expr; pos: Pos }
   | { kind: 'max'; limit: Expr; source: Source; pos: Pos }
   | { kind: 'inorder'; sources: Source[]; pos: Pos }
   /** `oneof { ... }` (experimental-oneof): the first branch that covers the whole amount, else the last one. */

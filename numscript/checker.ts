@@ -81,6 +81,10 @@ class Checker {
           this.expect(source.color, 'string');
         }
         if (source.overdraft?.kind === 'bounded') this.expect(source.overdraft.limit, 'monetary');
+        if (source.scaling) {
+          this.require('experimental-asset-scaling', source.scaling);
+          this.expect(source.scaling, 'account');
+        }
         return;
       case 'max':
         this.expect(source.limit, 'monetary');

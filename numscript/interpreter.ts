@@ -113,6 +113,7 @@ export class Interpreter {
         const account = this.scope.account(source.account);
         const sent = source.color ? colored(asset, this.scope.string(source.color)) : asset;
         const limit = this.overdraftLimit(source, account, asset);
+        if (source.scaling) await this.scale(account, this.scope.account(source.scaling), asset, want);
         let taken: bigint;
         if (limit === null) {
           if (want === null) throw compilationError(source.pos, `cannot send all funds from @${account}: its overdraft is unbounded`);
@@ -142,8 +143,10 @@ export class Interpreter {
         if (want === null) return this.take(source.sources[0], asset, null, funding);
         const last = source.sources.length - 1;
         for (let i = 0; i < last; i++) {
+          const postings = this.result.postings.length;
           const saved = { length: funding.length, head: funding[funding.length - 1]?.amount, delta: new Map(this.delta) };
           if ((await this.take(source.sources[i], asset, want, funding)) === want) return want;
+          this.result.postings.length = postings;
           funding.length = saved.length;
           if (saved.length > 0) funding[saved.length - 1].amount = saved.head!;
           this.delta = saved.delta;
@@ -163,6 +166,52 @@ export class Interpreter {
   }
 
   /**
+   * Asset scaling (Formance's experimental-asset-scaling): before `account` gives `want` of `asset` (`null`: all it
+   * can), its balances of the same base asset at other scales are converted through `swap`, largest scale first,
+   * only in whole units of the converted scale and never more than needed. Each conversion posts account -> swap in
+   * the converted scale, then one swap -> account posting of the total in `asset`, ahead of the send's own postings.
+   */
+  private async scale(account: string, swap: string, asset: string, want: bigint | null): Promise<void> {
+    if (!this.store.getScaledBalances) throw new NumscriptError('VALIDATION', 'asset scaling is not available on this ledger');
+    const slash = asset.indexOf('/');
+    const base = slash < 0 ? asset : asset.slice(0, slash);
+    const target = slash < 0 ? 0 : Number(asset.slice(slash + 1));
+    const listed = await this.store.getScaledBalances(account, base);
+    const scales = new Map<number, bigint>();
+    for (const [name, amount] of Object.entries(listed)) {
+      const key = `${account}\u0000${name}`;
+      if (!this.read.has(key)) this.read.set(key, amount);
+    }
+    for (const key of new Set([...this.read.keys(), ...this.delta.keys()])) {
+      const [owner, name] = key.split('\u0000');
+      const match = owner === account ? /^([^/]+)(?:\/(\d+))?$/.exec(name) : null;
+      if (match && match[1] === base) scales.set(match[2] === undefined ? 0 : Number(match[2]), await this.balance(account, name));
+    }
+    const needed = want === null ? null : want - (scales.get(target) ?? 0n);
+    if (needed !== null && needed <= 0n) return;
+    let total = 0n;
+    for (const [scale, amount] of [...scales.entries()].sort(([a], [b]) => b - a)) {
+      if (scale === target || amount <= 0n) continue;
+      if (needed !== null && total >= needed) break;
+      const factor = 10n ** BigInt(Math.abs(target - scale));
+      const up = target > scale; // converting a larger unit (EUR) into a smaller one (EUR/2)
+      const available = up ? amount * factor : amount / factor;
+      const taken = needed === null || available < needed - total ? available : needed - total;
+      const units = up ? (taken + factor - 1n) / factor : taken * factor; // of the converted scale, rounded up
+      if (units === 0n) continue;
+      const from = scale === 0 ? base : `${base}/${scale}`;
+      this.result.postings.push({ source: account, destination: swap, amount: units, asset: from });
+      this.adjust(account, from, -units);
+      this.adjust(swap, from, units);
+      total += up ? units * factor : units / factor;
+    }
+    if (total === 0n) return;
+    this.result.postings.push({ source: swap, destination: account, amount: total, asset });
+    this.adjust(swap, asset, -total);
+    this.adjust(account, asset, total);
+  }
+
+  /**
    * A source asked for nothing is still evaluated, as Formance does: its accounts, colors, caps and overdrafts must be
    * valid (types, assets) even when earlier sources covered the amount. No balance is read for it.
    */
@@ -172,6 +221,7 @@ export class Interpreter {
         this.scope.account(source.account);
         if (source.color) this.scope.string(source.color);
         if (source.overdraft?.kind === 'bounded') this.monetaryOf(source.overdraft.limit, asset);
+        if (source.scaling) this.scope.account(source.scaling);
         return;
       case 'max':
         this.monetaryOf(source.limit, asset);
@@ -351,6 +401,7 @@ function sourceExprs(source: Source, out: Expr[]): void {
       out.push(source.account);
       if (source.color) out.push(source.color);
       if (source.overdraft?.kind === 'bounded') out.push(source.overdraft.limit);
+      if (source.scaling) out.push(source.scaling);
       return;
     case 'max':
       out.push(source.limit);

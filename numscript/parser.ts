@@ -12,6 +12,7 @@ import { ACCOUNT_PATTERN, ASSET_PATTERN, parsePortion } from './values';
  *   statement   := 'send' sent '(' 'source' '=' source 'destination' '=' destination ')' | 'save' sent 'from' expr
  *                | 'set_tx_meta' '(' expr ',' expr ')' | 'set_account_meta' '(' expr ',' expr ',' expr ')'
  *   source      := account ('\\' color)? ('allowing' ('unbounded' 'overdraft' | 'overdraft' 'up' 'to' expr))?
+ *                  ('with' 'scaling' 'through' account)?
  *                | 'max' expr 'from' source | '{' source+ '}' | 'oneof' '{' source+ '}' | '{' (share 'from' source)+ '}'
  *   destination := account | '{' (share target)+ '}' | 'oneof'? '{' ('max' expr target)* 'remaining' target '}'
  *   target      := 'to' destination | 'kept'            share := expr | 'remaining'
@@ -110,6 +111,12 @@ class Parser extends TokenCursor {
       const source: Source = { kind: 'account', account, pos: token.pos };
       if (this.accept('\\')) source.color = this.unary();
       source.overdraft = this.overdraft();
+      if (this.isWord('with')) {
+        this.next();
+        this.keyword('scaling');
+        this.keyword('through');
+        source.scaling = this.accountExpr();
+      }
       return source;
     }
     this.next();

@@ -14,6 +14,10 @@ class CorpusStore implements NumscriptStore {
   async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
     return this.test.metadata[account]?.[key];
   }
+  async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
+    const scaled = this.test.balances.filter((b) => b.account === account && !b.color && (b.asset === baseAsset || b.asset.startsWith(`${baseAsset}/`)));
+    return Object.fromEntries(scaled.map((b) => [b.asset, b.amount]));
+  }
 }
 
 /** Formance names a colored balance's asset `COIN_RED` (`USD_COL/4` with a precision); the store is asked by that name. */

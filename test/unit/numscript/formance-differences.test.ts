@@ -144,6 +144,7 @@ describe('Numscript feature flags', () => {
     ['vars { number $x = get_amount([USD 1]) }', 'experimental-get-amount-function'],
     ['vars { number $id }\nset_tx_meta("k", @users:$id)', 'experimental-account-interpolation'],
     ['send [USD 1] (source = @a \\ "RED" allowing unbounded overdraft destination = @b)', 'experimental-asset-colors'],
+    ['send [EUR/2 1] (source = @a with scaling through @swap destination = @b)', 'experimental-asset-scaling'],
   ])('refuses %j without %s, and accepts it with the flag given or by pragma', (source, flag) => {
     expect(compileError(source)).toMatch(new RegExp(`enable the feature flag "${flag}"`));
     expect(() => compileNumscript(source, { features: [flag] })).not.toThrow();
@@ -154,5 +155,10 @@ describe('Numscript feature flags', () => {
     const store = new MemoryStore({ src: { COIN_RED: 20n, COIN: 100n } });
     const source = '#![feature("experimental-asset-colors")]\nsend [COIN *] (source = { @src \\ "RED"  @src } destination = @dest)';
     expect((await run(source, { store })).moves).toEqual(['src>dest:20 COIN_RED', 'src>dest:100 COIN']);
+  });
+
+  it('refuses asset scaling on a store that cannot list an account\'s balances at every scale', async () => {
+    const source = '#![feature("experimental-asset-scaling")]\nsend [EUR/2 1] (source = @a with scaling through @swap destination = @b)';
+    expect(await failure(run(source))).toBe('VALIDATION: asset scaling is not available on this ledger');
   });
 });
