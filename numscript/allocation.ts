@@ -1,5 +1,5 @@
 import type { AllotmentShare, Expr, Portion, Pos } from './ast';
-import { validateAllotmentTotal } from './checker';
+import { checkShare, validateAllotmentTotal } from './checker';
 import { addPortions } from './values';
 
 /*
@@ -24,13 +24,17 @@ export function allocate(amount: bigint, portions: Portion[]): bigint[] {
 /**
  * Turns the shares of an allotment, with their portion values resolved, into exact portions that add up to 1,
  * checking the totals again now that variable portions are known.
- * @throws NumscriptError COMPILATION_FAILED when the portions exceed 100%, or miss it without `remaining`
+ * @throws NumscriptError COMPILATION_FAILED when a portion is outside [0, 1], the portions exceed 100%, or miss it
+ *   without `remaining`
  */
 export function resolveAllotment(shares: AllotmentShare[], valueOf: (portion: Expr) => Portion, pos: Pos): Portion[] {
-  const portions = shares.map((share) => (share.kind === 'portion' ? valueOf(share.portion) : undefined));
+  const portions = shares.map((share) => (share.kind === 'portion' ? checkShare(valueOf(share.portion), share.pos) : undefined));
   const given = portions.filter((portion): portion is Portion => portion !== undefined);
   validateAllotmentTotal(given, given.length < shares.length, pos);
   const total = given.reduce(addPortions, { num: 0n, den: 1n });
   const rest: Portion = { num: total.den - total.num, den: total.den };
-  return portions.map((portion) => portion ?? rest);
+  // Several `remaining`: the last takes the rest, the others 0 (Formance's interpreter does the same).
+  let last = -1;
+  shares.forEach((share, i) => share.kind === 'remaining' && (last = i));
+  return portions.map((portion, i) => portion ?? (i === last ? rest : { num: 0n, den: 1n }));
 }

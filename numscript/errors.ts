@@ -6,10 +6,24 @@ import type { Pos } from './ast';
  */
 export type NumscriptErrorCode = 'COMPILATION_FAILED' | 'INSUFFICIENT_FUND' | 'VALIDATION';
 
+/**
+ * The facts of an INSUFFICIENT_FUND, for a program to act on: the source that fell short (`account`: the one account,
+ * or the first of `accounts` when the source combines several), the asset (with its color, as posted), the amount it
+ * had to give and the amount it could give. Amounts are decimal strings (they may exceed 2^53).
+ */
+export interface InsufficientFundDetails {
+  account: string;
+  accounts: string[];
+  asset: string;
+  needed: string;
+  available: string;
+}
+
 export class NumscriptError extends Error {
   constructor(
     readonly code: NumscriptErrorCode,
     message: string,
+    readonly details?: InsufficientFundDetails,
   ) {
     super(message);
     this.name = 'NumscriptError';

@@ -2,44 +2,50 @@ import type { Pos } from './ast';
 import { compilationError } from './errors';
 
 /**
- * A hand-written lexer for the Numscript subset. Tokens keep their position (1-based line and column) so the parser
- * and checker can report `line:column:` of the offending token. Comments (`// ...` and `/* ... *\/`) and whitespace
- * (newlines included: Numscript needs no separators) are skipped.
+ * A hand-written lexer for Numscript. Tokens keep their position (1-based line and column) so the parser and checker
+ * can report `line:column:` of the offending token. Comments (`// ...` and `/* ... *\/`) and whitespace (newlines
+ * included: Numscript needs no separators) are skipped. `#![feature("…")]` pragmas are collected apart.
  */
 export type TokenKind =
   | 'ident' // keywords and function names: send, source, max, meta, set_tx_meta, ...
   | 'variable' // $name
-  | 'account' // @a:b:c
+  | 'account' // @a:b:c, or @a:$id (interpolated: the text keeps the `$`)
   | 'asset' // USD/2, EUR_CENTS
-  | 'number' // 42
+  | 'number' // 42, 10_000 (text without the separators)
   | 'percent' // 12.5%
-  | 'ratio' // 1/3
   | 'string' // "text"
-  | '[' | ']' | '(' | ')' | '{' | '}' | '=' | ',' | '*'
+  | '[' | ']' | '(' | ')' | '{' | '}' | '=' | ',' | '*' | '/' | '+' | '-' | '\\'
   | 'eof';
 
 export interface Token {
   kind: TokenKind;
-  text: string; // the value: without `$`/`@`/quotes, strings unescaped
+  text: string; // the value: without `$`/`@`/quotes
   pos: Pos;
 }
 
-const PUNCTUATION = new Set(['[', ']', '(', ')', '{', '}', '=', ',', '*']);
-const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t', r: '\r' };
+export interface Lexed {
+  tokens: Token[];
+  /** Feature flags the script turns on with `#![feature("…")]`. */
+  pragmas: string[];
+}
+
+const PUNCTUATION = new Set(['[', ']', '(', ')', '{', '}', '=', ',', '*', '/', '+', '-', '\\']);
 
 /** Patterns anchored at the lexer's position (sticky), tried in order. */
 const RULES: Array<[TokenKind, RegExp]> = [
-  ['ratio', /\d+ ?\/ ?\d+/y],
-  ['percent', /\d+(?:\.\d+)?%/y],
-  ['number', /\d+/y],
+  ['percent', /\d[\d_]*(?:\.\d+)?%/y],
+  ['number', /\d[\d_]*/y],
   ['variable', /\$[a-z_][a-z0-9_]*/y],
-  ['account', /@[a-zA-Z0-9_:-]+/y],
+  ['account', /@(?:[a-zA-Z0-9_:-]|\$[a-z_][a-z0-9_]*)+/y],
   ['asset', /[A-Z][A-Z0-9_]*(?:\/\d+)?/y],
   ['ident', /[a-z_][a-z0-9_]*/y],
 ];
 
-export function tokenize(source: string): Token[] {
+const PRAGMA = /#!\[feature\(([^)\n]*)\)\]/y;
+
+export function tokenize(source: string): Lexed {
   const tokens: Token[] = [];
+  const pragmas: string[] = [];
   let offset = 0;
   let line = 1;
   let lineStart = 0;
@@ -56,7 +62,7 @@ export function tokenize(source: string): Token[] {
 
   while (offset < source.length) {
     const ch = source[offset];
-    if (/\s/.test(ch)) {
+    if (ch === ' ' || ch === '\n' || ch === '\t' || ch === '\r' || /\s/.test(ch)) {
       advance(1);
     } else if (source.startsWith('//', offset)) {
       const end = source.indexOf('\n', offset);
@@ -65,6 +71,16 @@ export function tokenize(source: string): Token[] {
       const end = source.indexOf('*/', offset + 2);
       if (end < 0) throw compilationError(here(), 'unterminated comment');
       advance(end + 2 - offset);
+    } else if (ch === '#') {
+      PRAGMA.lastIndex = offset;
+      const match = PRAGMA.exec(source);
+      if (!match) throw compilationError(here(), 'expected a pragma like #![feature("experimental-oneof")]');
+      for (const flag of match[1].split(',')) {
+        const name = /^\s*"([^"]*)"\s*$/.exec(flag);
+        if (!name) throw compilationError(here(), 'a feature pragma lists quoted flag names');
+        pragmas.push(name[1]);
+      }
+      advance(match[0].length);
     } else if (ch === '"') {
       const { token, length } = readString(source, offset, here());
       tokens.push(token);
@@ -79,7 +95,7 @@ export function tokenize(source: string): Token[] {
     }
   }
   tokens.push({ kind: 'eof', text: '', pos: here() });
-  return tokens;
+  return { tokens, pragmas };
 }
 
 function matchRule(source: string, offset: number, pos: Pos): { token: Token; length: number } {
@@ -88,27 +104,24 @@ function matchRule(source: string, offset: number, pos: Pos): { token: Token; le
     const match = pattern.exec(source);
     if (!match) continue;
     const raw = match[0];
-    const text = kind === 'variable' || kind === 'account' ? raw.slice(1) : raw;
-    return { token: { kind, text: kind === 'ratio' ? raw.replace(/ /g, '') : text, pos }, length: raw.length };
+    let text = raw;
+    if (kind === 'variable' || kind === 'account') text = raw.slice(1);
+    else if (kind === 'number' || kind === 'percent') text = raw.replace(/_/g, '');
+    return { token: { kind, text, pos }, length: raw.length };
   }
   throw compilationError(pos, `unexpected character ${JSON.stringify(source[offset])}`);
 }
 
-/** Reads a string literal starting at `offset`; strings may not span lines. */
+/**
+ * Reads a string literal starting at `offset`; strings may not span lines. As in Formance, the text between the quotes
+ * is kept as written: a backslash escapes nothing, it only lets `\"` not end the string.
+ */
 function readString(source: string, offset: number, pos: Pos): { token: Token; length: number } {
-  let value = '';
   for (let i = offset + 1; i < source.length; i++) {
     const ch = source[i];
-    if (ch === '"') return { token: { kind: 'string', text: value, pos }, length: i + 1 - offset };
+    if (ch === '"') return { token: { kind: 'string', text: source.slice(offset + 1, i), pos }, length: i + 1 - offset };
     if (ch === '\n') break;
-    if (ch === '\\') {
-      const escaped = ESCAPES[source[i + 1]];
-      if (escaped === undefined) throw compilationError(pos, `invalid escape \\${source[i + 1] ?? ''} in string`);
-      value += escaped;
-      i++;
-    } else {
-      value += ch;
-    }
+    if (ch === '\\') i++;
   }
   throw compilationError(pos, 'unterminated string');
 }

@@ -1,48 +1,56 @@
-import type {
-  AllotmentShare, Destination, Expr, Overdraft, Program, Source, Statement, Target, VarDecl, VarOrigin, VarType,
-} from './ast';
+import type { AllotmentShare, Destination, Expr, Overdraft, Program, Source, Statement, Target, VarDecl, VarType } from './ast';
 import { VAR_TYPES } from './ast';
 import { compilationError } from './errors';
-import { tokenize } from './lexer';
+import { tokenize, type Token } from './lexer';
 import { TokenCursor } from './token-cursor';
 import { ACCOUNT_PATTERN, ASSET_PATTERN, parsePortion } from './values';
 
 /**
  * Recursive-descent parser for the Numscript subset:
  *
- *   program     := ('vars' '{' (TYPE $name ('=' origin)?)* '}')? statement*
- *   origin      := 'meta' '(' expr ',' expr ')' | 'balance' '(' expr ',' expr ')'
- *   statement   := 'send' monetary '(' 'source' '=' source 'destination' '=' destination ')'
+ *   program     := ('vars' '{' (TYPE $name ('=' expr)?)* '}')? statement*
+ *   statement   := 'send' sent '(' 'source' '=' source 'destination' '=' destination ')' | 'save' sent 'from' expr
  *                | 'set_tx_meta' '(' expr ',' expr ')' | 'set_account_meta' '(' expr ',' expr ',' expr ')'
- *   source      := account ('allowing' ('unbounded' 'overdraft' | 'overdraft' 'up' 'to' monetary))?
- *                | 'max' monetary 'from' source | '{' source+ '}' | '{' (share 'from' source)+ '}'
- *   destination := account | '{' (share target)+ '}' | '{' ('max' monetary target)* 'remaining' target '}'
- *   target      := 'to' destination | 'kept'            share := portion | 'remaining'
- *   monetary    := $var | '[' (ASSET | $var) (NUMBER | $var | '*') ']'
+ *   source      := account ('\\' color)? ('allowing' ('unbounded' 'overdraft' | 'overdraft' 'up' 'to' expr))?
+ *                  ('with' 'scaling' 'through' account)?
+ *                | 'max' expr 'from' source | '{' source+ '}' | 'oneof' '{' source+ '}' | '{' (share 'from' source)+ '}'
+ *   destination := account | '{' (share target)+ '}' | 'oneof'? '{' ('max' expr target)* 'remaining' target '}'
+ *   target      := 'to' destination | 'kept'            share := expr | 'remaining'
+ *   sent        := expr | '[' unary '*' ']'
+ *   expr        := term (('+' | '-') term)*       term := unary ('/' unary)*       unary := '-' unary | primary
+ *   primary     := $var | @account | ASSET | NUMBER | PERCENT | STRING | '[' unary expr ']' | NAME '(' args ')' | '(' expr ')'
  *
  * Types are not checked here (see checker.ts): a `$var` is accepted wherever some literal is.
  *
  * Sources and destinations nest (`{ ... }`, `max ... from`, `to { ... }`), and the parser, the checker and the
  * interpreter each recurse once per level: nesting deeper than MAX_NESTING is a compilation error at the block that
- * goes too deep, so no script can overflow the stack (expressions and arguments do not nest).
+ * goes too deep, so no script can overflow the stack. Expressions nest too (parentheses, `-`, monetaries, calls), and
+ * are bounded the same way, as are chains of `+`, `-` and `/`.
  */
 export const MAX_NESTING = 64;
 
 export function parse(source: string): Program {
-  return new Parser(tokenize(source)).program();
+  const { tokens, pragmas } = tokenize(source);
+  return new Parser(tokens, pragmas).program();
 }
 
 class Parser extends TokenCursor {
-  private depth = 0;
+  constructor(tokens: Token[], private readonly pragmas: string[]) {
+    super(tokens);
+  }
 
-  /** Runs one level of a nested source or destination, refusing the level past MAX_NESTING. */
-  private nested<T>(what: string, parse: () => T): T {
-    if (this.depth > MAX_NESTING) throw compilationError(this.peek().pos, `${what} nested deeper than ${MAX_NESTING} levels`);
-    this.depth++;
+  /** Levels entered, counted apart for blocks (sources, destinations) and for expressions inside them. */
+  private readonly depth = { block: 0, expression: 0 };
+
+  /** Runs one level of a nested source, destination or expression, refusing the level past MAX_NESTING. */
+  private nested<T>(what: 'source' | 'destination' | 'expression', parse: () => T): T {
+    const kind = what === 'expression' ? 'expression' : 'block';
+    if (this.depth[kind] > MAX_NESTING) throw compilationError(this.peek().pos, `${what} nested deeper than ${MAX_NESTING} levels`);
+    this.depth[kind]++;
     try {
       return parse();
     } finally {
-      this.depth--;
+      this.depth[kind]--;
     }
   }
 
@@ -50,7 +58,7 @@ class Parser extends TokenCursor {
     const vars = this.isWord('vars') ? this.varsBlock() : [];
     const statements: Statement[] = [];
     while (this.peek().kind !== 'eof') statements.push(this.statement());
-    return { vars, statements };
+    return { vars, statements, pragmas: this.pragmas };
   }
 
   private varsBlock(): VarDecl[] {
@@ -64,29 +72,18 @@ class Parser extends TokenCursor {
       }
       const name = this.expect('variable', 'a variable name').text;
       const decl: VarDecl = { type: typeToken.text as VarType, name, pos: typeToken.pos };
-      if (this.accept('=')) decl.origin = this.origin();
+      if (this.accept('=')) decl.origin = this.expr();
       vars.push(decl);
     }
     this.next();
     return vars;
   }
 
-  private origin(): VarOrigin {
-    const token = this.expect('ident', 'meta() or balance()');
-    if (token.text !== 'meta' && token.text !== 'balance') {
-      throw compilationError(token.pos, `unknown function ${token.text} (expected meta or balance)`);
-    }
-    const [account, second] = this.args(2);
-    return token.text === 'meta'
-      ? { kind: 'meta', account, key: second, pos: token.pos }
-      : { kind: 'balance', account, asset: second, pos: token.pos };
-  }
-
   private statement(): Statement {
     const token = this.expect('ident', 'a statement');
     switch (token.text) {
       case 'send': {
-        const amount = this.monetary(true);
+        const amount = this.sent();
         this.expect('(');
         this.keyword('source');
         this.expect('=');
@@ -96,6 +93,11 @@ class Parser extends TokenCursor {
         const destination = this.destination();
         this.expect(')');
         return { kind: 'send', amount, source, destination, pos: token.pos };
+      }
+      case 'save': {
+        const amount = this.sent();
+        this.keyword('from');
+        return { kind: 'save', amount, account: this.expr(), pos: token.pos };
       }
       case 'set_tx_meta': {
         const [key, value] = this.args(2);
@@ -118,13 +120,30 @@ class Parser extends TokenCursor {
     const token = this.peek();
     if (this.isWord('max')) {
       this.next();
-      const limit = this.monetary(false);
+      const limit = this.expr();
       this.keyword('from');
       return { kind: 'max', limit, source: this.source(), pos: token.pos };
     }
+    if (this.isWord('oneof')) {
+      this.next();
+      this.expect('{');
+      const sources: Source[] = [];
+      while (!this.accept('}')) sources.push(this.source());
+      if (sources.length === 0) throw compilationError(token.pos, 'empty oneof block');
+      return { kind: 'oneof', sources, pos: token.pos };
+    }
     if (token.kind !== '{') {
       const account = this.accountExpr();
-      return { kind: 'account', account, overdraft: this.overdraft(), pos: token.pos };
+      const source: Source = { kind: 'account', account, pos: token.pos };
+      if (this.accept('\\')) source.color = this.unary();
+      source.overdraft = this.overdraft();
+      if (this.isWord('with')) {
+        this.next();
+        this.keyword('scaling');
+        this.keyword('through');
+        source.scaling = this.accountExpr();
+      }
+      return source;
     }
     this.next();
     if (this.peek().kind === '}') throw compilationError(this.peek().pos, 'empty source block');
@@ -153,7 +172,7 @@ class Parser extends TokenCursor {
     this.keyword('overdraft');
     this.keyword('up');
     this.keyword('to');
-    return { kind: 'bounded', limit: this.monetary(false) };
+    return { kind: 'bounded', limit: this.expr() };
   }
 
   private destination(): Destination {
@@ -162,20 +181,25 @@ class Parser extends TokenCursor {
 
   private destinationLevel(): Destination {
     const token = this.peek();
-    if (token.kind !== '{') return { kind: 'account', account: this.accountExpr(), pos: token.pos };
+    const oneof = this.isWord('oneof');
+    if (oneof) {
+      this.next();
+      if (this.peek().kind !== '{') throw this.unexpected("'{'");
+    }
+    if (this.peek().kind !== '{') return { kind: 'account', account: this.accountExpr(), pos: token.pos };
     this.next();
     if (this.peek().kind === '}') throw compilationError(this.peek().pos, 'empty destination block');
-    if (this.isWord('max')) {
+    if (oneof || this.isWord('max')) {
       const parts: Array<{ limit: Expr; target: Target }> = [];
       while (this.isWord('max')) {
         this.next();
-        const limit = this.monetary(false);
+        const limit = this.expr();
         parts.push({ limit, target: this.target() });
       }
       this.keyword('remaining');
       const remaining = this.target();
       this.expect('}');
-      return { kind: 'inorder', parts, remaining, pos: token.pos };
+      return { kind: oneof ? 'oneof' : 'inorder', parts, remaining, pos: token.pos };
     }
     const parts: Array<{ share: AllotmentShare; target: Target }> = [];
     while (!this.accept('}')) {
@@ -195,12 +219,12 @@ class Parser extends TokenCursor {
     return { kind: 'to', destination: this.destination() };
   }
 
-  /** An allotment item starts with a portion literal, `remaining`, or a variable followed by `from`/`to`/`kept`. */
+  /** An allotment item starts with a portion (a literal, `(`, or a variable followed by `/` or `from`) or `remaining`. */
   private startsShare(): boolean {
     const { kind, text } = this.peek();
-    if (kind === 'percent' || kind === 'ratio' || (kind === 'ident' && text === 'remaining')) return true;
+    if (kind === 'percent' || kind === 'number' || kind === '(' || (kind === 'ident' && text === 'remaining')) return true;
     const after = this.tokens[this.index + 1];
-    return kind === 'variable' && after.kind === 'ident' && after.text === 'from';
+    return kind === 'variable' && ((after.kind === 'ident' && after.text === 'from') || after.kind === '/');
   }
 
   private share(): AllotmentShare {
@@ -209,50 +233,77 @@ class Parser extends TokenCursor {
       this.next();
       return { kind: 'remaining', pos: token.pos };
     }
-    if (token.kind !== 'percent' && token.kind !== 'ratio' && token.kind !== 'variable') {
-      throw this.unexpected('a portion (like 1/3 or 25%) or remaining');
-    }
     return { kind: 'portion', portion: this.expr(), pos: token.pos };
   }
 
-  private monetary(allowAll: boolean): Expr {
+  /** What a send or save moves: any monetary expression, or `[ASSET *]` (everything available). */
+  private sent(): Expr {
     const token = this.peek();
-    if (token.kind === 'variable') return this.expr();
-    if (token.kind !== '[') throw this.unexpected('a monetary like [USD/2 100] or a variable');
-    this.next();
-    const assetToken = this.peek();
-    if (assetToken.kind !== 'asset' && assetToken.kind !== 'variable') throw this.unexpected('an asset');
-    const asset = this.expr();
-    let amount: Expr | 'all';
-    if (this.peek().kind === '*') {
-      if (!allowAll) throw compilationError(this.peek().pos, '* (all available funds) is only allowed in send');
+    if (token.kind === '[' && this.tokens[this.index + 2]?.kind === '*') {
       this.next();
-      amount = 'all';
-    } else if (this.peek().kind === 'number' || this.peek().kind === 'variable') {
-      amount = this.expr();
-    } else {
-      throw this.unexpected('an amount');
+      const asset = this.unary();
+      this.expect('*');
+      this.expect(']');
+      return { kind: 'monetary', asset, amount: 'all', pos: token.pos };
     }
-    this.expect(']');
-    return { kind: 'monetary', asset, amount, pos: token.pos };
+    return this.expr();
   }
 
   private accountExpr(): Expr {
     const { kind } = this.peek();
     if (kind !== 'account' && kind !== 'variable') throw this.unexpected('an account like @users:001 or a variable');
-    return this.expr();
+    return this.primary();
   }
 
-  /** Any single value: literal of any type, a monetary, or a variable. */
-  private expr(): Expr {
+  /** Any value: literals, monetaries, variables, function calls, and `+`, `-`, `/` between them. */
+  expr(): Expr {
+    let left = this.term();
+    for (let kind = this.peek().kind, terms = 1; kind === '+' || kind === '-'; kind = this.peek().kind, terms++) {
+      this.chainLimit(terms);
+      this.next();
+      left = { kind: 'infix', op: kind, left, right: this.term(), pos: left.pos };
+    }
+    return left;
+  }
+
+  private term(): Expr {
+    let left = this.unary();
+    for (let factors = 1; this.peek().kind === '/'; factors++) {
+      this.chainLimit(factors);
+      this.next();
+      left = { kind: 'infix', op: '/', left, right: this.unary(), pos: left.pos };
+    }
+    return left;
+  }
+
+  /**
+   * `a + b + c` is a left-deep tree the checker and the interpreter walk recursively, one frame per operator: a chain
+   * is bounded like any other nesting, so a script of a hundred thousand `+ 1` cannot overflow their stacks.
+   */
+  private chainLimit(operands: number): void {
+    if (operands >= MAX_NESTING) throw compilationError(this.peek().pos, `expression with more than ${MAX_NESTING} operands in a row (use parentheses or variables)`);
+  }
+
+  /** Every nested expression (`-x`, `( … )`, `[ASSET amount]`, a call's arguments) passes here: one level each. */
+  private unary(): Expr {
+    return this.nested('expression', () => this.unaryLevel());
+  }
+
+  private unaryLevel(): Expr {
+    const token = this.peek();
+    if (token.kind !== '-') return this.primary();
+    this.next();
+    return { kind: 'negate', operand: this.unary(), pos: token.pos };
+  }
+
+  private primary(): Expr {
     const token = this.next();
     const { pos, text } = token;
     switch (token.kind) {
       case 'variable':
         return { kind: 'var', name: text, pos };
       case 'account':
-        if (!ACCOUNT_PATTERN.test(text)) throw compilationError(pos, `invalid account address @${text}`);
-        return { kind: 'account', address: text, pos };
+        return this.account(text, pos);
       case 'asset':
         if (!ASSET_PATTERN.test(text)) throw compilationError(pos, `invalid asset ${text}`);
         return { kind: 'asset', asset: text, pos };
@@ -260,19 +311,57 @@ class Parser extends TokenCursor {
         return { kind: 'number', value: BigInt(text), pos };
       case 'string':
         return { kind: 'string', value: text, pos };
-      case 'percent':
-      case 'ratio': {
+      case 'percent': {
         const value = parsePortion(text);
         if (!value) throw compilationError(pos, `invalid portion ${text} (must be between 0 and 100%)`);
         return { kind: 'portion', value, pos };
       }
-      case '[':
+      case '(': {
+        const inner = this.expr();
+        this.expect(')');
+        return inner;
+      }
+      case '[': {
+        if (this.peek().kind === '*') throw compilationError(this.peek().pos, '* (all available funds) is only allowed in send and save');
+        const asset = this.unary();
+        if (this.peek().kind === '*') throw compilationError(this.peek().pos, '* (all available funds) is only allowed in send and save');
+        const amount = this.expr();
+        this.expect(']');
+        return { kind: 'monetary', asset, amount, pos };
+      }
+      case 'ident':
+        if (this.peek().kind === '(') return { kind: 'call', name: text, args: this.callArgs(), pos };
         this.index--;
-        return this.monetary(false);
+        throw this.unexpected('a value');
       default:
         this.index--;
         throw this.unexpected('a value');
     }
+  }
+
+  /** `@a:b`, or with `$var` segments (interpolation): the parts keep the literal segments and the variables. */
+  private account(text: string, pos: Expr['pos']): Expr {
+    if (!text.includes('$')) {
+      if (!ACCOUNT_PATTERN.test(text)) throw compilationError(pos, `invalid account address @${text}`);
+      return { kind: 'account', address: text, pos };
+    }
+    const parts: Array<string | Expr> = [];
+    text.split(':').forEach((segment, i) => {
+      if (i > 0) parts.push(':');
+      if (!/^(?:[a-zA-Z0-9_-]+|\$[a-z_][a-z0-9_]*)$/.test(segment)) throw compilationError(pos, `invalid account address @${text}`);
+      parts.push(segment.startsWith('$') ? { kind: 'var', name: segment.slice(1), pos } : segment);
+    });
+    return { kind: 'account', address: text, parts, pos };
+  }
+
+  private callArgs(): Expr[] {
+    this.expect('(');
+    const args: Expr[] = [];
+    while (!this.accept(')')) {
+      if (args.length > 0) this.expect(',');
+      args.push(this.expr());
+    }
+    return args;
   }
 
   private args(count: number): Expr[] {

@@ -2,6 +2,11 @@
 export interface NumscriptStore {
   getBalance(account: string, asset: string): Promise<bigint>;
   getAccountMetadata(account: string, key: string): Promise<string | undefined>;
+  /**
+   * Every balance of `account` in `baseAsset` at any scale (`EUR`, `EUR/2`, …), keyed by asset. Only asset scaling
+   * (experimental-asset-scaling) asks for it; a store without it cannot run such a script.
+   */
+  getScaledBalances?(account: string, baseAsset: string): Promise<Record<string, bigint>>;
 }
 
 export interface NumscriptPosting {

@@ -1,4 +1,5 @@
-import type { Portion, VarType } from './ast';
+import type { Portion, Pos, VarType } from './ast';
+import { compilationError } from './errors';
 
 /**
  * Runtime values of Numscript and the ledger's rules for them. Amounts are bigint everywhere: nothing here ever goes
@@ -34,7 +35,7 @@ export function makePortion(num: bigint, den: bigint): Portion | undefined {
   return { num: num / divisor, den: den / divisor };
 }
 
-/** Parses `1/3`, `1 / 3`, `25%` or `12.5%` (exactly: 12.5% is 1/8). */
+/** Parses `1/3`, `1 / 3`, `25%` or `12.5%` (exactly: 12.5% is 1/8); no other spaces, as Formance. */
 export function parsePortion(text: string): Portion | undefined {
   const ratio = /^(\d+) ?\/ ?(\d+)$/.exec(text);
   if (ratio) return makePortion(BigInt(ratio[1]), BigInt(ratio[2]));
@@ -42,6 +43,14 @@ export function parsePortion(text: string): Portion | undefined {
   if (!percent) return undefined;
   const decimals = percent[2] ?? '';
   return makePortion(BigInt(percent[1] + decimals), 100n * 10n ** BigInt(decimals.length));
+}
+
+/** `num / den` in lowest terms with a positive denominator (any value: `$x/2` may exceed 1). */
+export function ratio(num: bigint, den: bigint, pos: Pos): Portion {
+  if (den === 0n) throw compilationError(pos, 'division by zero');
+  if (den < 0n) [num, den] = [-num, -den];
+  const divisor = gcd(num < 0n ? -num : num, den) || 1n;
+  return { num: num / divisor, den: den / divisor };
 }
 
 export function addPortions(a: Portion, b: Portion): Portion {
@@ -65,7 +74,7 @@ export function parseValue(type: VarType, raw: unknown): Value | undefined {
       return value === undefined ? undefined : { type, value };
     }
     case 'portion': {
-      const value = typeof raw === 'string' ? parsePortion(raw.trim()) : undefined;
+      const value = typeof raw === 'string' ? parsePortion(raw) : undefined;
       return value && { type, value };
     }
     case 'monetary': {
@@ -75,27 +84,30 @@ export function parseValue(type: VarType, raw: unknown): Value | undefined {
   }
 }
 
-/** "USD/2 100" (Formance's form); `{asset, amount}` is accepted too. The amount must be a non-negative integer. */
+/**
+ * "USD/2 100" (Formance's form: exactly one space, no padding, an optional sign); `{asset, amount}` is accepted too.
+ * A negative amount parses (as in Formance) and is refused where it is used (a send of it, a save).
+ */
 function parseMonetary(raw: unknown): Monetary | undefined {
   let asset: unknown;
   let amount: bigint | undefined;
   if (typeof raw === 'string') {
-    const match = /^\s*(\S+)\s+(\d+)\s*$/.exec(raw);
+    const match = /^(\S+) ([+-]?\d+)$/.exec(raw);
     if (!match) return undefined;
     [asset, amount] = [match[1], BigInt(match[2])];
   } else if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     asset = (raw as Record<string, unknown>).asset;
     amount = toInteger((raw as Record<string, unknown>).amount);
   }
-  if (typeof asset !== 'string' || !ASSET_PATTERN.test(asset) || amount === undefined || amount < 0n) return undefined;
+  if (typeof asset !== 'string' || !ASSET_PATTERN.test(asset) || amount === undefined) return undefined;
   return { asset, amount };
 }
 
-/** An integer given as a bigint, a safe-integer number, or a string of digits (optionally negative). */
+/** An integer given as a bigint, a safe-integer number, or a string of digits with an optional sign (no padding). */
 function toInteger(raw: unknown): bigint | undefined {
   if (typeof raw === 'bigint') return raw;
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? BigInt(raw) : undefined;
-  if (typeof raw === 'string' && /^-?\d+$/.test(raw.trim())) return BigInt(raw.trim());
+  if (typeof raw === 'string' && /^[+-]?\d+$/.test(raw)) return BigInt(raw);
   return undefined;
 }
 

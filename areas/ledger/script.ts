@@ -5,10 +5,13 @@ import { assertPostings } from './rules';
 import type { Posting } from './types';
 import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
 
-/** Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. */
+/**
+ * Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. An
+ * INSUFFICIENT_FUND keeps its facts (account, accounts, asset, needed, available) as the error's `details`.
+ */
 function inApiTerms<T>(run: () => T): T {
   const translate = (error: unknown): never => {
-    throw error instanceof NumscriptError ? new ApiError(error.code, error.message, { cause: error }) : error;
+    throw error instanceof NumscriptError ? new ApiError(error.code, error.message, { cause: error, details: error.details }) : error;
   };
   try {
     const result = run();

@@ -12,8 +12,8 @@ describe('numscript parser', () => {
     expect(program.vars.map((v) => `${v.type} ${v.name}`)).toEqual([
       'account a', 'monetary m', 'portion p', 'number n', 'string s', 'asset x', 'account merchant', 'monetary bal',
     ]);
-    expect(program.vars[6].origin).toMatchObject({ kind: 'meta', account: { kind: 'var', name: 'a' }, key: { value: 'merchant' } });
-    expect(program.vars[7].origin).toMatchObject({ kind: 'balance', account: { address: 'users:001' }, asset: { asset: 'USD/2' } });
+    expect(program.vars[6].origin).toMatchObject({ kind: 'call', name: 'meta', args: [{ kind: 'var', name: 'a' }, { value: 'merchant' }] });
+    expect(program.vars[7].origin).toMatchObject({ kind: 'call', name: 'balance', args: [{ address: 'users:001' }, { asset: 'USD/2' }] });
     expect(program.vars[1].pos).toEqual({ line: 2, column: 19 });
   });
 
@@ -48,7 +48,7 @@ describe('numscript parser', () => {
           {
             kind: 'allotment',
             parts: [
-              { share: { kind: 'portion', portion: { value: { num: 1n, den: 2n } } }, source: { kind: 'account' } },
+              { share: { kind: 'portion', portion: { kind: 'infix', op: '/', left: { value: 1n }, right: { value: 2n } } }, source: { kind: 'account' } },
               { share: { kind: 'remaining' }, source: { kind: 'inorder' } },
             ],
           },
@@ -80,7 +80,7 @@ describe('numscript parser', () => {
         parts: [
           { share: { portion: { value: { num: 1n, den: 8n } } }, target: { kind: 'to', destination: { kind: 'account' } } },
           {
-            share: { portion: { value: { num: 1n, den: 3n } } },
+            share: { portion: { kind: 'infix', op: '/', left: { value: 1n }, right: { value: 3n } } },
             target: {
               kind: 'to',
               destination: {
@@ -97,16 +97,16 @@ describe('numscript parser', () => {
     });
   });
 
-  it('parses metadata statements with values of every type, skipping both kinds of comments', () => {
+  it('parses metadata statements with values of every type, skipping both kinds of comments (strings kept raw, as Formance)', () => {
     const program = parse(`// a line comment
       set_tx_meta("note", "a \\"quoted\\" value") /* a block
       comment over lines */ set_tx_meta("amount", [USD/2 42])
       set_account_meta(@users:1, "ratio", 1/4) // trailing
       set_account_meta($a, "asset", EUR)`);
     expect(program.statements).toMatchObject([
-      { kind: 'set_tx_meta', key: { value: 'note' }, value: { kind: 'string', value: 'a "quoted" value' } },
+      { kind: 'set_tx_meta', key: { value: 'note' }, value: { kind: 'string', value: 'a \\"quoted\\" value' } },
       { kind: 'set_tx_meta', value: { kind: 'monetary' }, pos: { line: 3, column: 29 } },
-      { kind: 'set_account_meta', account: { address: 'users:1' }, value: { kind: 'portion' } },
+      { kind: 'set_account_meta', account: { address: 'users:1' }, value: { kind: 'infix', op: '/' } },
       { kind: 'set_account_meta', account: { kind: 'var', name: 'a' }, value: { kind: 'asset', asset: 'EUR' } },
     ]);
   });
@@ -134,13 +134,27 @@ describe('numscript parser', () => {
       expect(compileError(script(65))).toMatch(new RegExp(`^1:\\d+: ${message}$`));
       expect(() => compileNumscript(script(64))).not.toThrow();
     });
+
+    it.each([
+      ['parentheses', (n: number) => `set_tx_meta("k", ${'('.repeat(n)}1${')'.repeat(n)})`, 'expression nested deeper than 64 levels'],
+      ['negations', (n: number) => `set_tx_meta("k", ${'-'.repeat(n)}1)`, 'expression nested deeper than 64 levels'],
+      ['a chain of +', (n: number) => `set_tx_meta("k", 1${' + 1'.repeat(n)})`, 'expression with more than 64 operands in a row'],
+    ])('%s: 100000 and 70 are refused, 50 compile', (_name, script, message) => {
+      expect(compileError(script(100_000))).toMatch(new RegExp(`^1:\\d+: ${message}`));
+      expect(compileError(script(70))).toMatch(new RegExp(`^1:\\d+: ${message}`));
+      expect(() => compileNumscript(script(50))).not.toThrow();
+    });
+
+    it('a chain of / is bounded the same way (before its types are checked)', () => {
+      expect(compileError(`set_tx_meta("k", 1${' / 1'.repeat(100_000)})`)).toMatch(/^1:\d+: expression with more than 64 operands in a row/);
+    });
   });
 
   describe('syntax errors carry line:column of the offending token', () => {
     it.each([
       ['send [USD 10] (\n  source = @a\n  destination = \n)', '4:1: expected an account like @users:001 or a variable, found \')\''],
       ['send [USD 10] (\n  destination = @a\n)', "2:3: expected 'source', found 'destination'"],
-      ['send [usd 10] (source = @a destination = @b)', '1:7: expected an asset'],
+      ['send [usd 10] (source = @a destination = @b)', "1:7: expected a value, found 'usd'"],
       ['send [USD/1234567 10] (source = @a destination = @b)', '1:7: invalid asset USD/1234567'],
       ['send [USD 10] (source = @a:: destination = @b)', '1:25: invalid account address @a::'],
       ['send [USD 10] (source = @a destination = @b', '1:44: expected \')\', found end of script'],
@@ -148,13 +162,14 @@ describe('numscript parser', () => {
       ['send [USD 10] (source = @a destination = { 150% to @b })', '1:44: invalid portion 150%'],
       ['send [USD 10] (source = @a destination = { })', '1:44: empty destination block'],
       ['send [USD 10] (source = {} destination = @b)', '1:26: empty source block'],
-      ['send [USD 10] (source = max [USD *] from @a destination = @b)', '1:34: * (all available funds) is only allowed in send'],
+      ['send [USD 10] (source = max [USD *] from @a destination = @b)', '1:34: * (all available funds) is only allowed in send and save'],
       ['set_tx_meta("k", "unterminated)', '1:18: unterminated string'],
       ['/* never closed\nsend', '1:1: unterminated comment'],
-      ['send [USD 10] (source = @a destination = @b) #', '1:46: unexpected character "#"'],
+      ['send [USD 10] (source = @a destination = @b) #', '1:46: expected a pragma like #![feature("experimental-oneof")]'],
+      ['send [USD 10] (source = @a destination = @b) ~', '1:46: unexpected character "~"'],
       ['print $x', '1:1: unknown statement print'],
       ['send [USD 10] (source = @a destination = { max [USD 1] to @b })', "1:62: expected 'remaining', found '}'"],
-      ['vars { account $a = meta(@x) }', "1:28: expected ',', found ')'"],
+      ['vars { account $a = meta(@x) }', '1:21: meta() takes 2 argument(s), got 1'],
     ])('%j', (source, message) => {
       expect(compileError(source)).toContain(message);
       expect(compileError(source).startsWith(message.slice(0, message.indexOf(' ')))).toBe(true);

@@ -33,7 +33,11 @@ describe('numscript vars', () => {
   it.each([
     [{ amount: undefined }, '2:33: variable $amount: missing value (expected monetary'],
     [{ amount: '[USD/2 100]' }, '2:33: variable $amount: expected monetary "[ASSET n]"'],
-    [{ amount: 'USD/2 -1' }, '2:33: variable $amount: expected monetary "[ASSET n]"'],
+    [{ amount: 'USD/2 1.5' }, '2:33: variable $amount: expected monetary "[ASSET n]"'],
+    [{ amount: 'USD/2  10' }, '2:33: variable $amount: expected monetary "[ASSET n]"'],
+    [{ amount: ' USD/2 10' }, '2:33: variable $amount: expected monetary "[ASSET n]"'],
+    [{ n: '10 ' }, '2:65: variable $n: expected integer'],
+    [{ fee: ' 30% ' }, '2:51: variable $fee: expected portion'],
     [{ amount: 'usd 1' }, '2:33: variable $amount: expected monetary'],
     [{ from: '@users:001' }, '2:5: variable $from: expected account'],
     [{ from: 'users::1' }, '2:5: variable $from: expected account'],
@@ -50,9 +54,12 @@ describe('numscript vars', () => {
     expect(error.slice(0, message.length + 20)).toBe(`COMPILATION_FAILED: ${message}`);
   });
 
-  it('refuses a negative number where an amount is needed', async () => {
+  it('refuses to send a negative amount (a negative number, or a negative monetary var, which parses as Formance does)', async () => {
     expect(await failure(run('vars { number $n }\nsend [USD $n] (source = @world destination = @a)', { vars: { n: '-3' } }))).toBe(
-      'COMPILATION_FAILED: 2:11: amount must not be negative (got -3)',
+      'COMPILATION_FAILED: 2:6: cannot send a negative amount (USD -3)',
+    );
+    expect(await failure(run('vars { monetary $m }\nsend $m (source = @world destination = @a)', { vars: { m: 'USD -3' } }))).toBe(
+      'COMPILATION_FAILED: 2:6: cannot send a negative amount (USD -3)',
     );
   });
 
@@ -84,7 +91,7 @@ describe('numscript vars', () => {
       /^VALIDATION: variable \$m: metadata "bad" of @a is "not a monetary", not a monetary/,
     );
     expect(await failure(run('vars { monetary $m = meta(@a, "bad") }', { store, vars: { m: 'USD 1' } }))).toBe(
-      'COMPILATION_FAILED: 1:8: variable $m gets its value from meta() and cannot be passed',
+      'COMPILATION_FAILED: 1:8: variable $m gets its value from its origin and cannot be passed',
     );
   });
 
