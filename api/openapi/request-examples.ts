@@ -235,6 +235,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   updateWebhookConfig: { ...webhookConfig, eventTypes: ['ledger.committed_transactions'] },
   changeWebhookSecret: { secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' },
   replayWebhookDeliveries: { createdAtFrom: '2024-05-01T00:00:00Z', createdAtTo: '2024-05-02T00:00:00Z', statuses: ['failed'], pageSize: 100 },
+  recoverWebhookConfig: { since: '2024-05-01T00:00:00Z', until: '2024-05-02T00:00:00Z' },
 
   // Orchestration
   createWorkflow: workflow,

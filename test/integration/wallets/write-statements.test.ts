@@ -38,9 +38,11 @@ describe('wallet writes: statements per call', () => {
     const debitStatements = await statementsOf(db, async () => {
       holdId = (await debitWallet(db, wallet, { amount: usd(3n), pending: true }))!.id;
     });
-    // BEGIN, the volume locks, the ledger row bump, the transaction insert (which also writes the hold row), COMMIT.
+    // BEGIN, the balance the script's lock-free first run reads (so its pairs join the batch's one sorted lock), the
+    // volume locks, the ledger row bump, the transaction insert (which also writes the hold row), COMMIT.
     expect(debitStatements[0]).toBe('BEGIN;');
-    expect(debitStatements).toHaveLength(5);
+    expect(debitStatements[1]).toMatch(/^select \(input - output\)::text AS balance from "ledger_volumes"/);
+    expect(debitStatements).toHaveLength(6);
     expect(debitStatements.filter((sql) => /wallet_holds/.test(sql))).toHaveLength(1);
 
     const confirmStatements = await statementsOf(db, () => confirmHold(db, holdId));
