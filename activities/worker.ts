@@ -1,9 +1,13 @@
 import { Client } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { Gauge } from 'prom-client';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
+import { observePool, registry, serveMetrics } from '../lib/metrics';
+import { outboxBacklog } from '../areas/events';
+import { PinoTemporalLogger } from './temporal-logger';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { ensureConnectorSchedules } from '../areas/payments';
 import { createActivities } from './index';
@@ -51,7 +55,17 @@ async function main(): Promise<void> {
     if (!running) process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onStopSignal);
-  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
+  // The SDK's own logs, the Rust core's included (forwarded), as one JSON line each through pino (temporal-logger.ts).
+  const temporalLogger = createLogger('temporal', config.temporalLogLevel.toLowerCase());
+  Runtime.install({
+    logger: new PinoTemporalLogger(temporalLogger),
+    telemetryOptions: {
+      logging: { filter: { core: config.temporalLogLevel, other: 'ERROR' }, forward: {} },
+      ...(config.temporalMetricsPort > 0
+        ? { metrics: { prometheus: { bindAddress: `${config.metricsHost}:${config.temporalMetricsPort}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+        : {}),
+    },
+  });
   const { worker, close, logger, db } = await createWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -69,15 +83,50 @@ async function main(): Promise<void> {
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
-  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  observePool(db, 'worker');
+  registerOutboxGauges(db);
+  const metricsServer = config.workerMetricsPort > 0 ? await serveMetrics(config.metricsHost, config.workerMetricsPort) : undefined;
+  logger.info(
+    {
+      taskQueue: config.taskQueue,
+      namespace: config.temporalNamespace,
+      metrics: metricsServer && `http://${config.metricsHost}:${config.workerMetricsPort}/metrics`,
+      temporalMetrics: config.temporalMetricsPort > 0 ? `http://${config.metricsHost}:${config.temporalMetricsPort}/metrics` : undefined,
+    },
+    'worker started',
+  );
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   running = true;
   await worker.run();
   await dispatcher.stop();
   await hasher.stop();
+  await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
   await temporal.connection.close();
   await close();
   logger.info('worker stopped');
+}
+
+/** The outbox's backlog, read from PostgreSQL at each scrape (one indexed count over the undispatched events). */
+function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
+  let last: Promise<{ events: number; oldestAgeSeconds: number }> | undefined;
+  // Both gauges of one scrape share one query.
+  const read = () => (last ??= outboxBacklog(db).finally(() => setImmediate(() => (last = undefined))));
+  new Gauge({
+    name: 'events_outbox_backlog',
+    help: 'Events written to the outbox and not yet dispatched to their batch workflow',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).events);
+    },
+  });
+  new Gauge({
+    name: 'events_outbox_oldest_age_seconds',
+    help: 'Age of the oldest event not yet dispatched (0 when the outbox is empty)',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).oldestAgeSeconds);
+    },
+  });
 }
 
 if (require.main === module) {

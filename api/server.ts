@@ -4,6 +4,7 @@ import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
+import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
 import { setupAuth } from './auth';
@@ -15,6 +16,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const logger = createLogger('api', config.logLevel);
   const timeouts = httpTimeouts();
   const db = createDb(config.databaseUrl);
+  observePool(db, 'api');
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const auth = await setupAuth(config, db, logger);
   const cursorKey = await cursorSigningKey(db, config.cursorSigningKey);

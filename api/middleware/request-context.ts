@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { ApiError } from '../../lib/errors';
+import { metrics, secondsSince } from '../../lib/metrics';
 import { secureHtmlAnswer } from '../html';
 import { respondWithError } from './error-handler';
 import { writeJsonBody } from './json-body';
@@ -43,7 +44,7 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    const started = logger.isLevelEnabled('info') ? process.hrtime.bigint() : undefined;
+    const started = process.hrtime.bigint();
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw unmatched(ctx);
@@ -53,10 +54,28 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
     } finally {
       // Whatever wrote the page (a route, the issuer's error page, Koa's redirect body), once the answer is final.
       if (ctx.response.type === 'text/html') secureHtmlAnswer(ctx);
-      if (started !== undefined) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        state.logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      const seconds = secondsSince(started);
+      const labels = { method: ctx.method, route: routeLabel(ctx), status: String(ctx.status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, seconds);
+      if (logger.isLevelEnabled('info')) {
+        state.logger.info({ method: ctx.method, path: ctx.path, route: labels.route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }
     }
   };
+}
+
+/** The embedded issuer's endpoints, which no route definition declares; any other path it answers is `(other)`. */
+const ISSUER_ROUTES = new Set(['/api/auth/oauth/token', '/api/auth/oauth/revoke', '/api/auth/oauth/authorize', '/api/auth/jwks', '/api/auth/.well-known/openid-configuration', '/metrics']);
+
+/**
+ * The route label of a request's metrics: the matched route's template (`/api/ledger/v2/:ledger/transactions/:id`),
+ * never the raw path, so the number of series stays bounded whatever clients send.
+ */
+export function routeLabel(ctx: Koa.Context): string {
+  // First: the issuer's own router (mounted under /api/auth) leaves its template relative to the mount.
+  if (ISSUER_ROUTES.has(ctx.path)) return ctx.path;
+  const template = (ctx as Koa.Context & { routerPath?: string }).routerPath;
+  if (template) return template;
+  return ctx.status === 404 || ctx.status === 405 ? '(unmatched)' : '(other)';
 }

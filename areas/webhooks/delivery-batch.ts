@@ -4,6 +4,7 @@ import type { Db, Executor } from '../../db/knex';
 import { presentConfig, type WebhookConfigRow } from './configs';
 import type { AttemptRecord } from './deliveries';
 import { stringifyJson } from '../../lib/json';
+import { metrics } from '../../lib/metrics';
 
 /** One delivery of an event batch, with what its workflow id and search attributes need. */
 export interface BatchDelivery {
@@ -112,6 +113,13 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
       })),
     );
   });
+  // Every attempt, the batch's first ones and the delivery workflows' retries alike, is recorded here and only here.
+  for (const record of records) {
+    const outcome = record.status === 'to retry' ? 'retry' : record.status;
+    metrics.webhookAttempts.inc({ outcome });
+    metrics.webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
+    if (outcome !== 'retry') metrics.webhookAttemptNumber.observe({ outcome }, record.retryAttempt + 1);
+  }
 }
 
 /** Deliveries whose config is gone or inactive (Formance cancels them); a delivery already final is left as it is. */
