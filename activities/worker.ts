@@ -8,6 +8,7 @@ import { createDb } from '../db/knex';
 import { observePool, registry, serveMetrics } from '../lib/metrics';
 import { outboxBacklog } from '../areas/events';
 import { PinoTemporalLogger } from './temporal-logger';
+import { startAuditRetention } from './audit-retention';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { ensureConnectorSchedules } from '../areas/payments';
 import { createActivities } from './index';
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
+  const auditRetention = startAuditRetention({ db, retentionDays: config.auditRetentionDays, logger });
   observePool(db, 'worker');
   registerOutboxGauges(db);
   const metricsServer = config.workerMetricsPort > 0 ? await serveMetrics(config.metricsHost, config.workerMetricsPort) : undefined;
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
   await worker.run();
   await dispatcher.stop();
   await hasher.stop();
+  await auditRetention.stop();
   await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
   await temporal.connection.close();
   await close();

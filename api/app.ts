@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
     return new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
   };
 
-  app.use(requestLifecycle(deps.logger, unmatched));
+  app.use(requestLifecycle(deps.logger, unmatched, deps.audit));
   // Prometheus scrapes without a token: API_METRICS=off when the API's port is reachable by anyone who should not
   // read request rates and pool figures (docs/operations.md, Observability).
   if (deps.config.apiMetrics) app.use(serveMetrics);

@@ -7,6 +7,7 @@ import { createDb } from '../db/knex';
 import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
+import { createAuditTrail } from './audit';
 import { setupAuth } from './auth';
 import { createHttpServer, httpTimeouts } from './http-server';
 import { RateLimiter } from './middleware/rate-limit';
@@ -20,6 +21,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const auth = await setupAuth(config, db, logger);
   const cursorKey = await cursorSigningKey(db, config.cursorSigningKey);
+  const audit = createAuditTrail(db, logger);
   const app = createApp({
     config,
     db,
@@ -29,6 +31,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     cursorKey,
     mounts: auth.mounts,
     rateLimiter: RateLimiter.fromEnv(),
+    audit,
   });
   const server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -36,6 +39,8 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    // Every answered request's entry is written before the pool goes.
+    await audit.close();
     await auth.close();
     await temporal.connection.close();
     await db.destroy();

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { ApiError } from '../../lib/errors';
 import { metrics, secondsSince } from '../../lib/metrics';
+import type { AuditTrail } from '../audit';
 import { secureHtmlAnswer } from '../html';
 import { respondWithError } from './error-handler';
 import { writeJsonBody } from './json-body';
@@ -36,7 +37,7 @@ class RequestState {
  * never logged: they carry secrets and tokens. One async frame for all of it: each frame is a promise and a microtask
  * more on every request, and the hottest reads cost a few dozen microseconds in all.
  */
-export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) => ApiError): Koa.Middleware {
+export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) => ApiError, audit?: AuditTrail): Koa.Middleware {
   return async function handleRequest(ctx, next) {
     const incoming = ctx.req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -58,6 +59,7 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
       const labels = { method: ctx.method, route: routeLabel(ctx), status: String(ctx.status) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
+      audit?.record(ctx, new Date(Date.now() - seconds * 1000), seconds * 1000);
       if (logger.isLevelEnabled('info')) {
         state.logger.info({ method: ctx.method, path: ctx.path, route: labels.route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }

@@ -23,6 +23,7 @@ import * as paymentsAccountOrder from './021-payments-account-order';
 import * as ledgerTransactionJsonHead from './022-ledger-transaction-json-head';
 import * as paymentsConsentDecision from './023-payments-consent-decision';
 import * as authScopeRevocations from './024-auth-scope-revocations';
+import * as auditEntries from './025-audit-entries';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Array<[string, Migration]> = [
   ['022-ledger-transaction-json-head', ledgerTransactionJsonHead],
   ['023-payments-consent-decision', paymentsConsentDecision],
   ['024-auth-scope-revocations', authScopeRevocations],
+  ['025-audit-entries', auditEntries],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
