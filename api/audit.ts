@@ -26,7 +26,7 @@ const dropped = new Counter({
 
 export interface AuditTrail {
   /** Called once a request's answer is final; keeps an entry when the request was state-changing and routed. */
-  record(ctx: Koa.Context, startedAt: Date, durationMs: number): void;
+  record(ctx: Koa.Context, durationMs: number): void;
   /** Writes what is pending (at shutdown, and in tests). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -75,14 +75,14 @@ export function createAuditTrail(db: Db, logger: Logger): AuditTrail {
   }
 
   return {
-    record(ctx, startedAt, durationMs) {
+    record(ctx, durationMs) {
       const route = (ctx as Koa.Context & { routerPath?: string }).routerPath;
       if (!STATE_CHANGING.has(ctx.method) || !route || ISSUER_PATHS.test(ctx.path)) return;
       const state = ctx.state as Partial<AppState>;
       const principal = state.principal;
       pending.push({
         id: randomUUID(),
-        at: startedAt.toISOString(),
+        at: new Date(Date.now() - durationMs).toISOString(),
         ...(principal ? { clientId: principal.clientId } : {}),
         scopes: principal ? [...principal.scopes].sort() : [],
         method: ctx.method,
