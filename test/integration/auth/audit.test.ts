@@ -5,6 +5,8 @@ import { api } from '../../support/http';
 import { pollUntil } from '../../support/eventually';
 import { adminCredentials, clientToken, newClient } from '../../support/oauth';
 import { posting } from '../../support/ledger';
+import { sampleValue, scrape } from '../../support/prometheus';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const entriesOf = async (query: string, token?: string) => api('GET', `/api/auth/audit/entries?${query}`, token === undefined ? {} : { token });
 
@@ -115,6 +117,39 @@ describe('audit trail', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errorMessage).toMatch(/status/);
     expect((await entriesOf('unknown=1')).status).toBe(400);
+  });
+
+  it('streams entries to a webhook subscribed to auth.audit_entry_recorded, the worker counting its attempts', async () => {
+    const workerMetrics = process.env.TEST_WORKER_METRICS_URL as string;
+    const before = (await scrape(workerMetrics)).text;
+    // The first request fails with a retryable status, then the receiver accepts.
+    const receiver = await startReceiver((n) => ({ status: n === 1 ? 503 : 200 }));
+    const config = await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: ['auth.audit_entry_recorded'] } });
+    expect(config.status).toBe(200);
+    try {
+      const requestId = `streamed-${randomUUID()}`;
+      expect((await api('POST', '/api/auth/clients', { body: { name: 'streamed', scopes: [] }, headers: { 'X-Request-Id': requestId } })).status).toBe(201);
+      const delivered = await pollUntil(
+        () => receiver.received.filter((r) => r.body.includes(requestId)),
+        (requests) => requests.length >= 1,
+        { what: 'the audit entry at the webhook' },
+      );
+      const body = JSON.parse(delivered[0].body);
+      expect(body).toMatchObject({ app: 'auth', type: 'auth.audit_entry_recorded', payload: { requestId, method: 'POST', route: '/api/auth/clients', status: 201 } });
+      // Attempts are counted by outcome; the receiver's first answer (503) was a retry.
+      const after = await pollUntil(
+        async () => (await scrape(workerMetrics)).text,
+        (text) => sampleValue(text, 'webhook_delivery_attempts_total', { outcome: 'retry' }) > sampleValue(before, 'webhook_delivery_attempts_total', { outcome: 'retry' }),
+        { what: 'a retry counted' },
+      );
+      const delta = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
+      expect(delta('webhook_delivery_attempts_total', { outcome: 'success' })).toBeGreaterThanOrEqual(1);
+      expect(delta('webhook_delivery_attempt_duration_seconds_count', { outcome: 'retry' })).toBeGreaterThanOrEqual(1);
+      expect(delta('webhook_delivery_attempt_number_count', { outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await api('DELETE', `/api/webhooks/configs/${config.body.data.id}`);
+      await receiver.close();
+    }
   });
 
   it('deletes entries past their retention and keeps the others', async () => {
