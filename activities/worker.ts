@@ -1,9 +1,14 @@
 import { Client } from '@temporalio/client';
+import { Gauge } from 'prom-client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
+import { observePool, registry, serveMetrics } from '../lib/metrics';
+import { outboxBacklog } from '../areas/events';
+import { PinoTemporalLogger } from './temporal-logger';
+import { startAuditRetention } from './audit-retention';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
 import { ensureConnectorSchedules } from '../areas/payments';
 import { webhookTaskQueue } from '../lib/webhooks/task-queue';
@@ -70,7 +75,17 @@ async function main(): Promise<void> {
     if (!running) process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onStopSignal);
-  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') || 'WARN') });
+  // The SDK's own logs, the Rust core's included (forwarded), as one JSON line each through pino (temporal-logger.ts).
+  const temporalLogger = createLogger('temporal', config.temporalLogLevel.toLowerCase());
+  Runtime.install({
+    logger: new PinoTemporalLogger(temporalLogger),
+    telemetryOptions: {
+      logging: { filter: { core: config.temporalLogLevel, other: 'ERROR' }, forward: {} },
+      ...(config.temporalMetricsPort > 0
+        ? { metrics: { prometheus: { bindAddress: `${config.metricsHost}:${config.temporalMetricsPort}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+        : {}),
+    },
+  });
   const { worker, webhookWorker, close, logger, db } = await createWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -90,16 +105,53 @@ async function main(): Promise<void> {
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
   // Every endpoint queue gets its drain workflow, even after a crash between queueing and starting (idempotent).
   const sweep = startDrainSweep({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
-  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  const auditRetention = startAuditRetention({ db, retentionDays: config.auditRetentionDays, logger });
+  observePool(db, 'worker');
+  registerOutboxGauges(db);
+  const metricsServer = config.workerMetricsPort > 0 ? await serveMetrics(config.metricsHost, config.workerMetricsPort) : undefined;
+  logger.info(
+    {
+      taskQueue: config.taskQueue,
+      namespace: config.temporalNamespace,
+      metrics: metricsServer && `http://${config.metricsHost}:${config.workerMetricsPort}/metrics`,
+      temporalMetrics: config.temporalMetricsPort > 0 ? `http://${config.metricsHost}:${config.temporalMetricsPort}/metrics` : undefined,
+    },
+    'worker started',
+  );
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   running = true;
   await Promise.all([worker.run(), webhookWorker.run()]);
   await dispatcher.stop();
   await hasher.stop();
   await sweep.stop();
+  await auditRetention.stop();
+  await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
   await temporal.connection.close();
   await close();
   logger.info('worker stopped');
+}
+
+/** The outbox's backlog, read from PostgreSQL at each scrape (one indexed count over the undispatched events). */
+function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
+  let last: Promise<{ events: number; oldestAgeSeconds: number }> | undefined;
+  // Both gauges of one scrape share one query.
+  const read = () => (last ??= outboxBacklog(db).finally(() => setImmediate(() => (last = undefined))));
+  new Gauge({
+    name: 'events_outbox_backlog',
+    help: 'Events written to the outbox and not yet dispatched to their batch workflow',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).events);
+    },
+  });
+  new Gauge({
+    name: 'events_outbox_oldest_age_seconds',
+    help: 'Age of the oldest event not yet dispatched (0 when the outbox is empty)',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).oldestAgeSeconds);
+    },
+  });
 }
 
 if (require.main === module) {

@@ -7,6 +7,7 @@ import { jsonBody } from './middleware/json-body';
 import { requestLifecycle } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi/document';
 import { allRoutes } from './routes';
+import { metricsAnswer } from '../lib/metrics';
 import { toKoaPath, type RouteDefinition } from './routing';
 
 /**
@@ -47,7 +48,10 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
     return new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
   };
 
-  app.use(requestLifecycle(deps.logger, unmatched));
+  app.use(requestLifecycle(deps.logger, unmatched, deps.audit));
+  // Prometheus scrapes without a token: API_METRICS=off when the API's port is reachable by anyone who should not
+  // read request rates and pool figures (docs/operations.md, Observability).
+  if (deps.config.apiMetrics) app.use(serveMetrics);
   for (const mount of deps.mounts ?? []) app.use(mount);
   app.use(jsonBody());
   app.use(function routeByTable(ctx, next) {
@@ -55,6 +59,14 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
     return table ? dispatchFrom(table, 0, ctx as unknown as AppContext, next) : next();
   });
   return app;
+}
+
+/** `GET /metrics`: the process's Prometheus metrics in the text exposition format. */
+async function serveMetrics(ctx: Koa.Context, next: Koa.Next): Promise<unknown> {
+  if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  const { contentType, body } = await metricsAnswer();
+  ctx.type = contentType;
+  ctx.body = body;
 }
 
 /** A route table's router, which compiled its paths, and its routes in the order they were registered. */

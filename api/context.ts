@@ -28,6 +28,8 @@ export interface AppDeps {
   verifier: TokenVerifier;
   /** Signs list cursors; shared by every API process of a deployment (db/platform-secrets.ts). */
   cursorKey: Buffer;
+  /** Records state-changing requests (api/audit.ts); undefined records nothing (apps built by tests). */
+  audit?: import('./audit').AuditTrail;
   /** Per-client request rate limit; undefined disables it. */
   rateLimiter?: import('./middleware/rate-limit').RateLimiter;
   /** The OpenAPI document, built from the route table at app creation. */

@@ -4,8 +4,10 @@ import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
+import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
+import { createAuditTrail } from './audit';
 import { setupAuth } from './auth';
 import { createHttpServer, httpTimeouts } from './http-server';
 import { RateLimiter } from './middleware/rate-limit';
@@ -15,9 +17,11 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const logger = createLogger('api', config.logLevel);
   const timeouts = httpTimeouts();
   const db = createDb(config.databaseUrl);
+  observePool(db, 'api');
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   const auth = await setupAuth(config, db, logger);
   const cursorKey = await cursorSigningKey(db, config.cursorSigningKey);
+  const audit = createAuditTrail(db, logger);
   const app = createApp({
     config,
     db,
@@ -27,6 +31,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     cursorKey,
     mounts: auth.mounts,
     rateLimiter: RateLimiter.fromEnv(),
+    audit,
   });
   const server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -34,6 +39,8 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    // Every answered request's entry is written before the pool goes.
+    await audit.close();
     await auth.close();
     await temporal.connection.close();
     await db.destroy();

@@ -18,10 +18,22 @@ export interface Config {
   temporalNamespace: string;
   taskQueue: string;
   logLevel: string;
+  /** The Temporal SDK's own log level in the worker (TEMPORAL_LOG_LEVEL: TRACE, DEBUG, INFO, WARN, ERROR). */
+  temporalLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   authIssuerUrl?: string;
   authAudience: string;
   /** Overrides the cursor signing key stored in PostgreSQL (db/platform-secrets.ts). */
   cursorSigningKey?: string;
+  /** Whether the API answers `GET /metrics` on its own port, without a token (API_METRICS, `on` or `off`). */
+  apiMetrics: boolean;
+  /** Address the worker's metrics servers bind to (METRICS_HOST). */
+  metricsHost: string;
+  /** The worker's own `GET /metrics` port (WORKER_METRICS_PORT; 0 turns it off). */
+  workerMetricsPort: number;
+  /** The Temporal SDK's Prometheus exporter port in the worker (TEMPORAL_METRICS_PORT; 0 turns it off). */
+  temporalMetricsPort: number;
+  /** Days an audit record is kept (AUDIT_RETENTION_DAYS; 0 keeps them forever). */
+  auditRetentionDays: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -30,6 +42,19 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+function temporalLogLevel(raw: string | undefined): Config['temporalLogLevel'] {
+  const level = (raw || 'WARN').toUpperCase();
+  if (level === 'TRACE' || level === 'DEBUG' || level === 'INFO' || level === 'WARN' || level === 'ERROR') return level;
+  throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${raw}"`);
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new Error(`${name} must be "on" or "off", got "${raw}"`);
 }
 
 /** A short key could be found offline by trying keys against any cursor a client holds (`openssl rand -base64 32` gives 44). */
@@ -55,9 +80,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE || 'financial-platform',
     logLevel: env.LOG_LEVEL || 'info',
+    temporalLogLevel: temporalLogLevel(env.TEMPORAL_LOG_LEVEL),
     authIssuerUrl: env.AUTH_ISSUER_URL || undefined,
     authAudience: env.AUTH_AUDIENCE || `${publicUrl}/api`,
     cursorSigningKey,
+    apiMetrics: onOff(env, 'API_METRICS', true),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    workerMetricsPort: intFromEnv(env, 'WORKER_METRICS_PORT', 9464),
+    temporalMetricsPort: intFromEnv(env, 'TEMPORAL_METRICS_PORT', 9465),
+    auditRetentionDays: intFromEnv(env, 'AUDIT_RETENTION_DAYS', 90),
   };
 }
 

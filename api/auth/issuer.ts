@@ -1,3 +1,4 @@
+import { metrics } from '../../lib/metrics';
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
 import mount from 'koa-mount';
@@ -85,6 +86,11 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     },
   });
   provider.proxy = process.env.TRUST_PROXY === 'true';
+  // The provider's own events: one per token endpoint answer. The error label is the OAuth error code (a fixed set).
+  provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => {
+    metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });
+  });
+  provider.on('grant.error', (_ctx: unknown, error: { error?: string }) => metrics.tokenRefusals.inc({ error: error.error ?? 'server_error' }));
   // Secrets are stored as hashes, so the provider's plain comparison is replaced by ours (constant time, hashed). The
   // matching secret's id is kept for the token (extraTokenClaims above).
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, actual: string) {

@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../routing';
 import { authRoutes } from './auth/clients';
 import { userRoutes } from './auth/users';
+import { auditRoutes } from './auth/audit';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
@@ -23,6 +24,7 @@ export const allRoutes: RouteDefinition[] = [
   ...serverInfoRoutes,
   ...authRoutes,
   ...userRoutes,
+  ...auditRoutes,
   ...ledgerRoutes,
   ...walletsRoutes,
   ...paymentsRoutes,

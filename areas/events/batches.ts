@@ -92,3 +92,12 @@ export async function batchEvents(db: Executor, batchId: string): Promise<EventE
 export async function markBatchDispatched(db: Executor, batchId: string): Promise<void> {
   await db('events_outbox').where({ batch_id: batchId }).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
 }
+
+/** The outbox's backlog: events not yet dispatched, and the age in seconds of the oldest (0 when none). */
+export async function outboxBacklog(db: Executor): Promise<{ events: number; oldestAgeSeconds: number }> {
+  const { rows } = await db.raw(
+    `SELECT count(*)::int AS events, coalesce(extract(epoch FROM now() - min(date)), 0)::float8 AS age
+     FROM events_outbox WHERE dispatched_at IS NULL`,
+  );
+  return { events: rows[0].events, oldestAgeSeconds: Math.max(0, rows[0].age) };
+}

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { inTransaction } from '../../db/errors';
+import { metrics, secondsSince } from '../../lib/metrics';
 import { commitBatch, type BatchedWrite, type WriteOutcome } from './commit-batch';
 
 interface Pending {
@@ -81,6 +82,7 @@ function takeBatch(queue: LedgerQueue): Pending[] {
  */
 async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: LedgerQueue): Promise<void> {
   let written = false;
+  const started = process.hrtime.bigint();
   try {
     const outcomes = await inTransaction(db, async (trx) => {
       // The last batch is answered while PostgreSQL runs this batch's counter bump (see holdAnswers).
@@ -91,8 +93,10 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
       written = true;
       return result;
     });
+    observeBatch('committed', batch.length, started);
     holdAnswers(queue, () => batch.forEach((p, i) => p.resolve(outcomes[i])));
   } catch (error) {
+    observeBatch('failed', batch.length, started);
     sendHeldAnswers(queue);
     // An error once every statement ran is the COMMIT's own (a connection lost during it): the batch may have landed,
     // so retrying its writes could apply them twice. Each write fails with that error and its client decides, as a
@@ -124,4 +128,9 @@ function sendHeldAnswers(queue: LedgerQueue): void {
   queue.held = undefined;
   clearTimeout(held.deadline);
   held.send();
+}
+
+function observeBatch(outcome: 'committed' | 'failed', size: number, started: bigint): void {
+  metrics.groupCommitBatchSize.observe({ outcome }, size);
+  metrics.groupCommitDuration.observe({ outcome }, secondsSince(started));
 }

@@ -5,6 +5,7 @@ import { backoffDelayMs, loadWebhookSettings, type WebhookSettings } from '../..
 import { presentConfig } from './configs';
 import type { AttemptRecord } from './deliveries';
 import { disableEndpoint, queuePositions, type EndpointConfigRow, type EndpointDrain } from './endpoints';
+import { metrics } from '../../lib/metrics';
 
 /** The delivery status an attempt leaves: another attempt to come keeps it pending (in its endpoint's queue). */
 const statusAfter = { success: 'succeeded', 'to retry': 'pending', failed: 'failed' } as const;
@@ -124,5 +125,12 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
     for (const configId of gone) await disableEndpoint(trx, configId, 'the endpoint answered 410 Gone');
     return claimed;
   });
+  // Every attempt, the batch's first ones and the endpoint queues' alike, is recorded here and only here.
+  for (const record of records) {
+    const outcome = record.status === 'to retry' ? 'retry' : record.status;
+    metrics.webhookAttempts.inc({ outcome });
+    metrics.webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
+    if (outcome !== 'retry') metrics.webhookAttemptNumber.observe({ outcome }, record.retryAttempt + 1);
+  }
   return drains;
 }

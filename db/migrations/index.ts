@@ -26,6 +26,7 @@ import * as authScopeRevocations from './024-auth-scope-revocations';
 import * as orchestrationAbortCausation from './025-orchestration-abort-causation';
 import * as webhookEndpointQueues from './026-webhook-endpoint-queues';
 import * as ledgerLogCheckpoints from './027-ledger-log-checkpoints';
+import * as auditEntries from './028-audit-entries';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -64,6 +65,7 @@ const migrations: Array<[string, Migration]> = [
   ['025-orchestration-abort-causation', orchestrationAbortCausation],
   ['026-webhook-endpoint-queues', webhookEndpointQueues],
   ['027-ledger-log-checkpoints', ledgerLogCheckpoints],
+  ['028-audit-entries', auditEntries],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

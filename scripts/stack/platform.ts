@@ -18,6 +18,9 @@ export interface PlatformOptions {
   temporalPort: number;
   /** Web UI port; undefined runs the dev server headless. */
   temporalUiPort?: number;
+  /** The worker's `/metrics` port and its Temporal SDK exporter's (WORKER_METRICS_PORT, TEMPORAL_METRICS_PORT); free ones when undefined. */
+  workerMetricsPort?: number;
+  temporalMetricsPort?: number;
   /** Keep Temporal's state in a SQLite file under dataDir (survives restarts) or in memory. */
   temporalSqlite: boolean;
   persistentPostgres: boolean;
@@ -31,6 +34,9 @@ export interface RunningPlatform {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl?: string;
+  /** The worker's Prometheus endpoints: the platform's metrics, and the Temporal SDK's (empty when turned off). */
+  workerMetricsUrl: string;
+  temporalMetricsUrl: string;
   credentials: BootstrapCredentials;
   env: NodeJS.ProcessEnv;
   api: ManagedProcess;
@@ -81,6 +87,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ...(options.env.DATABASE_URL ? [] : [['embedded PostgreSQL (EMBEDDED_POSTGRES_PORT)', options.postgresPort] as [string, number]]),
       ...(options.env.TEMPORAL_ADDRESS ? [] : [['Temporal (TEMPORAL_PORT)', options.temporalPort] as [string, number]]),
       ...(options.env.TEMPORAL_ADDRESS || !options.temporalUiPort ? [] : [['Temporal UI (TEMPORAL_UI_PORT)', options.temporalUiPort] as [string, number]]),
+      ...(options.workerMetricsPort ? [['worker metrics (WORKER_METRICS_PORT)', options.workerMetricsPort] as [string, number]] : []),
+      ...(options.temporalMetricsPort ? [['Temporal SDK metrics (TEMPORAL_METRICS_PORT)', options.temporalMetricsPort] as [string, number]] : []),
     ]);
     // allSettled, not all: when one part fails to start, the other may still be starting and must be stopped too.
     const [pgResult, temporalResult] = await Promise.allSettled([
@@ -122,6 +130,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 
     options.signal?.throwIfAborted();
     const apiUrl = `http://127.0.0.1:${options.apiPort}`;
+    const workerMetricsPort = options.workerMetricsPort ?? (await freePort());
+    const temporalMetricsPort = options.temporalMetricsPort ?? (await freePort());
     const env: NodeJS.ProcessEnv = {
       ...options.env,
       DATABASE_URL: databaseUrl,
@@ -130,6 +140,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       PORT: String(options.apiPort),
       HOST: options.env.HOST || '127.0.0.1',
       PUBLIC_URL: options.env.PUBLIC_URL || apiUrl,
+      WORKER_METRICS_PORT: String(workerMetricsPort),
+      TEMPORAL_METRICS_PORT: String(temporalMetricsPort),
     };
     const output = (name: string, line: string) => options.log(name, line);
     const worker = runNodeProcess({ name: 'worker', entry: 'activities/worker.ts', env, output });
@@ -138,6 +150,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     stops.push(() => api.stop());
     await waitForHealthy(apiUrl, 60_000, options.signal);
     const settings = loadConfig(env);
+    const metricsUrl = (port: number) => (port > 0 ? `http://${settings.metricsHost.includes(':') ? `[${settings.metricsHost}]` : settings.metricsHost}:${port}/metrics` : '');
     await waitForWorkerPolling(temporalAddress, settings.temporalNamespace, settings.taskQueue, 60_000, options.signal);
 
     return {
@@ -145,6 +158,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       databaseUrl,
       temporalAddress,
       temporalUiUrl: temporal?.uiUrl,
+      workerMetricsUrl: metricsUrl(workerMetricsPort),
+      temporalMetricsUrl: metricsUrl(temporalMetricsPort),
       credentials,
       env,
       api,

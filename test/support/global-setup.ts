@@ -25,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_API_URL = platform.apiUrl;
   process.env.TEST_DATABASE_URL = platform.databaseUrl;
   process.env.TEST_TEMPORAL_ADDRESS = platform.temporalAddress;
+  process.env.TEST_WORKER_METRICS_URL = platform.workerMetricsUrl;
+  process.env.TEST_TEMPORAL_METRICS_URL = platform.temporalMetricsUrl;
   process.env.TEST_CLIENT_ID = platform.credentials.clientId;
   process.env.TEST_CLIENT_SECRET = platform.credentials.clientSecret;
   process.env.TEST_TASK_QUEUE = env.TEMPORAL_TASK_QUEUE || 'financial-platform';

@@ -19,7 +19,7 @@ describe('npm start', () => {
   let dataDir: string;
   let child: ChildProcess;
   let output = '';
-  let ports: { api: number; postgres: number; temporal: number; ui: number };
+  let ports: { api: number; postgres: number; temporal: number; ui: number; workerMetrics: number; temporalMetrics: number };
   let runFile: string;
   // Only what the platform needs: the settings a second shell would not have (DATA_DIR, PORT) are left out of it.
   const baseEnv = () => {
@@ -31,7 +31,7 @@ describe('npm start', () => {
   beforeAll(async () => {
     dataDir = testTempDir('npm-start-test-');
     runFile = path.join(dataDir, 'run', 'npm-start.json');
-    ports = { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort() };
+    ports = { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort(), workerMetrics: await freePort(), temporalMetrics: await freePort() };
     child = spawn('npm', ['start'], {
       cwd: root,
       detached: true,
@@ -42,6 +42,8 @@ describe('npm start', () => {
         EMBEDDED_POSTGRES_PORT: String(ports.postgres),
         TEMPORAL_PORT: String(ports.temporal),
         TEMPORAL_UI_PORT: String(ports.ui),
+        WORKER_METRICS_PORT: String(ports.workerMetrics),
+        TEMPORAL_METRICS_PORT: String(ports.temporalMetrics),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -61,6 +63,16 @@ describe('npm start', () => {
       }
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints its metrics endpoints, the worker\'s on the ports it was given', async () => {
+    const worker = `http://127.0.0.1:${ports.workerMetrics}/metrics`;
+    expect(output).toContain(`http://127.0.0.1:${ports.api}/metrics (API)`);
+    expect(output).toContain(`${worker} (worker)`);
+    expect(output).toContain(`http://127.0.0.1:${ports.temporalMetrics}/metrics (Temporal SDK)`);
+    const response = await fetch(worker);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/^events_outbox_backlog \d+$/m);
   });
 
   it('is up only once a worker polls the task queue', async () => {
