@@ -10,7 +10,16 @@ import { temporalClient } from '../../support/temporal';
 import { eventually, startReceiver } from '../../support/webhook-receiver';
 
 const createExporter = (body: unknown) => api('POST', '/api/ledger/v2/_/exporters', { body });
-const createPipeline = (ledger: string, exporterID: string) => api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID } });
+/** Pipelines this file started: each polls its ledger every second until deleted, so they go when the file is done. */
+const started: Array<[string, string]> = [];
+const createPipeline = async (ledger: string, exporterID: string) => {
+  const res = await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID } });
+  if (res.status === 201) started.push([ledger, res.body.data.id]);
+  return res;
+};
+afterAll(async () => {
+  for (const [ledger, id] of started) await api('DELETE', `/api/ledger/v2/${ledger}/pipelines/${id}`);
+});
 const pipelineState = async (ledger: string, id: string) => (await api('GET', `/api/ledger/v2/${ledger}/pipelines/${id}`)).body.data;
 
 /** Waits until the pipeline's position is the ledger's last log (every log hashed first). */
@@ -198,6 +207,8 @@ describe('ledger pipelines: stdout and noop drivers', () => {
     const exported = [...new Map(lines.map((l) => [l.log.id, l.log])).values()].sort((a, b) => Number(a.id) - Number(b.id));
     expect(exported.map((l) => [Number(l.id), l.type, l.hash])).toEqual(source.map((l) => [l.id, l.type, l.hash]));
     expect(lines.every((l) => l.exporter === 'stdout' && l.log.ledger === ledger)).toBe(true);
+    // A running pipeline polls for the rest of the suite: delete it once done, as an operator would.
+    expect((await api('DELETE', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}`)).status).toBe(204);
   });
 
   test('noop advances over every log; both refuse settings they do not have', async () => {
@@ -206,6 +217,7 @@ describe('ledger pipelines: stdout and noop drivers', () => {
     const exporter = (await createExporter({ driver: 'noop', config: { batching: { maxItems: 1 } } })).body.data;
     const pipeline = (await createPipeline(ledger, exporter.id)).body.data;
     await caughtUp(ledger, pipeline.id);
+    expect((await api('DELETE', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}`)).status).toBe(204);
     const refused = await createExporter({ driver: 'stdout', config: { url: 'http://127.0.0.1:1' } });
     expect([refused.status, refused.body.errorCode, refused.body.errorMessage]).toEqual([400, 'VALIDATION', expect.stringContaining('body.config.url: unknown member')]);
   });
