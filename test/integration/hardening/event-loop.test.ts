@@ -39,6 +39,10 @@ describe('a chart .pattern cannot hold the event loop', () => {
 });
 
 describe('a trigger expression cannot hold the event loop', () => {
+  const onDone: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const done of onDone) await done();
+  });
   const nestedAll = (depth: number, list: string, body: string) => {
     let source = body;
     for (let i = 0; i < depth; i++) source = `${list}.all(x${i}, ${source})`;
@@ -95,6 +99,8 @@ describe('a trigger expression cannot hold the event loop', () => {
     // Cheap on 16 postings (the creation check), over the limit on the 200 of the transaction below (200^3).
     const filter = `event.ledger == "${ledger}" && ${nestedAll(3, 'event.transactions[0].postings', 'x0.amount > 0')}`;
     const created = await api('POST', '/api/orchestration/v2/triggers', { body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter } });
+    // Every later transaction of the suite would be estimated against it: it goes once this test is done.
+    onDone.push(() => api('DELETE', `/api/orchestration/v2/triggers/${created.body.data.id}`));
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     const postings = Array.from({ length: 200 }, (_, i) => posting('world', `users:${i}`, 1));

@@ -186,9 +186,16 @@ describe('fctl requests, replayed', () => {
       const run = await runInstance(workflowID, {}, true);
       expect(run.body.data.terminated).toBe(true);
       instanceID = run.body.data.id;
-      const trigger = await api('POST', '/api/orchestration/triggers', { body: { event: 'SAVED_PAYMENT', workflowID, name: `fctl-${unique()}` } });
+      // A filter that matches no payment: a trigger on every SAVED_PAYMENT would start a workflow for each payment the
+      // rest of the suite saves (thousands), and is deleted once these tests are done.
+      const trigger = await api('POST', '/api/orchestration/triggers', {
+        body: { event: 'SAVED_PAYMENT', workflowID, name: `fctl-${unique()}`, filter: 'event.reference == "fctl-never"' },
+      });
       expect(trigger.status).toBe(201);
       triggerID = trigger.body.data.id;
+    });
+    afterAll(async () => {
+      if (triggerID) expect((await api('DELETE', `/api/orchestration/triggers/${triggerID}`)).status).toBe(204);
     });
 
     it('`orchestration instances list` (running=false&workflowID=) and `instances show`', async () => {
