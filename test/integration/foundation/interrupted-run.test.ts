@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pollUntil } from '../../support/eventually';
 import { testTempDir } from '../../support/temp-dir';
+import { groupExited } from '../../support/process-group';
 
 const root = path.resolve(__dirname, '../../..');
 
@@ -45,17 +46,6 @@ describe('an interrupted test run', () => {
     await pollUntil(() => child.exitCode !== null || child.signalCode !== null, Boolean, { timeoutMs: 60_000, what: 'the inner run to exit' });
     await pollUntil(() => !fs.existsSync(started.dataDir), Boolean, { timeoutMs: 30_000, what: `${started.dataDir} to be removed` });
     // Nothing of the inner run's platform is left running.
-    await pollUntil(
-      () => {
-        try {
-          process.kill(-(child.pid as number), 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      Boolean,
-      { timeoutMs: 30_000, what: 'every process of the inner run to exit' },
-    );
+    await groupExited(child.pid as number, 'every process of the inner run to exit');
   }, 240_000);
 });

@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { freePort, isPortFree } from '../../../scripts/stack/ports';
 import { pollUntil } from '../../support/eventually';
 import { testTempDir } from '../../support/temp-dir';
+import { groupExited } from '../../support/process-group';
 
 const root = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
@@ -104,18 +105,7 @@ describe('npm start', () => {
       { timeoutMs: 60_000, intervalMs: 250, what: 'the API, PostgreSQL, Temporal and its UI to stop listening' },
     );
     // No process of the group is left (the worker has no port of its own).
-    await pollUntil(
-      () => {
-        try {
-          process.kill(-(child.pid as number), 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      (gone) => gone,
-      { timeoutMs: 30_000, what: 'every process of the npm start group to exit' },
-    );
+    await groupExited(child.pid as number, 'every process of the npm start group to exit');
     expect(fs.existsSync(runFile)).toBe(false);
     expect(output).toMatch(/stopped\./);
   });
