@@ -1,9 +1,9 @@
 import { Client } from '@temporalio/client';
 import { Gauge } from 'prom-client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
-import { loadConfig, requireRuntime } from '../lib/config';
+import { getConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
-import { markStopping } from '../lib/shutdown';
+import { markStopping } from '../db/shutdown';
 import { createDb } from '../db/knex';
 import { observePool, registry, serveMetrics } from '../lib/metrics';
 import { outboxBacklog } from '../areas/events';
@@ -65,7 +65,7 @@ export async function createWorker(options: {
 }
 
 async function main(): Promise<void> {
-  const config = requireRuntime(loadConfig());
+  const config = requireRuntime(getConfig());
   // Runtime.install stops a running worker on these signals; from then on, a database going away is part of the stop.
   // A signal during start-up (Ctrl-C right after `npm start` is up) ends the process at once: nothing runs yet, and
   // the SDK would otherwise keep retrying its connection to a Temporal server that is stopping too.
