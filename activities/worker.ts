@@ -10,7 +10,6 @@ import { outboxBacklog } from '../areas/events';
 import { PinoTemporalLogger } from './temporal-logger';
 import { startAuditRetention } from './audit-retention';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
-import { ensureConnectorSchedules } from '../areas/payments';
 import { webhookTaskQueue } from '../lib/webhooks/task-queue';
 import { createActivities } from './index';
 import { createWebhookActivities } from './webhooks';
@@ -93,12 +92,6 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
   });
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
-  // Connectors installed by a release that fetched with one long-lived workflow move to their schedules (idempotent).
-  ensureConnectorSchedules({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue } }, (connectorID, error) =>
-    logger.error({ err: error, connectorID }, 'payments: could not give this connector its schedules; retried at the next worker start'),
-  )
-    .then((migrated) => migrated && logger.info({ migrated }, 'payments: legacy connector fetch workflows replaced by schedules'))
-    .catch((error) => logger.error({ err: error }, 'payments: could not ensure the connectors\' schedules; retried at the next worker start'));
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).

@@ -82,8 +82,3 @@ export interface DeliveryPlan {
   firstRetryAttempt?: number;
   firstDelayMs?: number;
 }
-
-export function deliveryPlan(settings: WebhookSettings, deliveryId: string, configId: string): DeliveryPlan {
-  const { initialIntervalMs, backoffCoefficient, maximumIntervalMs } = settings;
-  return { deliveryId, configId, retry: { initialIntervalMs, backoffCoefficient, maximumIntervalMs }, httpTimeoutMs: settings.httpTimeoutMs };
-}
