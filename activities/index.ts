@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Logger } from '../lib/logger';
-import { loadConfig } from '../lib/config';
+import { getConfig } from '../lib/config';
 import { createEventActivities } from './events';
 import { createLedgerActivities } from './ledger';
 import { createPaymentsActivities } from './payments';
@@ -21,8 +21,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
-    ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
-    ...createOpenBankingActivities({ db: deps.db, dataDir: loadConfig().dataDir }),
+    ...createPaymentsActivities({ ...deps, dataDir: getConfig().dataDir }),
+    ...createOpenBankingActivities({ db: deps.db, dataDir: getConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db, temporal: deps.temporal }),
     ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),

@@ -1,16 +1,15 @@
 import { Client } from '@temporalio/client';
 import { Gauge } from 'prom-client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
-import { loadConfig, requireRuntime } from '../lib/config';
+import { getConfig, requireRuntime } from '../lib/config';
 import { createLogger } from '../lib/logger';
-import { markStopping } from '../lib/shutdown';
+import { markStopping } from '../db/shutdown';
 import { createDb } from '../db/knex';
 import { observePool, registry, serveMetrics } from '../lib/metrics';
 import { outboxBacklog } from '../areas/events';
 import { PinoTemporalLogger } from './temporal-logger';
 import { startAuditRetention } from './audit-retention';
 import { createTemporalClient, dataConverter } from '../lib/temporal';
-import { ensureConnectorSchedules } from '../areas/payments';
 import { webhookTaskQueue } from '../lib/webhooks/task-queue';
 import { createActivities } from './index';
 import { createWebhookActivities } from './webhooks';
@@ -65,7 +64,7 @@ export async function createWorker(options: {
 }
 
 async function main(): Promise<void> {
-  const config = requireRuntime(loadConfig());
+  const config = requireRuntime(getConfig());
   // Runtime.install stops a running worker on these signals; from then on, a database going away is part of the stop.
   // A signal during start-up (Ctrl-C right after `npm start` is up) ends the process at once: nothing runs yet, and
   // the SDK would otherwise keep retrying its connection to a Temporal server that is stopping too.
@@ -93,12 +92,6 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
   });
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
-  // Connectors installed by a release that fetched with one long-lived workflow move to their schedules (idempotent).
-  ensureConnectorSchedules({ db, temporal: { client: temporal.client, taskQueue: config.taskQueue } }, (connectorID, error) =>
-    logger.error({ err: error, connectorID }, 'payments: could not give this connector its schedules; retried at the next worker start'),
-  )
-    .then((migrated) => migrated && logger.info({ migrated }, 'payments: legacy connector fetch workflows replaced by schedules'))
-    .catch((error) => logger.error({ err: error }, 'payments: could not ensure the connectors\' schedules; retried at the next worker start'));
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
   const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).

@@ -16,7 +16,7 @@ import { toKoaPath, type RouteDefinition } from './routing';
  */
 export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes): Koa {
   const app = new Koa();
-  app.proxy = process.env.TRUST_PROXY === 'true';
+  app.proxy = deps.config.trustProxy;
   app.silent = true; // errors are logged by the error handler, with the request id
   deps.openApiDocument = buildOpenApiDocument(routes, deps.config);
   Object.assign(app.context, { deps });

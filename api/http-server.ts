@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { getConfig, type Config } from '../lib/config';
 import { answerClientErrors } from './client-errors';
 
 export interface HttpTimeouts {
@@ -10,32 +11,16 @@ export interface HttpTimeouts {
   requestTimeout: number;
 }
 
-function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${raw}"`);
-  return value;
-}
-
 /**
  * The API's HTTP timeouts. The keep-alive timeout must exceed the idle timeout of whatever reuses connections to the
  * API: a load balancer (AWS ALB: 60 s) or a client. Otherwise the API closes an idle connection at the moment the
  * other side sends a request on it, which the client sees as a reset (`other side closed`) and a load balancer as a
  * 502. Hence 65 s. The headers timeout does not need to exceed it on Node 18+ (it runs from a request's first byte,
  * not over the idle time; test/integration/foundation/keep-alive.test.ts checks this), so it stays short against
- * slow-header clients. @throws Error on a malformed value, which stops the process at start.
+ * slow-header clients. lib/config.ts checks them (positive, the headers timeout within the request timeout).
  */
-export function httpTimeouts(env: NodeJS.ProcessEnv = process.env): HttpTimeouts {
-  const timeouts = {
-    keepAliveTimeout: msFromEnv(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
-    headersTimeout: msFromEnv(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000),
-    requestTimeout: msFromEnv(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000),
-  };
-  if (timeouts.headersTimeout > timeouts.requestTimeout) {
-    throw new Error(`HTTP_HEADERS_TIMEOUT_MS (${timeouts.headersTimeout}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${timeouts.requestTimeout})`);
-  }
-  return timeouts;
+export function httpTimeouts(config: Pick<Config, 'httpKeepAliveTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'> = getConfig()): HttpTimeouts {
+  return { keepAliveTimeout: config.httpKeepAliveTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs };
 }
 
 /**

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
-import { loadConfig, requireRuntime, type Config } from '../lib/config';
+import { getConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
-import { markStopping } from '../lib/shutdown';
+import { markStopping } from '../db/shutdown';
 import { createTemporalClient } from '../lib/temporal';
 import { createDb } from '../db/knex';
 import { observePool } from '../lib/metrics';
@@ -15,7 +15,7 @@ import { RateLimiter } from './middleware/rate-limit';
 /** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
   const logger = createLogger('api', config.logLevel);
-  const timeouts = httpTimeouts();
+  const timeouts = httpTimeouts(config);
   const db = createDb(config.databaseUrl);
   observePool(db, 'api');
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
@@ -30,7 +30,7 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     verifier: auth.verifier,
     cursorKey,
     mounts: auth.mounts,
-    rateLimiter: RateLimiter.fromEnv(),
+    rateLimiter: RateLimiter.fromConfig(config),
     audit,
   });
   const server = createHttpServer(app.callback(), timeouts);
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   // scavenges straight in the old generation; a request's objects only survive one while the request is in flight, so
   // the API has nothing to gain from it. Set in main, before any request, not for startApi's in-process callers (tests).
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
-  const config = requireRuntime(loadConfig());
+  const config = requireRuntime(getConfig());
   const { close, logger } = await startApi(config);
   let stopping = false;
   // Ctrl-C under `npm start` brings the terminal's SIGINT and then the supervisor's SIGTERM: one stop is enough.

@@ -1,5 +1,6 @@
 import knex, { Knex } from 'knex';
 import pg from 'pg';
+import { getConfig } from '../lib/config';
 import { parseJson, stringifyJson } from '../lib/json';
 
 // json/jsonb columns hold amounts of any size: parse them without rounding big integers.
@@ -21,13 +22,15 @@ function toBinding(value: unknown): unknown {
   return proto === Object.prototype || proto === null ? stringifyJson(value) : value;
 }
 
-export function createDb(connectionString: string, options: { poolMax?: number } = {}): Db {
+/** A pool for this process; its size, acquire timeout and `application_name` default to the process's settings. */
+export function createDb(connectionString: string, options: { poolMax?: number; applicationName?: string } = {}): Db {
+  const config = getConfig();
   const db = knex({
     client: 'pg',
-    connection: { connectionString, application_name: process.env.APP_NAME || 'financial-platform' },
-    pool: { min: 0, max: options.poolMax ?? Number(process.env.DATABASE_POOL_MAX || 20) },
+    connection: { connectionString, application_name: options.applicationName ?? config.appName },
+    pool: { min: 0, max: options.poolMax ?? config.databasePoolMax },
     // A failing database must surface as a 503 within seconds, not hang a request.
-    acquireConnectionTimeout: Number(process.env.DATABASE_ACQUIRE_TIMEOUT_MS || 5000),
+    acquireConnectionTimeout: config.databaseAcquireTimeoutMs,
   });
   const client = db.client as { prepBindings(bindings: unknown[]): unknown[] };
   const prepBindings = client.prepBindings.bind(client);

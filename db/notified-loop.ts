@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../lib/logger';
-import { isExpectedShutdownError } from '../lib/shutdown';
+import { isExpectedShutdownError } from './shutdown';
 
 export interface NotifiedLoopOptions {
   databaseUrl: string;

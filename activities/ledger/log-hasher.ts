@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { startNotifiedLoop } from '../../db/notified-loop';
 import { OUTBOX_CHANNEL } from '../../db/outbox';
 import type { Logger } from '../../lib/logger';
+import { getConfig } from '../../lib/config';
 
 export interface LogHasherOptions {
   db: Db;
@@ -20,8 +21,8 @@ export interface LogHasherOptions {
  * and NOTIFYs the outbox channel, so listening there wakes the hasher at each commit at no cost to the writers.
  */
 export function startLogHasher(options: LogHasherOptions) {
-  const pollIntervalMs = options.pollIntervalMs ?? Number(process.env.LEDGER_LOGS_POLL_INTERVAL_MS || 1000);
-  const hashIntervalMs = options.hashIntervalMs ?? Number(process.env.LEDGER_LOGS_HASH_INTERVAL_MS || 200);
+  const pollIntervalMs = options.pollIntervalMs ?? getConfig().ledgerLogsPollIntervalMs;
+  const hashIntervalMs = options.hashIntervalMs ?? getConfig().ledgerLogsHashIntervalMs;
   let lastPass = 0;
 
   /**

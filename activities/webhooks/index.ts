@@ -3,13 +3,13 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import type { EventEnvelope } from '../../areas/events';
 import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks';
-import { markDeliveryFailed, planDeliveries, type DeliveryRow } from '../../areas/webhooks';
+import { markDeliveryFailed, type DeliveryRow } from '../../areas/webhooks';
 import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks';
 import { enqueueDeliveries, ensureDrains, nextEndpointStep, recordAttempts, type EndpointDrain } from '../../areas/webhooks';
 import type { TemporalDeps } from '../../lib/temporal';
 import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks';
 import { isApiError } from '../../lib/errors';
-import { deliveryPlan, endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
+import { endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
 import { createSendWebhookBatch, type RetryDue } from './send-batch';
@@ -41,12 +41,6 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
   };
 
   return {
-    /** Creates (idempotently) one delivery per subscribed active config. */
-    async planWebhookDeliveries(event: EventEnvelope): Promise<DeliveryPlan[]> {
-      const deliveries = await planDeliveries(deps.db, event);
-      return deliveries.map((d) => deliveryPlan(settings, d.deliveryId, d.configId));
-    },
-
     /** Creates (idempotently) the deliveries of a batch of events, in one statement. */
     async planWebhookBatch(events: EventEnvelope[]): Promise<DeliveryBatchPlan> {
       const { initialIntervalMs, backoffCoefficient, maximumIntervalMs, httpTimeoutMs } = settings;

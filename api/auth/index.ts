@@ -26,7 +26,7 @@ export async function setupAuth(config: Config, db: Db, logger: Logger): Promise
   if (config.authIssuerUrl) {
     const oidc = await import('openid-client');
     const issuerUrl = new URL(config.authIssuerUrl);
-    const discovered = await oidc.discovery(issuerUrl, process.env.AUTH_CLIENT_ID || 'financial-platform-api', undefined, undefined, {
+    const discovered = await oidc.discovery(issuerUrl, config.authClientId, undefined, undefined, {
       execute: issuerUrl.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
       timeout: 10,
     });
@@ -46,7 +46,7 @@ export async function setupAuth(config: Config, db: Db, logger: Logger): Promise
   const revocations = await startRevocationList({ databaseUrl: config.databaseUrl, logger });
   return {
     issuer,
-    mounts: createIssuer({ db, issuerUrl: issuer, audience: config.authAudience, signingKeys }),
+    mounts: createIssuer({ db, issuerUrl: issuer, audience: config.authAudience, signingKeys, accessTokenTtlSeconds: config.authAccessTokenTtl, trustProxy: config.trustProxy }),
     verifier: createJwtVerifier({ issuer, audience: config.authAudience, keys: localKeySet(signingKeys.map(publicJwk)), revocations }),
     close: () => revocations.close(),
   };

@@ -12,8 +12,6 @@ import { tokenRequestDefaults } from './token-request';
 import { SCOPES_VERSION_CLAIM, SECRET_CLAIM } from './verifier';
 import { escapeHtml } from '../html';
 
-export const ACCESS_TOKEN_TTL_SECONDS = Number(process.env.AUTH_ACCESS_TOKEN_TTL || 3600);
-
 // oidc-provider 8 is an ES module; Node 20.19+ loads it with require(). Kept behind a function so tests and processes
 // that never issue tokens do not load it.
 function loadProvider(): { Provider: any; errors: any } {
@@ -34,7 +32,7 @@ function loadProvider(): { Provider: any; errors: any } {
  * served, under /oauth/ with the others: with `none` as the only response type and clients registered for
  * client_credentials only, it refuses every request with an error page (renderError).
  */
-export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[] }): Koa.Middleware[] {
+export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[]; accessTokenTtlSeconds: number; trustProxy: boolean }): Koa.Middleware[] {
   const { Provider, errors } = loadProvider();
   const provider = new Provider(options.issuerUrl, {
     adapter: createOidcAdapter(options.db),
@@ -52,7 +50,7 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
     },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     cookies: { keys: [randomBytes(32).toString('base64url')] },
-    ttl: { ClientCredentials: ACCESS_TOKEN_TTL_SECONDS },
+    ttl: { ClientCredentials: options.accessTokenTtlSeconds },
     extraTokenClaims: async () => {
       const store = tokenRequestContext.getStore();
       return {
@@ -77,7 +75,7 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
           return {
             scope: ALL_SCOPES.join(' '),
             audience: options.audience,
-            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenTTL: options.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
           };
@@ -85,7 +83,7 @@ export function createIssuer(options: { db: Db; issuerUrl: string; audience: str
       },
     },
   });
-  provider.proxy = process.env.TRUST_PROXY === 'true';
+  provider.proxy = options.trustProxy;
   // The provider's own events: one per token endpoint answer. The error label is the OAuth error code (a fixed set).
   provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => {
     metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { readRevocationsAfter, REVOCATIONS_CHANNEL, type RevocationKind, type RevocationRow, scopesSubject } from '../../areas/auth';
 import { ApiError } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
-import { isExpectedShutdownError } from '../../lib/shutdown';
+import { isExpectedShutdownError } from '../../db/shutdown';
 
 export interface TokenIdentity {
   clientId: string;

@@ -1,3 +1,4 @@
+import type { Config } from '../../lib/config';
 import { ApiError } from '../../lib/errors';
 
 /**
@@ -13,10 +14,10 @@ export class RateLimiter {
     private readonly burst: number,
   ) {}
 
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): RateLimiter | undefined {
-    const rate = Number(env.RATE_LIMIT_PER_SECOND ?? 1000);
-    if (!(rate > 0)) return undefined;
-    return new RateLimiter(rate, Number(env.RATE_LIMIT_BURST ?? rate * 2));
+  /** The limiter the settings ask for (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST); none when the rate is 0. */
+  static fromConfig(config: Pick<Config, 'rateLimitPerSecond' | 'rateLimitBurst'>): RateLimiter | undefined {
+    if (config.rateLimitPerSecond === 0) return undefined;
+    return new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   }
 
   /** Takes one token for `key`; throws 429 TOO_MANY_REQUESTS with Retry-After (whole seconds) when none is left. */

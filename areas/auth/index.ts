@@ -5,4 +5,4 @@
 export { createClient, createClientSecret, deleteClient, deleteClientSecret, ensureClient, getClient, listClients, matchClientSecret, updateClient } from './clients';
 export { readRevocationsAfter, type RevocationKind, type RevocationRow, REVOCATIONS_CHANNEL, revokeToken, scopesSubject } from './revocations';
 export { loadSigningKeys, publicJwk, rotateSigningKey } from './signing-keys';
-export { AUDIT_EVENT_TYPE, type AuditEntry, type AuditFilters, deleteAuditEntriesBefore, listAuditEntries, recordAuditEntries } from './audit';
+export { type AuditEntry, type AuditFilters, deleteAuditEntriesBefore, listAuditEntries, recordAuditEntries } from './audit';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { getConfig } from '../../lib/config';
 
 /** NOTIFYed when revocations commit; every API process LISTENs (api/auth/revocation-list.ts). */
 export const REVOCATIONS_CHANNEL = 'auth_token_revocations';
@@ -29,7 +30,7 @@ export interface RevocationRow {
  * How long the revocation of a client or secret is kept. Its tokens were all issued before it, so they are expired one
  * token lifetime later; a day covers the default hour with room for a replica configured with a longer lifetime.
  */
-const KEEP_CLIENT_REVOCATIONS_MS = Math.max(24 * 3600, Number(process.env.AUTH_ACCESS_TOKEN_TTL || 0)) * 1000;
+const keepClientRevocationsMs = (): number => Math.max(24 * 3600, getConfig().authAccessTokenTtl) * 1000;
 
 /** The subject of a `scopes` revocation: a version is digits, so `<version>:<clientId>` names one pair only. */
 export const scopesSubject = (clientId: string, version: number): string => `${version}:${clientId}`;
@@ -38,7 +39,7 @@ export const revocationOf = (kind: 'client' | 'secret' | 'scopes', subject: stri
   kind,
   subject,
   clientId,
-  expiresAt: new Date(Date.now() + KEEP_CLIENT_REVOCATIONS_MS),
+  expiresAt: new Date(Date.now() + keepClientRevocationsMs()),
 });
 
 /**

@@ -3,5 +3,5 @@
  * only this file; the batch workflows are started in engine.ts.
  */
 export { batchEvents, claimOutboxBatch, markBatchDispatched, outboxBacklog, pendingBatches } from './batches';
-export { batchWorkflowId, startEventBatch } from './engine';
+export { startEventBatch } from './engine';
 export { type CausationLink, type EventCausation, type EventEnvelope, webhookBody, webhookEventType } from './envelope';

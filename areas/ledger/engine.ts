@@ -2,6 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { ledgerPipeline, LedgerPipelineInput } from '../../workflows/ledger/pipeline';
+import { getConfig } from '../../lib/config';
 
 /**
  * Every Temporal call of the ledger area. A pipeline runs as one long-running workflow whose id names its ledger and
@@ -12,7 +13,7 @@ import type { ledgerPipeline, LedgerPipelineInput } from '../../workflows/ledger
 export const pipelineWorkflowId = (ledger: string, pipelineId: string): string => `ledger-pipeline-${ledger}-${pipelineId}`;
 
 /** LEDGER_PIPELINE_POLL_INTERVAL_MS: how long a caught-up pipeline waits before looking for new logs. */
-const pollIntervalMs = (): number => Number(process.env.LEDGER_PIPELINE_POLL_INTERVAL_MS || 1000);
+const pollIntervalMs = (): number => getConfig().ledgerPipelinePollIntervalMs;
 
 /**
  * Starts a pipeline's workflow. A run already under that id (a stop still cancelling it, or a start repeated after a

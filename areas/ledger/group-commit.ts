@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { inTransaction } from '../../db/errors';
 import { metrics, secondsSince } from '../../lib/metrics';
 import { commitBatch, type BatchedWrite, type WriteOutcome } from './commit-batch';
+import { getConfig } from '../../lib/config';
 
 interface Pending {
   write: BatchedWrite;
@@ -17,13 +18,13 @@ interface LedgerQueue {
 }
 
 /** Bounded so one batch's statements and its hold on the ledger's counter row stay short. */
-const MAX_BATCH = Math.max(1, Number(process.env.LEDGER_GROUP_COMMIT_MAX_BATCH || 256));
+const maxBatch = (): number => getConfig().ledgerGroupCommitMaxBatch;
 
 /** Longest the answers of a committed batch wait for the next batch to reach its counter bump (see holdAnswers). */
 const ANSWER_HOLD_MS = 2;
 
 /** Whether writes go through group commit; `LEDGER_GROUP_COMMIT=off` keeps one database transaction per write. */
-export const groupCommitEnabled = (): boolean => process.env.LEDGER_GROUP_COMMIT !== 'off';
+export const groupCommitEnabled = (): boolean => getConfig().ledgerGroupCommit;
 
 const queues = new WeakMap<Knex, Map<string, LedgerQueue>>();
 
@@ -65,7 +66,7 @@ function takeBatch(queue: LedgerQueue): Pending[] {
   const keys = new Set<string>();
   for (const item of queue.pending) {
     const itemKeys = [item.write.idempotencyKey, item.write.hooks?.exclusiveKey].flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`]));
-    if (batch.length >= MAX_BATCH || itemKeys.some((k) => keys.has(k))) {
+    if (batch.length >= maxBatch() || itemKeys.some((k) => keys.has(k))) {
       rest.push(item);
       continue;
     }

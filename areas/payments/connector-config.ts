@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { getConfig } from '../../lib/config';
 import { validationError } from '../../lib/errors';
 
 /** The connector plugins the platform ships; the API installs them by these names. */
@@ -28,8 +29,8 @@ export const pollingPeriodMs = (config: ConnectorConfig): number => durationMs(c
  * included) inside DATA_DIR or one of the bases listed in PAYMENTS_SIMULATED_DIRS, so a client with payments:write
  * cannot make the worker read or write arbitrary paths. Both the API (at install) and the worker (at each use) check.
  */
-export function resolveSimulatedDirectory(directory: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const bases = [dataDir, ...(env.PAYMENTS_SIMULATED_DIRS ?? '').split(path.delimiter).filter(Boolean)];
+export function resolveSimulatedDirectory(directory: string, dataDir: string, extraBases: string[] = getConfig().paymentsSimulatedDirs): string {
+  const bases = [dataDir, ...extraBases];
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(dataDir, directory));

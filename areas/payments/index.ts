@@ -14,7 +14,6 @@ export { createBankAccount, updateBankAccountMetadata } from './bank-account-wri
 export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
 export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
-export { ensureConnectorSchedules } from './connector-migration';
 export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
 export { getTask } from './connector-tasks';
 export { updateConnectorConfig } from './connector-update';
@@ -43,7 +42,7 @@ export { createManualAccount, createManualPayment } from './manual-records';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
 export {
   type ConnectorV1, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,
-  resolveConnectorV1, type TaskV1, uninstallConnectorV1, updateConnectorConfigV1, v1ProviderName,
+  type TaskV1, uninstallConnectorV1, updateConnectorConfigV1,
 } from './connectors-v1';
 export {
   balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1,

@@ -2,7 +2,7 @@
  * The wallets area's in-process API, all on the ledger `wallets`: routes and orchestration
  * activities call these functions.
  */
-export { WALLETS_LEDGER, balanceAccount, holdAccount, type Subject } from './chart';
+export { holdAccount, type Subject } from './chart';
 export { createWallet, getWallet, listWallets, updateWalletMetadata, type Wallet } from './wallets';
 export { createBalance, listBalances, getBalance, type WalletBalance } from './balances';
 export { creditWallet, debitWallet, type WalletDebitResult } from './movements';

@@ -1,10 +1,8 @@
 import { notFound } from '../../lib/errors';
 import type { ListQuery } from '../../db/pagination';
-import type { EventEnvelope } from '../events';
 import { keysetPage, type Page } from '../../db/pagination';
-import type { Db, Executor } from '../../db/knex';
+import type { Executor } from '../../db/knex';
 import { isUuid, type WebhookConfigRow } from './configs';
-import { planDeliveryBatch } from './delivery-batch';
 
 /**
  * Formance's delivery statuses. pending: not attempted yet in its generation, or waiting for its next attempt;
@@ -80,14 +78,6 @@ export function presentDelivery(row: DeliveryRow, options: { payload?: boolean }
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/**
- * One delivery per active config subscribed to the event's type (the planning step of the per-event workflow of the
- * previous release). Idempotent: see planDeliveryBatch.
- */
-export async function planDeliveries(db: Db, event: EventEnvelope): Promise<Array<{ deliveryId: string; configId: string }>> {
-  return (await planDeliveryBatch(db, [event])).map((d) => ({ deliveryId: d.deliveryId, configId: d.configId }));
 }
 
 /** @throws ApiError NOT_FOUND */

@@ -1,8 +1,8 @@
-import { parseCidrList } from './ssrf';
+import { getConfig, type Config } from '../config';
 import type { BlockList } from 'node:net';
 
 /**
- * Webhook delivery settings, from the environment of the worker (and of the API for the write-time SSRF check).
+ * Webhook delivery settings, from the settings of the worker (and of the API for the write-time SSRF check).
  * Retries are per endpoint: a failing endpoint is probed on an exponential schedule (10 s × 3 per attempt, capped at
  * 6 h, by default) while its deliveries wait in its queue; a delivery is given up after 72 h, an endpoint disabled
  * after 5 days without a success (as Svix).
@@ -38,27 +38,20 @@ export interface WebhookSettings {
   drainSweepIntervalMs: number;
 }
 
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-}
-
-export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+/** The webhook part of the process's settings (lib/config.ts reads and checks them). */
+export function loadWebhookSettings(config: Config = getConfig()): WebhookSettings {
   return {
-    initialIntervalMs: positive(env, 'WEBHOOKS_RETRY_INITIAL_INTERVAL_MS', 10_000),
-    backoffCoefficient: Math.max(1, positive(env, 'WEBHOOKS_RETRY_BACKOFF_COEFFICIENT', 3)),
-    maximumIntervalMs: positive(env, 'WEBHOOKS_RETRY_MAX_INTERVAL_MS', 6 * 3600_000),
-    retryForMs: positive(env, 'WEBHOOKS_RETRY_FOR_MS', 72 * 3600_000),
-    httpTimeoutMs: positive(env, 'WEBHOOKS_HTTP_TIMEOUT_MS', 15_000),
-    rotationGraceMs: positive(env, 'WEBHOOKS_SECRET_ROTATION_GRACE_MS', 24 * 3600_000),
-    allowed: parseCidrList(env.WEBHOOKS_ALLOWED_CIDRS ?? ''),
-    batchConcurrency: Math.round(positive(env, 'WEBHOOKS_BATCH_CONCURRENCY', 64)),
-    disableAfterMs: positive(env, 'WEBHOOKS_DISABLE_AFTER_MS', 5 * 24 * 3600_000),
-    drainConcurrency: Math.round(positive(env, 'WEBHOOKS_DRAIN_CONCURRENCY', 8)),
-    drainSweepIntervalMs: positive(env, 'WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS', 60_000),
+    initialIntervalMs: config.webhooksRetryInitialIntervalMs,
+    backoffCoefficient: config.webhooksRetryBackoffCoefficient,
+    maximumIntervalMs: config.webhooksRetryMaxIntervalMs,
+    retryForMs: config.webhooksRetryForMs,
+    httpTimeoutMs: config.webhooksHttpTimeoutMs,
+    rotationGraceMs: config.webhooksSecretRotationGraceMs,
+    allowed: config.webhooksAllowedCidrs,
+    batchConcurrency: config.webhooksBatchConcurrency,
+    disableAfterMs: config.webhooksDisableAfterMs,
+    drainConcurrency: config.webhooksDrainConcurrency,
+    drainSweepIntervalMs: config.webhooksDrainSweepIntervalMs,
   };
 }
 
@@ -88,9 +81,4 @@ export interface DeliveryPlan {
    */
   firstRetryAttempt?: number;
   firstDelayMs?: number;
-}
-
-export function deliveryPlan(settings: WebhookSettings, deliveryId: string, configId: string): DeliveryPlan {
-  const { initialIntervalMs, backoffCoefficient, maximumIntervalMs } = settings;
-  return { deliveryId, configId, retry: { initialIntervalMs, backoffCoefficient, maximumIntervalMs }, httpTimeoutMs: settings.httpTimeoutMs };
 }

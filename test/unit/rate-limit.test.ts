@@ -1,4 +1,5 @@
 import { RateLimiter } from '../../api/middleware/rate-limit';
+import { loadConfig } from '../../lib/config';
 
 describe('per-client rate limit', () => {
   it('allows the burst, then refuses with 429 and a Retry-After until tokens refill', () => {
@@ -17,7 +18,7 @@ describe('per-client rate limit', () => {
   });
 
   it('is disabled by RATE_LIMIT_PER_SECOND=0', () => {
-    expect(RateLimiter.fromEnv({ RATE_LIMIT_PER_SECOND: '0' })).toBeUndefined();
-    expect(RateLimiter.fromEnv({})).toBeInstanceOf(RateLimiter);
+    expect(RateLimiter.fromConfig(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }))).toBeUndefined();
+    expect(RateLimiter.fromConfig(loadConfig({}))).toBeInstanceOf(RateLimiter);
   });
 });

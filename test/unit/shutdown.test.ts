@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/errors';
-import { isExpectedShutdownError } from '../../lib/shutdown';
+import { isExpectedShutdownError } from '../../db/shutdown';
 
 const pgError = (code: string, message = 'error') => Object.assign(new Error(message), { code, severity: 'FATAL' });
 

@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
 
 export type FetchKind = 'accounts' | 'balances' | 'payments' | 'conversions' | 'orders';
@@ -48,15 +48,11 @@ export async function connectorUninstall(input: { connectorID: string }): Promis
 
 /**
  * Every kind once, in order: accounts first, which balances refer to (a balance of an unknown account is skipped).
- * Conversions and orders come last; their fetch is 0 for a connector without the capability. The patch keeps
- * install and reset tasks started before these kinds existed replayable.
+ * Conversions and orders come last; their fetch is 0 for a connector without the capability.
  */
 async function fetchAll(connectorID: string): Promise<number> {
   let changed = 0;
-  for (const kind of ['accounts', 'balances', 'payments'] as const) changed += await FETCH[kind](connectorID);
-  if (patched('fetch-conversions-orders')) {
-    for (const kind of ['conversions', 'orders'] as const) changed += await FETCH[kind](connectorID);
-  }
+  for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders'] as const) changed += await FETCH[kind](connectorID);
   return changed;
 }
 

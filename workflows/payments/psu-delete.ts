@@ -1,4 +1,4 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
 import { openBankingForgetPsu } from './open-banking';
 
@@ -14,7 +14,6 @@ const { paymentsDeletePaymentServiceUser } = proxyActivities<PaymentsActivities>
  * briefly unreachable.
  */
 export async function paymentServiceUserDelete(input: { paymentServiceUserID: string }): Promise<void> {
-  // Runs started before open banking existed replay without this step.
-  if (patched('psu-delete-open-banking')) await openBankingForgetPsu(input.paymentServiceUserID);
+  await openBankingForgetPsu(input.paymentServiceUserID);
   await paymentsDeletePaymentServiceUser(input.paymentServiceUserID);
 }

@@ -3,9 +3,9 @@ import net from 'node:net';
 import { Pool } from 'pg';
 import type { ExportedLog, PostgresExporterConfig } from '../../../areas/ledger';
 import { stringifyJson } from '../../../lib/json';
-import { BlockedAddressError, isAddressAllowed, parseCidrList } from '../../../lib/webhooks/ssrf';
+import { getConfig } from '../../../lib/config';
+import { BlockedAddressError, isAddressAllowed } from '../../../lib/webhooks/ssrf';
 
-const allowed = parseCidrList(process.env.WEBHOOKS_ALLOWED_CIDRS ?? '');
 const TIMEOUT_MS = 10_000;
 
 interface Target {
@@ -21,7 +21,7 @@ const targets = new Map<string, Target>();
 async function vettedAddress(host: string): Promise<string> {
   const bare = host.replace(/^\[|\]$/g, '');
   const addresses = net.isIP(bare) !== 0 ? [bare] : (await dns.lookup(bare, { all: true })).map((a) => a.address);
-  const usable = addresses.find((address) => isAddressAllowed(address, allowed));
+  const usable = addresses.find((address) => isAddressAllowed(address, getConfig().webhooksAllowedCidrs));
   if (!usable) throw new BlockedAddressError(bare, addresses[0]);
   return usable;
 }

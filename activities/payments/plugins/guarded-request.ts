@@ -1,12 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
-import { checkEndpointUrl, guardedLookup, parseCidrList } from '../../../lib/webhooks/ssrf';
+import { getConfig } from '../../../lib/config';
+import { checkEndpointUrl, guardedLookup } from '../../../lib/webhooks/ssrf';
 
 /** Only this much of a provider's answer is read: a provider cannot make the worker buffer without bound. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-// The same allow list as webhook deliveries: one operator setting for every outbound call the platform makes.
-const allowed = parseCidrList(process.env.WEBHOOKS_ALLOWED_CIDRS ?? '');
 
 /**
  * One HTTP exchange with a payment provider, under the same SSRF guard as webhook deliveries: the resolved address is
@@ -18,6 +17,8 @@ const allowed = parseCidrList(process.env.WEBHOOKS_ALLOWED_CIDRS ?? '');
 export const isBlockedAddress = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EBLOCKEDADDRESS';
 
 export function guardedRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
+  // The same allow list as webhook deliveries: one operator setting for every outbound call the platform makes.
+  const allowed = getConfig().webhooksAllowedCidrs;
   const refusal = checkEndpointUrl(url, allowed);
   if (refusal) return Promise.reject(Object.assign(new Error(refusal), { code: 'EBLOCKEDADDRESS' }));
   return new Promise((resolve, reject) => {

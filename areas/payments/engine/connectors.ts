@@ -1,9 +1,9 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { TemporalDeps } from '../../../lib/temporal';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../../workflows/payments/connector-poll';
 import { fetchKindsOf } from '../connector-catalog';
 import {
-  connectorTaskId, describeConnector, details, failureMessage, legacyFetchWorkflowId, scheduleIdOf, searchAttributes, type ConnectorRef, type ConnectorTask,
+  connectorTaskId, describeConnector, details, failureMessage, scheduleIdOf, searchAttributes, type ConnectorRef, type ConnectorTask,
 } from './workflow-ids';
 
 /**
@@ -115,18 +115,4 @@ export async function startConnectorTask(temporal: TemporalDeps, connector: Conn
   else if (task === 'uninstall') await temporal.client.workflow.start<typeof connectorUninstall>('connectorUninstall', common);
   else await temporal.client.workflow.start<typeof connectorReset>('connectorReset', common);
   return workflowId;
-}
-
-/**
- * The first releases ran one long-lived fetch workflow per connector (`connector-<id>-fetch`). It is terminated (its
- * type is no longer registered, so a cancel would never be handled) once the connector's schedules exist.
- */
-export async function terminateLegacyFetch(temporal: TemporalDeps, connectorID: string): Promise<boolean> {
-  try {
-    await temporal.client.workflow.getHandle(legacyFetchWorkflowId(connectorID)).terminate('replaced by the connector\'s Temporal schedules');
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
 }

@@ -7,7 +7,7 @@
  */
 export {
   createConnectorSchedules, deleteConnectorSchedules, describeSchedule, listScheduleRuns, runFailure, setConnectorPollingPeriod, startConnectorTask,
-  terminateLegacyFetch, type ScheduleState, type WorkflowRun,
+  type ScheduleState, type WorkflowRun,
 } from './connectors';
 export { awaitLinkCompletion, runPaymentServiceUserForward, startLinkCompletion, startConnectionDelete, startPsuConnectorDelete } from './open-banking';
 export {

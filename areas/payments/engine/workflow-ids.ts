@@ -15,8 +15,6 @@ export const forwardWorkflowId = (bankAccountID: string, connectorID: string): s
 /** The id of the workflow (also its task id) that each long-running connector operation runs as. */
 export type ConnectorTask = 'install' | 'uninstall' | 'reset';
 export const connectorTaskId = (connector: ConnectorRef, task: ConnectorTask): string => `${connectorLabel(connector)}-${task}`;
-/** The single fetch workflow of the first releases, replaced by schedules; see migrateLegacyFetch. */
-export const legacyFetchWorkflowId = (connectorID: string): string => `connector-${connectorID}-fetch`;
 
 export const searchAttributes = (connectorID: string) => [
   { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' },

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer, httpTimeouts, type HttpTimeouts } from '../../../api/http-server';
+import { loadConfig } from '../../../lib/config';
 import { apiUrl, fetchRetryingClosedConnection } from '../../support/http';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,11 +32,11 @@ function get(url: string, agent: http.Agent): Promise<{ status: number; reused: 
 
 describe('HTTP keep-alive and timeouts', () => {
   it('keeps idle connections 65 s by default, longer than a load balancer\'s 60 s, and reads overrides from the environment', async () => {
-    expect(httpTimeouts({})).toEqual({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 120_000 });
-    expect(httpTimeouts({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '350000', HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '30000' }))
+    expect(httpTimeouts(loadConfig({}))).toEqual({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 120_000 });
+    expect(httpTimeouts(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '350000', HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '30000' })))
       .toEqual({ keepAliveTimeout: 350_000, headersTimeout: 10_000, requestTimeout: 30_000 });
-    expect(() => httpTimeouts({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS must be a positive integer/);
-    expect(() => httpTimeouts({ HTTP_HEADERS_TIMEOUT_MS: '200000' })).toThrow(/must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer ≥ 1 \(milliseconds\), got "5s"/);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '200000' })).toThrow(/must not exceed HTTP_REQUEST_TIMEOUT_MS/);
 
     // The run's API (started as `npm start` starts it) announces its keep-alive timeout to clients.
     const agent = new http.Agent({ keepAlive: true });

@@ -19,12 +19,9 @@ async function remainingBackends(observer: Db): Promise<number[]> {
 describe('pipelined statements', () => {
   let db: Db;
   let observer: Db;
-  const previousName = process.env.APP_NAME;
 
   beforeEach(() => {
-    process.env.APP_NAME = APPLICATION_NAME;
-    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
-    process.env.APP_NAME = previousName;
+    db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1, applicationName: APPLICATION_NAME });
     observer = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
   });
   afterEach(async () => {

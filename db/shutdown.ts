@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../db/errors';
+import { isDatabaseUnavailable } from './errors';
 
 let stopping = false;
 
