@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../lib/errors';
 import { compileNumscript, NumscriptError, runNumscript, type NumscriptResult } from '../../numscript';
+import { ledgerScriptFlags } from './ledgers';
 import { assertPostings } from './rules';
 import type { Posting } from './types';
 import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
@@ -38,7 +39,8 @@ async function runScriptLocked(
   script: { plain: string; vars?: Record<string, unknown> },
   locked: VolumeMap,
 ): Promise<NumscriptResult> {
-  const program = inApiTerms(() => compileNumscript(script.plain));
+  const features = await ledgerScriptFlags(trx, ledger);
+  const program = inApiTerms(() => compileNumscript(script.plain, { features }));
   for (let round = 1; ; round++) {
     const reads: Array<[string, string]> = [];
     let clean = true;
@@ -87,7 +89,7 @@ export async function scriptPairs(
 ): Promise<Array<[string, string]>> {
   const reads: Array<[string, string]> = [];
   try {
-    const program = compileNumscript(script.plain);
+    const program = compileNumscript(script.plain, { features: await ledgerScriptFlags(trx, ledger) });
     const result = await runNumscript(program, script.vars ?? {}, {
       async getBalance(account: string, asset: string): Promise<bigint> {
         reads.push([account, asset]);
