@@ -4,7 +4,7 @@ import { compileNumscript, NumscriptError, runNumscript, type NumscriptResult } 
 import { ledgerScriptFlags } from './ledgers';
 import { assertPostings } from './rules';
 import type { Posting } from './types';
-import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
+import { lockVolumes, pairKey, readBalance, readScaledBalances, type VolumeMap } from './volumes';
 
 /**
  * Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. An
@@ -56,6 +56,18 @@ async function runScriptLocked(
         const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
         return row?.metadata?.[key];
       },
+      // Every scale found is a read like getBalance's: a locked row answers its locked value, any other makes the run
+      // unclean, so it is locked and the script runs again (a scale added meanwhile shows as a new read then).
+      async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
+        const balances = await readScaledBalances(trx, ledger, account, baseAsset);
+        for (const asset of Object.keys(balances)) {
+          reads.push([account, asset]);
+          const row = locked.get(pairKey(account, asset));
+          if (row) balances[asset] = row.input - row.output;
+          else clean = false;
+        }
+        return balances;
+      },
     };
     let result: NumscriptResult | undefined;
     try {
@@ -101,6 +113,11 @@ export async function scriptPairs(
       async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
         const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
         return row?.metadata?.[key];
+      },
+      async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
+        const balances = await readScaledBalances(trx, ledger, account, baseAsset);
+        reads.push(...Object.keys(balances).map((asset): [string, string] => [account, asset]));
+        return balances;
       },
     });
     return [...reads, ...result.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])];
