@@ -3,8 +3,9 @@ import { createDb } from '../db/knex';
 import { stringifyJson } from '../lib/json';
 
 /**
- * `npm run ledger:verify -- <ledger>`: recomputes the ledger's log chain against DATABASE_URL and prints the result
- * (as POST .../logs/verify) with the hasher's position; exits 1 when a log breaks the chain. Read-only.
+ * `npm run ledger:verify -- <ledger>`: recomputes the ledger's log chain and replays its log against the stored state
+ * (DATABASE_URL), and prints the result (as POST .../logs/verify: the typed mismatches) with the hasher's position;
+ * exits 1 when a log breaks the chain or anything stored differs from the replay. Read-only.
  */
 async function main(): Promise<void> {
   const ledger = process.argv[2];

@@ -47,8 +47,26 @@ export const logVerificationSchema = objectSchema(
     checkpoints: integerSchema({ minimum: 0, description: "Signed checkpoints whose signature verified under one of the platform's log signing keys." }),
     lastCheckpointId: int64IdSchema('The last log a verified checkpoint covers, with every log before it.'),
     firstBroken: objectSchema({ id: int64IdSchema('The first log that breaks the chain.'), reason: stringSchema() }, ['id', 'reason']),
+    mismatches: arraySchema(
+      objectSchema(
+        {
+          kind: stringSchema({ enum: ['HASH_MISMATCH', 'SEQUENCE_GAP', 'VOLUME_MISMATCH', 'METADATA_MISMATCH', 'TRANSACTION_MISMATCH'] }),
+          reason: stringSchema(),
+          logId: int64IdSchema('The log concerned (for a SEQUENCE_GAP, the first missing id).'),
+          account: stringSchema(),
+          asset: stringSchema(),
+          transactionId: int64IdSchema('The transaction concerned.'),
+          field: stringSchema({ description: 'The member of the transaction that differs: postings, timestamp, reference, reverted or metadata.' }),
+          expected: { description: 'What the log, replayed through the ledger\'s rules, gives (null: nothing).' },
+          actual: { description: 'What is stored (null: nothing).' },
+        },
+        ['kind', 'reason'],
+      ),
+      { description: 'Differences between the log and the stored state, the first 100; each names its log, account, asset or transaction.' },
+    ),
+    mismatchCount: integerSchema({ minimum: 0, description: 'All the differences found (the list stops at 100).' }),
   },
-  ['valid', 'logs', 'hashed', 'checkpoints'],
+  ['valid', 'logs', 'hashed', 'checkpoints', 'mismatches', 'mismatchCount'],
 );
 
 export const importLogsQuery = objectSchema({

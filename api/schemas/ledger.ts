@@ -98,7 +98,7 @@ export const bucketSchema = stringSchema({ pattern: '^[0-9a-zA-Z_-]{1,63}$' });
 export const createLedgerBodySchema = objectSchema({
   bucket: bucketSchema,
   metadata: metadataSchema,
-  features: mapSchema(stringSchema(), { description: 'Formance\'s features; only the values true of this platform are accepted (docs/ledger.md).' }),
+  features: mapSchema(stringSchema(), { description: 'Formance\'s features; only the values true of this platform are accepted. Numscript\'s experimental flags (`experimental-oneof`, ...) are features too, ON or OFF (docs/ledger.md).' }),
 });
 export const bucketParams = objectSchema({ bucket: bucketSchema }, ['bucket']);
 

@@ -1,7 +1,7 @@
 import { ApiError, validationError } from '../../lib/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
-import { assertFeatures, effectiveFeatures } from './features';
+import { assertFeatures, effectiveFeatures, numscriptFlags } from './features';
 import { assertLedgerName, assertMetadata } from './rules';
 import type { Executor } from './types';
 import { stringifyJson } from '../../lib/json';
@@ -163,3 +163,21 @@ export const deleteBucket = (db: Executor, bucket: string) => setBucketDeleted(d
 
 /** Undoes deleteBucket. @throws ApiError NOT_FOUND (no ledger in that bucket) */
 export const restoreBucket = (db: Executor, bucket: string) => setBucketDeleted(db, bucket, false);
+
+/**
+ * The Numscript flags a ledger turns on (ledger features, features.ts). A ledger's features never change once it is
+ * created, so each process reads them once per ledger: the script write path pays no statement for them.
+ */
+const scriptFlags = new Map<string, string[]>();
+
+/** @throws ApiError LEDGER_NOT_FOUND */
+export async function ledgerScriptFlags(db: Executor, name: string): Promise<string[]> {
+  let flags = scriptFlags.get(name);
+  if (!flags) {
+    const row = await db('ledgers').where({ name }).first('features');
+    if (!row) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
+    flags = numscriptFlags(row.features);
+    scriptFlags.set(name, flags);
+  }
+  return flags;
+}

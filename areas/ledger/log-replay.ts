@@ -54,6 +54,68 @@ function postingsOf(value: unknown): Posting[] {
   return postings;
 }
 
+/** A NEW_TRANSACTION or REVERTED_TRANSACTION log's transaction, as the ledger's rules read it. */
+export interface LoggedTransaction {
+  /** The txid the log recorded (not checked here against the ledger's sequence). */
+  id: unknown;
+  postings: Posting[];
+  metadata: Record<string, string>;
+  timestamp: Date;
+  reference?: string;
+  /** Account metadata a script set (NEW_TRANSACTION only). */
+  accountMetadata: Record<string, Record<string, string>>;
+  /** The transaction a REVERTED_TRANSACTION log reverts. */
+  reverts?: bigint;
+}
+
+/**
+ * Reads a transaction log through the write path's rules: postings as a write checks them, at least one, metadata,
+ * timestamp, reference, account metadata. Used by the import's replay and by the state verification's (state-check.ts).
+ * @throws ApiError VALIDATION, NO_POSTINGS
+ */
+export function readLoggedTransaction(log: { type: LogType; data: Data }): LoggedTransaction {
+  const { data } = log;
+  const tx = record(data.transaction, 'transaction');
+  const accountMetadata = record(data.accountMetadata ?? {}, 'accountMetadata');
+  for (const [address, metadata] of Object.entries(accountMetadata)) {
+    assertAddress(address, 'accountMetadata');
+    metadataOf(metadata, `accountMetadata.${address}`);
+  }
+  if (tx.reference !== undefined && typeof tx.reference !== 'string') throw validationError('transaction.reference: must be a string');
+  const reference = tx.reference as string | undefined;
+  const postings = postingsOf(tx.postings);
+  if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'transaction.postings: the transaction has no postings');
+  return {
+    id: tx.id,
+    postings,
+    metadata: metadataOf(tx.metadata, 'transaction.metadata'),
+    timestamp: date(tx.timestamp, 'transaction.timestamp'),
+    ...(reference !== undefined ? { reference } : {}),
+    accountMetadata: accountMetadata as Record<string, Record<string, string>>,
+    ...(log.type === 'REVERTED_TRANSACTION' ? { reverts: txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id') } : {}),
+  };
+}
+
+/** A SET_METADATA or DELETE_METADATA log's change, as the write functions take it. */
+export type LoggedMetadataChange = ({ targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint }) &
+  ({ set: Record<string, string> } | { remove: string });
+
+/** Reads a metadata log through the write functions' rules. @throws ApiError VALIDATION */
+export function readMetadataChange(log: { type: LogType; data: Data }): LoggedMetadataChange {
+  const { data } = log;
+  const change = log.type === 'SET_METADATA' ? { set: metadataOf(data.metadata, 'metadata') } : (() => {
+    if (typeof data.key !== 'string') throw validationError('key: must be a string');
+    return { remove: data.key };
+  })();
+  if (data.targetType === 'ACCOUNT') {
+    if (typeof data.targetId !== 'string') throw validationError('targetId: must be an account address');
+    assertAddress(data.targetId, 'targetId');
+    return { targetType: 'ACCOUNT', targetId: data.targetId, ...change };
+  }
+  if (data.targetType === 'TRANSACTION') return { targetType: 'TRANSACTION', targetId: txid(data.targetId, 'targetId'), ...change };
+  throw validationError('targetType: must be ACCOUNT or TRANSACTION');
+}
+
 /** The replay must hand out the txid the log recorded: otherwise the logs describe another ledger than the one rebuilt. */
 function assertSameTxid(expected: unknown, got: bigint): void {
   if (txid(expected, 'transaction.id') !== got) throw validationError(`transaction.id is ${String(expected)} but the replay gives transaction ${got}`);
@@ -194,31 +256,13 @@ export class LogReplayer {
   }
 
   private newTransaction(log: ReplayedLog): PendingTransaction {
-    const { data } = log;
-    const tx = record(data.transaction, 'transaction');
-    const accountMetadata = record(data.accountMetadata ?? {}, 'accountMetadata');
-    for (const [address, metadata] of Object.entries(accountMetadata)) {
-      assertAddress(address, 'accountMetadata');
-      metadataOf(metadata, `accountMetadata.${address}`);
-    }
-    if (tx.reference !== undefined && typeof tx.reference !== 'string') throw validationError('transaction.reference: must be a string');
-    const reference = tx.reference as string | undefined;
+    const { id, reference, ...read } = readLoggedTransaction(log);
     if (reference !== undefined) {
       if (this.references.has(reference)) throw new ApiError('CONFLICT', `reference "${reference}" is already used by an earlier transaction of the import`);
       this.references.add(reference);
     }
-    const postings = postingsOf(tx.postings);
-    if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'transaction.postings: the transaction has no postings');
-    const pending = {
-      log,
-      txid: this.nextTxid,
-      postings,
-      metadata: metadataOf(tx.metadata, 'transaction.metadata'),
-      timestamp: date(tx.timestamp, 'transaction.timestamp'),
-      ...(reference !== undefined ? { reference } : {}),
-      accountMetadata: accountMetadata as Record<string, Record<string, string>>,
-    };
-    assertSameTxid(tx.id, pending.txid);
+    const pending = { log, txid: this.nextTxid, ...read, ...(reference !== undefined ? { reference } : {}) };
+    assertSameTxid(id, pending.txid);
     const view = { transaction: logTransactionView({ id: pending.txid, ...pending }), accountMetadata: pending.accountMetadata };
     this.nextTxid += 1n;
     return { ...pending, view };
@@ -354,18 +398,11 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
   const { data } = log;
   switch (log.type) {
     case 'SET_METADATA': {
-      const metadata = metadataOf(data.metadata, 'metadata');
-      if (data.targetType === 'ACCOUNT') {
-        if (typeof data.targetId !== 'string') throw validationError('targetId: must be an account address');
-        assertAddress(data.targetId, 'targetId');
-        await writeAccountMetadata(trx, ledger, data.targetId, metadata, log.date);
-        return;
-      }
-      if (data.targetType === 'TRANSACTION') {
-        await writeTransactionMetadata(trx, ledger, txid(data.targetId, 'targetId'), metadata, log.date);
-        return;
-      }
-      throw validationError('targetType: must be ACCOUNT or TRANSACTION');
+      const change = readMetadataChange(log);
+      if (!('set' in change)) throw validationError('metadata: must be an object');
+      if (change.targetType === 'ACCOUNT') await writeAccountMetadata(trx, ledger, change.targetId, change.set, log.date);
+      else await writeTransactionMetadata(trx, ledger, change.targetId, change.set, log.date);
+      return;
     }
     case 'INSERTED_SCHEMA': {
       // The schema's own checks run again: an export edited by hand must not bring in a chart the API would refuse.
@@ -375,14 +412,13 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
       return;
     }
     case 'DELETE_METADATA': {
-      if (typeof data.key !== 'string') throw validationError('key: must be a string');
-      let removed: bigint | undefined;
-      if (data.targetType === 'ACCOUNT') {
-        if (typeof data.targetId !== 'string') throw validationError('targetId: must be an account address');
-        removed = await removeAccountMetadata(trx, ledger, data.targetId, data.key, log.date);
-      } else if (data.targetType === 'TRANSACTION') removed = await removeTransactionMetadata(trx, ledger, txid(data.targetId, 'targetId'), data.key, log.date);
-      else throw validationError('targetType: must be ACCOUNT or TRANSACTION');
-      if (removed === undefined) throw new ApiError('VALIDATION', `key "${data.key}" is not set on ${String(data.targetId)}`);
+      const change = readMetadataChange(log);
+      if (!('remove' in change)) throw validationError('key: must be a string');
+      const removed =
+        change.targetType === 'ACCOUNT'
+          ? await removeAccountMetadata(trx, ledger, change.targetId, change.remove, log.date)
+          : await removeTransactionMetadata(trx, ledger, change.targetId, change.remove, log.date);
+      if (removed === undefined) throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
       return;
     }
     default:

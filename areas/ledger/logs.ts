@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inTransaction } from '../../db/errors';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { validationError } from '../../lib/errors';
 import { hashesLogs } from './features';
@@ -7,6 +8,7 @@ import { ChainVerifier } from './log-chain';
 import { compileLedgerQuery, type FieldResolver, type QueryField } from './ledger-query';
 import { presentLog, type LedgerLog, type LogRow, type LogType } from './log';
 import { checkCheckpoint, isCheckpointId, loadLogKeys, signCheckpoint, type Checkpoint, type LogPublicKey } from './log-signing';
+import { compareState, MismatchList, StateReplay, type Mismatch } from './state-check';
 import type { Executor } from './types';
 
 export interface LogFilters {
@@ -116,6 +118,9 @@ export interface LogVerification {
   /** The last log a verified checkpoint covers (with every log before it); absent when none. */
   lastCheckpointId?: bigint;
   firstBroken?: { id: bigint; reason: string };
+  /** Every difference found, chain and state, the first MISMATCHES_LISTED of them; `mismatchCount` counts them all. */
+  mismatches: Mismatch[];
+  mismatchCount: number;
 }
 
 /**
@@ -157,29 +162,65 @@ class LogAuditor {
   }
 }
 
-/** Recomputes the whole chain from the stored logs and checks its checkpoints (LogAuditor). @throws ApiError LEDGER_NOT_FOUND */
-export async function verifyLogChain(db: Executor, ledger: string): Promise<LogVerification> {
-  // Logs committed before this read must all be found: a shorter stream lost its tail.
-  const { logs: committed, hashing } = await logChainStatus(db, ledger);
-  if (hashing === 'DISABLED') throw validationError(`ledger "${ledger}" was created with HASH_LOGS DISABLED: its logs have no chain to verify`);
-  const auditor = await LogAuditor.of(db, ledger);
-  const result = (firstBroken?: { id: bigint; reason: string }): LogVerification => ({
-    valid: firstBroken === undefined,
-    logs: auditor.chain.logs,
-    hashed: auditor.chain.hashed,
-    checkpoints: auditor.checkpoints,
-    ...(auditor.lastCheckpointId !== undefined ? { lastCheckpointId: auditor.lastCheckpointId } : {}),
-    ...(firstBroken ? { firstBroken } : {}),
-  });
-  for await (const log of streamLogs(db, ledger)) {
-    const problem = await auditor.next(log);
-    if (problem) return result({ id: log.id, reason: problem });
-  }
-  if (BigInt(auditor.chain.logs) < committed) {
-    const id = BigInt(auditor.chain.logs);
-    return result({ id, reason: `log ${id}: missing (the ledger has written ${committed} logs)` });
-  }
-  return result();
+/**
+ * Proves the ledger's state from its log, in one read-only snapshot (REPEATABLE READ: writers go on, and a write
+ * committed meanwhile is in none of what is read):
+ * - the chain: every log in id order, ids dense from 0 (SEQUENCE_GAP), hashes and checkpoint signatures (LogAuditor;
+ *   its first problem is `firstBroken`, as a HASH_MISMATCH unless it is a gap);
+ * - the state: every log replayed in memory through the ledger's rules (StateReplay), then compared with the stored
+ *   volumes (VOLUME_MISMATCH), account and transaction metadata (METADATA_MISMATCH) and transactions (postings,
+ *   timestamp, reference, reverted: TRANSACTION_MISMATCH), each table read by keyset pages (state-check.ts).
+ * @throws ApiError LEDGER_NOT_FOUND, VALIDATION (a ledger created with HASH_LOGS DISABLED)
+ */
+export async function verifyLogChain(db: Knex, ledger: string): Promise<LogVerification> {
+  return inTransaction(
+    db,
+    async (trx) => {
+      await trx.raw('SET TRANSACTION READ ONLY');
+      // Logs committed before this snapshot must all be found: a shorter stream lost its tail.
+      const { logs: committed, hashing } = await logChainStatus(trx, ledger);
+      if (hashing === 'DISABLED') throw validationError(`ledger "${ledger}" was created with HASH_LOGS DISABLED: its logs have no chain to verify`);
+      const auditor = await LogAuditor.of(trx, ledger);
+      const mismatches = new MismatchList();
+      const replay = new StateReplay(mismatches);
+      let firstBroken: { id: bigint; reason: string } | undefined;
+      let expected = 0n;
+      const gap = (from: bigint, to: bigint) =>
+        mismatches.add({ kind: 'SEQUENCE_GAP', logId: from, expected: from, actual: to, reason: to === from + 1n ? `log ${from}: missing` : `logs ${from}..${to - 1n}: missing` });
+      let read = 0;
+      for await (const log of streamLogs(trx, ledger)) {
+        read += 1;
+        const gapped = log.id > expected;
+        if (gapped) gap(expected, log.id);
+        expected = log.id + 1n;
+        if (!firstBroken) {
+          const problem = await auditor.next(log);
+          if (problem) {
+            firstBroken = { id: log.id, reason: problem };
+            // A gap is reported above; a hash or a signature that does not verify is reported here.
+            if (!gapped) mismatches.add({ kind: 'HASH_MISMATCH', logId: log.id, reason: problem });
+          }
+        }
+        replay.apply(log);
+      }
+      if (expected < committed) {
+        gap(expected, committed);
+        firstBroken ??= { id: expected, reason: `log ${expected}: missing (the ledger has written ${committed} logs)` };
+      }
+      await compareState(trx, ledger, replay, mismatches);
+      return {
+        valid: firstBroken === undefined && mismatches.count === 0,
+        logs: read,
+        hashed: auditor.chain.hashed,
+        checkpoints: auditor.checkpoints,
+        ...(auditor.lastCheckpointId !== undefined ? { lastCheckpointId: auditor.lastCheckpointId } : {}),
+        ...(firstBroken ? { firstBroken } : {}),
+        mismatches: mismatches.listed,
+        mismatchCount: mismatches.count,
+      };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }
 
 /**

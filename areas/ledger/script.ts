@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../lib/errors';
 import { compileNumscript, NumscriptError, runNumscript, type NumscriptResult } from '../../numscript';
+import { ledgerScriptFlags } from './ledgers';
 import { assertPostings } from './rules';
 import type { Posting } from './types';
-import { lockVolumes, pairKey, readBalance, type VolumeMap } from './volumes';
+import { lockVolumes, pairKey, readBalance, readScaledBalances, type VolumeMap } from './volumes';
 
 /**
  * Numscript's errors carry the contract's codes; the ledger turns them into its API errors unchanged. An
@@ -38,7 +39,8 @@ async function runScriptLocked(
   script: { plain: string; vars?: Record<string, unknown> },
   locked: VolumeMap,
 ): Promise<NumscriptResult> {
-  const program = inApiTerms(() => compileNumscript(script.plain));
+  const features = await ledgerScriptFlags(trx, ledger);
+  const program = inApiTerms(() => compileNumscript(script.plain, { features }));
   for (let round = 1; ; round++) {
     const reads: Array<[string, string]> = [];
     let clean = true;
@@ -53,6 +55,18 @@ async function runScriptLocked(
       async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
         const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
         return row?.metadata?.[key];
+      },
+      // Every scale found is a read like getBalance's: a locked row answers its locked value, any other makes the run
+      // unclean, so it is locked and the script runs again (a scale added meanwhile shows as a new read then).
+      async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
+        const balances = await readScaledBalances(trx, ledger, account, baseAsset);
+        for (const asset of Object.keys(balances)) {
+          reads.push([account, asset]);
+          const row = locked.get(pairKey(account, asset));
+          if (row) balances[asset] = row.input - row.output;
+          else clean = false;
+        }
+        return balances;
       },
     };
     let result: NumscriptResult | undefined;
@@ -87,7 +101,7 @@ export async function scriptPairs(
 ): Promise<Array<[string, string]>> {
   const reads: Array<[string, string]> = [];
   try {
-    const program = compileNumscript(script.plain);
+    const program = compileNumscript(script.plain, { features: await ledgerScriptFlags(trx, ledger) });
     const result = await runNumscript(program, script.vars ?? {}, {
       async getBalance(account: string, asset: string): Promise<bigint> {
         reads.push([account, asset]);
@@ -99,6 +113,11 @@ export async function scriptPairs(
       async getAccountMetadata(account: string, key: string): Promise<string | undefined> {
         const row = await trx('ledger_accounts').where({ ledger, address: account }).first('metadata');
         return row?.metadata?.[key];
+      },
+      async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
+        const balances = await readScaledBalances(trx, ledger, account, baseAsset);
+        reads.push(...Object.keys(balances).map((asset): [string, string] => [account, asset]));
+        return balances;
       },
     });
     return [...reads, ...result.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])];

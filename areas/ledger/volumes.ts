@@ -71,6 +71,19 @@ export async function readBalance(db: Knex | Knex.Transaction, ledger: string, a
   return row ? BigInt(row.balance) : 0n;
 }
 
+/**
+ * The balances of `address` in every scale of `baseAsset` (`EUR`, `EUR/2`, `EUR/3`…) that it has a volume row for,
+ * keyed by asset: Numscript's asset scaling (getScaledBalances). Unlocked; the caller locks what it then relies on.
+ * A prefix comparison rather than LIKE: `_` in an asset (`USD_CENTS`) is a LIKE wildcard.
+ */
+export async function readScaledBalances(db: Knex | Knex.Transaction, ledger: string, address: string, baseAsset: string): Promise<Record<string, bigint>> {
+  const rows: Array<{ asset: string; balance: string }> = await db('ledger_volumes')
+    .where({ ledger, address })
+    .where((q) => q.where('asset', baseAsset).orWhereRaw(`left(asset, ?) = ? AND substr(asset, ?) ~ '^[0-9]+$'`, [baseAsset.length + 1, `${baseAsset}/`, baseAsset.length + 2]))
+    .select('asset', db.raw('(input - output)::text AS balance'));
+  return Object.fromEntries(rows.map((r) => [r.asset, BigInt(r.balance)]));
+}
+
 const volume = (input: bigint, output: bigint): Volume => ({ input, output, balance: input - output });
 
 /**

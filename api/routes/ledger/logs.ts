@@ -52,8 +52,9 @@ export const logChainRoute = defineRoute(
 export const verifyLogsRoute = defineRoute(
   {
     method: 'post', path: '/api/ledger/v2/{ledger}/logs/verify', operationId: 'verifyLogs', tags,
-    summary: 'Recompute the hash chain and report the first broken log',
-    description: 'Reads every log in id order and recomputes each hash; logs the hasher has not reached yet are counted but not checked. A broken chain is a 200 with `valid: false`.',
+    summary: 'Recompute the hash chain, replay the log and compare it with the stored state',
+    description:
+      'Reads every log in id order and recomputes each hash; logs the hasher has not reached yet are counted but not checked. It also replays the log through the ledger\'s rules and compares the result with what is stored (volumes per account and asset, account and transaction metadata, transactions and their ids), in one read-only snapshot that does not block writes. Each difference is a mismatch with its kind (HASH_MISMATCH, SEQUENCE_GAP, VOLUME_MISMATCH, METADATA_MISMATCH, TRANSACTION_MISMATCH). A broken chain or any mismatch is a 200 with `valid: false`.',
     responses: { 200: { description: 'Verification', schema: dataOf(logVerificationSchema) } },
   },
   authenticate('ledger:write'),

@@ -49,6 +49,7 @@ describe('ledger under concurrent writers', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.body.errorCode === 'ALREADY_REVERT')).toHaveLength(7);
     expect(await ledgerViolations(db, ledger)).toEqual([]);
+    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: true, mismatchCount: 0 });
   });
 
   it('keeps every invariant under random concurrent postings (property)', async () => {
@@ -76,6 +77,8 @@ describe('ledger under concurrent writers', () => {
         const committed = statuses.filter(([s]) => s === 200).length;
         expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: String(committed) }]);
         expect(await ledgerViolations(db, ledger)).toEqual([]);
+        // Replaying the log rebuilds exactly what the concurrent writers stored.
+        expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: true, mismatches: [], mismatchCount: 0 });
       }),
       { numRuns: 15 },
     );

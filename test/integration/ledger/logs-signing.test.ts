@@ -59,7 +59,7 @@ describe('ledger log signatures', () => {
     expect(lines).toHaveLength(150);
     expect(lines.filter((l) => l.checkpoint).map((l) => l.id)).toEqual([99, 149]);
     expect(keys.body.data.map((k: any) => k.keyId)).toContain(lines[99].checkpoint.keyId);
-    expect(await verify(source)).toEqual({ valid: true, logs: 150, hashed: 150, checkpoints: 1, lastCheckpointId: 99 });
+    expect(await verify(source)).toEqual({ valid: true, logs: 150, hashed: 150, checkpoints: 1, lastCheckpointId: 99, mismatches: [], mismatchCount: 0 });
   });
 
   it('verify fails once a checkpoint signature or its key is tampered with, or the checkpoint deleted', async () => {

@@ -72,7 +72,7 @@ describe('ledger logs', () => {
     await hashedUpTo(ledger);
     const res = await api('POST', `/api/ledger/v2/${ledger}/logs/verify`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ valid: true, logs: 7, hashed: 7, checkpoints: 0 });
+    expect(res.body.data).toEqual({ valid: true, logs: 7, hashed: 7, checkpoints: 0, mismatches: [], mismatchCount: 0 });
   });
 
   it('exports newline-delimited V2Logs oldest first, and an import rebuilds the same ledger with the same logs', async () => {
