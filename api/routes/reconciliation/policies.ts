@@ -1,5 +1,6 @@
 import { createPolicy, deletePolicy, getPolicy, getReconciliation, listPolicies, listReconciliations, policyKey, reconcile, reconciliationKey } from '../../../areas/reconciliation';
 import { authenticate } from '../../middleware/authenticate';
+import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
@@ -11,12 +12,12 @@ const base = '/api/reconciliation';
 
 export const createPolicyRoute = defineRoute(
   { method: 'post', path: `${base}/policies`, operationId: 'createPolicy', summary: 'Create a reconciliation policy: ledger accounts (a ledger and a filter) against a payments pool', tags,
-    responses: { 201: { description: 'Created', schema: dataOf(policySchema) } } },
+    headers: idempotencyHeader, responses: { 201: { description: 'Created', schema: dataOf(policySchema) } } },
   authenticate('reconciliation:write'),
   validate({ body: policyInputSchema }),
   async function createPolicyHandler(ctx) {
     ctx.status = 201;
-    ctx.body = { data: await createPolicy(ctx.deps.db, ctx.state.input.body) };
+    ctx.body = { data: await createPolicy(ctx.deps.db, ctx.state.input.body, { idempotencyKey: idempotencyKeyOf(ctx) }) };
   },
 );
 
@@ -51,13 +52,13 @@ export const deletePolicyRoute = defineRoute(
 
 export const reconcileRoute = defineRoute(
   { method: 'post', path: `${base}/policies/{policyID}/reconciliation`, operationId: 'reconcile',
-    summary: 'Reconcile a policy: the ledger\'s balances at one past instant against the pool\'s at another; the result is stored', tags,
+    summary: 'Reconcile a policy: the ledger\'s balances at one past instant against the pool\'s at another; the result is stored', tags, headers: idempotencyHeader,
     responses: { 200: { description: 'The reconciliation', schema: dataOf(reconciliationSchema) } } },
   authenticate('reconciliation:write'),
   validate({ params: policyParams, body: reconcileInputSchema }),
   async function reconcileHandler(ctx) {
     const { reconciledAtLedger, reconciledAtPayments } = ctx.state.input.body;
-    ctx.body = { data: await reconcile(ctx.deps.db, ctx.state.input.params.policyID, { reconciledAtLedger: new Date(reconciledAtLedger), reconciledAtPayments: new Date(reconciledAtPayments) }) };
+    ctx.body = { data: await reconcile(ctx.deps.db, ctx.state.input.params.policyID, { reconciledAtLedger: new Date(reconciledAtLedger), reconciledAtPayments: new Date(reconciledAtPayments) }, { idempotencyKey: idempotencyKeyOf(ctx) }) };
   },
 );
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../../db/errors';
+import { withIdempotencyKey } from '../../../db/idempotency';
 import type { Db, Executor } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { keysetPage, type Page, type PageRequest } from '../../../db/pagination';
@@ -78,19 +79,20 @@ async function referenced<T>(read: Promise<T>, field: string): Promise<T> {
  * Creates a policy after checking what it names: the ledger exists, the filter compiles as the ledger's account
  * filter, the pool exists. Emits SAVED_POLICY. Throws VALIDATION naming the field.
  */
-export async function createPolicy(db: Db, input: PolicyInput): Promise<Policy> {
+export async function createPolicy(db: Db, input: PolicyInput, options: { idempotencyKey?: string } = {}): Promise<Policy> {
   checkLedgerQuery(input.ledgerQuery, 'body.ledgerQuery');
   await referenced(getLedger(db, input.ledgerName), 'body.ledgerName');
   await referenced(getPool(db, input.paymentsPoolID), 'body.paymentsPoolID');
-  return inTransaction(db, async (trx) => {
+  const id = await inTransaction(db, async (trx) => (await withIdempotencyKey(trx, { scope: 'reconciliation.policies', key: options.idempotencyKey, request: input }, async () => {
     const [row] = (await trx('reconciliation_policies')
       // A millisecond date, as the cursor carries it: a microsecond one would fall between two cursor keys.
       .insert({ id: randomUUID(), created_at: new Date(), name: input.name, ledger_name: input.ledgerName, ledger_query: stringifyJson(input.ledgerQuery), payments_pool_id: input.paymentsPoolID })
       .returning('*')) as PolicyRow[];
-    const policy = present(row);
-    await emitEvents(trx, [{ app: 'reconciliation', type: 'SAVED_POLICY', payload: policy }]);
-    return policy;
-  });
+    await emitEvents(trx, [{ app: 'reconciliation', type: 'SAVED_POLICY', payload: present(row) }]);
+    return row.id;
+  })).value);
+  // A replay answers the policy its key created (deleted since: 404, as a read of it would).
+  return getPolicy(db, id);
 }
 
 /** Throws NOT_FOUND (also for an id that is not a UUID: no policy has one). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../../db/errors';
+import { withIdempotencyKey } from '../../../db/idempotency';
 import type { Db, Executor } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { keysetPage, type Page, type PageRequest } from '../../../db/pagination';
@@ -72,10 +73,16 @@ async function side<T>(read: Promise<T>, what: string): Promise<T> {
  * (effective dates), the pool's balances as last fetched at `reconciledAtPayments`, both replayed exactly from history
  * (the ledger's and payments' point-in-time reads), then the drift (drift.ts). Both instants must be in the past:
  * a future one would give a result that later writes could still change. The result and its
- * COMPLETED_RECONCILIATION event are written in one transaction.
+ * COMPLETED_RECONCILIATION event are written in one transaction; with an idempotency key, a replay answers the first
+ * result (409 for the key with another request).
  * Throws NOT_FOUND (policy), VALIDATION (a future instant; the policy's ledger or pool no longer exists).
  */
-export async function reconcile(db: Db, policyID: string, input: { reconciledAtLedger: Date; reconciledAtPayments: Date }): Promise<Reconciliation> {
+export async function reconcile(
+  db: Db,
+  policyID: string,
+  input: { reconciledAtLedger: Date; reconciledAtPayments: Date },
+  options: { idempotencyKey?: string } = {},
+): Promise<Reconciliation> {
   const now = Date.now();
   if (input.reconciledAtLedger.getTime() > now) throw validationError('body.reconciledAtLedger: must be in the past');
   if (input.reconciledAtPayments.getTime() > now) throw validationError('body.reconciledAtPayments: must be in the past');
@@ -93,7 +100,8 @@ export async function reconcile(db: Db, policyID: string, input: { reconciledAtL
     reconciledAtPayments: input.reconciledAtPayments,
     ...outcome,
   };
-  await inTransaction(db, async (trx) => {
+  const request = { policyID, reconciledAtLedger: input.reconciledAtLedger, reconciledAtPayments: input.reconciledAtPayments };
+  const { value: id, hit } = await inTransaction(db, async (trx) => withIdempotencyKey(trx, { scope: 'reconciliation.reconciliations', key: options.idempotencyKey, request }, async () => {
     await trx('reconciliation_results').insert({
       id: reconciliation.id,
       policy_id: reconciliation.policyID,
@@ -112,8 +120,10 @@ export async function reconcile(db: Db, policyID: string, input: { reconciledAtL
       type: 'COMPLETED_RECONCILIATION',
       payload: { ...reconciliation, policyName: policy.name, ledgerName: policy.ledgerName, paymentsPoolID: policy.paymentsPoolID },
     }]);
-  });
-  return reconciliation;
+    return reconciliation.id;
+  }));
+  // A replay answers the reconciliation its key stored (the balances just read are dropped).
+  return hit ? getReconciliation(db, id) : reconciliation;
 }
 
 /** Throws NOT_FOUND (also for an id that is not a UUID). */

@@ -105,6 +105,29 @@ describe('reconciliation: bad input', () => {
     }
   });
 
+  it('Idempotency-Key: a replay answers the first policy and reconciliation, the key with another body is 409', async () => {
+    const key = { 'Idempotency-Key': randomUUID() };
+    const body = { ...valid(), name: `idem-${randomUUID().slice(0, 6)}` };
+    const [a, b] = await Promise.all([1, 2].map(() => api('POST', '/api/reconciliation/policies', { body, headers: key })));
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body.data).toEqual(a.body.data);
+    const byName = await api('GET', `/api/reconciliation/policies?query=${encodeURIComponent(JSON.stringify({ $match: { name: body.name } }))}`);
+    expect(byName.body.cursor.data).toHaveLength(1);
+    expect((await api('POST', '/api/reconciliation/policies', { body: { ...body, name: 'other' }, headers: key })).status).toBe(409);
+
+    const at = new Date(Date.now() - 1000).toISOString();
+    const reconcileKey = { 'Idempotency-Key': randomUUID() };
+    const path = `/api/reconciliation/policies/${a.body.data.id}/reconciliation`;
+    const first = await api('POST', path, { body: { reconciledAtLedger: at, reconciledAtPayments: at }, headers: reconcileKey });
+    const replay = await api('POST', path, { body: { reconciledAtLedger: at, reconciledAtPayments: at }, headers: reconcileKey });
+    expect(first.status).toBe(200);
+    expect(replay.body.data).toEqual(first.body.data);
+    const listed = await api('GET', `/api/reconciliation/reconciliations?query=${encodeURIComponent(JSON.stringify({ $match: { policyID: a.body.data.id } }))}`);
+    expect(listed.body.cursor.data.map((r: { id: string }) => r.id)).toEqual([first.body.data.id]);
+    const other = new Date(Date.now() - 2000).toISOString();
+    expect((await api('POST', path, { body: { reconciledAtLedger: other, reconciledAtPayments: at }, headers: reconcileKey })).status).toBe(409);
+  });
+
   it('a policy whose pool was deleted since cannot reconcile: 400 naming the pool', async () => {
     const other = await api('POST', '/api/payments/v3/pools', { body: { name: `gone-${randomUUID().slice(0, 6)}`, accountIDs: [] } });
     expect(other.status).toBe(201);
