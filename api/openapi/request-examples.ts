@@ -248,6 +248,10 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createTriggerV1: trigger,
   testTrigger: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
   testTriggerV1: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
+
+  // Reconciliation: policies and reconciliations
+  createPolicy: { name: 'stripe-eur', ledgerName: 'main', ledgerQuery: { $match: { address: 'bank:stripe' } }, paymentsPoolID: '0b9f8d36-3c6d-4a0e-9b1f-7a2f4c1d5e60' },
+  reconcile: { reconciledAtLedger: '2024-03-31T23:59:59Z', reconciledAtPayments: '2024-03-31T23:59:59Z' },
 };
 
 const TX_TIME = '2024-05-02T09:30:00Z';

@@ -10,7 +10,9 @@ import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
 import { serverInfoRoutes } from './system/info';
 import { openApiRoute } from './system/openapi';
+import { versionsRoute } from './system/versions';
 import { webhookRoutes } from './webhooks';
+import { reconciliationRoutes } from './reconciliation';
 
 /**
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
@@ -18,6 +20,7 @@ import { webhookRoutes } from './webhooks';
  */
 export const allRoutes: RouteDefinition[] = [
   healthRoute,
+  versionsRoute,
   openApiRoute,
   docsPageRoute,
   docsAssetRoute,
@@ -30,4 +33,5 @@ export const allRoutes: RouteDefinition[] = [
   ...paymentsRoutes,
   ...webhookRoutes,
   ...orchestrationRoutes,
+  ...reconciliationRoutes,
 ];

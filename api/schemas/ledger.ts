@@ -190,8 +190,8 @@ export const ledgerStatsSchema = objectSchema({ accounts: { type: 'integer', min
 export const balancesQuery = objectSchema({
   address: pattern('Address'),
   query: queryFilterParam,
-  pit,
-  useInsertionDate: ignoredParam(booleanSchema({ description: 'Balances are the current ones.' })),
+  pit: { ...dateTimeSchema, description: 'Balances as they were at this instant, replayed from the postings of the transactions dated at or before it (docs/ledger.md).' },
+  useInsertionDate: booleanSchema({ description: 'With pit: date transactions by insertion rather than by effective timestamp.' }),
 });
 const dryRun = booleanSchema({ description: 'Run every check and roll back.' });
 export const createTransactionQuery = objectSchema({

@@ -77,7 +77,7 @@ export const poolSchema = objectSchema({
   id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC', 'DYNAMIC'] }, query: poolQuerySchema, poolAccounts: { type: 'array', items: str },
 }, ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
 export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema(), relatedAccounts: { type: 'array', items: str } }, ['asset', 'amount', 'relatedAccounts']) };
-export const poolBalancesQuery = objectSchema({ at: ignoredParam({ ...dateTimeSchema, description: 'Only the last fetched balance of each account is kept, so balances are always the latest.' }) });
+export const poolBalancesQuery = objectSchema({ at: { ...dateTimeSchema, description: 'Balances as last fetched at or before this instant (the history of every fetched balance is kept).' } });
 export const poolQueryBody = objectSchema({ query: poolQuerySchema }, ['query']);
 
 // --- Payment initiations (op 6) ---

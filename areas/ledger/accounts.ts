@@ -3,6 +3,7 @@ import { emitEvents } from '../../db/outbox';
 import { ACCOUNT_FIELDS, accountFields, compileLedgerQuery } from './ledger-query';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
+import { aggregateBalancesAt } from './balances-at';
 import { assertLedgerExists, assertLedgerWritable } from './ledgers';
 import { appendLog } from './log';
 import { assertAddress, assertMetadata, whereAddress } from './rules';
@@ -144,9 +145,15 @@ const volumeAccountMetadata = '(SELECT am.metadata FROM ledger_accounts am WHERE
 
 /**
  * Sum of balances per asset over the accounts matching `address` and `query` (ACCOUNT_FIELDS; all accounts when
- * absent: every asset sums to 0). @throws ApiError LEDGER_NOT_FOUND, VALIDATION (query)
+ * absent: every asset sums to 0); with `pit`, as they were then (balances-at.ts).
+ * @throws ApiError LEDGER_NOT_FOUND, VALIDATION (query)
  */
-export async function aggregateBalances(db: Executor, ledger: string, filters: { address?: string; query?: string }): Promise<Record<string, bigint>> {
+export async function aggregateBalances(
+  db: Executor,
+  ledger: string,
+  filters: { address?: string; query?: string; pit?: Date; useInsertionDate?: boolean },
+): Promise<Record<string, bigint>> {
+  if (filters.pit) return aggregateBalancesAt(db, ledger, { address: filters.address, query: filters.query }, { pit: filters.pit, useInsertionDate: filters.useInsertionDate });
   const condition = compileLedgerQuery(filters.query, accountFields('ledger_volumes.ledger', 'ledger_volumes.address', volumeAccountMetadata), ACCOUNT_FIELDS);
   await assertLedgerExists(db, ledger);
   const query = db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS balance')).groupBy('asset').orderBy('asset');

@@ -33,3 +33,4 @@ export { EXPORTER_DRIVERS, type ExporterConfig, type HttpExporterConfig, type Po
 export { createPipeline, deletePipeline, getPipeline, listPipelines, presentPipeline, resetPipeline, startPipeline, stopPipeline, type Pipeline, type PipelineRow } from './pipelines';
 export { advancePipeline, nextPipelineBatch, type ExportedLog, type NextBatch, type PipelineBatch } from './pipeline-batches';
 export { runQuery, type QueryTemplate } from './run-query';
+export { aggregateBalancesAt, assertAccountQuery, type PointInTime } from './balances-at';

@@ -38,6 +38,7 @@ export { upsertPayment, upsertPayments } from './payments-upsert';
 export { listPaymentsJson, SORT_FIELDS } from './payments-list';
 export { QUERY_FIELDS } from './payments-query';
 export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';
+export { getPoolBalancesAt } from './balances-at';
 export { createManualAccount, createManualPayment } from './manual-records';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
 export {

@@ -5,6 +5,7 @@ import { apiFreshReplicasScenario } from './ledger/fresh-replicas';
 import { ledgerReadsScenario } from './ledger/reads';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
+import { reconciliationScenario } from './reconciliation';
 import { walletsScenario } from './wallets';
 import { webhooksScenario } from './webhooks';
 
@@ -15,4 +16,4 @@ export interface Scenario {
 }
 
 /** Every area's benchmark scenarios, in the order the report lists them. */
-export const scenarios: Scenario[] = [ledgerScenario, ledgerReadsScenario, apiFreshReplicasScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario];
+export const scenarios: Scenario[] = [ledgerScenario, ledgerReadsScenario, apiFreshReplicasScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario, reconciliationScenario];

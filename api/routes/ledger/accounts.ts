@@ -53,8 +53,8 @@ export const aggregateBalancesRoute = defineRoute(
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: balancesQuery }),
   async function aggregateBalancesHandler(ctx) {
-    const { address, query } = ctx.state.input.query;
-    ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address, query }) };
+    const { address, query, pit, useInsertionDate } = ctx.state.input.query;
+    ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address, query, ...(pit ? { pit: new Date(pit) } : {}), useInsertionDate }) };
   },
 );
 

@@ -1,4 +1,4 @@
-import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from '../../../areas/payments';
+import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, getPoolBalancesAt, listPools, poolKey, updatePoolQuery } from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -76,7 +76,8 @@ const poolBalances = (path: string, operationId: string, summary: string) => def
   authenticate('payments:read'),
   validate({ params, query: poolBalancesQuery }),
   async function poolBalancesHandler(ctx) {
-    ctx.body = { data: await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID) };
+    const { at } = ctx.state.input.query;
+    ctx.body = { data: at ? await getPoolBalancesAt(ctx.deps.db, ctx.state.input.params.poolID, new Date(at)) : await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID) };
   },
 );
 export const poolBalancesRoute = poolBalances(`${base}/{poolID}/balances`, 'readPoolBalances', 'Sum of the last fetched balances of the pool\'s accounts, per asset');

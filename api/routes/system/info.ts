@@ -27,5 +27,6 @@ const infoRoute = (service: string, scope: Scope): RouteDefinition =>
 export const serverInfoRoutes: RouteDefinition[] = [
   infoRoute('wallets', 'wallets:read'),
   infoRoute('auth', 'auth:read'),
+  infoRoute('reconciliation', 'reconciliation:read'),
   ...versionedRoutes({ ...spec('orchestration'), path: '/_info' }, authenticate('orchestration:read'), handler('orchestration')),
 ];
