@@ -4,7 +4,7 @@ import type { Executor } from './knex';
 export const OUTBOX_CHANNEL = 'events_outbox';
 
 export interface PlatformEvent {
-  app: 'ledger' | 'wallets' | 'payments' | 'orchestration' | 'webhooks' | 'auth';
+  app: 'ledger' | 'wallets' | 'payments' | 'orchestration' | 'webhooks' | 'auth' | 'reconciliation';
   /** Formance's event type, e.g. COMMITTED_TRANSACTIONS; webhook subscriptions use `<app>.<lower_snake_type>`. */
   type: string;
   payload: unknown;

@@ -2,7 +2,7 @@ import { ApiError } from '../../lib/errors';
 import type { AppContext } from '../context';
 import type { ChainMiddleware } from '../routing';
 
-export const AREAS = ['auth', 'ledger', 'wallets', 'payments', 'orchestration', 'webhooks'] as const;
+export const AREAS = ['auth', 'ledger', 'wallets', 'payments', 'orchestration', 'webhooks', 'reconciliation'] as const;
 export type Area = (typeof AREAS)[number];
 export type Scope = `${Area}:${'read' | 'write'}`;
 export const ALL_SCOPES: Scope[] = AREAS.flatMap((area) => [`${area}:read`, `${area}:write`] as Scope[]);

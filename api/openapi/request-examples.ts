@@ -248,6 +248,23 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createTriggerV1: trigger,
   testTrigger: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
   testTriggerV1: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
+  // Reconciliation rules and alerts
+  reconciliationV1CreateRule: {
+    name: 'stripe-eur-backs-ledger',
+    templateKind: 'ledger_vs_pool_drift',
+    templateSpec: { ledger: 'main', address: 'banks:stripe:eur', poolID: '7c1d2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d', tolerance: 0 },
+    cadence: 'daily',
+    schedule: { kind: 'cron', expr: '0 * * * *', tz: 'Europe/Paris', safetyMargin: '30s' },
+    severity: 'high',
+    labels: { team: 'treasury' },
+  },
+  reconciliationV1PatchRule: { enabled: false },
+  reconciliationV1EvaluateRule: { at: '2025-01-31T23:00:00Z', safetyMargin: '0s' },
+  reconciliationV1AckAlert: { by: 'alice@example.com', note: 'looking into it' },
+  reconciliationV1AcceptAlert: { by: 'alice@example.com', note: 'bank fee, booked next month' },
+  reconciliationV1ResolveAlert: { by: 'alice@example.com', note: 'missing deposit booked', transactionRefs: ['1042'] },
+  reconciliationV1SnoozeAlert: { by: 'alice@example.com', until: '2030-01-01T00:00:00Z', note: 'waiting for the bank statement' },
+  reconciliationV1UnsnoozeAlert: { by: 'alice@example.com' },
 };
 
 const TX_TIME = '2024-05-02T09:30:00Z';

@@ -5,6 +5,7 @@ import { auditRoutes } from './auth/audit';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
+import { reconciliationRoutes } from './reconciliation';
 import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
@@ -30,4 +31,5 @@ export const allRoutes: RouteDefinition[] = [
   ...paymentsRoutes,
   ...webhookRoutes,
   ...orchestrationRoutes,
+  ...reconciliationRoutes,
 ];

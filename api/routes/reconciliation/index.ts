@@ -1,0 +1,4 @@
+import { alertRoutes } from './alerts';
+import { ruleRoutes } from './rules';
+
+export const reconciliationRoutes = [...ruleRoutes, ...alertRoutes];
