@@ -92,8 +92,9 @@ export const ruleIdParams = objectSchema({ ruleID: stringSchema({ minLength: 1, 
 export const alertIdParams = objectSchema({ alertID: stringSchema({ minLength: 1, maxLength: 100 }) }, ['alertID']);
 export const evaluationIdParams = objectSchema({ evaluationID: stringSchema({ minLength: 1, maxLength: 100 }) }, ['evaluationID']);
 
-// Formance's SDK sends a list's `query` object as plain parameters (`ruleID=...`): these are the filters; any other is 400.
-export const ruleListQuery = { ...listQuerySchema({ templateKind, enabled: stringSchema({ enum: ['true', 'false'] }), name }), additionalProperties: false };
-export const evaluationListQuery = { ...listQuerySchema({ ruleID: stringSchema(), result: stringSchema({ enum: EVALUATION_RESULTS }) }), additionalProperties: false };
-export const alertListQuery = { ...listQuerySchema({ ruleID: stringSchema(), status, severity, fingerprint: stringSchema(), periodID: stringSchema() }), additionalProperties: false };
+// Formance's SDK sends a list's filters as one JSON object in `query` (api/routes/reconciliation/query-filter.ts).
+const filterQuery = (members: string) => stringSchema({ maxLength: 2000, description: `A JSON object of filters: ${members}.` });
+export const ruleListQuery = { ...listQuerySchema({ query: filterQuery('templateKind, enabled, name') }), additionalProperties: false };
+export const evaluationListQuery = { ...listQuerySchema({ query: filterQuery('ruleID, result') }), additionalProperties: false };
+export const alertListQuery = { ...listQuerySchema({ query: filterQuery('ruleID, status, severity, fingerprint, periodID') }), additionalProperties: false };
 export const alertEventListQuery = { ...listQuerySchema(), additionalProperties: false };

@@ -23,6 +23,8 @@ export interface RuleScheduleSpec {
 export class InvalidScheduleSpec extends Error {}
 
 function isInvalidArgument(error: unknown): boolean {
+  // The client refuses a spec the server answered INVALID_ARGUMENT to as a TypeError ("CronString does not have 5-7 fields").
+  if (error instanceof TypeError) return true;
   for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
     if (isGrpcServiceError(cause) && cause.code === 3) return true;
   }

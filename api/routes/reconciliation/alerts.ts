@@ -1,8 +1,9 @@
-import { ackAlert, acceptAlert, getAlert, listAlertEvents, listAlerts, presentAlert, presentAlertEvent, resolveAlert, snoozeAlert, unsnoozeAlert } from '../../../areas/reconciliation';
+import { ackAlert, acceptAlert, ALERT_STATUSES, type AlertFilters, getAlert, listAlertEvents, listAlerts, presentAlert, presentAlertEvent, resolveAlert, SEVERITIES, snoozeAlert, unsnoozeAlert } from '../../../areas/reconciliation';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute, type JsonSchema } from '../../routing';
+import { listFilters } from './query-filter';
 import { type BodyOf, cursorOf, dataOf, errorSchema } from '../../schemas/common';
 import {
   ackAlertSchema, acceptAlertSchema, alertEventListQuery, alertEventSchema, alertIdParams, alertListQuery, alertSchema, resolveAlertSchema, snoozeAlertSchema, unsnoozeAlertSchema,
@@ -18,7 +19,8 @@ export const listAlertsRoute = defineRoute(
   validate({ query: alertListQuery }),
   async function listAlertsHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listAlerts(ctx.deps.db, list), (row) => [row.seq], presentAlert);
+    const filters = listFilters(list.filters.query, { ruleID: 'string', status: ALERT_STATUSES, severity: SEVERITIES, fingerprint: 'string', periodID: 'string' }) as AlertFilters;
+    ctx.body = cursorEnvelope(list, await listAlerts(ctx.deps.db, { ...list, filters }), (row) => [row.seq], presentAlert);
   },
 );
 

@@ -1,8 +1,12 @@
-import { createRule, deleteRule, evaluateRule, getEvaluation, getRule, listEvaluations, listRules, patchRule, presentEvaluation, presentRule } from '../../../areas/reconciliation';
+import {
+  createRule, deleteRule, evaluateRule, EVALUATION_RESULTS, type EvaluationFilters, getEvaluation, getRule, listEvaluations, listRules, patchRule, presentEvaluation, presentRule,
+  type RuleFilters, TEMPLATE_KINDS,
+} from '../../../areas/reconciliation';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
+import { listFilters } from './query-filter';
 import { cursorOf, dataOf, errorSchema } from '../../schemas/common';
 import {
   evaluateRuleSchema, evaluationIdParams, evaluationListQuery, evaluationSchema, ruleIdParams, ruleInputSchema, ruleListQuery, rulePatchSchema, ruleSchema,
@@ -31,8 +35,8 @@ export const listRulesRoute = defineRoute(
   validate({ query: ruleListQuery }),
   async function listRulesHandler(ctx) {
     const list = ctx.state.input.list;
-    const { enabled, ...filters } = list.filters;
-    const page = await listRules(ctx.deps.db, { ...list, filters: { ...filters, ...(enabled !== undefined ? { enabled: enabled === 'true' } : {}) } });
+    const filters = listFilters(list.filters.query, { templateKind: TEMPLATE_KINDS, enabled: 'boolean', name: 'string' }) as RuleFilters;
+    const page = await listRules(ctx.deps.db, { ...list, filters });
     ctx.body = cursorEnvelope(list, page, (row) => [row.seq], presentRule);
   },
 );
@@ -87,7 +91,8 @@ export const listEvaluationsRoute = defineRoute(
   validate({ query: evaluationListQuery }),
   async function listEvaluationsHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listEvaluations(ctx.deps.db, list), (row) => [row.seq], presentEvaluation);
+    const filters = listFilters(list.filters.query, { ruleID: 'string', result: EVALUATION_RESULTS }) as EvaluationFilters;
+    ctx.body = cursorEnvelope(list, await listEvaluations(ctx.deps.db, { ...list, filters }), (row) => [row.seq], presentEvaluation);
   },
 );
 

@@ -4,6 +4,7 @@ import { inTransaction } from '../../../db/errors';
 import { emitEvents } from '../../../db/outbox';
 import { keysetPage, type ListQuery, type Page } from '../../../db/pagination';
 import { conflict, notFound, validationError } from '../../../lib/errors';
+import { stringifyJson } from '../../../lib/json';
 import { appendAlertEvent, snoozeActive } from './alerts';
 import { parseGoDuration } from './durations';
 import { type AlertRow, type Cadence, type EvaluationResult, type EvaluationRow, type Outcome, presentEvaluation, type RuleRow } from './model';
@@ -98,7 +99,7 @@ async function record(db: Db, ruleID: string, plan: Plan, computed: Computed): P
     const evidence = computed.result === 'ERROR' ? { error: computed.error } : computed.outcomes;
     const [evaluation] = (await trx('reconciliation_evaluations')
       .insert({
-        id: plan.evaluationID, rule_id: ruleID, result: computed.result, evidence, error: computed.error ?? null, pit_per_source: computed.pitPerSource,
+        id: plan.evaluationID, rule_id: ruleID, result: computed.result, evidence: stringifyJson(evidence), error: computed.error ?? null, pit_per_source: computed.pitPerSource,
         cost_units: computed.costUnits, trigger: plan.trigger, started_at: computed.startedAt, ended_at: computed.endedAt,
       })
       .returning('*')) as EvaluationRow[];

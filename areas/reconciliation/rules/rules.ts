@@ -3,6 +3,7 @@ import type { Db, Executor } from '../../../db/knex';
 import { inTransaction } from '../../../db/errors';
 import { keysetPage, type ListQuery, type Page } from '../../../db/pagination';
 import { notFound, validationError } from '../../../lib/errors';
+import { stringifyJson } from '../../../lib/json';
 import type { TemporalDeps } from '../../../lib/temporal';
 import { createRuleSchedule, deleteRuleSchedule, InvalidScheduleSpec, updateRuleSchedule } from '../engine';
 import { parseGoDuration } from './durations';
@@ -79,7 +80,7 @@ export async function createRule(deps: { db: Db; temporal: TemporalDeps }, input
       const [inserted] = (await trx('reconciliation_rules')
         .insert({
           id, name: input.name, template_kind: input.templateKind, template_spec: input.templateSpec, cadence: input.cadence ?? 'continuous',
-          schedule, severity: input.severity ?? 'medium', labels: input.labels ?? {}, notifications: input.notifications ?? [], enabled: input.enabled ?? true,
+          schedule, severity: input.severity ?? 'medium', labels: input.labels ?? {}, notifications: stringifyJson(input.notifications ?? []), enabled: input.enabled ?? true,
           explanation_cel: explanationOf(template),
         })
         .returning('*')) as RuleRow[];
@@ -131,7 +132,7 @@ export async function patchRule(deps: { db: Db; temporal: TemporalDeps }, id: st
       .where({ id })
       .update({
         name: patch.name ?? current.name, template_kind: kind, template_spec: spec, schedule, severity: patch.severity ?? current.severity,
-        labels: patch.labels ?? current.labels, notifications: patch.notifications ?? current.notifications, enabled: patch.enabled ?? current.enabled,
+        labels: patch.labels ?? current.labels, notifications: stringifyJson(patch.notifications ?? current.notifications), enabled: patch.enabled ?? current.enabled,
         explanation_cel: explanationOf(template), updated_at: trx.fn.now(),
       })
       .returning('*')) as RuleRow[];
