@@ -2,7 +2,8 @@ import { ScheduleNotFoundError, type Client, type Connection } from '@temporalio
 import type { Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { pollUntil } from '../../support/eventually';
-import { fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { createWorkflow, readInstance } from '../../support/orchestration';
 import { testDb } from '../../support/payments';
 import { simulatedPool } from '../../support/reconciliation-rules';
 import { temporalClient } from '../../support/temporal';
@@ -23,9 +24,11 @@ const evaluate = async (ruleID: string): Promise<any> => {
   if (res.status !== 200) throw new Error(`evaluate: ${res.status} ${res.text}`);
   return res.body.data;
 };
+const created: string[] = [];
 const createRule = async (body: unknown): Promise<any> => {
   const res = await api('POST', '/api/reconciliation/rules', { body });
   if (res.status !== 201) throw new Error(`create: ${res.status} ${res.text}`);
+  created.push(res.body.data.id);
   return res.body.data;
 };
 
@@ -37,6 +40,8 @@ describe('reconciliation rules on Temporal Schedules, alerts and edge-triggered 
     temporal = await temporalClient();
   });
   afterAll(async () => {
+    // A failed test must not leave a schedule evaluating every second for the rest of the suite (404: already deleted).
+    for (const id of created) await api('DELETE', `/api/reconciliation/rules/${id}`);
     await temporal.connection.close();
     await db.destroy();
   });
@@ -160,5 +165,32 @@ describe('reconciliation rules on Temporal Schedules, alerts and edge-triggered 
     const whole = await evaluate(invariant.id);
     expect(whole).toMatchObject({ result: 'PASS', evidence: [{ fingerprint: 'asset:USD/2', passed: true, proof: { positive: (2n * big + 1n).toString(), negative: (-(2n * big + 1n)).toString() } }] });
     for (const id of [parity.id, invariant.id]) await api('DELETE', `/api/reconciliation/rules/${id}`);
+  });
+
+  test('an orchestration trigger runs a workflow on a failed evaluation (RULE_EVALUATED, filtered on the result)', async () => {
+    const ledger = await newLedger('recon-trigger');
+    await fund(ledger, 'banks:main', 300);
+    const pool = await simulatedPool(db);
+    await pool.setBalance(300n);
+    const rule = await createRule({ name: 'triggered', templateKind: 'ledger_vs_pool_drift', templateSpec: { ledger, address: 'banks:main', poolID: pool.poolID } });
+    const workflowID = await createWorkflow([{ send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'breaks:count', ledger } }, amount: { asset: 'BREAK', amount: 1 } } }]);
+    const trigger = await api('POST', '/api/orchestration/v2/triggers', {
+      body: { event: 'RULE_EVALUATED', workflowID, filter: `event.rule.id == "${rule.id}" && event.evaluation.result == "FAIL"` },
+    });
+    expect(trigger.status).toBe(201);
+    const occurrences = async (): Promise<any[]> => (await api('GET', `/api/orchestration/v2/triggers/${trigger.body.data.id}/occurrences`)).body.cursor.data;
+    try {
+      expect((await evaluate(rule.id)).result).toBe('PASS');
+      await pool.setBalance(250n);
+      expect((await evaluate(rule.id)).result).toBe('FAIL');
+      const [occurrence] = await pollUntil(occurrences, (list) => list.length === 1 && list[0].workflowInstanceID, { what: 'the trigger to fire' });
+      await pollUntil(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true, { what: 'the triggered instance' });
+      expect(await balance(ledger, 'breaks:count', 'BREAK')).toBe(1n);
+      // The passing evaluation matched no filter: one occurrence only.
+      expect(await occurrences()).toHaveLength(1);
+    } finally {
+      await api('DELETE', `/api/orchestration/v2/triggers/${trigger.body.data.id}`);
+      await api('DELETE', `/api/reconciliation/rules/${rule.id}`);
+    }
   });
 });
