@@ -21,7 +21,8 @@ let running: Promise<void>;
 const taskQueue = `rule-run-${randomUUID()}`;
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The expected activity failures of the retry tests would otherwise be logged as warnings.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const testServer = process.env.TEMPORAL_TEST_SERVER;
   env = testServer
     ? await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } }, client: { dataConverter } })
