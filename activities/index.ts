@@ -7,6 +7,7 @@ import { createLedgerActivities } from './ledger';
 import { createPaymentsActivities } from './payments';
 import { createOpenBankingActivities } from './payments/open-banking';
 import { createOrchestrationActivities } from './orchestration';
+import { createReconciliationActivities } from './reconciliation/rules';
 import { createSystemActivities } from './system';
 import { createWebhookActivities } from './webhooks';
 
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEventActivities(deps),
     ...createOrchestrationActivities(deps),
     ...createLedgerActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }
 

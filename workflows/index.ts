@@ -13,3 +13,4 @@ export { webhookEndpoint } from './webhooks/webhook-endpoint';
 export { orchestrationInstance } from './orchestration/instance';
 export { ledgerPipeline } from './ledger/pipeline';
 export { openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward } from './payments/open-banking';
+export { reconciliationRuleRun } from './reconciliation/rule-run';

@@ -252,6 +252,23 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   // Reconciliation: policies and reconciliations
   createPolicy: { name: 'stripe-eur', ledgerName: 'main', ledgerQuery: { $match: { address: 'bank:stripe' } }, paymentsPoolID: '0b9f8d36-3c6d-4a0e-9b1f-7a2f4c1d5e60' },
   reconcile: { reconciledAtLedger: '2024-03-31T23:59:59Z', reconciledAtPayments: '2024-03-31T23:59:59Z' },
+  // Reconciliation rules and alerts
+  reconciliationV1CreateRule: {
+    name: 'stripe-eur-backs-ledger',
+    templateKind: 'ledger_vs_pool_drift',
+    templateSpec: { ledger: 'main', address: 'banks:stripe:eur', poolID: '7c1d2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d', tolerance: 0 },
+    cadence: 'daily',
+    schedule: { kind: 'cron', expr: '0 * * * *', tz: 'Europe/Paris', safetyMargin: '30s' },
+    severity: 'high',
+    labels: { team: 'treasury' },
+  },
+  reconciliationV1PatchRule: { enabled: false },
+  reconciliationV1EvaluateRule: { at: '2025-01-31T23:00:00Z', safetyMargin: '0s' },
+  reconciliationV1AckAlert: { by: 'alice@example.com', note: 'looking into it' },
+  reconciliationV1AcceptAlert: { by: 'alice@example.com', note: 'bank fee, booked next month' },
+  reconciliationV1ResolveAlert: { by: 'alice@example.com', note: 'missing deposit booked', transactionRefs: ['1042'] },
+  reconciliationV1SnoozeAlert: { by: 'alice@example.com', until: '2030-01-01T00:00:00Z', note: 'waiting for the bank statement' },
+  reconciliationV1UnsnoozeAlert: { by: 'alice@example.com' },
 };
 
 const TX_TIME = '2024-05-02T09:30:00Z';

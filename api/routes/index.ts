@@ -5,6 +5,7 @@ import { auditRoutes } from './auth/audit';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
 import { orchestrationRoutes } from './orchestration';
+import { reconciliationRoutes } from './reconciliation';
 import { walletsRoutes } from './wallets';
 import { docsAssetRoute, docsPageRoute } from './system/docs';
 import { healthRoute } from './system/health';
@@ -12,7 +13,6 @@ import { serverInfoRoutes } from './system/info';
 import { openApiRoute } from './system/openapi';
 import { versionsRoute } from './system/versions';
 import { webhookRoutes } from './webhooks';
-import { reconciliationRoutes } from './reconciliation';
 
 /**
  * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes

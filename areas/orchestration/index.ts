@@ -9,3 +9,4 @@ export { recordInstanceEnded, recordStageEnded, recordStageStarted, type StageMa
 export { listOccurrences, matchTriggers, presentOccurrence } from './trigger-occurrences';
 export { createTrigger, deleteTrigger, getTriggerRow, listTriggers, presentTrigger, testTrigger } from './triggers';
 export { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, presentWorkflow } from './workflows';
+export { checkExpression, evaluateFilter } from './expressions';

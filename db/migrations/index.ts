@@ -28,6 +28,7 @@ import * as webhookEndpointQueues from './026-webhook-endpoint-queues';
 import * as ledgerLogCheckpoints from './027-ledger-log-checkpoints';
 import * as auditEntries from './028-audit-entries';
 import * as reconciliation from './029-reconciliation';
+import * as reconciliationRules from './030-reconciliation-rules';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -68,6 +69,7 @@ const migrations: Array<[string, Migration]> = [
   ['027-ledger-log-checkpoints', ledgerLogCheckpoints],
   ['028-audit-entries', auditEntries],
   ['029-reconciliation', reconciliation],
+  ['030-reconciliation-rules', reconciliationRules],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -386,6 +386,29 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     },
   }],
 
+  // A reconciliation rule's scheduled run: a cron rule's Schedule starts it; it evaluates the rule once (recorded).
+  ['reconciliation-rule-run', {
+    records: ['reconciliation-rule-run'],
+    async run() {
+      const ledger = await newLedger('replay-recon');
+      await fund(ledger, 'banks:main', 100);
+      const rule = (await api('POST', '/api/reconciliation/rules', {
+        body: { name: 'replay', templateKind: 'ledger_invariant', templateSpec: { ledger }, schedule: { kind: 'cron', expr: '@every 1s', safetyMargin: '0s' } },
+      })).body.data;
+      const { client, connection } = await temporalClient();
+      try {
+        const handle = client.schedule.getHandle(`reconciliation-rule-${rule.id}`);
+        const described = await eventually(() => handle.describe(), (d) => d.info.recentActions.length > 0);
+        const filter = encodeURIComponent(JSON.stringify({ ruleID: rule.id }));
+        await eventually(() => read(`/api/reconciliation/evaluations?query=${filter}`), (b) => b.cursor.data.length > 0);
+        await expectStatus(api('DELETE', `/api/reconciliation/rules/${rule.id}`), 204);
+        return { 'reconciliation-rule-run': described.info.recentActions[0].action.workflow.workflowId };
+      } finally {
+        await connection.close();
+      }
+    },
+  }],
+
   // The foundation's workflows: the self-test (worker, activities and database answer) and the benchmarks' no-op.
   ['foundation', {
     records: ['platform-self-test', 'platform-noop'],
