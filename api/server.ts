@@ -1,4 +1,3 @@
-import v8 from 'node:v8';
 import { getConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../db/shutdown';
@@ -49,13 +48,6 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
 }
 
 async function main(): Promise<void> {
-  // With V8's allocation-site pretenuring on (its default), some processes that take bursts of reads soon after they
-  // start stay for good in a state where a read costs 45-58 us of CPU instead of about 31: scavenges four times as long,
-  // ten times as many bytes promoted (10 of 30 processes in probes, none of 36 with it off; decision 32, and the
-  // bench's api-fresh-replicas rows). Pretenuring allocates the objects of sites whose objects survive
-  // scavenges straight in the old generation; a request's objects only survive one while the request is in flight, so
-  // the API has nothing to gain from it. Set in main, before any request, not for startApi's in-process callers (tests).
-  v8.setFlagsFromString('--no-allocation-site-pretenuring');
   const config = requireRuntime(getConfig());
   const { close, logger } = await startApi(config);
   let stopping = false;

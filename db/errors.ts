@@ -17,7 +17,7 @@ const CONNECTION_CODES = new Set([
 /**
  * Messages of node-postgres errors that carry no code: a connection that died under a pooled client, or a client used
  * after its connection failed (what a request hits first when PostgreSQL restarts under load), or a connect that timed
- * out on a client of its own ("timeout expired": the pipelined reads' connection, db/pipelined-statements.ts).
+ * out ("timeout expired", node-postgres's connectionTimeoutMillis).
  */
 const CONNECTION_MESSAGES = /Connection terminated|not queryable|Connection closed|connection timeout|timeout expired/i;
 

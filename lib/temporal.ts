@@ -1,4 +1,3 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import { Client, Connection } from '@temporalio/client';
 
 /**
@@ -15,39 +14,8 @@ export interface TemporalSettings {
 /** The API's Temporal client. Connecting is lazy on the server side, so a down Temporal does not stop the API booting. */
 export async function createTemporalClient(settings: TemporalSettings): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
-  synchronousCallContext(connection.callContextStorage);
   const client = new Client({ connection, namespace: settings.namespace, dataConverter });
   return { client, connection };
-}
-
-/**
- * @temporalio/client keeps a call's deadline and metadata in an AsyncLocalStorage, entered by `withDeadline` and by the
- * namespace header it adds to every namespaced call (`withMetadata`). While any AsyncLocalStorage is enabled, Node runs
- * promise hooks on every promise of the process: switched on by the first Temporal call, they cost every later API
- * request, Temporal or not, about a tenth of its CPU. The client reads that context synchronously, when a call is
- * made inside the scope (`generateRPCImplementation` reads `getStore()` as it builds the gRPC call), and the platform
- * only enters a scope around such synchronous calls (connect's check, pingTemporal). So this connection's storage keeps
- * its context for the synchronous extent of `run` only, with no hooks. A scope around an `await` before the call
- * would lose its context: keep calls inside withDeadline/withMetadata synchronous (temporal-call-context.test.ts).
- */
-function synchronousCallContext<T>(storage: AsyncLocalStorage<T>): void {
-  storage.disable();
-  let current: T | undefined;
-  Object.assign(storage, {
-    run<R>(store: T, fn: (...args: unknown[]) => R, ...args: unknown[]): R {
-      const previous = current;
-      current = store;
-      try {
-        return fn(...args);
-      } finally {
-        current = previous;
-      }
-    },
-    getStore: (): T | undefined => current,
-    enterWith(): never {
-      throw new Error('enterWith is not supported on the Temporal call context (see synchronousCallContext)');
-    },
-  });
 }
 
 /** Resolves when the server answers a cheap RPC within `timeoutMs`; used by the health check and start-up waits. */

@@ -3,7 +3,7 @@ import { inTransaction, translateDbError } from '../../db/errors';
 import { addAccountMetadata } from './accounts';
 import { createTransaction, type TransactionRequest } from './create-transaction';
 import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
-import { revertTransaction } from './revert-transaction';
+import { revertWithLog } from './revert-transaction';
 import { findSchema } from './schemas';
 import { scriptPairs } from './script';
 import { addTransactionMetadata } from './transactions';
@@ -33,24 +33,9 @@ export type BulkResult =
 
 const NO_LOG = -1n;
 
-/** Where the next log of the ledger will be: the log an element appends has this id or a later one. */
-async function nextLogId(db: Executor, ledger: string): Promise<bigint> {
-  const row = await db('ledgers').where({ name: ledger }).first('next_log_id');
-  return BigInt(row?.next_log_id ?? 0);
-}
-
-/**
- * The log of a transaction, read back by its txid among the logs written since `from` (a primary-key range, so a short
- * scan): a transaction's log is appended by the statement that inserts it, inside the group commit, which does not
- * hand its log ids back.
- */
-async function transactionLogId(db: Executor, ledger: string, type: 'NEW_TRANSACTION' | 'REVERTED_TRANSACTION', txid: bigint, from: bigint): Promise<bigint> {
-  const row = await db('ledger_logs')
-    .where({ ledger, type })
-    .where('id', '>=', from.toString())
-    .whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()])
-    .orderBy('id')
-    .first('id');
+/** The log of a transaction replayed from its Idempotency-Key: written by an earlier request, found by its txid. */
+async function replayedLogId(db: Executor, ledger: string, txid: bigint): Promise<bigint> {
+  const row = await db('ledger_logs').where({ ledger, type: 'NEW_TRANSACTION' }).whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()]).orderBy('id').first('id');
   return row ? BigInt(row.id) : NO_LOG;
 }
 
@@ -135,17 +120,14 @@ async function apply(db: Executor, ledger: string, element: BulkElement, schemaV
   const schema = schemaVersion !== undefined ? { schemaVersion } : {};
   switch (element.action) {
     case 'CREATE_TRANSACTION': {
-      const from = await nextLogId(db, ledger);
       const { force, ...data } = element.data;
-      const { transaction, idempotencyHit } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
-      // A replayed key answers the original transaction, whose log is older than `from`.
-      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: await transactionLogId(db, ledger, 'NEW_TRANSACTION', transaction.id, idempotencyHit ? 0n : from) };
+      const { transaction, logId } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
+      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: logId ?? (await replayedLogId(db, ledger, transaction.id)) };
     }
     case 'REVERT_TRANSACTION': {
-      const from = await nextLogId(db, ledger);
       const { id, ...options } = element.data;
-      const revert = await revertTransaction(db, ledger, id, { ...options, ...schema });
-      return { responseType: 'REVERT_TRANSACTION', data: revert, logID: await transactionLogId(db, ledger, 'REVERTED_TRANSACTION', revert.id, from) };
+      const { revert, logId } = await revertWithLog(db, ledger, id, { ...options, ...schema });
+      return { responseType: 'REVERT_TRANSACTION', data: revert, logID: logId ?? NO_LOG };
     }
     case 'ADD_METADATA': {
       const { data } = element;

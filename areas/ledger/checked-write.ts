@@ -1,13 +1,12 @@
-import { withIdempotencyKey } from '../../db/idempotency';
 import { emitEvents } from '../../db/outbox';
 import { writeAccountMetadata } from './accounts';
-import { commitTransaction } from './commit';
+import type { CreatedTransaction } from './create-transaction';
 import { inWriteTransaction } from './executor';
 import { assertPostingsInChart, chartDefaults } from './schema-check';
 import type { ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
-import { v2TransactionView } from './views';
+import { commitWrite, committedEvent } from './write-pipeline';
 
 export interface CheckedOptions {
   idempotencyKey?: string;
@@ -58,33 +57,26 @@ async function metadataToSet(trx: Executor, ledger: string, transaction: LedgerT
 }
 
 /**
- * Commits one transaction in its own database transaction (or the caller's), with the checks and effects the group
- * commit does not have: funds not checked with `force`, a script's postings checked against the schema (a violation
- * rolls everything back), then the account metadata set, each account with its SET_METADATA log after the
- * transaction's log, so an import replays it. The event carries that metadata as its `accountMetadata`.
+ * Commits one transaction through the write pipeline in its own database transaction (or the caller's), with the
+ * checks and effects the group commit does not have: funds not checked with `force`, a script's postings checked
+ * against the schema (a violation refuses the write), then the account metadata set, each account with its
+ * SET_METADATA log after the transaction's log, so an import replays it. The event, emitted last, carries that
+ * metadata as its `accountMetadata`.
  */
-export async function commitChecked(
-  db: Executor,
-  ledger: string,
-  request: CreateTransactionInput,
-  options: CheckedOptions,
-): Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> {
+export async function commitChecked(db: Executor, ledger: string, request: CreateTransactionInput, options: CheckedOptions): Promise<CreatedTransaction> {
   // What is hashed for the key includes the options that change the write.
   const hashed = { ...request, force: options.force === true, schemaVersion: options.schema?.version, accountMetadata: options.accountMetadata };
+  const schema = options.schema;
+  const check = schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
   return inWriteTransaction(db, async (trx) => {
-    let created: LedgerTransaction | undefined;
-    const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request: hashed }, async () => {
-      const { transaction, accountMetadata: fromScript } = await commitTransaction(trx, ledger, request, { force: options.force });
-      if (options.schema && request.script) assertPostingsInChart(options.schema, transaction.postings, 'script postings');
-      const toSet = await metadataToSet(trx, ledger, transaction, options);
-      for (const address of Object.keys(toSet).sort()) await writeAccountMetadata(trx, ledger, address, toSet[address]);
-      const accountMetadata = { ...fromScript };
-      for (const [address, metadata] of Object.entries(toSet)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
-      await emitEvents(trx, [{ app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } }]);
-      created = transaction;
-      return { id: transaction.id.toString() };
-    });
-    if (created) return { transaction: created, idempotencyHit: false };
-    return { transaction: await getTransaction(trx, ledger, BigInt(claim.value.id)), idempotencyHit: true };
+    const outcome = await commitWrite(trx, ledger, { request, idempotencyKey: options.idempotencyKey, hashed, force: options.force, check, emit: false });
+    if ('hitTxid' in outcome) return { transaction: await getTransaction(trx, ledger, outcome.hitTxid), idempotencyHit: true };
+    const { transaction, accountMetadata: fromScript, logId } = outcome;
+    const toSet = await metadataToSet(trx, ledger, transaction, options);
+    for (const address of Object.keys(toSet).sort()) await writeAccountMetadata(trx, ledger, address, toSet[address]);
+    const accountMetadata = { ...fromScript };
+    for (const [address, metadata] of Object.entries(toSet)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
+    await emitEvents(trx, [committedEvent(ledger, transaction, accountMetadata)]);
+    return { transaction, idempotencyHit: false, logId };
   });
 }

@@ -1,8 +1,5 @@
 import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../lib/errors';
-import { withIdempotencyKey } from '../../db/idempotency';
-import { emitEvents } from '../../db/outbox';
-import { commitTransaction } from './commit';
 import { commitChecked, needsCheckedWrite, type CheckedOptions } from './checked-write';
 import { inWriteTransaction } from './executor';
 import { assertLedgerWritable } from './ledgers';
@@ -11,10 +8,9 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './write-hooks';
-import { lockVolumes, type VolumeMap } from './volumes';
+import type { WriteHooks } from './write-hooks';
+import { commitWrite, commitWrites, type WriteOutcome } from './write-pipeline';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
-import { v2TransactionView } from './views';
 
 /** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */
 export interface TransactionRequest extends Omit<CreateTransactionInput, 'script'> {
@@ -84,22 +80,25 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
   };
 }
 
+/** What a transaction write answers: the transaction, whether its Idempotency-Key replayed it, and, when it was written now, the id of its log. */
+export interface CreatedTransaction {
+  transaction: LedgerTransaction;
+  idempotencyHit: boolean;
+  logId?: bigint;
+}
+
 /**
- * Creates a transaction from postings or a Numscript script, atomically with its COMMITTED_TRANSACTIONS event.
- * With `idempotencyKey`, the same request again returns the original transaction (`idempotencyHit: true`) and a
- * different request under that key is a CONFLICT; concurrent duplicates queue on the key, so exactly one commits.
- * `dryRun` runs the whole write (funds checks included) and rolls it back: no txid is consumed, no event is sent.
- * Given the pool (not a caller's transaction), the write joins this process's group commit for the ledger, unless it
- * needs a step the group commit does not have (see checked-write.ts). With `schemaVersion` it is checked against that
- * schema (plain postings before anything is written, a script once it ran), `script.template` naming one of its templates.
+ * Creates a transaction from postings or a Numscript script, atomically with its COMMITTED_TRANSACTIONS event, through
+ * the write pipeline (write-pipeline.ts). With `idempotencyKey`, the same request again returns the original
+ * transaction (`idempotencyHit: true`) and a different request under that key is a CONFLICT; concurrent duplicates
+ * queue on the key, so exactly one commits. `dryRun` runs the whole write (funds checks included) and rolls it back:
+ * no txid is consumed, no event is sent. Given the pool (not a caller's transaction), the write joins this process's
+ * group commit for the ledger, unless it needs a step the group commit does not have (see checked-write.ts). With
+ * `schemaVersion` it is checked against that schema (plain postings before anything is written, a script once it
+ * ran), `script.template` naming one of its templates.
  * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version), VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
  */
-export async function createTransaction(
-  db: Executor,
-  ledger: string,
-  input: TransactionRequest,
-  options: CreateTransactionOptions = {},
-): Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> {
+export async function createTransaction(db: Executor, ledger: string, input: TransactionRequest, options: CreateTransactionOptions = {}): Promise<CreatedTransaction> {
   // A schema version is immutable, so checking plain postings against it before the write is exact.
   const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
   const request = normalize(resolveTemplate(input, schema));
@@ -108,11 +107,11 @@ export async function createTransaction(
   await assertLedgerWritable(db, ledger);
   const checked: CheckedOptions = { idempotencyKey: options.idempotencyKey, force: options.force, schema, accountMetadata };
   if (options.dryRun) {
+    const check = schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
     try {
       await inWriteTransaction(db, (trx) =>
         trx.transaction(async (savepoint) => {
-          const { transaction } = await commitTransaction(savepoint, ledger, request, { force: options.force });
-          if (schema && request.script) assertPostingsInChart(schema, transaction.postings, 'script postings');
+          const { transaction } = await commitDryRun(savepoint, ledger, { request, force: options.force, check, emit: false });
           throw new DryRunRollback(transaction);
         }),
       );
@@ -125,29 +124,19 @@ export async function createTransaction(
     if (options.hooks) throw new Error('write hooks do not combine with force, account metadata or a schema version');
     return commitChecked(db, ledger, request, checked);
   }
-  const hooks = options.hooks;
-  if (groupCommitEnabled() && !(db as Knex.Transaction).isTransaction) {
-    const outcome = await groupCommit(db as Knex, ledger, { request, idempotencyKey: options.idempotencyKey, ...(hooks ? { hooks } : {}) });
-    if ('error' in outcome) throw outcome.error;
-    if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
-    return outcome;
-  }
-  return inWriteTransaction(db, async (trx) => {
-    let created: LedgerTransaction | undefined;
-    const claim = await withIdempotencyKey(trx, { scope: `ledger/${ledger}/transactions`, key: options.idempotencyKey, request }, async () => {
-      const locked: VolumeMap = new Map();
-      await lockVolumes(trx, ledger, hooks?.lockFirst ?? [], locked, sharedReads([hooks]));
-      const prepared = hooks?.prepare ? await hooks.prepare(trx, lockedBalance(trx, ledger, locked, { lockMissing: true })) : undefined;
-      const { transaction, accountMetadata } = await commitTransaction(trx, ledger, prepared ?? request, { locked });
-      await emitEvents(trx, [
-        { app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata } },
-      ]);
-      await hooks?.finish?.(trx, transaction);
-      for (const statement of sharedStatements([{ hooks, postings: transaction.postings }])) await trx.raw(statement.sql, statement.bindings);
-      created = transaction;
-      return { id: transaction.id.toString() };
-    });
-    if (created) return { transaction: created, idempotencyHit: false };
-    return { transaction: await getTransaction(trx, ledger, BigInt(claim.value.id)), idempotencyHit: true };
-  });
+  const write = { request, idempotencyKey: options.idempotencyKey, ...(options.hooks ? { hooks: options.hooks } : {}) };
+  const outcome: WriteOutcome =
+    groupCommitEnabled() && !(db as Knex.Transaction).isTransaction
+      ? await groupCommit(db as Knex, ledger, write)
+      : await inWriteTransaction(db, async (trx) => (await commitWrites(trx, ledger, [write]))[0]);
+  if ('error' in outcome) throw outcome.error;
+  if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
+  return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
+}
+
+/** A dry run's write: never answered from a key, as it takes none. */
+async function commitDryRun(trx: Knex.Transaction, ledger: string, write: Parameters<typeof commitWrite>[2]): Promise<{ transaction: LedgerTransaction }> {
+  const outcome = await commitWrite(trx, ledger, write);
+  if ('hitTxid' in outcome) throw new Error('a dry run takes no Idempotency-Key');
+  return outcome;
 }

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { inTransaction } from '../../db/errors';
 import { metrics, secondsSince } from '../../lib/metrics';
-import { commitBatch, type BatchedWrite, type WriteOutcome } from './commit-batch';
+import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
 import { getConfig } from '../../lib/config';
 
 interface Pending {
-  write: BatchedWrite;
+  write: LedgerWrite;
   resolve(outcome: WriteOutcome): void;
   reject(error: unknown): void;
 }
@@ -35,7 +35,7 @@ const queues = new WeakMap<Knex, Map<string, LedgerQueue>>();
  * other; other processes' batches queue on the rows they share, as single writes do.
  * The promise settles after the batch's COMMIT returned: an acknowledged write is durable.
  */
-export function groupCommit(db: Knex, ledger: string, write: BatchedWrite): Promise<WriteOutcome> {
+export function groupCommit(db: Knex, ledger: string, write: LedgerWrite): Promise<WriteOutcome> {
   let byLedger = queues.get(db);
   if (!byLedger) queues.set(db, (byLedger = new Map()));
   let queue = byLedger.get(ledger);
@@ -90,7 +90,7 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
       const whileWriting = () => {
         if (queue.held) setImmediate(() => sendHeldAnswers(queue));
       };
-      const result = await commitBatch(trx, ledger, batch.map((p) => p.write), { whileWriting });
+      const result = await commitWrites(trx, ledger, batch.map((p) => p.write), { whileWriting });
       written = true;
       return result;
     });

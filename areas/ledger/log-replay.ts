@@ -1,14 +1,13 @@
 import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../lib/errors';
-import { canonicalJson, stringifyJson } from '../../lib/json';
+import { canonicalJson } from '../../lib/json';
 import { writeAccountMetadata } from './accounts';
-import { mergeAccountMetadata } from './commit';
+import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from './write-statements';
 import { removeAccountMetadata, removeTransactionMetadata } from './delete-metadata';
 import { logTransactionView, type LogType } from './log';
 import { commitRevert } from './revert-transaction';
 import { assertAddress, assertMetadata, assertPostings } from './rules';
 import { checkSchemaData, writeSchema } from './schemas';
-import { headJsonSql } from './transaction-json';
 import { writeTransactionMetadata } from './transactions';
 import type { Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
@@ -311,79 +310,34 @@ export class LogReplayer {
       for (const [address, metadata] of Object.entries(t.accountMetadata)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
     }
     await queued(() => mergeAccountMetadata(this.trx, this.ledger, accountMetadata));
-    const rows = [...touched].map((key) => state.get(key)!);
-    const accounts = [...new Set(rows.map((r) => r.address))].sort();
-    // One JSON document for the rows (pg escapes array parameters element by element), written a row at a time: one
-    // walk over a thousand rows builds a far longer string than it needs to and measured twice as slow.
-    const rowsJson = `[${chunk
-      .map((t, n) =>
-        stringifyJson({
-          id: t.txid,
-          ts: t.timestamp,
-          ref: t.reference ?? null,
-          postings: t.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset })),
-          metadata: t.metadata,
-          pre: volumes[n].pre,
-          post: volumes[n].post,
-          src: [...new Set(t.postings.map((p) => p.source))],
-          dst: [...new Set(t.postings.map((p) => p.destination))],
-          log_id: t.log.id,
-          log_date: t.log.date,
-          log: t.view,
-        }),
-      )
-      .join(',')}]`;
-    // The statement runs while the import computes the next chunk (PostgreSQL and the API work at the same time); the
+    const rows = chunk.map((t, n): CommittedRow => ({
+      id: t.txid,
+      timestamp: t.timestamp,
+      reference: t.reference,
+      postings: t.postings,
+      metadata: t.metadata,
+      pre: volumes[n].pre,
+      post: volumes[n].post,
+      logId: t.log.id,
+      logType: 'NEW_TRANSACTION',
+      logDate: t.log.date,
+      logData: t.view,
+    }));
+    // The statements run while the import computes the next chunk (PostgreSQL and the API work at the same time); the
     // connection runs a transaction's statements in the order sent, so what comes next sees its rows.
     await this.settle();
     const firstLog = chunk[0].log.id;
     this.failedLog = undefined;
-    const statement = this.trx.raw(
-      `WITH v AS (
-         UPDATE ledger_volumes v SET input = d.input, output = d.output
-         FROM unnest(?::text[], ?::text[], ?::numeric[], ?::numeric[]) AS d(address, asset, input, output)
-         WHERE v.ledger = ? AND v.address = d.address AND v.asset = d.asset RETURNING 1
-       ), a AS (
-         INSERT INTO ledger_accounts (ledger, address) SELECT ?, a FROM unnest(?::text[]) AS a ON CONFLICT (ledger, address) DO NOTHING
-       ), n AS (
-         UPDATE ledgers SET next_txid = next_txid + ?, next_log_id = next_log_id + ? WHERE name = ? RETURNING next_txid - ? AS txid, next_log_id - ? AS log_id
-       ), x AS MATERIALIZED (
-         SELECT * FROM json_to_recordset(?::json)
-           AS x(id bigint, ts timestamptz, ref text, postings json, metadata jsonb, pre json, post json, src text[], dst text[], log_id bigint, log_date timestamptz, log jsonb)
-       ), t AS (
-         INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, json_head)
-         SELECT ?, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post, x.src, x.dst, ${headJsonSql('x.ts', 'x.postings')} FROM x
-       ), l AS (
-         INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT ?, x.log_id, 'NEW_TRANSACTION', x.log_date, x.log FROM x
-       )
-       SELECT txid::text AS txid, log_id::text AS log_id FROM n`,
-      [
-        rows.map((r) => r.address),
-        rows.map((r) => r.asset),
-        rows.map((r) => r.input.toString()),
-        rows.map((r) => r.output.toString()),
-        this.ledger,
-        this.ledger,
-        accounts,
-        chunk.length,
-        chunk.length,
-        this.ledger,
-        chunk.length,
-        chunk.length,
-        rowsJson,
-        this.ledger,
-        this.ledger,
-      ],
-    );
-    this.inflight = statement.then(
-      (result: { rows: Array<{ txid: string; log_id: string }> }) => {
-        const ids = result.rows[0];
-        // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
-        if (!ids || BigInt(ids.txid) !== chunk[0].txid || BigInt(ids.log_id) !== firstLog) {
-          throw new Error(`import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.log_id}, expected ${chunk[0].txid}, ${firstLog}`);
-        }
-      },
-    ).then(undefined, (error: unknown) => {
+    // The write pipeline's own statements (write-statements.ts), with the logs' ids and dates: no key, event or hook.
+    const statement = (async () => {
+      const ids = await writeVolumesAndTakeIds(this.trx, this.ledger, volumeRows(state, touched), chunk.length);
+      // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
+      if (!ids || ids.txid !== chunk[0].txid || ids.logId !== firstLog) {
+        throw new Error(`import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.logId}, expected ${chunk[0].txid}, ${firstLog}`);
+      }
+      await insertCommitted(this.trx, this.ledger, new Date(), rows, { scope: '', answered: [], released: [] }, [], []);
+    })();
+    this.inflight = statement.then(undefined, (error: unknown) => {
       this.inflightFailure = { error, firstLog };
     });
   }

@@ -33,8 +33,7 @@ export const presentLog = (row: LogRow): LedgerLog => ({
 
 /**
  * A transaction as logs carry it (Formance's V2LogTransaction): what a replay needs to rebuild it, without the
- * volumes (recomputed by the replay) or the insertion date (the replay's own). `id` is set in SQL when it is not
- * known yet (see commitTransaction).
+ * volumes (recomputed by the replay) or the insertion date (the replay's own).
  */
 export function logTransactionView(tx: { id?: bigint; postings: Posting[]; metadata: Record<string, string>; timestamp: Date; reference?: string; reverted?: boolean }) {
   return {

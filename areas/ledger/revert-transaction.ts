@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../lib/errors';
 import { emitEvents } from '../../db/outbox';
-import { commitTransaction } from './commit';
 import { inWriteTransaction } from './executor';
 import { assertLedgerWritable } from './ledgers';
 import { revertedLogView } from './log';
@@ -12,6 +11,7 @@ import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import { getTransaction, presentTransaction, type TransactionRow } from './transactions';
 import type { Executor, LedgerTransaction } from './types';
 import { v2TransactionView } from './views';
+import { commitWrite } from './write-pipeline';
 
 /** Formance's link from a revert transaction to the one it reverts. */
 export const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
@@ -23,12 +23,20 @@ export const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
  * below zero is INSUFFICIENT_FUND. With a schema version, the accounts must be in its chart; a dry run rolls back.
  * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND, VALIDATION
  */
-export async function revertTransaction(
-  db: Executor,
-  ledger: string,
-  id: bigint,
-  options: { force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string>; schemaVersion?: string; dryRun?: boolean } = {},
-): Promise<LedgerTransaction> {
+export async function revertTransaction(db: Executor, ledger: string, id: bigint, options: RevertOptions = {}): Promise<LedgerTransaction> {
+  return (await revertWithLog(db, ledger, id, options)).revert;
+}
+
+export interface RevertOptions {
+  force?: boolean;
+  atEffectiveDate?: boolean;
+  metadata?: Record<string, string>;
+  schemaVersion?: string;
+  dryRun?: boolean;
+}
+
+/** revertTransaction, with the id of the log the revert appended (none for a dry run). */
+export async function revertWithLog(db: Executor, ledger: string, id: bigint, options: RevertOptions = {}): Promise<{ revert: LedgerTransaction; logId?: bigint }> {
   if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
   if (options.schemaVersion !== undefined) {
     // The revert moves the original's accounts: checking them first is exact, as postings and schema versions never change.
@@ -37,12 +45,11 @@ export async function revertTransaction(
   }
   await assertLedgerWritable(db, ledger);
   const run = async (trx: Knex.Transaction) => {
-    const { reverted, revert } = await commitRevert(trx, ledger, id, {
+    return commitRevert(trx, ledger, id, {
       force: options.force,
       metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
       atEffectiveDate: options.atEffectiveDate,
     });
-    return { reverted, revert };
   };
   if (options.dryRun) {
     const rollback = new Error('dry run');
@@ -55,20 +62,20 @@ export async function revertTransaction(
     ).catch((error: unknown) => {
       if (error !== rollback) throw error;
     });
-    return computed!;
+    return { revert: computed! };
   }
   return inWriteTransaction(db, async (trx) => {
-    const { reverted, revert } = await run(trx);
+    const { reverted, revert, logId } = await run(trx);
     await emitEvents(trx, [
       { app: 'ledger', type: 'REVERTED_TRANSACTION', payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) } },
     ]);
-    return revert;
+    return { revert, logId };
   });
 }
 
 /**
- * The revert itself, inside the caller's transaction: locks the original, commits the reversed postings with the
- * REVERTED_TRANSACTION log and marks the original reverted. A log import replays it with the original's metadata,
+ * The revert itself, inside the caller's transaction: locks the original, commits the reversed postings through the
+ * write pipeline with the REVERTED_TRANSACTION log (its event is the caller's) and marks the original reverted. A log import replays it with the original's metadata,
  * timestamp and log date. @throws ApiError NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND
  */
 export async function commitRevert(
@@ -76,23 +83,22 @@ export async function commitRevert(
   ledger: string,
   id: bigint,
   revert: { force?: boolean; metadata: Record<string, string>; atEffectiveDate?: boolean; timestamp?: Date; logDate?: Date },
-): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction }> {
+): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction; logId: bigint }> {
   const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first(...TRANSACTION_ROW_COLUMNS);
   if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
   if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
   const original = presentTransaction(row);
   const postings = original.postings.map((p) => ({ source: p.destination, destination: p.source, amount: p.amount, asset: p.asset })).reverse();
   const timestamp = revert.timestamp ?? (revert.atEffectiveDate ? original.timestamp : undefined);
-  const { transaction } = await commitTransaction(
-    trx,
-    ledger,
-    { postings, metadata: revert.metadata, ...(timestamp ? { timestamp } : {}) },
-    {
-      force: revert.force,
-      log: { type: 'REVERTED_TRANSACTION', revertedTransaction: revertedLogView(original) },
-      ...(revert.logDate ? { replay: { date: revert.logDate, accountMetadata: {} } } : {}),
-    },
-  );
+  const committed = await commitWrite(trx, ledger, {
+    request: { postings, metadata: revert.metadata, ...(timestamp ? { timestamp } : {}) },
+    force: revert.force,
+    reverts: revertedLogView(original),
+    ...(revert.logDate ? { logDate: revert.logDate } : {}),
+    emit: false,
+  });
+  if (!('transaction' in committed)) throw new Error('a revert takes no Idempotency-Key');
+  const { transaction, logId } = committed;
   const marked = await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning([...TRANSACTION_ROW_COLUMNS]);
-  return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction };
+  return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction, logId };
 }

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { pipelinedRows } from '../../db/pipelined-statements';
 import { LEDGER_NAME_PATTERN } from '../../lib/grammar';
 import { TRANSACTION_JSON_SQL, TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { TransactionRow } from './transactions';
@@ -23,7 +22,6 @@ const answerOf = (row: AnswerRow): unknown => (Array.isArray(row) ? row[1] : row
 interface ReadQueue {
   /** The shared statement, selecting its projection for each read. */
   sql: string;
-  name: string;
   /** Rows as arrays (the JSON projections) rather than objects. */
   rowMode?: 'array';
   pending: PendingRead[];
@@ -33,39 +31,27 @@ interface ReadQueue {
 
 /** Bounded so one statement's result stays a few hundred kilobytes at most. */
 const MAX_BATCH = 128;
-/** Two statements in flight on the pipelined connection: the backend runs the second while the API reads the first answer. */
+/** Two statements in flight: the database runs the second while the API reads the first answer. */
 const MAX_IN_FLIGHT = 2;
-/**
- * Reads a statement must carry to be sent while another is still running; fewer wait until no statement runs, a
- * fraction of a millisecond. Sent as soon as they were asked, the overlapping statements mostly carried one to seven
- * reads, and op 11 served about 4% fewer reads per second on the same CPU per read (decision 31, sixth addendum).
- */
-const MIN_OVERLAPPING_BATCH = 16;
 
 const ROW_COLUMNS = TRANSACTION_ROW_COLUMNS.map((column) => `t.${column}`).join(', ');
 const PROJECTIONS = { row: ROW_COLUMNS, v1: `${TRANSACTION_JSON_SQL.v1} AS json`, v2: `${TRANSACTION_JSON_SQL.v2} AS json` };
 type Projection = keyof typeof PROJECTIONS;
 
-// The statement is made to run on one generic plan. After a prepared statement's first five executions, PostgreSQL
-// compares its generic plan's estimated cost with the average of the custom plans (made with the actual parameters)
-// so far, and keeps planning afresh while those look cheaper; once it takes the generic plan it makes no more custom
-// plans. unnest() let the custom plans count the arrays' elements, so a connection whose first reads came in small
-// batches planned every execution: a lone v1 read cost PostgreSQL 217 us, 82 on the generic plan. generate_subscripts()
-// gives the planner the same row estimate whatever the arrays hold, so the generic plan wins from the sixth execution
-// (a test checks this through pg_prepared_statements). LIMIT 1 keeps that plan a nested loop over the primary key,
-// which a plan made for a small table would otherwise turn into a hash join over a scan of it.
-// Each row carries the subscript of the read it answers (k.i, from 1), so answers are matched to reads by position.
+// generate_subscripts() gives the planner the same row estimate whatever the arrays hold, and LIMIT 1 keeps the plan a
+// nested loop over the primary key, which a plan made for a small table would otherwise turn into a hash join over a
+// scan of it (a test checks the plan). Each row carries the subscript of the read it answers (k.i, from 1), so answers
+// are matched to reads by position.
 const sharedRead = (projection: Projection) =>
-  `SELECT k.i, ${PROJECTIONS[projection]} FROM generate_subscripts($2::bigint[], 1) AS k(i)
-   CROSS JOIN LATERAL (SELECT * FROM ledger_transactions WHERE ledger = ($1::text[])[k.i] AND id = ($2::bigint[])[k.i] LIMIT 1) t`;
+  `SELECT k.i, ${PROJECTIONS[projection]} FROM generate_subscripts(:ids::bigint[], 1) AS k(i)
+   CROSS JOIN LATERAL (SELECT * FROM ledger_transactions WHERE ledger = (:ledgers::text[])[k.i] AND id = (:ids::bigint[])[k.i] LIMIT 1) t`;
 
 const queues = new WeakMap<Knex, Map<Projection, ReadQueue>>();
 
 /**
  * Reads one transaction row by (ledger, txid), sharing one statement with the reads of other requests that reach this
  * process in the same event-loop turn or while its earlier statements run (the hottest read, op 11: per request, a
- * statement costs a pool checkout, a socket write and PostgreSQL's work per statement, more than the row itself). The
- * statement is prepared once on the process's pipelined connection (db/pipelined-statements.ts).
+ * statement costs a pool checkout, a socket write and PostgreSQL's work per statement, more than the row itself).
  * A read is always answered by a statement sent after it was asked, so it sees every write acknowledged before it.
  */
 export function readTransactionRow(db: Knex, ledger: string, id: bigint): Promise<TransactionRow | undefined> {
@@ -88,7 +74,7 @@ function read(db: Knex, projection: Projection, ledger: string, id: bigint): Pro
   let queue = byProjection.get(projection);
   if (!queue) {
     const rowMode = projection === 'row' ? undefined : ('array' as const);
-    byProjection.set(projection, (queue = { sql: sharedRead(projection), name: `ledger-transaction-read-${projection}`, rowMode, pending: [], inFlight: 0, scheduled: false }));
+    byProjection.set(projection, (queue = { sql: sharedRead(projection), rowMode, pending: [], inFlight: 0, scheduled: false }));
   }
   const target = queue;
   const promise = new Promise<unknown>((resolve, reject) => target.pending.push({ ledger, id: id.toString(), resolve, reject }));
@@ -102,8 +88,6 @@ function schedule(db: Knex, queue: ReadQueue): void {
   // setImmediate, not a microtask: the requests parsed in this turn's poll phase reach here before it runs.
   setImmediate(() => {
     queue.scheduled = false;
-    // Left pending, the reads are sent by the schedule() that follows a running statement's answer (or a later read).
-    if (queue.inFlight > 0 && queue.pending.length < MIN_OVERLAPPING_BATCH) return;
     void flush(db, queue);
   });
 }
@@ -115,7 +99,7 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
   // What MAX_BATCH left behind may fill a statement of its own beside this one.
   schedule(db, queue);
   try {
-    const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [batch.map((read) => read.ledger), batch.map((read) => read.id)], queue.rowMode);
+    const rows = await sharedRows(db, queue, batch);
     const answers: unknown[] = new Array(batch.length);
     for (const row of rows) answers[subscriptOf(row) - 1] = answerOf(row);
     for (let n = 0; n < batch.length; n += 1) batch[n].resolve(answers[n]);
@@ -131,9 +115,16 @@ async function flush(db: Knex, queue: ReadQueue): Promise<void> {
 
 async function readAlone(db: Knex, queue: ReadQueue, read: PendingRead): Promise<void> {
   try {
-    const rows = await pipelinedRows<AnswerRow>(db, queue.name, queue.sql, [[read.ledger], [read.id]], queue.rowMode);
+    const rows = await sharedRows(db, queue, [read]);
     read.resolve(rows[0] && answerOf(rows[0]));
   } catch (error) {
     read.reject(error);
   }
+}
+
+/** Runs the shared statement for `reads` on a pooled connection; array rows through knex's driver options (pg's rowMode). */
+async function sharedRows(db: Knex, queue: ReadQueue, reads: PendingRead[]): Promise<AnswerRow[]> {
+  const query = db.raw(queue.sql, { ledgers: reads.map((read) => read.ledger), ids: reads.map((read) => read.id) });
+  const result = (await (queue.rowMode ? query.options({ rowMode: queue.rowMode }) : query)) as { rows: AnswerRow[] };
+  return result.rows;
 }

@@ -120,18 +120,3 @@ export function applyPostings(locked: VolumeMap, postings: Posting[], checkFunds
   for (const entry of changed.values()) (post[entry.address] ??= {})[entry.asset] = volume(entry.input, entry.output);
   return { pre, post, changed };
 }
-
-/** Writes the new absolute volumes of rows this transaction holds locked, and creates the accounts the postings touch. */
-export async function writeVolumes(trx: Knex.Transaction, ledger: string, changed: VolumeMap, accounts: string[]): Promise<void> {
-  const rows = [...changed.values()];
-  // One statement for both: every ledger write pays it, and a round trip costs more than either write.
-  await trx.raw(
-    `WITH v AS (
-       UPDATE ledger_volumes v SET input = d.input, output = d.output
-       FROM unnest(?::text[], ?::text[], ?::numeric[], ?::numeric[]) AS d(address, asset, input, output)
-       WHERE v.ledger = ? AND v.address = d.address AND v.asset = d.asset RETURNING 1
-     )
-     INSERT INTO ledger_accounts (ledger, address) SELECT ?, a FROM unnest(?::text[]) AS a ON CONFLICT (ledger, address) DO NOTHING`,
-    [rows.map((r) => r.address), rows.map((r) => r.asset), rows.map((r) => r.input.toString()), rows.map((r) => r.output.toString()), ledger, ledger, accounts],
-  );
-}

@@ -1,7 +1,6 @@
 import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
-import { apiFreshReplicasScenario } from './ledger/fresh-replicas';
 import { ledgerReadsScenario } from './ledger/reads';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
@@ -16,4 +15,4 @@ export interface Scenario {
 }
 
 /** Every area's benchmark scenarios, in the order the report lists them. */
-export const scenarios: Scenario[] = [ledgerScenario, ledgerReadsScenario, apiFreshReplicasScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario, reconciliationScenario];
+export const scenarios: Scenario[] = [ledgerScenario, ledgerReadsScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario, reconciliationScenario];

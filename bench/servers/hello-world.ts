@@ -1,5 +1,4 @@
 import http from 'node:http';
-import v8 from 'node:v8';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { createJwtVerifier, localKeySet } from '../../api/auth/verifier';
@@ -12,10 +11,6 @@ import { createDb } from '../../db/knex';
  * same keys) and answers a constant. Started as its own process so it does not share a CPU with the load generator.
  */
 async function main(): Promise<void> {
-  // The V8 flags the API sets in its own main() (decision 32). With pretenuring left on, the baseline could be caught
-  // in the slow state the API is kept out of: in one run its rounds fell from 49,700 req/s to 33,600-44,900 from the
-  // third on and stayed there, which flattered op 11's ratio.
-  v8.setFlagsFromString('--no-allocation-site-pretenuring');
   const db = createDb(process.env.DATABASE_URL as string, { poolMax: 1 });
   const keys = await loadSigningKeys(db);
   await db.destroy();

@@ -9,7 +9,7 @@ import type { BenchPlatform } from '../../lib/platform';
 import { measureLoop, percentile, type Measurement } from '../../lib/stats';
 
 /**
- * The raw-SQL floor of a ledger write: what one transaction write does in areas/ledger/commit.ts + create-transaction.ts,
+ * The raw-SQL floor of a ledger write: what one transaction write does in areas/ledger/write-pipeline.ts,
  * done directly with `pg` on the same PostgreSQL and the same tables (so the same indexes): lock the two volume rows
  * in address order (the same statement as lockVolumes), update them, upsert the accounts, take the next txid and insert the transaction row (postings,
  * pre/post-commit volumes, sources/destinations), insert the outbox row with its NOTIFY, commit.
@@ -67,7 +67,7 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
     const row = (address: string) => locked.rows.find((r) => r.address === address) as { input: string; output: string };
     const [src, dst] = [row(source), row(destination)];
     if (BigInt(src.input) - BigInt(src.output) < amount) throw new Error('floor source ran out of funds');
-    // Volumes and accounts in one statement, as writeVolumes does.
+    // Volumes and accounts in one statement, as writeVolumesAndTakeIds does.
     await client.query(
       `WITH v AS (
          UPDATE ledger_volumes SET input = input + CASE WHEN address = $4 THEN $5::numeric ELSE 0 END,

@@ -142,6 +142,36 @@ describe('ledger writes under contention', () => {
     await expectExactLedger(ledger, answers, ACCOUNTS.length);
   }, STORM_TIMEOUT_MS);
 
+  it('answers 20 concurrent atomic bulks over 10 shared accounts with funds for some only: each 200 or a 400 naming its element', async () => {
+    const ledger = await newLedger('abulk-tight');
+    // Little enough that some bulks run an account dry part way: those must fail whole, on their own element.
+    await fundAll(ledger, 12);
+    const first = (await postTransaction(ledger, { postings: [posting('world', ACCOUNTS[0], 5)] })).body.data;
+    const random = rng(20);
+    // Transfers in an order of each bulk's own, plus account metadata on two of its accounts and, in a few bulks, the
+    // same revert: every row kind an atomic bulk locks (transactions, volumes, accounts), over the same accounts.
+    const bulks = Array.from({ length: 20 }, (_, n) => {
+      const order = [...ACCOUNTS].sort(() => random() - 0.5);
+      const elements: unknown[] = Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 6)));
+      elements.splice(3, 0, { action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[5], metadata: { bulk: String(n) } } });
+      elements.push({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[0], metadata: { last: String(n) } } });
+      if (n % 5 === 0) elements.push({ action: 'REVERT_TRANSACTION', data: { id: Number(first.id) } });
+      return elements;
+    });
+    const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
+    const unexplained = answers.filter((r) => {
+      if (r.status === 200) return false;
+      if (r.status !== 400) return true;
+      const index = r.body?.details?.index;
+      return !(Number.isInteger(index) && String(r.body.errorMessage).startsWith(`element ${index}: `) && ['INSUFFICIENT_FUND', 'ALREADY_REVERT'].includes(r.body.details.errorCode));
+    });
+    expect(unexplained.map((r) => `${r.status} ${r.text}`)).toEqual([]);
+    // At most one bulk reverts the transaction; the others that try answer ALREADY_REVERT (or failed earlier).
+    const reverts = answers.filter((r) => r.status === 200 && r.body.data.some((e: { responseType: string }) => e.responseType === 'REVERT_TRANSACTION'));
+    expect(reverts.length).toBeLessThanOrEqual(1);
+    await expectExactLedger(ledger, answers, ACCOUNTS.length + 1);
+  }, STORM_TIMEOUT_MS);
+
   it('commits 20 concurrent v1 batches of 8 transfers between 10 accounts, whatever their lock order', async () => {
     const ledger = await newLedger('v1batch');
     await fundAll(ledger, 10_000);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { commitBatch, type WriteOutcome } from '../../../areas/ledger/commit-batch';
+import { commitWrites, type WriteOutcome } from '../../../areas/ledger/write-pipeline';
 import { groupCommit } from '../../../areas/ledger/group-commit';
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
@@ -19,7 +19,7 @@ describe('ledger group commit', () => {
     const ledger = await newLedger('gc-batch');
     await postTransaction(ledger, { postings: [posting('world', 'payer', 10)], reference: 'taken' });
     const outcomes: WriteOutcome[] = await db.transaction((trx) =>
-      commitBatch(trx, ledger, [
+      commitWrites(trx, ledger, [
         { request: { postings: [usd('payer', 'a', 4n)] } },
         { request: { postings: [usd('payer', 'b', 7n)] } }, // 6 left after the first: refused
         { request: { postings: [usd('payer', 'c', 1n)], reference: 'taken' } },
@@ -45,7 +45,7 @@ describe('ledger group commit', () => {
 
     // The key of the committed script is stored: the same request again is a hit, another one a conflict.
     const again = await db.transaction((trx) =>
-      commitBatch(trx, ledger, [
+      commitWrites(trx, ledger, [
         { request: { script: { plain: 'send [USD/2 3] (source = @world destination = @payer)', vars: {} } }, idempotencyKey: 'gc-key' },
         { request: { postings: [usd('world', 'payer', 1n)] }, idempotencyKey: 'gc-key-2' },
       ]),
@@ -56,7 +56,7 @@ describe('ledger group commit', () => {
 
   it('releases the Idempotency-Key of a write that failed in its batch', async () => {
     const ledger = await newLedger('gc-key');
-    const [failed] = await db.transaction((trx) => commitBatch(trx, ledger, [{ request: { postings: [usd('nobody', 'x', 1n)] }, idempotencyKey: 'retry-me' }]));
+    const [failed] = await db.transaction((trx) => commitWrites(trx, ledger, [{ request: { postings: [usd('nobody', 'x', 1n)] }, idempotencyKey: 'retry-me' }]));
     expect((failed as { error: { code: string } }).error.code).toBe('INSUFFICIENT_FUND');
     expect(await db('idempotency_keys').where({ scope: `ledger/${ledger}/transactions`, key: 'retry-me' }).count({ n: '*' })).toEqual([{ n: '0' }]);
     await postTransaction(ledger, { postings: [posting('world', 'nobody', 1)] });

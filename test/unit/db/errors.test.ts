@@ -15,7 +15,7 @@ describe('database errors at the db edge', () => {
     ['pool timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' })],
     ['connection died', new Error('Connection terminated unexpectedly')],
     ['client after a failure', new Error('Client has encountered a connection error and is not queryable')],
-    ['connect timeout of a client of its own (the pipelined reads)', new Error('timeout expired')],
+    ['connect timeout of a client', new Error('timeout expired')],
   ])('%s is SERVICE_UNAVAILABLE with Retry-After', (_label, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
     const translated = translateDbError(error) as ApiError;
