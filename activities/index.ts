@@ -21,7 +21,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
-    ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir }),
+    ...createPaymentsActivities({ ...deps, dataDir: loadConfig().dataDir, publicUrl: loadConfig().publicUrl }),
     ...createOpenBankingActivities({ db: deps.db, dataDir: loadConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db, temporal: deps.temporal }),
     ...createEventActivities(deps),

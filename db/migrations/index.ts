@@ -27,6 +27,7 @@ import * as orchestrationAbortCausation from './025-orchestration-abort-causatio
 import * as webhookEndpointQueues from './026-webhook-endpoint-queues';
 import * as ledgerLogCheckpoints from './027-ledger-log-checkpoints';
 import * as auditEntries from './028-audit-entries';
+import * as paymentsConnectorStates from './032-payments-connector-states';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -66,6 +67,7 @@ const migrations: Array<[string, Migration]> = [
   ['026-webhook-endpoint-queues', webhookEndpointQueues],
   ['027-ledger-log-checkpoints', ledgerLogCheckpoints],
   ['028-audit-entries', auditEntries],
+  ['032-payments-connector-states', paymentsConnectorStates],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

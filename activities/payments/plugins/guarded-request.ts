@@ -54,3 +54,15 @@ export function guardedRequest(url: string, options: { method: string; headers: 
     request.end(body);
   });
 }
+
+/**
+ * The same guard for a provider's own client library (Stripe's): an agent whose lookups refuse what WEBHOOKS_ALLOWED_CIDRS
+ * does not allow, and the check of the endpoint itself (an IP literal is never looked up).
+ * @throws an Error with code EBLOCKEDADDRESS for a refused endpoint.
+ */
+export function guardedAgent(endpoint: string): http.Agent {
+  const refusal = checkEndpointUrl(endpoint, allowed);
+  if (refusal) throw Object.assign(new Error(refusal), { code: 'EBLOCKEDADDRESS' });
+  const options = { keepAlive: true, lookup: guardedLookup(allowed) as any };
+  return new URL(endpoint).protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+}
