@@ -22,7 +22,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.db),
-    ...createPaymentsActivities({ ...deps, dataDir: getConfig().dataDir }),
+    ...createPaymentsActivities({ ...deps, dataDir: getConfig().dataDir, publicUrl: getConfig().publicUrl }),
     ...createOpenBankingActivities({ db: deps.db, dataDir: getConfig().dataDir }),
     ...createWebhookActivities({ db: deps.db, temporal: deps.temporal }),
     ...createEventActivities(deps),

@@ -60,6 +60,8 @@ export interface AppState<I = ValidInput> {
    * so); `validate` turns it into the list's `query` parameter. See api/middleware/json-body.ts.
    */
   bodyFilter?: unknown;
+  /** A provider's webhook body as received, unparsed (its signature covers these bytes). See api/middleware/json-body.ts. */
+  rawBody?: string;
 }
 
 /** The context of a request; `I` is the route's validated input (ctx.state.input). */

@@ -8,12 +8,13 @@ import { getConnectorRow, lockInstalledConnector, type ConnectorRow } from '../.
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayments } from '../../areas/payments';
 import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
+import { getConnectorState, saveConnectorState, type StripeWebhooksState, webhookPath } from '../../areas/payments';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { Logger } from '../../lib/logger';
 import { classified } from './classified';
 import { pluginFor } from './plugins/registry';
 
-export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; temporal: TemporalDeps }) {
+export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; publicUrl: string; temporal: TemporalDeps }) {
   const { db, dataDir } = deps;
   const notInstalled = (connectorID: string) =>
     ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connectorID} is uninstalled`, nonRetryable: true });
@@ -49,7 +50,17 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
     async paymentsFetchPayments(connectorID: string): Promise<number> {
       return classified(async () => {
         const row = await installed(connectorID);
-        const payments = await plugin(row).fetchPayments();
+        const connector = plugin(row);
+        if (connector.fetchPaymentsSince) {
+          // The cursor is written with the payments it covers: a failed run leaves both as they were.
+          const page = await connector.fetchPaymentsSince(await getConnectorState(db, connectorID, 'fetch:payments'));
+          return writeWhileInstalled(connectorID, async (trx) => {
+            const { changed } = await upsertPayments(trx, connectorID, page.items);
+            await saveConnectorState(trx, connectorID, 'fetch:payments', page.state);
+            return changed;
+          });
+        }
+        const payments = await connector.fetchPayments();
         return writeWhileInstalled(connectorID, async (trx) => (await upsertPayments(trx, connectorID, payments)).changed);
       });
     },
@@ -71,6 +82,28 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         if (!fetch) return 0;
         const orders = await fetch();
         return writeWhileInstalled(connectorID, (trx) => upsertOrders(trx, connectorID, orders));
+      });
+    },
+
+    /**
+     * CREATE_WEBHOOKS, in the install task: registers the connector's webhook route (under PUBLIC_URL) with the provider
+     * and stores the endpoints and their secrets. Registered once: a retry or a second call finds them stored.
+     * @returns how many endpoints are registered (0 for a plugin without webhooks).
+     */
+    async paymentsCreateWebhooks(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const create = plugin(row).createWebhooks;
+        if (!create) return 0;
+        const stored = await getConnectorState<StripeWebhooksState>(db, connectorID, 'webhooks');
+        if (stored) return stored.endpoints.length;
+        const url = `${deps.publicUrl}${webhookPath(connectorID)}`;
+        const endpoints = await create({ url, idempotencyKey: connectorID });
+        await writeWhileInstalled(connectorID, async (trx) => {
+          await saveConnectorState(trx, connectorID, 'webhooks', { url, endpoints } satisfies StripeWebhooksState);
+          return 0;
+        });
+        return endpoints.length;
       });
     },
 

@@ -10,6 +10,9 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 const STREAMED_BODY_PATH = /^\/api\/ledger\/v2\/[^/]+\/logs\/import$/;
 const STREAMED_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+// Bodies kept as the text received, unparsed (`ctx.state.rawBody`): a provider's signed webhook, whose signature covers
+// those exact bytes (and whose JSON may hold fractions, which request bodies refuse).
+const RAW_BODY_PATH = /^\/api\/payments\/v3\/connectors\/webhooks\/[^/]+$/;
 // Formance's ledger v2 lists read their filter from a GET body too (fctl and SDKs before v7 send it there).
 const GET_FILTER_PATH = /^\/api\/ledger\/v2\//;
 
@@ -62,7 +65,10 @@ export function jsonBody(): Koa.Middleware {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
       }
       const text = ctx.request.body;
-      if (typeof text === 'string' && text.trim() !== '') {
+      if (ctx.method === 'POST' && RAW_BODY_PATH.test(ctx.path)) {
+        ctx.state.rawBody = typeof text === 'string' ? text : undefined;
+        ctx.request.body = undefined;
+      } else if (typeof text === 'string' && text.trim() !== '') {
         try {
           ctx.request.body = parseJson(text, { maxDepth: MAX_JSON_DEPTH, integersOnly: true }) as typeof ctx.request.body;
         } catch (error) {

@@ -122,10 +122,16 @@ const genericMembers = {
   apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back (reads as ******** when set).' }), pollingPeriod,
   timeout: stringSchema({ pattern: DURATION_PATTERN, default: '10s', description: 'Per request, 100ms..60s.' }),
 };
+const stripeMembers = {
+  name: shortText(200), apiKey: stringSchema({ minLength: 1, maxLength: 4096, description: 'A Stripe secret or restricted key; never read back (reads as ********).' }), pollingPeriod,
+  endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048, default: 'https://api.stripe.com', description: 'The API base (an origin, no path).' }),
+  webhookSecret: stringSchema({ maxLength: 4096, description: 'Signing secret of an endpoint registered by hand; by default the one Stripe gives at install. Reads as ********.' }),
+};
+export const stripeConfigSchema = objectSchema({ ...stripeMembers, ...formanceConfigMembers }, ['name', 'apiKey']);
 export const simulatedConfigSchema = objectSchema({ ...simulatedMembers, ...formanceConfigMembers }, ['name', 'directory']);
 export const genericConfigSchema = objectSchema({ ...genericMembers, ...formanceConfigMembers }, ['name', 'endpoint']);
 /** Any plugin's config; the connector's own plugin decides which members it takes (the others are 400). */
-export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...genericMembers, ...formanceConfigMembers }, ['name']);
+export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...stripeMembers, ...genericMembers, ...formanceConfigMembers }, ['name']);
 const capabilitySchema = stringSchema({ enum: [...CAPABILITIES] });
 export const capabilitiesSchema = arraySchema(capabilitySchema);
 export const connectorSchema = objectSchema({

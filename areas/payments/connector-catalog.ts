@@ -18,6 +18,8 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
   simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
     'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS'],
   generic: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
+  // Formance's Stripe plugin lists the fetches and both writes; webhooks are registered and translated here as well.
+  stripe: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_TRANSFER', 'CREATE_PAYOUT', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS'],
 };
 
 /**
@@ -36,7 +38,8 @@ const KIND_CAPABILITY: Record<FetchKind, Capability> = {
  * SDK's capability enum is closed). The generic REST contract has no reversal endpoint.
  */
 export type OperationCapability = 'REVERSE_TRANSFER' | 'REVERSE_PAYOUT';
-const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = { simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'], generic: [] };
+// Stripe reverses transfers (transfer reversals); a payout cannot be taken back through its API once sent.
+const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = { simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'], generic: [], stripe: ['REVERSE_TRANSFER'] };
 
 export function capabilitiesOf(provider: string): Capability[] {
   return PROVIDER_CAPABILITIES[provider as ConnectorProvider] ?? [];
@@ -72,6 +75,8 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
   return {
     simulated: { ...common, directory: { dataType: 'string', required: true } },
     generic: { ...common, endpoint: { dataType: 'string', required: true }, apiKey: { dataType: 'string', required: false }, timeout: { dataType: 'duration', required: false, defaultValue: '10s' } },
+    stripe: { ...common, apiKey: { dataType: 'string', required: true }, endpoint: { dataType: 'string', required: false, defaultValue: 'https://api.stripe.com' },
+      webhookSecret: { dataType: 'string', required: false } },
   };
 }
 
@@ -83,7 +88,7 @@ export const OPEN_BANKING_CAPABILITIES = [
   'CREATE_USER', 'CREATE_USER_LINK', 'COMPLETE_USER_LINK', 'UPDATE_USER_LINK', 'COMPLETE_UPDATE_USER_LINK', 'DELETE_USER', 'DELETE_USER_CONNECTION',
 ] as const;
 export type OpenBankingCapability = (typeof OPEN_BANKING_CAPABILITIES)[number];
-const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapability[]> = { simulated: OPEN_BANKING_CAPABILITIES, generic: [] };
+const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapability[]> = { simulated: OPEN_BANKING_CAPABILITIES, generic: [], stripe: [] };
 
 /** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */
 export function requireOpenBankingCapability(connector: { id: string; provider: string }, capability: OpenBankingCapability): void {

@@ -4,6 +4,7 @@ import { inTransaction, isUniqueViolation } from '../../db/errors';
 import type { Db } from '../../db/knex';
 import { normalizeConnectorConfig, pollingPeriodMs, type ConnectorProvider } from './connector-config';
 import { getConnectorRow } from './connectors';
+import { clearFetchStates } from './connector-states';
 import { createConnectorSchedules, deleteConnectorSchedules, startConnectorTask } from './engine';
 import { connectorId } from './ids';
 import { stringifyJson } from '../../lib/json';
@@ -78,6 +79,7 @@ export async function removeConnectorSchedules(deps: Deps, id: string): Promise<
 /** Worker side of the reset task: the schedules again, unpaused, at the current polling period. */
 export async function recreateConnectorSchedules(deps: Deps, id: string): Promise<void> {
   const row = await getConnectorRow(deps.db, id, { installed: true });
+  await clearFetchStates(deps.db, id);
   await deleteConnectorSchedules(deps.temporal, row);
   await createConnectorSchedules(deps.temporal, row, pollingPeriodMs(row.config));
 }

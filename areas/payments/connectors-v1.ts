@@ -12,8 +12,8 @@ import { connectorTaskId, describeTaskRun, type ConnectorTask } from './engine';
  * (`/connectors/{connector}/{connectorId}`). The simulated plugin is file-driven like Formance's dummypay, so v1
  * calls it DUMMY-PAY; the plugin names themselves are accepted too.
  */
-const V1_PROVIDERS: Record<string, ConnectorProvider> = { 'DUMMY-PAY': 'simulated', DUMMYPAY: 'simulated', SIMULATED: 'simulated', GENERIC: 'generic' };
-const V1_NAMES: Record<ConnectorProvider, string> = { simulated: 'DUMMY-PAY', generic: 'GENERIC' };
+const V1_PROVIDERS: Record<string, ConnectorProvider> = { 'DUMMY-PAY': 'simulated', DUMMYPAY: 'simulated', SIMULATED: 'simulated', GENERIC: 'generic', STRIPE: 'stripe' };
+const V1_NAMES: Record<ConnectorProvider, string> = { simulated: 'DUMMY-PAY', generic: 'GENERIC', stripe: 'STRIPE' };
 
 export const v1ProviderName = (plugin: string): string => V1_NAMES[plugin as ConnectorProvider] ?? plugin.toUpperCase();
 const pluginOf = (provider: string): ConnectorProvider | undefined => V1_PROVIDERS[provider.toUpperCase()];
@@ -40,7 +40,9 @@ function pluginConfig(plugin: ConnectorProvider, body: Record<string, unknown>):
   if (plugin === 'generic' && typeof body.endpoint !== 'string') throw validationError('body.endpoint: required for GENERIC');
   const config = plugin === 'simulated'
     ? { name: body.name, directory: body.directory, pollingPeriod }
-    : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
+    : plugin === 'stripe'
+      ? { name: body.name, apiKey: body.apiKey, endpoint: body.endpoint, webhookSecret: body.webhookSecret, pollingPeriod }
+      : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
 }
 

@@ -11,7 +11,9 @@ export { reversePaymentInitiation, type ReversalInput } from './initiation-rever
 export { failReversal, loadReversalForConnector, recordReversalPayment } from './reversal-execute';
 export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
-export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig } from './connector-config';
+export {
+  type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, type GenericConfig, resolveSimulatedDirectory, type SimulatedConfig, STRIPE_API_BASE, type StripeConfig,
+} from './connector-config';
 export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
 export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
@@ -54,3 +56,9 @@ export {
   connectorTransferV1, createTransferInitiationV1, deleteTransferInitiationV1, getTransferInitiationV1, listTransferInitiationsV1, retryTransferInitiationV1,
   reverseTransferInitiationV1, transferInitiationV1Key, updateTransferInitiationStatusV1,
 } from './transfer-initiations-v1';
+export { clearFetchStates, getConnectorState, saveConnectorState } from './connector-states';
+export {
+  STRIPE_ROOT_ACCOUNT, STRIPE_WEBHOOK_EVENTS, stripeAmount, stripeAsset, stripeBalances, stripeBalanceTransaction, stripeConnectedAccount, stripeExternalAccount,
+  stripePayout, stripePlatformAccount, stripeTransfer, stripeTransferReversal,
+} from './stripe-mapping';
+export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './stripe-webhooks';

@@ -29,6 +29,7 @@ import * as ledgerLogCheckpoints from './027-ledger-log-checkpoints';
 import * as auditEntries from './028-audit-entries';
 import * as reconciliation from './029-reconciliation';
 import * as reconciliationRules from './030-reconciliation-rules';
+import * as paymentsConnectorStates from './031-payments-connector-states';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -70,6 +71,7 @@ const migrations: Array<[string, Migration]> = [
   ['028-audit-entries', auditEntries],
   ['029-reconciliation', reconciliation],
   ['030-reconciliation-rules', reconciliationRules],
+  ['031-payments-connector-states', paymentsConnectorStates],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { startThrowawayPlatform, type RunningPlatform } from '../../scripts/stack/platform';
 import { startControlServer } from './control-server';
+import { startStripeMock } from './stripe-mock';
 
 declare global {
-  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean; closeControl: () => Promise<void> } | undefined;
+  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean; closeControl: () => Promise<void>; stopStripeMock: () => Promise<void> } | undefined;
 }
 
 /**
@@ -20,7 +21,15 @@ export default async function globalSetup(): Promise<void> {
   // Endpoint queues: one request at a time (so a test can check their order), a failing endpoint disabled after 10 s,
   // and a sweep often enough that a lost drain start is recovered within a test's wait.
   Object.assign(env, { WEBHOOKS_DRAIN_CONCURRENCY: '1', WEBHOOKS_DISABLE_AFTER_MS: '10000', WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: '5000' });
-  const platform = await startThrowawayPlatform({ purpose: 'test', env, dataDir: process.env.TEST_DATA_DIR || undefined });
+  // Stripe's mock server for the Stripe connector's tests, when scripts/setup-stripe-mock.sh has built it (those tests
+  // fail with a message naming the script when TEST_STRIPE_MOCK_URL is absent).
+  const stripeMock = await startStripeMock();
+  if (stripeMock) process.env.TEST_STRIPE_MOCK_URL = stripeMock.url;
+  const stopStripeMock = async () => stripeMock?.stop();
+  const platform = await startThrowawayPlatform({ purpose: 'test', env, dataDir: process.env.TEST_DATA_DIR || undefined }).catch(async (error) => {
+    await stopStripeMock();
+    throw error;
+  });
   const { dataDir } = platform;
   process.env.TEST_API_URL = platform.apiUrl;
   process.env.TEST_DATABASE_URL = platform.databaseUrl;
@@ -33,14 +42,14 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PLATFORM_DATA_DIR = dataDir;
   const control = await startControlServer(platform);
   process.env.TEST_CONTROL_URL = control.url;
-  globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir, closeControl: control.close };
+  globalThis.__PLATFORM__ = { platform, dataDir, ownDataDir, closeControl: control.close, stopStripeMock };
   // An interrupted run (Ctrl-C, SIGTERM from CI) never reaches the global teardown: stop the platform and remove its
   // data directory (the database, Temporal's, and every test's temporary directory: test/support/temp-dir.ts) here.
   const onInterrupt = (signal: NodeJS.Signals) => {
     process.stderr.write(`\n${signal}: stopping the test platform and removing ${dataDir}\n`);
     const forceExit = setTimeout(() => process.exit(130), 20_000);
     forceExit.unref();
-    void Promise.allSettled([control.close(), platform.stop()]).finally(() => {
+    void Promise.allSettled([control.close(), platform.stop(), stopStripeMock()]).finally(() => {
       if (ownDataDir && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
       process.exit(130);
     });

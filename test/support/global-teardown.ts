@@ -6,5 +6,6 @@ export default async function globalTeardown(): Promise<void> {
   if (!state) return;
   await state.closeControl();
   await state.platform.stop();
+  await state.stopStripeMock();
   if (state.ownDataDir && !process.env.KEEP_TEST_DATA) fs.rmSync(state.dataDir, { recursive: true, force: true });
 }

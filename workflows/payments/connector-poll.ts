@@ -60,8 +60,18 @@ async function fetchAll(connectorID: string): Promise<number> {
  * The install task (`<connector label>-install`): the first fetch of everything, in order, right after the schedules
  * were created; the schedules' own runs start one polling period later.
  */
-export async function connectorInstall(input: { connectorID: string }): Promise<{ connectorID: string; changed: number }> {
-  return { connectorID: input.connectorID, changed: await fetchAll(input.connectorID) };
+export async function connectorInstall(input: { connectorID: string }): Promise<{ connectorID: string; changed: number; webhooks?: number; webhooksError?: string }> {
+  // CREATE_WEBHOOKS first, so events that happen during the first fetch are delivered too. Polling is the safety net:
+  // a provider refusing the registration (e.g. a PUBLIC_URL it cannot reach) leaves the connector fetching, and the
+  // task's result says why (the failed activity is in the history).
+  let webhooks: { webhooks?: number; webhooksError?: string } = {};
+  try {
+    webhooks = { webhooks: await schedules.paymentsCreateWebhooks(input.connectorID) };
+  } catch (error) {
+    if (isNotInstalled(error)) throw error;
+    webhooks = { webhooksError: (error instanceof Error ? (error.cause as ApplicationFailure | undefined)?.message : undefined) ?? String(error) };
+  }
+  return { connectorID: input.connectorID, changed: await fetchAll(input.connectorID), ...webhooks };
 }
 
 /**

@@ -6,7 +6,6 @@ import { checkEndpointUrl, guardedLookup } from '../../../lib/webhooks/ssrf';
 /** Only this much of a provider's answer is read: a provider cannot make the worker buffer without bound. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-
 /**
  * One HTTP exchange with a payment provider, under the same SSRF guard as webhook deliveries: the resolved address is
  * vetted at connect time (loopback, private, link-local/metadata and other special ranges are refused unless
@@ -54,4 +53,17 @@ export function guardedRequest(url: string, options: { method: string; headers: 
     });
     request.end(body);
   });
+}
+
+/**
+ * The same guard for a provider's own client library (Stripe's): an agent whose lookups refuse what WEBHOOKS_ALLOWED_CIDRS
+ * does not allow, and the check of the endpoint itself (an IP literal is never looked up).
+ * @throws an Error with code EBLOCKEDADDRESS for a refused endpoint.
+ */
+export function guardedAgent(endpoint: string): http.Agent {
+  const allowed = getConfig().webhooksAllowedCidrs;
+  const refusal = checkEndpointUrl(endpoint, allowed);
+  if (refusal) throw Object.assign(new Error(refusal), { code: 'EBLOCKEDADDRESS' });
+  const options = { keepAlive: true, lookup: guardedLookup(allowed) as any };
+  return new URL(endpoint).protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }

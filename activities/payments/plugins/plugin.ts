@@ -43,6 +43,12 @@ export interface BankAccountRequest {
   metadata: Record<string, string>;
 }
 
+/** What an incremental fetch returns: the items since the state it was given, and the state to resume from. */
+export interface FetchPage<T> { items: T[]; state: unknown }
+
+/** An endpoint a plugin registered with its provider (CREATE_WEBHOOKS), with the secret that signs its deliveries. */
+export interface WebhookEndpoint { id: string; connect: boolean; secret?: string }
+
 /**
  * What every connector plugin implements. Fetches return the provider's full current view (the platform upserts it
  * idempotently); writes must be idempotent by their key/reference, because Temporal retries them.
@@ -53,6 +59,17 @@ export interface ConnectorPlugin {
   fetchAccounts(): Promise<ProviderAccount[]>;
   fetchBalances(): Promise<ProviderBalance[]>;
   fetchPayments(): Promise<ProviderPayment[]>;
+  /**
+   * Incremental plugins: the payments since `state` (undefined on the first run and after a reset) and the state to
+   * resume from. The platform stores that state with the payments in one transaction, so the next run, on any
+   * worker, starts exactly after them; the plugin must only make the state advance past items it returned.
+   */
+  fetchPaymentsSince?(state: unknown): Promise<FetchPage<ProviderPayment>>;
+  /**
+   * CREATE_WEBHOOKS: registers the platform's `url` with the provider, idempotently by `idempotencyKey` (the install
+   * task retries it). The returned endpoints and secrets are stored for the webhook route.
+   */
+  createWebhooks?(request: { url: string; idempotencyKey: string }): Promise<WebhookEndpoint[]>;
   initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
   createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
   /** Only plugins whose connector has REVERSE_TRANSFER / REVERSE_PAYOUT (connector-catalog.ts): the reversal's payment. */

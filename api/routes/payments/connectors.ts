@@ -10,7 +10,7 @@ import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, mapSchema } from '../../schemas/common';
 import {
   capabilitiesSchema, connectorConfigsSchema, connectorConfigUpdateSchema, connectorSchema, connectorsListQuery, genericConfigSchema, idParams,
-  simulatedConfigSchema, taskSchema,
+  simulatedConfigSchema, stripeConfigSchema, taskSchema,
 } from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
 
@@ -18,7 +18,7 @@ const base = '/api/payments/v3/connectors';
 const params = idParams('connectorID');
 
 /** One install route per plugin, so each config has its exact schema in the OpenAPI document. */
-function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfigSchema | typeof genericConfigSchema, summary: string) {
+function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema, summary: string) {
   return defineRoute(
     { method: 'post', path: `${base}/install/${provider}`, operationId: `installConnector_${provider}`, summary, tags,
       description: 'Creates the connector\'s Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).',
@@ -35,6 +35,7 @@ function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfi
 
 export const installSimulatedRoute = installRoute('simulated', simulatedConfigSchema, 'Install the simulated (file-driven) connector');
 export const installGenericRoute = installRoute('generic', genericConfigSchema, 'Install the generic HTTP connector');
+export const installStripeRoute = installRoute('stripe', stripeConfigSchema, 'Install the Stripe connector');
 
 export const listConnectorsRoute = defineRoute(
   { method: 'get', path: base, operationId: 'listConnectors', summary: 'List connectors, installed and uninstalled', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(connectorSchema) } } },
@@ -133,6 +134,6 @@ export const resetConnectorRoute = defineRoute(
 );
 
 export const connectorRoutes = [
-  installSimulatedRoute, installGenericRoute, listConnectorsRoute, listConnectorConfigsRoute, listConnectorCapabilitiesRoute, readConnectorConfigRoute,
+  installSimulatedRoute, installGenericRoute, installStripeRoute, listConnectorsRoute, listConnectorConfigsRoute, listConnectorCapabilitiesRoute, readConnectorConfigRoute,
   updateConnectorConfigRoute, getConnectorCapabilitiesRoute, uninstallConnectorRoute, resetConnectorRoute,
 ];

@@ -64,7 +64,7 @@ describe('a fetch and an uninstall of the same connector', () => {
       const name = `race-generic-${suffix()}`;
       const endpoint = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
       await db('payments_connectors').insert({ id, provider: 'generic', name, config: stringifyJson({ name, endpoint, pollingPeriod: '1m', timeout: '5s' }) });
-      const activities = createPaymentsActivities({ db, logger: createLogger('test', 'silent'), dataDir: os.tmpdir(), temporal: undefined as never });
+      const activities = createPaymentsActivities({ db, logger: createLogger('test', 'silent'), dataDir: os.tmpdir(), publicUrl: 'http://127.0.0.1:1', temporal: undefined as never });
       await expect(activities.paymentsFetchPayments(id)).rejects.toMatchObject({ type: 'NOT_INSTALLED', nonRetryable: true });
       expect(calls).toBe(1);
       expect(await db('payments_payments').where({ connector_id: id }).pluck('reference')).toEqual([]);

@@ -15,7 +15,7 @@ describe('connector capabilities and readable Temporal ids', () => {
     expect(isApiError(error) && { code: error.code, status: error.status, message: error.message }).toEqual({
       code: 'VALIDATION', status: 400, message: 'connector c1 (generic) does not have the capability FETCH_ORDERS',
     });
-    expect(() => requireCapability({ id: 'c2', provider: 'stripe' }, 'FETCH_PAYMENTS')).toThrow(/capability FETCH_PAYMENTS/);
+    expect(() => requireCapability({ id: 'c2', provider: 'unknown' }, 'FETCH_PAYMENTS')).toThrow(/capability FETCH_PAYMENTS/);
   });
 
   it('reversals are operations without a V3Capability name: checked and named like one, never listed', () => {
@@ -23,11 +23,14 @@ describe('connector capabilities and readable Temporal ids', () => {
     expect(() => requireCapability({ id: 's1', provider: 'simulated' }, 'REVERSE_PAYOUT')).not.toThrow();
     expect(() => requireCapability({ id: 'g1', provider: 'generic' }, 'REVERSE_PAYOUT')).toThrow('connector g1 (generic) does not have the capability REVERSE_PAYOUT');
     expect(capabilitiesOf('simulated')).not.toContain('REVERSE_TRANSFER');
+    expect(() => requireCapability({ id: 'st1', provider: 'stripe' }, 'REVERSE_TRANSFER')).not.toThrow();
+    expect(() => requireCapability({ id: 'st1', provider: 'stripe' }, 'REVERSE_PAYOUT')).toThrow('connector st1 (stripe) does not have the capability REVERSE_PAYOUT');
   });
 
   it('polls one kind per fetch capability', () => {
     expect(fetchKindsOf('simulated')).toEqual(['accounts', 'balances', 'payments', 'conversions', 'orders']);
     expect(fetchKindsOf('generic')).toEqual(['accounts', 'balances', 'payments']);
+    expect(fetchKindsOf('stripe')).toEqual(['accounts', 'balances', 'payments']);
     expect(fetchKindsOf('unknown')).toEqual([]);
     expect(capabilitiesOf('generic')).toContain('FETCH_EXTERNAL_ACCOUNTS');
   });
