@@ -3,6 +3,7 @@ import { loadConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../lib/shutdown';
 import { createTemporalClient } from '../lib/temporal';
+import { startTracing } from '../lib/tracing';
 import { createDb } from '../db/knex';
 import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
@@ -14,6 +15,8 @@ import { RateLimiter } from './middleware/rate-limit';
 
 /** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
+  // First, before the database driver is loaded: the pg instrumentation patches it as it loads.
+  const tracing = startTracing(config.tracing, 'financial-platform-api');
   const logger = createLogger('api', config.logLevel);
   const timeouts = httpTimeouts();
   const db = createDb(config.databaseUrl);
@@ -44,6 +47,8 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     await auth.close();
     await temporal.connection.close();
     await db.destroy();
+    // Last: the spans of the requests answered above are exported before the process ends.
+    await tracing?.shutdown();
   };
   return { server, close, logger };
 }

@@ -34,6 +34,23 @@ export interface Config {
   temporalMetricsPort: number;
   /** Days an audit record is kept (AUDIT_RETENTION_DAYS; 0 keeps them forever). */
   auditRetentionDays: number;
+  /** OpenTelemetry tracing (the standard OTEL_* variables); undefined when no OTLP endpoint is set: no SDK starts. */
+  tracing?: TracingSettings;
+}
+
+export interface TracingSettings {
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  tracesUrl: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: `http/protobuf` (the OTel default) or `http/json`. */
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS: `key=value,key2=value2`, values URL-encoded (an API key of a hosted store). */
+  headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME; each process's own name (`financial-platform-api`, `-worker`) when unset. */
+  serviceName?: string;
+  /** OTEL_RESOURCE_ATTRIBUTES: `key=value,...` added to every span's resource (deployment.environment, ...). */
+  resourceAttributes: Record<string, string>;
+  /** OTEL_TRACES_SAMPLER_ARG under the parent-based ratio sampler: the share of new traces recorded (1 by default). */
+  sampleRatio: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -89,6 +106,62 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: intFromEnv(env, 'WORKER_METRICS_PORT', 9464),
     temporalMetricsPort: intFromEnv(env, 'TEMPORAL_METRICS_PORT', 9465),
     auditRetentionDays: intFromEnv(env, 'AUDIT_RETENTION_DAYS', 90),
+    tracing: tracingFromEnv(env),
+  };
+}
+
+/** `key=value,key2=value2` with URL-encoded values (the OTel list format of headers and resource attributes). */
+function keyValueList(env: NodeJS.ProcessEnv, name: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const item of (env[name] ?? '').split(',')) {
+    if (item.trim() === '') continue;
+    const at = item.indexOf('=');
+    if (at <= 0) throw new Error(`${name} must be a list of key=value pairs separated by commas, got "${item.trim()}"`);
+    try {
+      result[item.slice(0, at).trim()] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      throw new Error(`${name}: the value of "${item.slice(0, at).trim()}" is not valid URL encoding`);
+    }
+  }
+  return result;
+}
+
+/**
+ * Tracing is on when an OTLP endpoint is given and OTEL_SDK_DISABLED is not `true`. Only OTLP over HTTP is offered:
+ * protobuf by default (the OTel default, and what a collector's port 4318 expects) or JSON; gRPC would add a second
+ * HTTP/2 client stack to every process for the same collector port pair, so it is refused rather than ignored.
+ */
+function tracingFromEnv(env: NodeJS.ProcessEnv): TracingSettings | undefined {
+  if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') return undefined;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined;
+  if (!base && !tracesEndpoint) return undefined;
+  const tracesUrl = tracesEndpoint ?? `${(base as string).replace(/\/+$/, '')}/v1/traces`;
+  try {
+    const url = new URL(tracesUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new Error(`OTEL_EXPORTER_OTLP_${tracesEndpoint ? 'TRACES_' : ''}ENDPOINT must be an http:// or https:// URL, got "${tracesEndpoint ?? base}"`);
+  }
+  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env[protocolName] || 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new Error(`${protocolName} must be "http/protobuf" or "http/json" (gRPC is not offered), got "${protocol}"`);
+  }
+  const sampler = env.OTEL_TRACES_SAMPLER || 'parentbased_traceidratio';
+  if (sampler !== 'parentbased_traceidratio' && sampler !== 'parentbased_always_on') {
+    throw new Error(`OTEL_TRACES_SAMPLER must be "parentbased_traceidratio" or "parentbased_always_on", got "${sampler}"`);
+  }
+  const ratioRaw = sampler === 'parentbased_traceidratio' ? env.OTEL_TRACES_SAMPLER_ARG : undefined;
+  const sampleRatio = ratioRaw === undefined || ratioRaw === '' ? 1 : Number(ratioRaw);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${ratioRaw}"`);
+  return {
+    tracesUrl,
+    protocol,
+    headers: { ...keyValueList(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValueList(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    serviceName: env.OTEL_SERVICE_NAME || undefined,
+    resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+    sampleRatio,
   };
 }
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { checkEndpointUrl, guardedLookup, parseCidrList } from '../../../lib/webhooks/ssrf';
+import { tracedHttpCall } from '../../../lib/tracing';
 
 /** Only this much of a provider's answer is read: a provider cannot make the worker buffer without bound. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -18,6 +19,10 @@ const allowed = parseCidrList(process.env.WEBHOOKS_ALLOWED_CIDRS ?? '');
 export const isBlockedAddress = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EBLOCKEDADDRESS';
 
 export function guardedRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
+  return tracedHttpCall(options.method, url, () => sendRequest(url, options), (answer) => answer.status);
+}
+
+function sendRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
   const refusal = checkEndpointUrl(url, allowed);
   if (refusal) return Promise.reject(Object.assign(new Error(refusal), { code: 'EBLOCKEDADDRESS' }));
   return new Promise((resolve, reject) => {
