@@ -7,6 +7,7 @@ import { markStopping } from '../lib/shutdown';
 import { createDb } from '../db/knex';
 import { observePool, registry, serveMetrics } from '../lib/metrics';
 import { outboxBacklog } from '../areas/events';
+import { logHashLag } from '../areas/ledger';
 import { PinoTemporalLogger } from './temporal-logger';
 import { startAuditRetention } from './audit-retention';
 import { createTemporalClient, dataConverter, tracingClientInterceptors } from '../lib/temporal';
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
   logger.info('worker stopped');
 }
 
-/** The outbox's backlog, read from PostgreSQL at each scrape (one indexed count over the undispatched events). */
+/** The outbox's backlog and the log hasher's lag, read from PostgreSQL at each scrape (indexed counts). */
 function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
   let last: Promise<{ events: number; oldestAgeSeconds: number }> | undefined;
   // Both gauges of one scrape share one query.
@@ -188,6 +189,14 @@ function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
     registers: [registry],
     async collect() {
       this.set((await read()).oldestAgeSeconds);
+    },
+  });
+  new Gauge({
+    name: 'ledger_log_hash_lag_logs',
+    help: 'Ledger logs written and not yet hashed into their ledger\'s chain (ledgers with HASH_LOGS disabled aside)',
+    registers: [registry],
+    async collect() {
+      this.set(await logHashLag(db));
     },
   });
 }
