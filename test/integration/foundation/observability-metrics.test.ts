@@ -3,9 +3,10 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
-import { api } from '../../support/http';
+import { api, apiUrl } from '../../support/http';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
 import { pollUntil } from '../../support/eventually';
+import { dashboardMetricNames } from '../../support/dashboard';
 import { installSimulated, simulatedDirectory } from '../../support/payments';
 import { sampleValue, scrape } from '../../support/prometheus';
 import { startReceiver } from '../../support/webhook-receiver';
@@ -76,5 +77,13 @@ describe('worker metrics and logs of events, webhooks, the log hasher and connec
     } finally {
       await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     }
+  });
+
+  it('exports every metric the shipped Grafana dashboard queries', async () => {
+    const texts = await Promise.all([`${apiUrl()}/metrics`, workerUrl(), process.env.TEST_TEMPORAL_METRICS_URL as string].map(async (url) => (await scrape(url)).text));
+    const families = new Set(texts.flatMap((text) => [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1])));
+    const used = dashboardMetricNames();
+    expect(used.length).toBeGreaterThan(10);
+    expect(used.filter((name) => !families.has(name))).toEqual([]);
   });
 });
