@@ -7,9 +7,11 @@ import { markStopping } from '../db/shutdown';
 import { createDb } from '../db/knex';
 import { observePool, registry, serveMetrics } from '../lib/metrics';
 import { outboxBacklog } from '../areas/events';
+import { logHashLag } from '../areas/ledger';
 import { PinoTemporalLogger } from './temporal-logger';
 import { startAuditRetention } from './audit-retention';
-import { createTemporalClient, dataConverter } from '../lib/temporal';
+import { createTemporalClient, dataConverter, tracingClientInterceptors } from '../lib/temporal';
+import { startTracing, type RunningTracing } from '../lib/tracing';
 import { webhookTaskQueue } from '../lib/webhooks/task-queue';
 import { createActivities } from './index';
 import { createWebhookActivities } from './webhooks';
@@ -30,15 +32,24 @@ export async function createWorker(options: {
   taskQueue: string;
   databaseUrl: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Tracing, started by the caller before anything else (lib/tracing.ts); undefined when off. */
+  tracing?: RunningTracing;
 }) {
   const logger = createLogger('worker');
   const db = createDb(options.databaseUrl);
   const connection = await NativeConnection.connect({ address: options.address });
-  const client = new Client({ connection, namespace: options.namespace, dataConverter });
+  const client = new Client({ connection, namespace: options.namespace, dataConverter, interceptors: tracingClientInterceptors() });
+  const traced = options.tracing ? workerTracing(options.tracing) : undefined;
   // One bundle for both workers (bundling is seconds of CPU), with the payload converter the workflows use for exact
-  // integers (Worker.create would add it to a bundle it made itself).
+  // integers (Worker.create would add it to a bundle it made itself), and with tracing on, the workflow interceptors.
   const workflowBundle =
-    options.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: new DefaultLogger('WARN') }));
+    options.workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      payloadConverterPath: dataConverter.payloadConverterPath,
+      workflowInterceptorModules: traced?.workflowModules,
+      logger: new DefaultLogger('WARN'),
+    }));
   const temporal = { client, taskQueue: options.taskQueue };
   const worker = await Worker.create({
     connection,
@@ -47,6 +58,7 @@ export async function createWorker(options: {
     workflowBundle,
     dataConverter,
     activities: createActivities({ db, logger, temporal }),
+    ...traced?.workerOptions,
   });
   const webhookWorker = await Worker.create({
     connection,
@@ -55,6 +67,7 @@ export async function createWorker(options: {
     workflowBundle,
     dataConverter,
     activities: createWebhookActivities({ db, temporal }),
+    ...traced?.workerOptions,
   });
   const close = async () => {
     await connection.close();
@@ -63,8 +76,32 @@ export async function createWorker(options: {
   return { worker, webhookWorker, close, logger, db };
 }
 
+/**
+ * The worker's share of tracing (@temporalio/interceptors-opentelemetry): workflow interceptors in the bundle (spans of
+ * each workflow run and of the activities it schedules, made deterministically in the sandbox and exported through a
+ * sink), activity interceptors (each activity's span, child of the workflow's, in whose context its SQL and HTTP calls
+ * run), and the trace context carried in every header. Only built with tracing on: the interceptors change no command
+ * a workflow sends, so histories recorded with tracing off replay with it on and the other way round.
+ */
+function workerTracing(tracing: RunningTracing): { workflowModules: string[]; workerOptions: Pick<WorkerOptions, 'interceptors' | 'sinks'> } {
+  // Required here, not imported: with tracing off the interceptors and the SDK they load stay out of the process.
+  const otel = require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  return {
+    workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+    workerOptions: {
+      interceptors: {
+        client: tracingClientInterceptors(),
+        activity: [(ctx) => ({ inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx), outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      },
+      sinks: { exporter: otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const config = requireRuntime(getConfig());
+  // First, before the database driver is loaded: the pg instrumentation patches it as it loads.
+  const tracing = startTracing(config.tracing, 'financial-platform-worker');
   // Runtime.install stops a running worker on these signals; from then on, a database going away is part of the stop.
   // A signal during start-up (Ctrl-C right after `npm start` is up) ends the process at once: nothing runs yet, and
   // the SDK would otherwise keep retrying its connection to a Temporal server that is stopping too.
@@ -90,6 +127,7 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     databaseUrl: config.databaseUrl,
+    tracing,
   });
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
@@ -121,10 +159,11 @@ async function main(): Promise<void> {
   await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
   await temporal.connection.close();
   await close();
+  await tracing?.shutdown();
   logger.info('worker stopped');
 }
 
-/** The outbox's backlog, read from PostgreSQL at each scrape (one indexed count over the undispatched events). */
+/** The outbox's backlog and the log hasher's lag, read from PostgreSQL at each scrape (indexed counts). */
 function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
   let last: Promise<{ events: number; oldestAgeSeconds: number }> | undefined;
   // Both gauges of one scrape share one query.
@@ -143,6 +182,14 @@ function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
     registers: [registry],
     async collect() {
       this.set((await read()).oldestAgeSeconds);
+    },
+  });
+  new Gauge({
+    name: 'ledger_log_hash_lag_logs',
+    help: 'Ledger logs written and not yet hashed into their ledger\'s chain (ledgers with HASH_LOGS disabled aside)',
+    registers: [registry],
+    async collect() {
+      this.set(await logHashLag(db));
     },
   });
 }

@@ -52,6 +52,8 @@ export interface ValidInput {
 export interface AppState<I = ValidInput> {
   /** Set once per request by request-context.ts; the logger is made on first use and cannot be replaced. */
   readonly requestId: string;
+  /** The request's trace id when tracing is on (lib/tracing.ts). */
+  readonly traceId?: string;
   readonly logger: Logger;
   principal?: Principal;
   input: I;

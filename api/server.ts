@@ -2,6 +2,7 @@ import { getConfig, requireRuntime, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../db/shutdown';
 import { createTemporalClient } from '../lib/temporal';
+import { startTracing } from '../lib/tracing';
 import { createDb } from '../db/knex';
 import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
@@ -13,6 +14,8 @@ import { RateLimiter } from './middleware/rate-limit';
 
 /** Starts the API process: Koa on HOST:PORT, with the database, the Temporal client and the OAuth issuer or verifier. */
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
+  // First, before the database driver is loaded: the pg instrumentation patches it as it loads.
+  const tracing = startTracing(config.tracing, 'financial-platform-api');
   const logger = createLogger('api', config.logLevel);
   const timeouts = httpTimeouts(config);
   const db = createDb(config.databaseUrl);
@@ -43,6 +46,8 @@ export async function startApi(config: Config & { databaseUrl: string; temporalA
     await auth.close();
     await temporal.connection.close();
     await db.destroy();
+    // Last: the spans of the requests answered above are exported before the process ends.
+    await tracing?.shutdown();
   };
   return { server, close, logger };
 }

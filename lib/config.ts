@@ -94,6 +94,31 @@ const cidrs: Kind<BlockList> = {
   },
 };
 
+/** The OTel list format of headers and resource attributes: `key=value,key2=value2`, values URL-encoded. */
+const keyValues: Kind<Record<string, string>> = {
+  form: 'a list of key=value pairs separated by commas (values URL-encoded)',
+  parse: (raw) => {
+    const result: Record<string, string> = {};
+    for (const item of raw.split(',')) {
+      if (item.trim() === '') continue;
+      const at = item.indexOf('=');
+      if (at <= 0) return undefined;
+      try {
+        result[item.slice(0, at).trim()] = decodeURIComponent(item.slice(at + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+    return result;
+  },
+  show: (value) => Object.entries(value).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(','),
+};
+
+const ratio: Kind<number> = { form: 'a number from 0 to 1', parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= 0 && Number(raw) <= 1 ? Number(raw) : undefined) };
+
+/** OTel's boolean form: `true` or `false`, in any case. */
+const otelBoolean: Kind<boolean> = { form: '"true" or "false" (any case)', parse: (raw) => (raw.toLowerCase() === 'true' ? true : raw.toLowerCase() === 'false' ? false : undefined) };
+
 function setting<T, const F extends T | undefined>(
   variable: string,
   kind: Kind<T>,
@@ -155,6 +180,20 @@ export const SETTINGS = {
   workerMetricsPort: setting('WORKER_METRICS_PORT', port, 9464, WORKER, 'Port of the worker\'s own `GET /metrics` (0: off).'),
   temporalMetricsPort: setting('TEMPORAL_METRICS_PORT', port, 9465, WORKER, 'Port of the Temporal SDK\'s Prometheus exporter in the worker (0: off).'),
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', integer(0, 36_500), 90, WORKER, 'Days an audit-trail entry is kept (0: forever).'),
+  // OpenTelemetry traces: the standard OTEL_* variables (docs/operations.md). Only OTLP over HTTP is offered: protobuf
+  // (the OTel default, a collector's port 4318) or JSON; gRPC would add a second HTTP/2 client stack to every process
+  // for the same collector, so it is refused rather than ignored.
+  otelEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', url(['http:', 'https:']), undefined, BOTH, 'OTLP/HTTP base URL of a collector or trace store; spans go to `<this>/v1/traces`. Unset (and no traces endpoint): tracing is off and no OpenTelemetry code is loaded.', 'off'),
+  otelTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', url(['http:', 'https:']), undefined, BOTH, 'Full URL spans are POSTed to, instead of the one derived from `OTEL_EXPORTER_OTLP_ENDPOINT`.', '–'),
+  otelProtocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', oneOf(['http/protobuf', 'http/json']), 'http/protobuf', BOTH, 'OTLP encoding.'),
+  otelTracesProtocol: setting('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', oneOf(['http/protobuf', 'http/json']), undefined, BOTH, 'OTLP encoding of spans, instead of `OTEL_EXPORTER_OTLP_PROTOCOL`.', '–'),
+  otelHeaders: setting('OTEL_EXPORTER_OTLP_HEADERS', keyValues, {} as Record<string, string>, BOTH, 'Headers of every OTLP request (the API key of a hosted store).', '–'),
+  otelTracesHeaders: setting('OTEL_EXPORTER_OTLP_TRACES_HEADERS', keyValues, {} as Record<string, string>, BOTH, 'Headers of span exports, added to `OTEL_EXPORTER_OTLP_HEADERS`.', '–'),
+  otelServiceName: setting('OTEL_SERVICE_NAME', text(), undefined, BOTH, '`service.name` of the spans.', '`financial-platform-api` / `-worker`'),
+  otelResourceAttributes: setting('OTEL_RESOURCE_ATTRIBUTES', keyValues, {} as Record<string, string>, BOTH, 'Attributes added to every span\'s resource (`deployment.environment=staging`).', '–'),
+  otelTracesSampler: setting('OTEL_TRACES_SAMPLER', oneOf(['parentbased_traceidratio', 'parentbased_always_on']), 'parentbased_traceidratio', BOTH, 'Sampler: an incoming sampled `traceparent` is always followed; new traces by ratio or always.'),
+  otelTracesSamplerArg: setting('OTEL_TRACES_SAMPLER_ARG', ratio, 1, BOTH, 'Share of new traces recorded under `parentbased_traceidratio`.'),
+  otelSdkDisabled: setting('OTEL_SDK_DISABLED', otelBoolean, false, BOTH, '`true` turns tracing off whatever the endpoints say.'),
   // Payments.
   paymentsSimulatedDirs: setting('PAYMENTS_SIMULATED_DIRS', directories, [] as string[], BOTH, 'Directories (besides `DATA_DIR`) where simulated connectors may read and write their files.', '–'),
   // Events and the ledger.
@@ -186,11 +225,25 @@ type Schema = typeof SETTINGS;
 type ValueOf<S> = S extends Setting<infer T, infer F> ? T | F : never;
 type Parsed = { -readonly [K in keyof Schema]: ValueOf<Schema[K]> };
 
+export interface TracingSettings {
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  tracesUrl: string;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME; each process's own name (`financial-platform-api`, `-worker`) when unset. */
+  serviceName?: string;
+  resourceAttributes: Record<string, string>;
+  /** The share of new traces recorded (parent-based: a sampled caller's trace is always followed). */
+  sampleRatio: number;
+}
+
 /** The settings, typed; the defaults computed from other settings are filled in. */
 export type Config = Omit<Parsed, 'publicUrl' | 'authAudience' | 'rateLimitBurst'> & {
   publicUrl: string;
   authAudience: string;
   rateLimitBurst: number;
+  /** OpenTelemetry tracing; undefined when no OTLP endpoint is set (or OTEL_SDK_DISABLED): no SDK starts. */
+  tracing?: TracingSettings;
   /** Whether DATA_DIR, PORT or PUBLIC_URL was given: helper scripts otherwise look for a running `npm start`. */
   locationGiven: boolean;
 };
@@ -236,6 +289,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAudience: config.authAudience ?? `${publicUrl}/api`,
     rateLimitBurst: config.rateLimitBurst ?? config.rateLimitPerSecond * 2,
     locationGiven: Boolean(env.DATA_DIR || env.PORT || env.PUBLIC_URL),
+    tracing: tracingOf(config),
+  };
+}
+
+function tracingOf(config: Parsed): TracingSettings | undefined {
+  if (config.otelSdkDisabled || (config.otelEndpoint === undefined && config.otelTracesEndpoint === undefined)) return undefined;
+  return {
+    tracesUrl: config.otelTracesEndpoint ?? `${(config.otelEndpoint as string).replace(/\/+$/, '')}/v1/traces`,
+    protocol: config.otelTracesProtocol ?? config.otelProtocol,
+    headers: { ...config.otelHeaders, ...config.otelTracesHeaders },
+    serviceName: config.otelServiceName,
+    resourceAttributes: config.otelResourceAttributes,
+    sampleRatio: config.otelTracesSampler === 'parentbased_always_on' ? 1 : config.otelTracesSamplerArg,
   };
 }
 

@@ -62,6 +62,25 @@ export const metrics = {
     buckets: [1, 2, 3, 5, 8, 13, 21, 34],
     registers: [registry],
   }),
+  connectorCalls: new Counter({
+    name: 'payments_connector_calls_total',
+    help: 'Calls to a payment provider through its connector plugin, by provider, operation and outcome (success, error)',
+    labelNames: ['connector', 'operation', 'outcome'] as const,
+    registers: [registry],
+  }),
+  connectorCallDuration: new Histogram({
+    name: 'payments_connector_call_duration_seconds',
+    help: 'Duration of one connector plugin call (its provider requests included), by provider, operation and outcome',
+    labelNames: ['connector', 'operation', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  eventBatchSize: new Histogram({
+    name: 'events_batch_size',
+    help: 'Events handed to one processEventBatch workflow by the outbox dispatcher',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+    registers: [registry],
+  }),
   tokensIssued: new Counter({
     name: 'auth_tokens_issued_total',
     help: 'Access tokens issued by the embedded OAuth issuer, by grant type',

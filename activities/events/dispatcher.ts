@@ -3,6 +3,7 @@ import { batchEvents, claimOutboxBatch, markBatchDispatched, pendingBatches, sta
 import type { Db } from '../../db/knex';
 import { startNotifiedLoop } from '../../db/notified-loop';
 import type { Logger } from '../../lib/logger';
+import { metrics } from '../../lib/metrics';
 import type { TemporalDeps } from '../../lib/temporal';
 import { getConfig } from '../../lib/config';
 
@@ -52,6 +53,7 @@ export function startEventDispatcher(options: DispatcherOptions) {
       return false;
     }
     await markBatchDispatched(db, batchId);
+    metrics.eventBatchSize.observe(events.length);
     return true;
   }
 

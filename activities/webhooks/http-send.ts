@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { BlockList } from 'node:net';
 import { BlockedAddressError, checkEndpointUrl, guardedLookup } from '../../lib/webhooks/ssrf';
+import { tracedHttpCall } from '../../lib/tracing';
 
 export interface HttpOutcome {
   /** 0 when no response came back (refused, unreachable, timeout, blocked). */
@@ -50,6 +51,10 @@ function parseRetryAfter(value: string | undefined, now: number): number | undef
  * returned as is), the SSRF guard vets the address at connect time, and the whole exchange is bounded by `timeoutMs`.
  */
 export function postWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; allowed: BlockList }): Promise<HttpOutcome> {
+  return tracedHttpCall('POST', input.url, () => sendWebhook(input), (outcome) => outcome.statusCode);
+}
+
+function sendWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; allowed: BlockList }): Promise<HttpOutcome> {
   const started = Date.now();
   const done = (outcome: Omit<HttpOutcome, 'durationMs'>): HttpOutcome => ({ ...outcome, durationMs: Date.now() - started });
   const refusal = checkEndpointUrl(input.url, input.allowed);

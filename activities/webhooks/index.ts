@@ -88,7 +88,7 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
               return queuedAttemptRecord({ deliveryId: delivery.id, retryAttempt: delivery.attemptCount, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() }, outcome, settings);
             }),
           );
-          const drains = await recordAttempts(deps.db, records, { settings, probe: step.probe });
+          const drains = await recordAttempts(deps.db, records, { settings, probe: step.probe, log: (message, attributes) => context.log.warn(message, attributes) });
           await startDrains(drains.filter((d) => d.configId !== configId || d.episode !== episode));
         }
         context.heartbeat();

@@ -51,12 +51,15 @@ function attemptRecorder(db: Db, settings: WebhookSettings) {
   let chain = Promise.resolve();
   let failure: unknown;
   const drains: EndpointDrain[] = [];
+  // Taken now, inside the activity: a failed attempt is one warning line of the activity's logger.
+  const context = Context.current();
+  const log = (message: string, attributes: Record<string, unknown>) => context.log.warn(message, attributes);
   const flush = () => {
     const group = buffer;
     buffer = [];
     // Errors are kept for close(), not left as a rejected promise nobody awaits (that would crash the worker).
     chain = chain
-      .then(async () => void drains.push(...(await recordAttempts(db, group, { settings }))))
+      .then(async () => void drains.push(...(await recordAttempts(db, group, { settings, log }))))
       .catch((error) => void (failure ??= error));
   };
   return {

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { ApiError } from '../../lib/errors';
 import { metrics, secondsSince } from '../../lib/metrics';
+import { runInContext, SpanStatusCode, startServerSpan, tracingEnabled, type Span } from '../../lib/tracing';
 import type { AuditTrail } from '../audit';
 import { secureHtmlAnswer } from '../html';
 import { respondWithError } from './error-handler';
@@ -20,10 +21,12 @@ class RequestState {
   constructor(
     readonly requestId: string,
     private readonly base: Logger,
+    /** The request's trace id when tracing is on: on every log line of the request, next to its request id. */
+    readonly traceId?: string,
   ) {}
 
   get logger(): Logger {
-    return (this.child ??= this.base.child({ requestId: this.requestId }));
+    return (this.child ??= this.base.child(this.traceId ? { requestId: this.requestId, traceId: this.traceId } : { requestId: this.requestId }));
   }
 }
 
@@ -38,16 +41,20 @@ class RequestState {
  * more on every request, and the hottest reads cost a few dozen microseconds in all.
  */
 export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) => ApiError, audit?: AuditTrail): Koa.Middleware {
+  const traced = tracingEnabled();
   return async function handleRequest(ctx, next) {
     const incoming = ctx.req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const state = new RequestState(requestId, logger);
+    // The server span, child of the caller's traceparent when valid; the request id is its attribute, so a request's
+    // id (in its answer's X-Request-Id, its error body and its audit record) finds its trace and the other way round.
+    const server = traced ? startServerSpan(ctx.method, ctx.req.headers, { 'http.request.method': ctx.method, 'url.path': ctx.path, 'request.id': requestId }) : undefined;
+    const state = new RequestState(requestId, logger, server?.span.spanContext().traceId);
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-Content-Type-Options', 'nosniff');
     const started = process.hrtime.bigint();
     try {
-      await next();
+      await (server ? runInContext(server.context, next) : next());
       if (ctx.status === 404 && ctx.body === undefined) throw unmatched(ctx);
       writeJsonBody(ctx);
     } catch (error) {
@@ -64,8 +71,17 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
       if (logger.isLevelEnabled('info')) {
         state.logger.info({ method: ctx.method, path: ctx.path, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }
+      if (server) endServerSpan(server.span, ctx.method, route, ctx.status);
     }
   };
+}
+
+/** Names the span after its route template (OTel HTTP conventions: `{method} {http.route}`) once the route is known. */
+function endServerSpan(span: Span, method: string, route: string, status: number): void {
+  span.updateName(`${method} ${route}`);
+  span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
 
 type HttpSeries = { requests: ReturnType<typeof metrics.httpRequests.labels>; duration: ReturnType<typeof metrics.httpDuration.labels> };

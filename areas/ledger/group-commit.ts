@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 import { inTransaction } from '../../db/errors';
 import { metrics, secondsSince } from '../../lib/metrics';
+import { activeSpanContext, tracingEnabled, withSpan, type SpanContext, type SpanOptions } from '../../lib/tracing';
 import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
 import { getConfig } from '../../lib/config';
 
 interface Pending {
   write: LedgerWrite;
+  /** The writer's span when tracing is on: the batch's span links it (or is its child for a batch of one). */
+  span?: SpanContext;
   resolve(outcome: WriteOutcome): void;
   reject(error: unknown): void;
 }
@@ -40,7 +43,8 @@ export function groupCommit(db: Knex, ledger: string, write: LedgerWrite): Promi
   if (!byLedger) queues.set(db, (byLedger = new Map()));
   let queue = byLedger.get(ledger);
   if (!queue) byLedger.set(ledger, (queue = { pending: [], running: false }));
-  const promise = new Promise<WriteOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject }));
+  const span = activeSpanContext();
+  const promise = new Promise<WriteOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject, span }));
   if (!queue.running) void drain(db, ledger, queue, byLedger);
   return promise;
 }
@@ -85,15 +89,17 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
   let written = false;
   const started = process.hrtime.bigint();
   try {
-    const outcomes = await inTransaction(db, async (trx) => {
-      // The last batch is answered while PostgreSQL runs this batch's counter bump (see holdAnswers).
-      const whileWriting = () => {
-        if (queue.held) setImmediate(() => sendHeldAnswers(queue));
-      };
-      const result = await commitWrites(trx, ledger, batch.map((p) => p.write), { whileWriting });
-      written = true;
-      return result;
-    });
+    const commit = () =>
+      inTransaction(db, async (trx) => {
+        // The last batch is answered while PostgreSQL runs this batch's counter bump (see holdAnswers).
+        const whileWriting = () => {
+          if (queue.held) setImmediate(() => sendHeldAnswers(queue));
+        };
+        const result = await commitWrites(trx, ledger, batch.map((p) => p.write), { whileWriting });
+        written = true;
+        return result;
+      });
+    const outcomes = await (tracingEnabled() ? withSpan('ledger.group_commit', batchSpan(ledger, batch), commit) : commit());
     observeBatch('committed', batch.length, started);
     holdAnswers(queue, () => batch.forEach((p, i) => p.resolve(outcomes[i])));
   } catch (error) {
@@ -129,6 +135,19 @@ function sendHeldAnswers(queue: LedgerQueue): void {
   queue.held = undefined;
   clearTimeout(held.deadline);
   held.send();
+}
+
+/**
+ * A batch's span. Drain runs in the context of the write that started it, so the span's parent is chosen here: a
+ * batch of one write is part of that write's trace (its SQL under the request that made it); a batch of several
+ * serves several traces, so it starts a trace of its own that links each writer's span (OTel's batch pattern), and
+ * each request's trace leads to the commit its write was part of.
+ */
+function batchSpan(ledger: string, batch: Pending[]): SpanOptions {
+  const attributes = { 'ledger.name': ledger, 'ledger.batch_size': batch.length };
+  const only = batch.length === 1 ? batch[0].span : undefined;
+  if (only) return { attributes, parent: only };
+  return { attributes, root: true, links: batch.flatMap((p) => (p.span ? [{ context: p.span }] : [])) };
 }
 
 function observeBatch(outcome: 'committed' | 'failed', size: number, started: bigint): void {

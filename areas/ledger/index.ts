@@ -20,7 +20,7 @@ export { ledgerStats, type LedgerStats } from './stats';
 export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';
 export { inWriteTransaction } from './executor';
 export { exportLogs, listLogs, logChainStatus, streamLogs, verifyLogChain, type LogChainStatus, type LogFilters, type LogVerification, type StreamedLog } from './logs';
-export { hashLedgerLogs, hashPendingLogs } from './log-hasher';
+export { hashLedgerLogs, hashPendingLogs, logHashLag } from './log-hasher';
 export { importLogs, type ImportOptions } from './log-import';
 export { CHECKPOINT_EVERY, listLogPublicKeys, rotateLogSigningKey } from './log-signing';
 export type { LedgerLog, LogType } from './log';

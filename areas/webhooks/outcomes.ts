@@ -21,6 +21,11 @@ export interface RecordOptions {
    * start the backoff, at its first step.
    */
   probe?: boolean;
+  /**
+   * Where each failed attempt is logged, as one line (the activity's logger, which writes one JSON line per call):
+   * its delivery, endpoint (without its query, which may hold a token), status or error, attempt and next retry.
+   */
+  log?: (message: string, attributes: Record<string, unknown>) => void;
 }
 
 /**
@@ -34,6 +39,7 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
   if (records.length === 0) return [];
   const settings = options.settings ?? loadWebhookSettings();
   const gone = new Set<string>();
+  const nextRetry = new Map<AttemptRecord, Date | null>();
   const drains = await db.transaction(async (trx) => {
     const now = Date.now();
     // Only the configs whose state changes are locked and written: a healthy endpoint's successes update its
@@ -85,6 +91,7 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
     const joining = records.filter((r) => r.status === 'to retry');
     const positions = new Map((await queuePositions(trx, joining.length)).map((seq, i) => [joining[i].deliveryId, seq]));
     const nextOf = (r: AttemptRecord) => (r.status === 'to retry' ? (retryAt.get(r.config.id) ?? r.nextRetryAfter ?? null) : null);
+    for (const record of records) nextRetry.set(record, nextOf(record));
     const updated = await trx.raw(
       `UPDATE webhook_deliveries d
        SET status = v.status, attempt_count = d.attempt_count + 1, last_status_code = v.code, last_error = v.error, next_retry_at = v.next,
@@ -131,6 +138,27 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
     metrics.webhookAttempts.inc({ outcome });
     metrics.webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
     if (outcome !== 'retry') metrics.webhookAttemptNumber.observe({ outcome }, record.retryAttempt + 1);
+    if (outcome !== 'success' && options.log) {
+      options.log(outcome === 'retry' ? 'webhooks: delivery attempt failed; retried' : 'webhooks: delivery attempt failed; not retried', {
+        deliveryId: record.deliveryId,
+        configId: record.config.id,
+        endpoint: endpointForLog(record.config.endpoint),
+        statusCode: record.statusCode,
+        ...(record.error ? { error: record.error } : {}),
+        attempt: record.retryAttempt + 1,
+        nextRetryAt: nextRetry.get(record)?.toISOString() ?? null,
+      });
+    }
   }
   return drains;
+}
+
+/** An endpoint URL without its query and credentials: what a log line may show of it. */
+function endpointForLog(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
 }

@@ -10,7 +10,10 @@ export interface PlatformService {
   service: 'migrate' | 'api' | 'worker';
   /** The compose `command`, run from the repository root with this Node for `node`. */
   command: string[];
-  /** The compose `environment` names; the drill gives each a 127.0.0.1 value of its own. */
+  /**
+   * The compose `environment` names; the drill gives each a 127.0.0.1 value of its own, except the observability
+   * ones (OTEL_EXPORTER_OTLP_ENDPOINT, METRICS_HOST): it runs no collector, so its processes trace nothing.
+   */
   environment: string[];
   /** How many the drill runs side by side (compose scales them with `--scale`). */
   replicas: number;
@@ -18,8 +21,8 @@ export interface PlatformService {
 
 export const PLATFORM_SERVICES: PlatformService[] = [
   { service: 'migrate', command: ['node', 'dist/scripts/migrate.js'], environment: ['DATABASE_URL'], replicas: 1 },
-  { service: 'api', command: ['node', 'dist/api/server.js'], environment: ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL'], replicas: 2 },
-  { service: 'worker', command: ['node', 'dist/activities/worker.js'], environment: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL'], replicas: 2 },
+  { service: 'api', command: ['node', 'dist/api/server.js'], environment: ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT'], replicas: 2 },
+  { service: 'worker', command: ['node', 'dist/activities/worker.js'], environment: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'METRICS_HOST'], replicas: 2 },
 ];
 
 /**
@@ -35,9 +38,9 @@ export const DRILL_ONLY_ENVIRONMENT: Record<string, string> = {
   EVENTS_POLL_INTERVAL_MS: '500',
 };
 
-/** The services the drill replaces with real parts started without Docker (the Web UI is not drilled). */
+/** The services the drill replaces with real parts started without Docker (the Web UI and the observability services are not drilled). */
 export const INFRASTRUCTURE_SERVICES = ['postgres', 'temporal', 'temporal-search-attributes'] as const;
-export const NOT_DRILLED_SERVICES = ['temporal-ui'] as const;
+export const NOT_DRILLED_SERVICES = ['temporal-ui', 'otel-collector', 'jaeger', 'prometheus', 'grafana'] as const;
 
 /** The Temporal server release docker-compose.yml runs (temporalio/auto-setup:<version>), built from source here. */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';

@@ -14,4 +14,40 @@ describe('observability settings', () => {
     expect(() => loadConfig({ AUDIT_RETENTION_DAYS: '7d' })).toThrow(/AUDIT_RETENTION_DAYS/);
     expect(() => loadConfig({ TEMPORAL_LOG_LEVEL: 'LOUD' })).toThrow(/TEMPORAL_LOG_LEVEL must be/);
   });
+
+  it('tracing: off without an OTLP endpoint or with OTEL_SDK_DISABLED=true; on, the standard OTEL_* variables', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      serviceName: undefined,
+      resourceAttributes: {},
+      sampleRatio: 1,
+    });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp/v1/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'api-key=a%3Db,tenant=x',
+        OTEL_SERVICE_NAME: 'fp',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=staging',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }).tracing,
+    ).toEqual({
+      tracesUrl: 'https://traces.example/otlp/v1/traces',
+      protocol: 'http/json',
+      headers: { 'api-key': 'a=b', tenant: 'x' },
+      serviceName: 'fp',
+      resourceAttributes: { 'deployment.environment': 'staging' },
+      sampleRatio: 0.25,
+    });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be a URL \(http or https\)/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS must be a list of key=value/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'always_off' })).toThrow(/OTEL_TRACES_SAMPLER must be/);
+  });
 });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { getConfig } from '../../../lib/config';
 import { checkEndpointUrl, guardedLookup } from '../../../lib/webhooks/ssrf';
+import { tracedHttpCall } from '../../../lib/tracing';
 
 /** Only this much of a provider's answer is read: a provider cannot make the worker buffer without bound. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -16,6 +17,10 @@ const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const isBlockedAddress = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EBLOCKEDADDRESS';
 
 export function guardedRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
+  return tracedHttpCall(options.method, url, () => sendRequest(url, options), (answer) => answer.status);
+}
+
+function sendRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
   // The same allow list as webhook deliveries: one operator setting for every outbound call the platform makes.
   const allowed = getConfig().webhooksAllowedCidrs;
   const refusal = checkEndpointUrl(url, allowed);

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { createDb } from '../../../db/knex';
+import { freePort } from '../../../scripts/stack/ports';
+import { startPlatform, type RunningPlatform } from '../../../scripts/stack/platform';
+import { pollUntil } from '../../support/eventually';
+import { startOtlpReceiver, type ReceivedSpan } from '../../support/otlp-receiver';
+import { testTempDir } from '../../support/temp-dir';
+
+/**
+ * Tracing end to end: a platform of its own (API and worker with OTEL_* set, on a database and task queue of their
+ * own, against the run's PostgreSQL server and Temporal) exporting to an OTLP receiver in the test.
+ */
+describe('OpenTelemetry traces', () => {
+  const receiver: { value?: Awaited<ReturnType<typeof startOtlpReceiver>> } = {};
+  let platform: RunningPlatform;
+  let token: string;
+  const lines: string[] = [];
+  const database = `otel_${randomBytes(4).toString('hex')}`;
+  const admin = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 1 });
+
+  beforeAll(async () => {
+    receiver.value = await startOtlpReceiver();
+    await admin.raw(`CREATE DATABASE ${database}`);
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    url.pathname = `/${database}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: `otel-${randomBytes(4).toString('hex')}`,
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.value.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    };
+    platform = await startPlatform({
+      dataDir: testTempDir('otel-'),
+      env,
+      apiPort: await freePort(),
+      postgresPort: 0,
+      temporalPort: 0,
+      temporalSqlite: false,
+      persistentPostgres: false,
+      log: (part, line) => lines.push(`${part}|${line}`),
+    });
+    const issued = await fetch(`${platform.apiUrl}/api/auth/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${platform.credentials.clientId}:${platform.credentials.clientSecret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    });
+    token = ((await issued.json()) as { access_token: string }).access_token;
+  }, 180_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    await receiver.value?.close();
+    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.destroy();
+  }, 60_000);
+
+  const send = async (method: string, path: string, body: unknown, traceparent: string) => {
+    const res = await fetch(`${platform.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, requestId: res.headers.get('x-request-id') as string, body: await res.text() };
+  };
+  const newTrace = () => ({ traceId: randomBytes(16).toString('hex'), parent: randomBytes(8).toString('hex') });
+  const traceparent = (t: { traceId: string; parent: string }) => `00-${t.traceId}-${t.parent}-01`;
+  const spansOf = (traceId: string) => (receiver.value as { spans: ReceivedSpan[] }).spans.filter((s) => s.traceId === traceId);
+  /** Whether `span` descends from `ancestor` through parent ids within its trace. */
+  const descendsFrom = (span: ReceivedSpan, ancestor: ReceivedSpan, trace: ReceivedSpan[]): boolean => {
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    for (let at: ReceivedSpan | undefined = span; at; at = byId.get(at.parentSpanId)) if (at.parentSpanId === ancestor.spanId) return true;
+    return false;
+  };
+
+  it('makes one trace of a write: the caller\'s traceparent, the server span, the group commit and its SQL; the log line carries the trace id', async () => {
+    const ledger = `otel-${randomBytes(4).toString('hex')}`;
+    const t = newTrace();
+    expect((await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(newTrace()))).status).toBe(204);
+    const created = await send('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }] }, traceparent(t));
+    expect(created.status).toBe(200);
+
+    const trace = await pollUntil(
+      () => spansOf(t.traceId),
+      (spans) => spans.some((s) => s.name === 'ledger.group_commit') && spans.some((s) => s.kind === 2),
+      { what: 'the write\'s spans' },
+    );
+    const server = trace.find((s) => s.kind === 2) as ReceivedSpan; // SERVER
+    expect(server).toMatchObject({
+      service: 'financial-platform-api',
+      name: 'POST /api/ledger/v2/:ledger/transactions',
+      parentSpanId: t.parent,
+      attributes: expect.objectContaining({ 'http.route': '/api/ledger/v2/:ledger/transactions', 'http.response.status_code': 200, 'request.id': created.requestId }),
+    });
+    const commit = trace.find((s) => s.name === 'ledger.group_commit') as ReceivedSpan;
+    // A batch of one is part of its writer's trace.
+    expect(commit.parentSpanId).toBe(server.spanId);
+    expect(commit.attributes).toMatchObject({ 'ledger.name': ledger, 'ledger.batch_size': 1 });
+    const sql = await pollUntil(
+      () => spansOf(t.traceId).filter((s) => s.attributes['db.system'] === 'postgresql'),
+      (spans) => spans.some((s) => s.parentSpanId === commit.spanId),
+      { what: 'the commit\'s SQL spans' },
+    );
+    for (const span of sql) expect(descendsFrom(span, server, spansOf(t.traceId))).toBe(true);
+    expect(sql.map((s) => String(s.attributes['db.statement'])).join('\n')).toMatch(/insert into/i);
+
+    const logged = lines.filter((l) => l.startsWith('api|') && l.includes(created.requestId)).map((l) => JSON.parse(l.slice(4)));
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) expect(line).toMatchObject({ requestId: created.requestId, traceId: t.traceId });
+  });
+
+  it('carries a request\'s trace into the Temporal workflow it starts, each activity, and the activities\' SQL', async () => {
+    const ledger = `otel-${randomBytes(4).toString('hex')}`;
+    expect((await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(newTrace()))).status).toBe(204);
+    const stage = { send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'users:1', ledger } }, amount: { asset: 'USD/2', amount: '250' } } };
+    const workflow = await send('POST', '/api/orchestration/v2/workflows', { name: 'otel', stages: [stage] }, traceparent(newTrace()));
+    expect(workflow.status).toBe(201);
+    const t = newTrace();
+    const run = await send('POST', `/api/orchestration/v2/workflows/${JSON.parse(workflow.body).data.id}/instances?wait=true`, {}, traceparent(t));
+    expect(run.status).toBe(200);
+
+    const trace = await pollUntil(
+      () => spansOf(t.traceId),
+      (spans) => spans.some((s) => s.kind === 2) && spans.some((s) => s.name.startsWith('RunWorkflow:')) && spans.some((s) => s.name.startsWith('RunActivity:') && spans.some((q) => q.parentSpanId === s.spanId && q.attributes['db.system'] === 'postgresql')),
+      { what: 'the workflow\'s spans' },
+    );
+    const server = trace.find((s) => s.kind === 2 && s.service === 'financial-platform-api') as ReceivedSpan;
+    expect(server.parentSpanId).toBe(t.parent);
+    expect(server.attributes['request.id']).toBe(run.requestId);
+    const start = trace.find((s) => s.name.startsWith('StartWorkflow:')) as ReceivedSpan;
+    expect(start.service).toBe('financial-platform-api');
+    expect(start.parentSpanId).toBe(server.spanId);
+    const runs = trace.filter((s) => s.name.startsWith('RunWorkflow:'));
+    const activities = trace.filter((s) => s.name.startsWith('RunActivity:'));
+    for (const span of [...runs, ...activities]) {
+      expect(span.service).toBe('financial-platform-worker');
+      expect(descendsFrom(span, start, trace)).toBe(true);
+    }
+    const activitySql = trace.filter((s) => s.attributes['db.system'] === 'postgresql' && activities.some((a) => descendsFrom(s, a, trace)));
+    expect(activitySql.length).toBeGreaterThan(0);
+  });
+
+  it('links the traces of the writes a group commit serves together', async () => {
+    const ledger = `otel-${randomBytes(4).toString('hex')}`;
+    expect((await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(newTrace()))).status).toBe(204);
+    // Concurrent writes to one ledger queue behind the batch in flight and commit together; rounds until one did.
+    const shared = await pollUntil(
+      async () => {
+        const traces = Array.from({ length: 12 }, newTrace);
+        const answers = await Promise.all(traces.map((t, i) => send('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: `users:${i}`, amount: 1, asset: 'USD/2' }] }, traceparent(t))));
+        expect(answers.map((a) => a.status)).toEqual(traces.map(() => 200));
+        const ids = new Set(traces.map((t) => t.traceId));
+        const batches = () => receiver.value!.spans.filter((s) => s.name === 'ledger.group_commit' && s.attributes['ledger.name'] === ledger);
+        // Every write's commit has been received: a batch of one in its own trace, or a batch of several linking it.
+        await pollUntil(
+          () => [...ids].filter((id) => !batches().some((b) => b.traceId === id || b.links.some((l) => l.traceId === id))).length,
+          (uncovered) => uncovered === 0,
+          { what: 'the commit of every write of the round' },
+        );
+        return batches().filter((b) => b.links.some((l) => ids.has(l.traceId)));
+      },
+      (several) => several.length > 0,
+      { what: 'a batch of several writes', timeoutMs: 120_000, intervalMs: 0 },
+    );
+    const serverSpans = receiver.value!.spans.filter((s) => s.kind === 2);
+    for (const batch of shared) {
+      expect(batch.parentSpanId).toBe('');
+      expect(batch.links).toHaveLength(batch.attributes['ledger.batch_size'] as number);
+      expect(batch.links.length).toBeGreaterThan(1);
+      // Each link is a writer's server span, whose trace is the caller's.
+      for (const link of batch.links) expect(serverSpans.some((s) => s.traceId === link.traceId && s.spanId === link.spanId)).toBe(true);
+    }
+  }, 180_000);
+});
