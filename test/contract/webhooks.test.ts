@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fund, newLedger } from '../support/ledger-fixtures';
+import { fund } from '../support/ledger-fixtures';
+import { newLedger } from '../support/ledger';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 import { sdkClient } from './sdk-client';
 

@@ -1,7 +1,8 @@
 import { createDb } from '../../db/knex';
 import { accountId, paymentId } from '../../areas/payments/ids';
 import { api } from '../support/http';
-import { fund, newLedger } from '../support/ledger-fixtures';
+import { fund } from '../support/ledger-fixtures';
+import { newLedger } from '../support/ledger';
 import { createWorkflow, eventually, readInstance, runInstance, stageHistory } from '../support/orchestration';
 import { installSimulated, simulatedDirectory } from '../support/payments';
 import { taskQueue, temporalClient } from '../support/temporal';

@@ -3,7 +3,8 @@ import { createTransaction } from '../../../areas/ledger';
 import { inInstanceFence } from '../../../areas/orchestration';
 import { pollUntil } from '../../support/eventually';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, eventually, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
 
 const abort = (id: string) => api('PUT', `/api/orchestration/v2/instances/${id}/abort`);

@@ -1,6 +1,7 @@
 import { api } from '../../support/http';
 import { control } from '../../support/control';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, eventually, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);

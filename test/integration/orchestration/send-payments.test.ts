@@ -1,6 +1,7 @@
 import { accountId, paymentId } from '../../../areas/payments/ids';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, runInstance, stageHistory } from '../../support/orchestration';
 import { eventually, installSimulated, simulatedDirectory, suffix } from '../../support/payments';
 import { newWallet } from '../../support/wallets';

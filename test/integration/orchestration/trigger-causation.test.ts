@@ -1,6 +1,7 @@
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, eventually, readInstance } from '../../support/orchestration';
 
 interface Occurrence { id: string; workflowInstanceID?: string; error?: string; event: { causation?: { chain: Array<{ instanceID: string; workflowID: string; triggerID?: string }> } } }

@@ -2,7 +2,8 @@ import type { Db } from '../../../db/knex';
 import { EVENT_PAYLOADS, ListOf, MapOf, type PayloadShape } from '../../../areas/orchestration/event-payloads';
 import { parseJson } from '../../../lib/json';
 import { api } from '../../support/http';
-import { fund, newLedger } from '../../support/ledger-fixtures';
+import { fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
