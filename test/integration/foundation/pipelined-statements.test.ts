@@ -1,6 +1,6 @@
 import { createDb, type Db } from '../../../db/knex';
 import { PIPELINED_APPLICATION_NAME_SUFFIX, pipelinedRows } from '../../../db/pipelined-statements';
-import { eventually } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
 
 const APPLICATION_NAME = `pipelined-test-${process.pid}`;
 
@@ -12,7 +12,7 @@ async function pipelinedBackends(observer: Db): Promise<number[]> {
 
 /** Waits (a second at most) for the backends of this test's pipelined connections to be gone, and lists what is left. */
 async function remainingBackends(observer: Db): Promise<number[]> {
-  await eventually(async () => (await pipelinedBackends(observer)).length === 0, 1000, 'the pipelined connection to close').catch(() => undefined);
+  await pollUntil(async () => (await pipelinedBackends(observer)).length === 0, isTruthy, { timeoutMs: 1000, what: 'the pipelined connection to close' }).catch(() => undefined);
   return pipelinedBackends(observer);
 }
 

@@ -3,7 +3,8 @@ import { ensureConnectorSchedules } from '../../../areas/payments';
 import { connectorId, connectorLabel } from '../../../areas/payments/ids';
 import type { Db } from '../../../db/knex';
 import { stringifyJson } from '../../../lib/json';
-import { eventually, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
 import { taskQueue, temporalClient } from '../../support/temporal';
 
 /**
@@ -45,7 +46,7 @@ describe('connectors of an earlier release move to schedules', () => {
       expect((await client.schedule.getHandle(`${label}-${kind}`).describe()).spec.intervals?.map((i) => i.every)).toEqual([1000]);
     }
     // A liveness bound for a loaded machine (a tick every second), not a timed assertion.
-    await eventually(async () => ((await paymentsOf(id)).length === 1 ? true : undefined), 60_000, 'the schedules to fetch');
+    await pollUntil(async () => ((await paymentsOf(id)).length === 1 ? true : undefined), isDefined, { timeoutMs: 60_000, what: 'the schedules to fetch' });
 
     expect(await ensureConnectorSchedules({ db, temporal })).toBe(0);
     await db('payments_connectors').where({ id }).update({ uninstalled_at: db.fn.now() });

@@ -4,7 +4,8 @@ import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const configs = '/api/webhooks/configs';
 const deliveries = '/api/webhooks/deliveries';
@@ -49,11 +50,11 @@ describe('webhook deliveries', () => {
 
   /** The delivery of an event once it has `status` (and, for a pending one, `attempted` attempts at least). */
   async function deliveryOf(eventId: string, status: string, attempted = 0) {
-    return eventually(async () => {
+    return pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
       const found = body.cursor.data[0];
       return found?.status === status && found.attemptCount >= attempted ? found : undefined;
-    }, 30_000, `delivery of ${eventId} to be ${status}`);
+    }, isTruthy, { timeoutMs: 30_000, what: `delivery of ${eventId} to be ${status}` });
   }
 
   it('delivers a committed ledger transaction event, signed, with the exact payload', async () => {
@@ -175,10 +176,10 @@ describe('webhook deliveries', () => {
     // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
     const again = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: { 'Idempotency-Key': `again-${failed.id}` } });
     expect([again.status, again.body.data.status, again.body.data.replayGeneration]).toEqual([200, 'pending', 2]);
-    const resent = await eventually(async () => {
+    const resent = await pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}/${failed.id}`);
       return body.data.replayGeneration === 2 && body.data.status === 'succeeded' ? body.data : undefined;
-    }, 30_000, 'the second replay to succeed');
+    }, isTruthy, { timeoutMs: 30_000, what: 'the second replay to succeed' });
     expect(resent).toMatchObject({ attemptCount: 1, lastStatusCode: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id, failed.id]);
     expect(receiver.received[2].body).toBe(receiver.received[0].body);
@@ -219,7 +220,7 @@ describe('webhook deliveries', () => {
     const other = await subscribe();
     const eventId = await emit(type);
     await deliveryOf(await emit(other.type), 'succeeded');
-    await eventually(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined);
+    await pollUntil(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(0);
     expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);

@@ -2,7 +2,8 @@ import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
 import { control } from '../../support/control';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 describe('no event lost while the worker is down', () => {
   let db: Db;
@@ -22,13 +23,13 @@ describe('no event lost while the worker is down', () => {
       expect(await db('events_outbox').whereIn('id', ids).whereNotNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
       await control('worker', 'kill');
 
-      await eventually(() => receiver.received.length >= 5, 90_000, 'five deliveries');
+      await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 90_000, what: 'five deliveries' });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const eventIds = receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
       expect(eventIds.sort()).toEqual([...ids].sort());
       expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(5);
       // The dispatcher marks a batch dispatched after starting its workflow, so the deliveries may arrive first.
-      await eventually(async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', 30_000, 'every event marked dispatched');
+      await pollUntil(async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'every event marked dispatched' });
     } finally {
       await api('DELETE', `/api/webhooks/configs/${config.id}`);
       await receiver.close();
