@@ -102,7 +102,8 @@ describe('ledger pipelines: postgres driver', () => {
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/stop`)).status).toBe(202);
     await writeLogs(ledger, 4);
     await hashedUpTo(ledger);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // more than a poll interval
+    // A stopped pipeline exports nothing: an absence, so more than a poll interval of quiet.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await targetRows(ledger)).length).toBe(4);
     expect((await pipelineState(ledger, pipeline.id)).lastLogID).toBe(3);
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/start`)).status).toBe(202);

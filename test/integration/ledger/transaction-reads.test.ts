@@ -217,6 +217,7 @@ describe('reads by txid share statements', () => {
       const running = read([1]);
       await sentCount(1);
       const few = read([2, 3, 4, 5, 6]);
+      // Proves a read is NOT sent yet: no event marks an absence, so a short window of quiet stands for it.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(sent).toEqual([1]);
       const enough = read([7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);

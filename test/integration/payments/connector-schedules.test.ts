@@ -114,6 +114,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     // A run started just before the pause may still be going (and would read the file written below).
     await runsEnded(payments.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
+    // A paused schedule runs nothing: an absence, so three polling periods (1 s) of quiet.
     await sleep(3000);
     expect(await references(connectorID)).toEqual(['p1']);
     await client.schedule.getHandle(payments.id).unpause();

@@ -78,7 +78,7 @@ describe('conversions and orders', () => {
       baseQuantityOrdered: 100_000_000, baseQuantityFilled: 40_000_000, limitPrice: 6_500_000, stopPrice: null, fee: 12, clientOrderID: 'client-1',
     });
     expect(partial.adjustments.map((a: any) => [a.status, a.baseQuantityFilled])).toEqual([['PARTIALLY_FILLED', 40_000_000], ['OPEN', null]]);
-    // Polling the same state again adds nothing.
+    // Polling the same state again adds nothing: an absence, shown by two and a half polling periods (1 s) of quiet.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const same = (await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).body.data;
     expect(same.adjustments).toHaveLength(2);

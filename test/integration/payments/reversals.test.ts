@@ -93,6 +93,7 @@ describe('payment initiation reversals', () => {
 
     // The next fetches read the reversal payments back from the provider without adding any.
     const count = (await paymentsOf(connectorID)).length;
+    // Proves that fetching adds nothing: no event marks an absence, so two and a half polling periods (1 s) of quiet.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const rows = await paymentsOf(connectorID);
     expect(rows).toHaveLength(count);

@@ -65,7 +65,8 @@ describe('simulated connector on the real Temporal worker', () => {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
     }
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2'), payment('p3')]);
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // more than two polling periods
+    // An uninstalled connector fetches nothing: an absence, so more than two polling periods of quiet.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await paymentsOf(connectorID)).map((p) => p.reference).sort()).toEqual(['p1', 'p2']);
     const listed = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
     expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({ installed: false, scheduledForDeletion: true, provider: 'SIMULATED' });

@@ -118,6 +118,7 @@ describe('event batches', () => {
     const all = [...crashedBeforeStart, ...crashedAfterStart].map((r) => r.id);
     await pollUntil(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
     await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 30_000, what: 'five deliveries' });
+    // Each event exactly once: a duplicate is an extra delivery after the five, which only a window of quiet can show.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received.map((r) => eventIdOf(r.body)).sort()).toEqual([...all].sort());
 

@@ -150,6 +150,7 @@ describe('webhook deliveries', () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
     const eventId = await emit(type);
     const failed = await deliveryOf(eventId, 'failed');
+    // A 400 is final: no retry may come. Retries come within 1 s on the test platform, so 1.5 s of quiet shows none.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received).toHaveLength(1);
     expect(failed).toMatchObject({ attemptCount: 1, replayGeneration: 0, lastStatusCode: 400 });
@@ -171,6 +172,7 @@ describe('webhook deliveries', () => {
     // The same key answers the first replay again and replays nothing.
     const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
     expect([repeated.status, repeated.body]).toEqual([200, replay.body]);
+    // The repeated key must send nothing: an absence, so a short window of quiet.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(2);
     // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
@@ -221,6 +223,7 @@ describe('webhook deliveries', () => {
     const eventId = await emit(type);
     await deliveryOf(await emit(other.type), 'succeeded');
     await pollUntil(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy);
+    // The event is dispatched; an inactive config must get nothing: an absence, so a short window of quiet.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(0);
     expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);

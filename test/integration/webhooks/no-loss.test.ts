@@ -19,11 +19,13 @@ describe('no event lost while the worker is down', () => {
       await control('worker', 'freeze');
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(...(await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: i } }]))));
+      // A frozen worker dispatches nothing: an absence, so a second of quiet.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(await db('events_outbox').whereIn('id', ids).whereNotNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
       await control('worker', 'kill');
 
       await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 90_000, what: 'five deliveries' });
+      // Each once: a duplicate would be an extra delivery after the five, which only a window of quiet can show.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const eventIds = receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
       expect(eventIds.sort()).toEqual([...ids].sort());
