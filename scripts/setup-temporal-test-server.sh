@@ -21,7 +21,8 @@ if [ -n "${TEMPORAL_TEST_SERVER:-}" ]; then
   say "TEMPORAL_TEST_SERVER=$TEMPORAL_TEST_SERVER is not executable; trying the other ways"
 fi
 
-[ -x "$launcher" ] && grep -q "temporal-test-server-$version.jar" "$launcher" && grep -q "slf4j-nop" "$launcher" && use "$launcher" "cached in .tools/temporal-test-server"
+# The launcher names its jars by absolute path: a checkout that moved rebuilds it.
+[ -x "$launcher" ] && grep -q "$dir/lib/temporal-test-server-$version.jar" "$launcher" && grep -q "slf4j-nop" "$launcher" && use "$launcher" "cached in .tools/temporal-test-server"
 
 command -v java >/dev/null 2>&1 || { say "java not found: the test server needs a JDK 17 or later"; exit 1; }
 command -v mvn >/dev/null 2>&1 || { say "mvn not found: it fetches io.temporal:temporal-test-server from Maven Central"; exit 1; }
