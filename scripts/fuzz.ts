@@ -9,6 +9,8 @@ import { ensureSchemathesis, fetchToken } from './fuzz/schemathesis';
  * by FUZZ_API_URL + FUZZ_CLIENT_ID/FUZZ_CLIENT_SECRET), takes a token with every scope and runs schemathesis over every
  * operation of /api/openapi.json, twice (random identifiers, then identifiers of seeded resources). Exit code 0 means no 5xx and no response that breaks its documented schema.
  * Options: --max-examples N (default 100 per operation and phase), --seed N, and any other schemathesis flag after `--`.
+ * Fails (exit 1) on any 5xx or schema mismatch, on a pass that did not select every operation, or when its own client
+ * lost its token. `.ci/run` runs it after `npm test` with few examples and a fixed seed.
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -55,8 +57,23 @@ async function main(): Promise<void> {
       extraArgs: passthrough,
       onOutput: (chunk) => process.stdout.write(chunk),
     });
-    for (const result of results) process.stdout.write(`\n${result.pass}: schemathesis exit code ${result.exitCode}\n`);
-    exitCode = results.every((result) => result.exitCode === 0) ? 0 : 1;
+    const failures: string[] = [];
+    for (const result of results) {
+      process.stdout.write(`\n${result.pass}: schemathesis exit code ${result.exitCode}\n`);
+      if (result.exitCode !== 0) failures.push(`${result.pass}: schemathesis exited ${result.exitCode}`);
+      // Every operation of the document was exercised, not a filtered subset.
+      const summary = result.output.slice(Math.max(0, result.output.lastIndexOf('SUMMARY')));
+      const [, selected, total] = /Selected: (\d+)\/(\d+)/.exec(summary) ?? [];
+      if (!selected || selected !== total || Number(selected) === 0) failures.push(`${result.pass}: operations selected ${selected ?? '?'} of ${total ?? '?'}`);
+    }
+    // The client whose token the fuzzer used survived the run (the hooks keep the fuzzer off it).
+    try {
+      await fetchToken(apiUrl, clientId, clientSecret);
+    } catch (error) {
+      failures.push(`the fuzzer's own client no longer gets a token: ${error instanceof Error ? error.message : error}`);
+    }
+    for (const failure of failures) process.stdout.write(`FAILED ${failure}\n`);
+    exitCode = failures.length === 0 ? 0 : 1;
     process.stdout.write(`reports in ${reportDir}\n`);
   } finally {
     await platform?.stop();

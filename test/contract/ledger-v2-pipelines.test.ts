@@ -3,7 +3,8 @@ import { api } from '../support/http';
 import { newLedger } from '../support/ledger';
 import { hashedUpTo } from '../support/ledger-logs';
 import { writeLogs } from '../support/ledger-pipelines';
-import { eventually, startReceiver } from '../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../support/eventually';
+import { startReceiver } from '../support/webhook-receiver';
 import { sdkClientWithToken } from './sdk-client';
 
 /**
@@ -77,7 +78,7 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     const pipeline = await newPipeline(exporter.id);
     expect(pipeline).toEqual({ id: expect.any(String), ledger, exporterID: exporter.id, enabled: true, createdAt: expect.any(Date) });
     // Created started: the receiver gets the ledger's three logs.
-    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the pipeline to export the logs');
+    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to export the logs' });
     expect(receivedIds()).toEqual([0, 1, 2]);
   });
 
@@ -92,10 +93,10 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
   test('getPipelineState', async () => {
     const exporter = await newExporter();
     const pipeline = await newPipeline(exporter.id);
-    const state = await eventually(async () => {
+    const state = await pollUntil(async () => {
       const read = await readPipeline(pipeline.id);
       return read.lastLogID === 2 ? read : undefined;
-    }, 30_000, 'the pipeline to catch up');
+    }, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to catch up' });
     expect(state).toEqual({ ...pipeline, lastLogID: 2 });
   });
 
@@ -111,13 +112,13 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id });
     expect((await sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
     expect((await readPipeline(pipeline.id)).enabled).toBe(true);
-    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the restarted pipeline to catch up');
+    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, { timeoutMs: 30_000, what: 'the restarted pipeline to catch up' });
     await expect(sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
   });
 
   test('resetPipeline', async () => {
     const pipeline = await newPipeline((await newExporter()).id);
-    await eventually(async () => (await readPipeline(pipeline.id)).lastLogID === 2, 30_000, 'the pipeline to catch up');
+    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to catch up' });
     await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id });
     expect((await sdk.ledger.v2.resetPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
     const reset = await readPipeline(pipeline.id);

@@ -1,5 +1,5 @@
 import { api } from '../support/http';
-import { eventually } from '../support/orchestration';
+import { pollUntil } from '../support/eventually';
 import { sdkClient } from './sdk-client';
 
 /** Every method of Formance's `orchestration.v2` through the official SDK (paths under /api/orchestration/v2). */
@@ -43,7 +43,7 @@ describe('contract: orchestration.v2 through the Formance SDK', () => {
     const listed = await orchestration.listInstances({ workflowID, pageSize: 10 });
     expect(listed.v2ListRunsResponse!.cursor.data.map((i) => i.id)).toEqual([instanceID]);
     await orchestration.sendEvent({ instanceID, requestBody: { name: 'go' } });
-    const done = await eventually(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
     expect(done.error ?? '').toBe('');
     const history = (await orchestration.getInstanceHistory({ instanceID })).v2GetWorkflowInstanceHistoryResponse!.data;
     expect(history[0].name).toBe('RunWaitEvent');
@@ -55,7 +55,7 @@ describe('contract: orchestration.v2 through the Formance SDK', () => {
   test('cancelEvent stops a waiting instance', async () => {
     const instanceID = await startInstance(await workflowWaitingFor('never'));
     expect((await orchestration.cancelEvent({ instanceID })).statusCode).toBe(204);
-    const done = await eventually(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
     expect(done.terminated).toBe(true);
   });
 

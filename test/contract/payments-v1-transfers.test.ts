@@ -1,6 +1,7 @@
 import { stringifyJson } from '../../lib/json';
 import { api } from '../support/http';
-import { eventually, simulatedDirectory, suffix, writeJson } from '../support/payments';
+import { isDefined, pollUntil } from '../support/eventually';
+import { simulatedDirectory, suffix, writeJson } from '../support/payments';
 import { sdkClient } from './sdk-client';
 
 /**
@@ -24,7 +25,7 @@ describe('contract: payments.v1 transfer initiations through the Formance SDK', 
     const encode = (reference: string) => Buffer.from(stringifyJson({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
     main = encode('main');
     supplier = encode('supplier');
-    await eventually(async () => ((await api('GET', `/api/payments/accounts/${supplier}`)).status === 200 ? true : undefined), 30_000, 'accounts fetched');
+    await pollUntil(async () => ((await api('GET', `/api/payments/accounts/${supplier}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
   });
   afterAll(async () => {
     await v1.uninstallConnectorV1({ connector: 'DUMMY-PAY', connectorId: connectorID });
@@ -35,10 +36,10 @@ describe('contract: payments.v1 transfer initiations through the Formance SDK', 
     description: 'rent', scheduledAt: new Date('2030-01-01T00:00:00Z'), validated, metadata: { k: 'v' },
   })).transferInitiationResponse!.data;
   const read = async (transferId: string) => (await v1.getTransferInitiation({ transferId })).transferInitiationResponse!.data;
-  const settled = (transferId: string) => eventually(async () => {
+  const settled = (transferId: string) => pollUntil(async () => {
     const t = await read(transferId);
     return ['PROCESSED', 'FAILED'].includes(t.status) ? t : undefined;
-  }, 30_000, `transfer ${transferId}`);
+  }, isDefined, { timeoutMs: 30_000, what: `transfer ${transferId}` });
 
   test('createTransferInitiation', async () => {
     const waiting = await create(100n, false);
@@ -85,7 +86,7 @@ describe('contract: payments.v1 transfer initiations through the Formance SDK', 
     expect(failed).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/insufficient funds/) });
     writeJson(dir, 'balances.json', [{ accountReference: 'main', asset: 'EUR/2', amount: 1_000_000 }]);
     expect((await v1.retryTransferInitiation({ transferId: created.id })).statusCode).toBe(204);
-    await eventually(async () => ((await read(created.id)).status === 'PROCESSED' ? true : undefined), 30_000, 'retry processed');
+    await pollUntil(async () => ((await read(created.id)).status === 'PROCESSED' ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'retry processed' });
   });
 
   // v1 waits for the reversal: 204 once the provider reversed it; a partial one reads PARTIALLY_REVERSED, the rest REVERSED.

@@ -1,6 +1,7 @@
 import { stringifyJson } from '../../lib/json';
 import { api } from '../support/http';
-import { eventually, simulatedDirectory, suffix } from '../support/payments';
+import { isDefined, pollUntil } from '../support/eventually';
+import { simulatedDirectory, suffix } from '../support/payments';
 import { sdkClient } from './sdk-client';
 
 /**
@@ -104,10 +105,10 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('resetConnectorV1', async () => {
     expect((await v1.resetConnectorV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).statusCode).toBe(204);
-    const tasks = await eventually(async () => {
+    const tasks = await pollUntil(async () => {
       const data = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data;
       return data.some((t) => t.id.endsWith('-reset')) ? data : undefined;
-    }, 30_000, 'reset task');
+    }, isDefined, { timeoutMs: 30_000, what: 'reset task' });
     expect(tasks.map((t) => t.connectorID)).toEqual(tasks.map(() => dummyID));
   });
 
@@ -136,10 +137,10 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('getConnectorTaskV1', async () => {
     const taskId = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data.find((t) => t.id.endsWith('-install'))!.id;
-    const task = await eventually(async () => {
+    const task = await pollUntil(async () => {
       const t = (await v1.getConnectorTaskV1({ connector: 'DUMMY-PAY', connectorId: dummyID, taskId })).taskResponse!.data;
       return t.status === 'TERMINATED' ? t : undefined;
-    }, 30_000, 'install task');
+    }, isDefined, { timeoutMs: 30_000, what: 'install task' });
     expect(task).toMatchObject({ id: taskId, connectorID: dummyID });
     expect((await api('GET', `/api/payments/connectors/DUMMY-PAY/${dummyID}/tasks/nope`)).status).toBe(404);
   });
@@ -215,11 +216,11 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('getAccountBalances', async () => {
     const mainID = Buffer.from(stringifyJson({ ConnectorID: dummyID, Reference: 'main' })).toString('base64url');
-    const balances = await eventually(async () => {
+    const balances = await pollUntil(async () => {
       const res = await v1.getAccountBalances({ accountId: mainID, asset: 'EUR/2' }).catch(() => undefined);
       const data = res?.balancesCursor?.cursor.data;
       return data?.length ? data : undefined;
-    }, 30_000, 'balances');
+    }, isDefined, { timeoutMs: 30_000, what: 'balances' });
     expect(balances[0]).toMatchObject({ accountId: mainID, asset: 'EUR/2', currency: 'EUR/2', balance: 2n ** 70n });
   });
   test('createBankAccount', async () => {
@@ -297,14 +298,14 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   });
 
   test('getPoolBalancesLatest', async () => {
-    await eventually(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), 30_000, 'balance');
+    await pollUntil(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'balance' });
     const pool = await newPool([mainAccount(), accountID]);
     const balances = (await v1.getPoolBalancesLatest({ poolId: pool.id })).poolBalancesLatestResponse!.data;
     expect(balances).toEqual([{ asset: 'EUR/2', amount: 2n ** 70n, relatedAccounts: [mainAccount()] }]);
   });
 
   test('getPoolBalances', async () => {
-    await eventually(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), 30_000, 'balance');
+    await pollUntil(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'balance' });
     const pool = await newPool([mainAccount()]);
     const res = (await v1.getPoolBalances({ poolId: pool.id, at: new Date() })).poolBalancesResponse!.data;
     expect(res.balances).toEqual([{ asset: 'EUR/2', amount: 2n ** 70n, relatedAccounts: [mainAccount()] }]);

@@ -1,4 +1,5 @@
-import { eventually, simulatedDirectory, suffix } from '../support/payments';
+import { isDefined, pollUntil } from '../support/eventually';
+import { simulatedDirectory, suffix } from '../support/payments';
 import { sdkClient } from './sdk-client';
 
 /**
@@ -18,10 +19,10 @@ async function install(pollingPeriod = '1s'): Promise<string> {
   return res.v3InstallConnectorResponse!.data;
 }
 
-const settled = (taskID: string) => eventually(async () => {
+const settled = (taskID: string) => pollUntil(async () => {
   const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
   return task.status !== 'PROCESSING' ? task : undefined;
-}, 30_000, `task ${taskID}`);
+}, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
 
 const firstSchedule = async (connectorID: string) => (await v3.listConnectorSchedules({ connectorID })).v3ConnectorSchedulesCursorResponse!.cursor.data[0];
 
@@ -113,10 +114,10 @@ describe('contract: payments.v3 connectors through the Formance SDK', () => {
 
   test('listConnectorScheduleInstances', async () => {
     const { id } = await firstSchedule(connectorID);
-    const instances = await eventually(async () => {
+    const instances = await pollUntil(async () => {
       const data = (await v3.listConnectorScheduleInstances({ connectorID, scheduleID: id, pageSize: 5 })).v3ConnectorScheduleInstancesCursorResponse!.cursor.data;
       return data.some((i) => i.terminated) ? data : undefined;
-    }, 30_000, 'a finished run');
+    }, isDefined, { timeoutMs: 30_000, what: 'a finished run' });
     const done = instances.find((i) => i.terminated)!;
     expect(done).toMatchObject({ scheduleID: id, connectorID });
     expect(done.id.startsWith(`${id}-`)).toBe(true);

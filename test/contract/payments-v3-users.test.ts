@@ -1,4 +1,5 @@
-import { eventually, simulatedDirectory, suffix } from '../support/payments';
+import { isDefined, pollUntil } from '../support/eventually';
+import { simulatedDirectory, suffix } from '../support/payments';
 import { newBankAccount, settled, v3 } from './payments-v3-support';
 
 /**
@@ -24,7 +25,7 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-psu-${suffix()}`, directory, pollingPeriod: '1h' } });
     connectorID = res.v3InstallConnectorResponse!.data;
     // The install task fetches every kind once, orders last.
-    await eventually(async () => ((await v3.listOrders({ query: { $match: { connectorID } } })).v3OrdersCursorResponse!.cursor.data.length ? true : undefined), 30_000, 'orders fetched');
+    await pollUntil(async () => ((await v3.listOrders({ query: { $match: { connectorID } } })).v3OrdersCursorResponse!.cursor.data.length ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'orders fetched' });
   });
   const encode = (reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
   afterAll(async () => {
@@ -133,10 +134,10 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     const id = await forwarded();
     const created = (await v3.createLinkForPaymentServiceUser({ paymentServiceUserID: id, connectorID, v3PaymentServiceUserCreateLinkRequest: link })).v3PaymentServiceUserCreateLinkResponse!;
     expect((await fetch(`${created.link}&decision=approve`, { redirect: 'manual' })).status).toBe(307);
-    await eventually(async () => {
+    await pollUntil(async () => {
       const attempt = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: created.attemptID })).v3PaymentServiceUserLinkAttempt!;
       return attempt.status === 'completed' ? attempt : undefined;
-    });
+    }, isDefined);
     return { id, connectionID: `conn-${created.attemptID}` };
   };
 
@@ -165,8 +166,8 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     expect(res.statusCode).toBe(201);
     const { attemptID, link: url } = res.v3PaymentServiceUserUpdateLinkResponse!;
     expect((await fetch(`${url}&decision=approve`, { redirect: 'manual' })).headers.get('location')).toBe(link.clientRedirectURL);
-    await eventually(async () => ((await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID }))
-      .v3PaymentServiceUserLinkAttempt!.status === 'completed' ? true : undefined));
+    await pollUntil(async () => ((await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID }))
+      .v3PaymentServiceUserLinkAttempt!.status === 'completed' ? true : undefined), isDefined);
     await expect(v3.updateLinkForPaymentServiceUserOnConnector({ paymentServiceUserID: id, connectorID, connectionID: 'c1', v3PaymentServiceUserUpdateLinkRequest: link }))
       .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'connection c1 not found' } });
   });
@@ -195,10 +196,10 @@ describe('contract: payments.v3 payment service users through the Formance SDK',
     const pending = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID })).v3PaymentServiceUserLinkAttempt!;
     expect(pending).toEqual({ id: attemptID, psuID: id, connectorID, status: 'pending', clientRedirectURL: link.clientRedirectURL, createdAt: expect.any(Date), error: null });
     expect((await fetch(`${url}&decision=reject&noRedirect=true`)).status).toBe(204);
-    const exited = await eventually(async () => {
+    const exited = await pollUntil(async () => {
       const attempt = (await v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID })).v3PaymentServiceUserLinkAttempt!;
       return attempt.status === 'exited' ? attempt : undefined;
-    });
+    }, isDefined);
     expect(exited.error).toBe('the end user refused the consent');
     await expect(v3.getPaymentServiceUserLinkAttemptFromConnectorID({ paymentServiceUserID: id, connectorID, attemptID: 'a1' }))
       .rejects.toMatchObject({ statusCode: 404, data$: { errorCode: 'NOT_FOUND', errorMessage: 'link attempt a1 not found' } });

@@ -1,4 +1,5 @@
-import { eventually, simulatedDirectory, suffix } from '../support/payments';
+import { isDefined, pollUntil } from '../support/eventually';
+import { simulatedDirectory, suffix } from '../support/payments';
 import { newBankAccount, settled, v3 } from './payments-v3-support';
 
 /**
@@ -22,10 +23,10 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     });
     const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-${suffix()}`, directory, pollingPeriod: '1h' } });
     connectorID = res.v3InstallConnectorResponse!.data;
-    const payments = await eventually(async () => {
+    const payments = await pollUntil(async () => {
       const data = (await v3.listPayments({ query: { $match: { connectorID } } })).v3PaymentsCursorResponse!.cursor.data;
       return data.length ? data : undefined;
-    }, 30_000, 'fetched payments');
+    }, isDefined, { timeoutMs: 30_000, what: 'fetched payments' });
     paymentID = payments[0].id;
     mainID = payments[0].destinationAccountID!;
   });
@@ -61,10 +62,10 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
   });
 
   test('getAccountBalances', async () => {
-    const balances = await eventually(async () => {
+    const balances = await pollUntil(async () => {
       const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
       return data.length === 2 ? data : undefined;
-    }, 30_000, 'balances');
+    }, isDefined, { timeoutMs: 30_000, what: 'balances' });
     expect(balances.map((b) => [b.asset, b.balance])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
     const usd = (await v3.getAccountBalances({ accountID: mainID, asset: 'USD/2' })).v3BalancesCursorResponse!.cursor.data;
     expect(usd).toHaveLength(1);
@@ -186,10 +187,10 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([]);
   });
 
-  const mainBalances = () => eventually(async () => {
+  const mainBalances = () => pollUntil(async () => {
     const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
     return data.length === 2 ? data : undefined;
-  }, 30_000, 'balances');
+  }, isDefined, { timeoutMs: 30_000, what: 'balances' });
 
   test('getPoolBalances', async () => {
     await mainBalances();

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { fund, newLedger } from '../support/ledger-fixtures';
-import { eventually, startReceiver } from '../support/webhook-receiver';
+import { fund } from '../support/ledger-fixtures';
+import { newLedger } from '../support/ledger';
+import { isTruthy, pollUntil } from '../support/eventually';
+import { startReceiver } from '../support/webhook-receiver';
 import { sdkClient } from './sdk-client';
 
 /** Every method of Formance's `webhooks.v1` through the official SDK: configs, then deliveries and their replays. */
@@ -60,7 +62,7 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
     ledger = await newLedger('contract-webhooks');
     const accounts = ['users:list', 'users:one', 'users:attempts', 'users:replay', 'users:bulk'];
     for (const account of accounts) await fund(ledger, account, 100);
-    await eventually(async () => {
+    await pollUntil(async () => {
       const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since })).deliveriesResponse!.cursor;
       for (const delivery of page.data) {
         if (failed.has(delivery.id)) continue;
@@ -69,7 +71,7 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
         if (account) failed.set(account, delivery.id);
       }
       return failed.size === accounts.length;
-    }, 30_000, 'a failed delivery of each transaction');
+    }, isTruthy, { timeoutMs: 30_000, what: 'a failed delivery of each transaction' });
   });
   afterAll(async () => {
     await webhooks.deleteConfig({ id: configId });
@@ -77,10 +79,10 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
   });
 
   const succeeded = (id: string) =>
-    eventually(async () => {
+    pollUntil(async () => {
       const delivery = (await webhooks.getDelivery({ id })).deliveryResponse!.data;
       return delivery.status === 'succeeded' ? delivery : undefined;
-    }, 30_000, `delivery ${id} to succeed`);
+    }, isTruthy, { timeoutMs: 30_000, what: `delivery ${id} to succeed` });
 
   test('getDeliveries filters by config, status and creation time, without payloads', async () => {
     const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since, createdAtTo: new Date(), pageSize: 100 })).deliveriesResponse!.cursor;

@@ -1,8 +1,10 @@
 import { createDb } from '../../db/knex';
 import { accountId, paymentId } from '../../areas/payments/ids';
 import { api } from '../support/http';
-import { fund, newLedger } from '../support/ledger-fixtures';
-import { createWorkflow, eventually, readInstance, runInstance, stageHistory } from '../support/orchestration';
+import { fund } from '../support/ledger-fixtures';
+import { newLedger } from '../support/ledger';
+import { pollUntil } from '../support/eventually';
+import { createWorkflow, readInstance, runInstance, stageHistory } from '../support/orchestration';
 import { installSimulated, simulatedDirectory } from '../support/payments';
 import { taskQueue, temporalClient } from '../support/temporal';
 import { newWallet } from '../support/wallets';
@@ -46,16 +48,16 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     const workflowID = await createWorkflow([{ delay: { duration: '300ms' } }, { wait_event: { event: 'approved' } }]);
     const id = (await runInstance(workflowID)).body.data.id;
     await api('POST', `/api/orchestration/v2/instances/${id}/events`, { body: { name: 'approved' } });
-    await eventually(() => readInstance(id), (i) => i.terminated);
+    await pollUntil(() => readInstance(id), (i) => i.terminated);
     return id;
   }),
 
   instance('abort-waiting', async () => {
     const workflowID = await createWorkflow([{ wait_event: { event: 'never' } }, { noop: {} }]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await eventually(() => readInstance(id), (i) => i.status.length === 1);
+    await pollUntil(() => readInstance(id), (i) => i.status.length === 1);
     await api('PUT', `/api/orchestration/v2/instances/${id}/abort`);
-    await eventually(() => readInstance(id), (i) => i.terminated);
+    await pollUntil(() => readInstance(id), (i) => i.terminated);
     return id;
   }),
 
@@ -67,9 +69,9 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       { noop: {} },
     ]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
     await expectStatus(api('PUT', `/api/orchestration/v2/instances/${id}/abort`), 204);
-    await eventually(() => readInstance(id), (i) => i.terminated);
+    await pollUntil(() => readInstance(id), (i) => i.terminated);
     return id;
   }),
 
@@ -91,9 +93,9 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       { send: { source: account('empty', ledger), destination: account('dest', ledger), amount: { asset: 'USD/2', amount: 100 } } },
     ]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
     await fund(ledger, 'empty', 100);
-    await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
+    await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
     return id;
   }),
 
@@ -123,7 +125,7 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       });
       const connectorID = await installSimulated(dir, '1s');
       const payment = paymentId(connectorID, 'in-1');
-      await eventually(() => api('GET', `/api/payments/payments/${payment}`), (res) => res.status === 200);
+      await pollUntil(() => api('GET', `/api/payments/payments/${payment}`), (res) => res.status === 200);
       const ledger = await newLedger('replay');
       await api('POST', `/api/ledger/v2/${ledger}/accounts/bank/metadata`, { body: { formanceAccountID: accountId(connectorID, 'payout') } });
       const workflowID = await createWorkflow([
@@ -133,7 +135,7 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const id = (await runInstance(workflowID, {}, true)).body.data.id;
       const transfer = (await stageHistory(id, 1)).body.data.find((e: { name: string }) => e.name === 'ProviderTransfer');
       const initiation = transfer.output.ProviderTransfer.data.paymentInitiationID;
-      await eventually(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
+      await pollUntil(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
 
       // The treasury holds 10: a transfer of 500 from it is refused by the simulator (insufficient funds).
       const refused = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
@@ -141,12 +143,12 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
           sourceAccountID: accountId(connectorID, 'treasury'), destinationAccountID: accountId(connectorID, 'payout'), description: 'replay' },
       });
       const refusedID = refused.body.data.paymentInitiationID;
-      await eventually(() => read(`/api/payments/v3/payment-initiations/${refusedID}`), (b) => b.data.status === 'FAILED');
+      await pollUntil(() => read(`/api/payments/v3/payment-initiations/${refusedID}`), (b) => b.data.status === 'FAILED');
 
       const bankAccount = (await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'replay', iban: 'FR7630006000011234567890189', country: 'FR' } })).body.data;
       const forward = await api('POST', `/api/payments/v3/bank-accounts/${bankAccount}/forward`, { body: { connectorID } });
       if (forward.status !== 202) throw new Error(`forward: expected 202, got ${forward.status} ${forward.text}`);
-      await eventually(() => read(`/api/payments/v3/tasks/${forward.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      await pollUntil(() => read(`/api/payments/v3/tasks/${forward.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
 
       await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 202);
       return {
@@ -167,11 +169,11 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const connectorID = await installSimulated(dir, '1s');
       const base = `/api/payments/v3/connectors/${connectorID}`;
       const schedule = (await read(`${base}/schedules`)).cursor.data.find((s: { kind: string }) => s.kind === 'payments').id;
-      const [poll] = await eventually(async () => (await read(`${base}/schedules/${schedule}/instances`)).cursor.data, (l) => l.length > 0 && l[0].terminated);
+      const [poll] = await pollUntil(async () => (await read(`${base}/schedules/${schedule}/instances`)).cursor.data, (l) => l.length > 0 && l[0].terminated);
       const reset = (await api('POST', `${base}/reset`)).body.data;
-      await eventually(() => read(`/api/payments/v3/tasks/${reset}`), (b) => b.data.status === 'SUCCEEDED');
+      await pollUntil(() => read(`/api/payments/v3/tasks/${reset}`), (b) => b.data.status === 'SUCCEEDED');
       const uninstall = (await api('DELETE', base)).body.data.taskID;
-      await eventually(() => read(`/api/payments/v3/tasks/${uninstall}`), (b) => b.data.status === 'SUCCEEDED');
+      await pollUntil(() => read(`/api/payments/v3/tasks/${uninstall}`), (b) => b.data.status === 'SUCCEEDED');
       return { 'connector-install': schedule.replace(/-payments$/, '-install'), 'connector-poll': poll.id, 'connector-reset': reset, 'connector-uninstall': uninstall };
     },
   }],
@@ -182,18 +184,18 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
     async run() {
       const dir = simulatedDirectory({ 'accounts.json': [{ reference: 'treasury', type: 'INTERNAL' }, { reference: 'payout', type: 'EXTERNAL' }] });
       const connectorID = await installSimulated(dir, '1s');
-      await eventually(() => api('GET', `/api/payments/v3/accounts/${accountId(connectorID, 'payout')}`), (res) => res.status === 200);
+      await pollUntil(() => api('GET', `/api/payments/v3/accounts/${accountId(connectorID, 'payout')}`), (res) => res.status === 200);
       const created = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
         body: { reference: `reversed-${Date.now()}`, connectorID, type: 'TRANSFER', amount: 500, asset: 'EUR/2',
           sourceAccountID: accountId(connectorID, 'treasury'), destinationAccountID: accountId(connectorID, 'payout'), description: 'replay' },
       });
       const initiation = created.body.data.paymentInitiationID;
-      await eventually(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
+      await pollUntil(() => read(`/api/payments/v3/payment-initiations/${initiation}`), (b) => b.data.status === 'PROCESSED');
       const reversal = await api('POST', `/api/payments/v3/payment-initiations/${initiation}/reverse`, {
         body: { reference: `reversal-${Date.now()}`, amount: 200, asset: 'EUR/2', description: 'replay' },
       });
       if (reversal.status !== 202) throw new Error(`reverse: expected 202, got ${reversal.status} ${reversal.text}`);
-      await eventually(() => read(`/api/payments/v3/tasks/${reversal.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      await pollUntil(() => read(`/api/payments/v3/tasks/${reversal.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
       await expectStatus(api('DELETE', `/api/payments/v3/connectors/${connectorID}`), 202);
       return { 'payment-initiation-reverse': reversal.body.data.taskID };
     },
@@ -206,7 +208,7 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const user = (await api('POST', '/api/payments/v3/payment-service-users', { body: { name: 'replay' } })).body.data;
       const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user}`);
       if (deleted.status !== 202) throw new Error(`psu delete: expected 202, got ${deleted.status} ${deleted.text}`);
-      await eventually(() => read(`/api/payments/v3/tasks/${deleted.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
+      await pollUntil(() => read(`/api/payments/v3/tasks/${deleted.body.data.taskID}`), (b) => b.data.status === 'SUCCEEDED');
       return { 'payment-service-user-delete': deleted.body.data.taskID };
     },
   }],
@@ -230,12 +232,12 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         const { attemptID, link } = (await api('POST', `${users}/${user}/connectors/${connectorID}/create-link`, { body: { clientRedirectURL: 'https://app.example/back' } })).body;
         const res = await fetch(`${link}&decision=${decision}&noRedirect=true`);
         if (res.status !== 204) throw new Error(`consent: expected 204, got ${res.status}`);
-        await eventually(() => read(`${users}/${user}/connectors/${connectorID}/link-attempts/${attemptID}`), (b) => b.status !== 'pending');
+        await pollUntil(() => read(`${users}/${user}/connectors/${connectorID}/link-attempts/${attemptID}`), (b) => b.status !== 'pending');
         return attemptID as string;
       };
       const task = async (path: string) => {
         const taskID = (await api('DELETE', path)).body.data.taskID as string;
-        await eventually(() => read(`/api/payments/v3/tasks/${taskID}`), (b) => b.data.status === 'SUCCEEDED');
+        await pollUntil(() => read(`/api/payments/v3/tasks/${taskID}`), (b) => b.data.status === 'SUCCEEDED');
         return taskID;
       };
       const first = await newUser();
@@ -269,8 +271,8 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}" && event.transactions[0].postings[0].destination == "users:ann"`, vars: { user: '"ann"', amount: 'event.transactions[0].postings[0].amount / 10' } },
       })).body.data.id;
       await fund(ledger, 'users:ann', 1000);
-      const [occurrence] = await eventually(async () => (await read(`/api/orchestration/triggers/${trigger}/occurrences`)).cursor.data, (l) => l.length === 1);
-      await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
+      const [occurrence] = await pollUntil(async () => (await read(`/api/orchestration/triggers/${trigger}/occurrences`)).cursor.data, (l) => l.length === 1);
+      await pollUntil(() => readInstance(occurrence.workflowInstanceID), (i) => i.terminated);
       await api('DELETE', `/api/orchestration/triggers/${trigger}`);
       return { 'trigger-started': occurrence.workflowInstanceID };
     },
@@ -292,16 +294,13 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         const subscribe = async (url: string) =>
           (await api('POST', '/api/webhooks/configs', { body: { endpoint: url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
         // The delivery to a config of the event of the funding of `destination`, once it has reached `status`.
-        const delivered = (configID: string, destination: string, status = 'succeeded') => eventually(
-          async () => {
+        const delivered = (configID: string, destination: string, status = 'succeeded') => pollUntil(async () => {
             for (const { id } of (await read(`/api/webhooks/deliveries?configId=${configID}`)).cursor.data as any[]) {
               const delivery = (await read(`/api/webhooks/deliveries/${id}`)).data;
               if (delivery.payload.includes(`"${destination}"`)) return delivery;
             }
             return undefined;
-          },
-          (d) => d?.status === status,
-        );
+          }, (d) => d?.status === status);
         const batchOf = async (eventID: string) => `events-${(await db('events_outbox').where({ id: eventID }).first('batch_id')).batch_id}`;
 
         const okConfig = await subscribe(ok.url);
@@ -314,11 +313,11 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         if (retried.attemptCount !== 4) throw new Error(`expected four attempts, got ${retried.attemptCount}`);
 
         await expectStatus(api('POST', `/api/webhooks/deliveries/${first.id}/replay`), 200);
-        await eventually(async () => (await read(`/api/webhooks/deliveries/${first.id}`)).data, (d) => d.status === 'succeeded' && d.replayGeneration === 1);
+        await pollUntil(async () => (await read(`/api/webhooks/deliveries/${first.id}`)).data, (d) => d.status === 'succeeded' && d.replayGeneration === 1);
 
         await expectStatus(api('GET', `/api/webhooks/configs/${okConfig}/test`), 200);
         // The op 16 workflow id ends with a random UUID: find it in Temporal's visibility store.
-        const testRun = await eventually(async () => {
+        const testRun = await pollUntil(async () => {
           for await (const execution of client.workflow.list({ query: `WorkflowType = 'testWebhook' AND WorkflowId STARTS_WITH 'webhook-test-${okConfig}-'` })) return execution.workflowId;
           return undefined;
         }, (found) => found !== undefined);
@@ -350,7 +349,7 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       try {
         const configID = (await api('POST', '/api/webhooks/configs', { body: { endpoint: flaky.url, eventTypes: ['ledger.committed_transactions'] } })).body.data.id as string;
         await fund(ledger, 'users:queued', 100);
-        const delivery = await eventually(async () => (await read(`/api/webhooks/deliveries?configId=${configID}`)).cursor.data[0], (d) => d?.status === 'succeeded');
+        const delivery = await pollUntil(async () => (await read(`/api/webhooks/deliveries?configId=${configID}`)).cursor.data[0], (d) => d?.status === 'succeeded');
         if (delivery.attemptCount !== 3) throw new Error(`expected three attempts, got ${delivery.attemptCount}`);
         const batch = `events-${(await db('events_outbox').where({ id: delivery.eventID }).first('batch_id')).batch_id}`;
         await api('DELETE', `/api/webhooks/configs/${configID}`);
@@ -374,10 +373,10 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
         const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: receiver.url } } })).body.data;
         const pipeline = (await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID: exporter.id } })).body.data;
         const state = () => read(`/api/ledger/v2/${ledger}/pipelines/${pipeline.id}`);
-        await eventually(state, (s) => s.data.lastLogID === 1);
+        await pollUntil(state, (s) => s.data.lastLogID === 1);
         await expectStatus(api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/reset`), 202);
-        await eventually(async () => receiver.received.length, (n) => n >= 2);
-        await eventually(state, (s) => s.data.lastLogID === 1);
+        await pollUntil(async () => receiver.received.length, (n) => n >= 2);
+        await pollUntil(state, (s) => s.data.lastLogID === 1);
         await expectStatus(api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/stop`), 202);
         return { 'ledger-pipeline': `ledger-pipeline-${ledger}-${pipeline.id}` };
       } finally {
@@ -398,9 +397,9 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
       const { client, connection } = await temporalClient();
       try {
         const handle = client.schedule.getHandle(`reconciliation-rule-${rule.id}`);
-        const described = await eventually(() => handle.describe(), (d) => d.info.recentActions.length > 0);
+        const described = await pollUntil(() => handle.describe(), (d) => d.info.recentActions.length > 0);
         const filter = encodeURIComponent(JSON.stringify({ ruleID: rule.id }));
-        await eventually(() => read(`/api/reconciliation/evaluations?query=${filter}`), (b) => b.cursor.data.length > 0);
+        await pollUntil(() => read(`/api/reconciliation/evaluations?query=${filter}`), (b) => b.cursor.data.length > 0);
         await expectStatus(api('DELETE', `/api/reconciliation/rules/${rule.id}`), 204);
         return { 'reconciliation-rule-run': described.info.recentActions[0].action.workflow.workflowId };
       } finally {

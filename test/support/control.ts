@@ -1,3 +1,4 @@
+import { isTruthy, pollUntil } from './eventually';
 import { apiUrl } from './http';
 
 type Part = 'api' | 'worker';
@@ -15,11 +16,6 @@ export async function control(part: Part, action: Action): Promise<void> {
 
 /** Waits until the API answers its health check again. */
 export async function waitForApi(timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`${apiUrl()}/_healthcheck`).then((r) => r.status === 200, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the API did not come back');
+  const healthy = () => fetch(`${apiUrl()}/_healthcheck`).then((r) => r.status === 200, () => false);
+  await pollUntil(healthy, isTruthy, { timeoutMs, intervalMs: 100, what: 'the API to answer its health check' });
 }

@@ -1,12 +1,6 @@
 import { api } from './http';
 
-/** Ledger helpers for tests of other areas: a fresh ledger, funding from world, and balances. */
-export async function newLedger(prefix = 'orch'): Promise<string> {
-  const name = `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
-  const res = await api('POST', `/api/ledger/v2/${name}`, { body: {} });
-  if (res.status !== 204) throw new Error(`ledger creation failed: ${res.status} ${res.text}`);
-  return name;
-}
+/** Ledger helpers for tests of other areas: funding from world, and balances (a fresh ledger: newLedger in ./ledger). */
 
 export async function fund(ledger: string, account: string, amount: number | bigint, asset = 'USD/2'): Promise<void> {
   const res = await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: [{ source: 'world', destination: account, amount, asset }] } });

@@ -1,12 +1,12 @@
 import { api, apiUrl, getToken } from './http';
-import { eventually } from './payments';
+import { isDefined, pollUntil } from './eventually';
 
 /** Waits until the hasher has hashed every log of the ledger (a condition, not a timing: it fails only after 30 s). */
 export async function hashedUpTo(ledger: string): Promise<{ logs: number; lastHashedLogId: number; lag: number }> {
-  return eventually(async () => {
+  return pollUntil(async () => {
     const res = await api('GET', `/api/ledger/v2/${ledger}/logs/chain`);
     return res.status === 200 && res.body.data.lag === 0 ? res.body.data : undefined;
-  }, 30_000, `the hasher to catch up on ${ledger}`);
+  }, isDefined, { timeoutMs: 30_000, what: `the hasher to catch up on ${ledger}` });
 }
 
 /** The export's raw text (newline-delimited JSON). */

@@ -1,5 +1,4 @@
 import { api } from './http';
-import { pollUntil } from './eventually';
 
 /** Creates a workflow through the API and returns its id. */
 export async function createWorkflow(stages: unknown[], name = `wf-${Math.random().toString(36).slice(2, 8)}`): Promise<string> {
@@ -11,11 +10,6 @@ export async function createWorkflow(stages: unknown[], name = `wf-${Math.random
 /** Starts an instance (op 12) and returns the response. */
 export async function runInstance(workflowID: string, variables: Record<string, string> = {}, wait = false) {
   return api('POST', `/api/orchestration/v2/workflows/${workflowID}/instances${wait ? '?wait=true' : ''}`, { body: variables });
-}
-
-/** Polls `read` until `until` holds, for at most `timeoutMs` (a liveness bound, not a timed assertion). */
-export function eventually<T>(read: () => Promise<T>, until: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  return pollUntil(read, until, { timeoutMs });
 }
 
 export const readInstance = async (id: string) => (await api('GET', `/api/orchestration/v2/instances/${id}`)).body.data;

@@ -6,7 +6,6 @@ import { upsertAccounts, type ProviderAccount } from '../../areas/payments/accou
 import { accountId, connectorId } from '../../areas/payments/ids';
 import { stringifyJson } from '../../lib/json';
 import { api } from './http';
-import { pollUntil } from './eventually';
 
 export const suffix = (): string => randomUUID().slice(0, 8);
 export const testDb = (): Db => createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 3 });
@@ -30,11 +29,6 @@ export function simulatedDirectory(files: Record<string, unknown> = {}): string 
 export function writeJson(dir: string, name: string, content: unknown): void {
   fs.writeFileSync(path.join(dir, `${name}.tmp`), stringifyJson(content));
   fs.renameSync(path.join(dir, `${name}.tmp`), path.join(dir, name));
-}
-
-/** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  return (await pollUntil(probe, (value) => value !== undefined, { timeoutMs, intervalMs: 250, what })) as T;
 }
 
 export async function installSimulated(dir: string, pollingPeriod = '1s'): Promise<string> {

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pollUntil } from './eventually';
 
 export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
@@ -32,11 +31,6 @@ export async function startReceiver(respond: (n: number, request: ReceivedReques
     received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  return (await pollUntil(check, (value) => Boolean(value), { timeoutMs, intervalMs: 100, what })) as T;
 }
 
 /** A free TCP port with nothing listening on it (for "unreachable endpoint" cases). */

@@ -5,6 +5,7 @@ import { startRevocationList, type RevocationList, type TokenIdentity } from '..
 import { recordRevocations, revocationOf } from '../../../areas/auth/revocations';
 import { createDb, type Db } from '../../../db/knex';
 import { createLogger } from '../../../lib/logger';
+import { pollUntil } from '../../support/eventually';
 
 const logger = createLogger('revocation-list-test', 'silent');
 const databaseUrl = () => process.env.TEST_DATABASE_URL as string;
@@ -36,13 +37,7 @@ async function outcome(list: RevocationList, token: TokenIdentity): Promise<'acc
 
 /** Polls `list` until `token` gets `expected`, for at most 30 s; returns the last outcome. */
 async function settle(list: RevocationList, token: TokenIdentity, expected: 'accepted' | number): Promise<'accepted' | number> {
-  const deadline = Date.now() + 30_000;
-  let last = await outcome(list, token);
-  while (last !== expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = await outcome(list, token);
-  }
-  return last;
+  return pollUntil(() => outcome(list, token), (last) => last === expected, { intervalMs: 50, what: `the token to be ${expected}` }).catch(() => outcome(list, token));
 }
 
 describe('revocation list (an API process\'s copy of the revocations)', () => {

@@ -65,9 +65,8 @@ describe('revoked access tokens', () => {
 
   /** Waits (bounded) until both APIs refuse `token`, then checks the refusal of a read and of a write. */
   async function expectRefusedSoon(token: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
     for (const base of apis()) {
-      while ((await call(base, token, 'GET')).status !== 401 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      await pollUntil(async () => (await call(base, token, 'GET')).status, (status) => status === 401, { intervalMs: 100, what: `${base} to refuse the revoked token` });
       const read = await call(base, token, 'GET');
       expect(read).toEqual({ status: 401, challenge: expect.stringContaining('error="invalid_token"'), body: { errorCode: 'UNAUTHORIZED', errorMessage: 'access token revoked' } });
       const marker = `after-revocation-${Math.random()}`;

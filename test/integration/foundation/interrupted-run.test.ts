@@ -22,7 +22,8 @@ describe('an interrupted test run', () => {
     const report = path.join(testTempDir('interrupt-report-'), 'report.json');
     let output = '';
     // A jest run of its own, in its own process group as a terminal's foreground job is, on one fixture that waits.
-    child = spawn('npx', ['jest', '--testMatch', '<rootDir>/test/fixtures/interrupt/waits.fixture.ts', '--testPathIgnorePatterns', '^$'], {
+    // The integration project: the one whose global setup starts the platform.
+    child = spawn('npx', ['jest', '--selectProjects', 'integration', '--testMatch', '<rootDir>/test/fixtures/interrupt/waits.fixture.ts', '--testPathIgnorePatterns', '^$'], {
       cwd: root,
       detached: true,
       env: { ...process.env, INTERRUPT_REPORT_FILE: report, TEST_DATA_DIR: '', KEEP_TEST_DATA: '' },

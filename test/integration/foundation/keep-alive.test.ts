@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpServer, httpTimeouts, type HttpTimeouts } from '../../../api/http-server';
 import { loadConfig } from '../../../lib/config';
 import { apiUrl, fetchRetryingClosedConnection } from '../../support/http';
+import { pollUntil } from '../../support/eventually';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,8 +100,7 @@ describe('HTTP keep-alive and timeouts', () => {
       socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
       await sleep(1200); // idle for more than the headers and the request timeouts
       socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-      const deadline = Date.now() + 5000;
-      while (answers().length < 2 && Date.now() < deadline) await sleep(20);
+      await pollUntil(answers, (list) => list.length >= 2, { timeoutMs: 5000, intervalMs: 20, what: 'the second answer' });
       expect(answers()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
 
       const slow = net.connect(Number(new URL(server.url).port), '127.0.0.1');

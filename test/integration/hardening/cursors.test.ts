@@ -7,6 +7,7 @@ import { api, apiUrl, getToken } from '../../support/http';
 import { newLedger, postTransaction, posting } from '../../support/ledger';
 import { seedConnector, testDb } from '../../support/payments';
 import { credit, newWallet } from '../../support/wallets';
+import { isTruthy, pollUntil } from '../../support/eventually';
 
 /** The attacker's edit: valid JSON in the cursor's shape, with a keyset value of the wrong type for every list below. */
 const EDITED = Buffer.from('{"f":{},"p":4,"k":["abc"],"d":"next"}').toString('base64url');
@@ -124,10 +125,8 @@ async function startReplica(): Promise<{ url: string; process: ManagedProcess }>
   };
   const child = runNodeProcess({ name: 'replica', entry: 'api/server.ts', env, output: () => undefined, restartOnCrash: false });
   const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; tries < 600; tries += 1) {
-    if (await fetch(`${url}/_healthcheck`).then((r) => r.ok, () => false)) return { url, process: child };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const healthy = () => fetch(`${url}/_healthcheck`).then((r) => r.ok, () => false);
+  if (await pollUntil(healthy, isTruthy, { timeoutMs: 60_000, intervalMs: 100, what: 'the replica' }).catch(() => false)) return { url, process: child };
   await child.stop();
   throw new Error('the replica API did not become healthy');
 }

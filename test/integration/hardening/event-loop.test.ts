@@ -1,6 +1,7 @@
 import { api, apiUrl } from '../../support/http';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
-import { createWorkflow, eventually } from '../../support/orchestration';
+import { pollUntil } from '../../support/eventually';
+import { createWorkflow } from '../../support/orchestration';
 
 /**
  * No request can hold the API's event loop (issue 36): user regular expressions run on RE2, CEL expressions are
@@ -105,7 +106,7 @@ describe('a trigger expression cannot hold the event loop', () => {
     const id = created.body.data.id;
     const postings = Array.from({ length: 200 }, (_, i) => posting('world', `users:${i}`, 1));
     expect((await postTransaction(ledger, { postings })).status).toBe(200);
-    const [occurrence] = await eventually(() => occurrences(id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(() => occurrences(id), (list) => list.length === 1);
     expect(occurrence.workflowInstanceID).toBeUndefined();
     expect(occurrence.error).toMatch(/^filter: estimated evaluation cost \d+ on this event is over the limit of 1000000/);
     expect((await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`)).body.cursor.data).toEqual([]);

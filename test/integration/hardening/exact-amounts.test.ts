@@ -2,11 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import { api } from '../../support/http';
-import { balance, newLedger } from '../../support/ledger-fixtures';
+import { balance } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, runInstance } from '../../support/orchestration';
-import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
+import { isDefined, isTruthy, pollUntil } from '../../support/eventually';
+import { installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 import { newWallet } from '../../support/wallets';
-import { eventually as until, startReceiver } from '../../support/webhook-receiver';
+import { startReceiver } from '../../support/webhook-receiver';
 
 /**
  * Amounts of any size leave and re-enter the process exactly in every area: over HTTP, in SQL JSON columns, in Temporal
@@ -18,10 +20,10 @@ const POSITIVE = AMOUNTS.filter((a) => a > 0n);
 const asBig = (value: unknown): bigint => BigInt(value as number | bigint);
 const accountID = (connectorID: string, reference: string) => Buffer.from(stringifyJson({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
 const settled = (id: string) =>
-  eventually(async () => {
+  pollUntil(async () => {
     const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
     return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
-  }, 45_000, `initiation ${id} to settle`);
+  }, isDefined, { timeoutMs: 45_000, what: `initiation ${id} to settle` });
 
 describe('exact amounts from 0 to 2^256 through every area', () => {
   it('ledger: postings, Numscript, balances, and the committed-transaction webhook body keep every digit', async () => {
@@ -50,7 +52,7 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       expect(await balance(ledger, 'scripted', 'COIN')).toBe(AMOUNTS.reduce((a, b) => a + b, 0n));
       // Every webhook body carries the exact digits of its amount as a JSON number.
       for (const amount of POSITIVE) {
-        await until(() => receiver.received.some((r) => r.body.includes(ledger) && r.body.includes(`"amount":${amount},`)), 30_000, `webhook with ${amount}`);
+        await pollUntil(() => receiver.received.some((r) => r.body.includes(ledger) && r.body.includes(`"amount":${amount},`)), isTruthy, { timeoutMs: 30_000, what: `webhook with ${amount}` });
       }
     } finally {
       await api('DELETE', `/api/webhooks/configs/${config.body.data.id}`);
@@ -97,17 +99,17 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
     });
     const connectorID = await installSimulated(dir, '1s');
     try {
-      const listed = await eventually(async () => {
+      const listed = await pollUntil(async () => {
         const rows = await paymentsOf(connectorID);
         return rows.length >= AMOUNTS.length ? rows : undefined;
-      }, 45_000, 'provider payments');
+      }, isDefined, { timeoutMs: 45_000, what: 'provider payments' });
       for (const amount of AMOUNTS) expect(asBig(listed.find((p) => p.reference === `file-${amount}`).amount)).toBe(amount);
       const pool = await api('POST', '/api/payments/v3/pools', { body: { name: `exact-${suffix()}`, accountIDs: [accountID(connectorID, 'main')] } });
       expect(pool.status).toBe(201);
-      const poolBalances = await eventually(async () => {
+      const poolBalances = await pollUntil(async () => {
         const data = (await api('GET', `/api/payments/v3/pools/${pool.body.data}/balances`)).body.data;
         return data.length > 0 ? data : undefined;
-      }, 30_000, 'pool balances');
+      }, isDefined, { timeoutMs: 30_000, what: 'pool balances' });
       expect(asBig(poolBalances[0].amount)).toBe(2n ** 300n);
 
       for (const amount of POSITIVE) {
@@ -125,7 +127,7 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       const later = [...AMOUNTS.map((amount) => ({ reference: `file-${amount}`, type: 'PAY-IN', status: 'SUCCEEDED', amount, asset: 'COIN', createdAt: created, destinationAccountReference: 'main' })),
         { reference: 'after', type: 'PAY-IN', status: 'SUCCEEDED', amount: 7, asset: 'COIN', createdAt: created, destinationAccountReference: 'main' }];
       writeJson(dir, 'payments.json', later);
-      await eventually(async () => ((await paymentsOf(connectorID)).some((p) => p.reference === 'after') ? true : undefined), 45_000, 'a later fetch cycle');
+      await pollUntil(async () => ((await paymentsOf(connectorID)).some((p) => p.reference === 'after') ? true : undefined), isDefined, { timeoutMs: 45_000, what: 'a later fetch cycle' });
     } finally {
       await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     }
@@ -159,10 +161,10 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
     expect(install.status).toBe(202);
     const connectorID = install.body.data;
     try {
-      const listed = await eventually(async () => {
+      const listed = await pollUntil(async () => {
         const rows = await paymentsOf(connectorID);
         return rows.length >= AMOUNTS.length ? rows : undefined;
-      }, 45_000, 'generic payments');
+      }, isDefined, { timeoutMs: 45_000, what: 'generic payments' });
       for (const amount of AMOUNTS) expect(asBig(listed.find((p) => p.reference === `g-${amount}`).amount)).toBe(amount);
       for (const amount of [2n ** 64n + 1n, 2n ** 256n]) {
         const res = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {

@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 
 const posting = (source: string, destination: string, amount: number) => ({ source, destination, amount, asset: 'USD/2' });
 const send = (source: string, destination: string, amount: number) => ({

@@ -2,6 +2,7 @@ import { createDb, type Db } from '../../../db/knex';
 import { control } from '../../support/control';
 import { ledgerViolations, logAndEventViolations } from '../../support/ledger-invariants';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
+import { pollUntil } from '../../support/eventually';
 
 const CLIENTS = 32;
 
@@ -29,12 +30,13 @@ describe('ledger group commit under a crash', () => {
           else lost++;
         } catch {
           lost++; // the connection died with the API: the write's fate is unknown to the client
+          // A pause before the next write, not a wait for an event: without it a client spins on refused connections.
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-    while (acknowledged.size < 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    await pollUntil(() => acknowledged.size, (size) => size >= 200, { intervalMs: 20, what: '200 acknowledged writes' });
     await control('api', 'kill');
     stop = true;
     await Promise.all(clients);

@@ -4,7 +4,8 @@ import { api } from '../../support/http';
 import { newLedger } from '../../support/ledger';
 import { hashedUpTo } from '../../support/ledger-logs';
 import { writeLogs } from '../../support/ledger-pipelines';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 /** A ledger created with HASH_LOGS DISABLED keeps its log (dense ids, one per change) but gets no hash chain. */
 describe('ledger logs with HASH_LOGS DISABLED', () => {
@@ -33,10 +34,10 @@ describe('ledger logs with HASH_LOGS DISABLED', () => {
     try {
       const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: receiver.url } } })).body.data;
       expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID: exporter.id } })).status).toBe(201);
-      const exported = await eventually(() => {
+      const exported = await pollUntil(() => {
         const ids = receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number; hash: string }>).map((l) => l.id));
         return ids.length >= 6 ? ids : undefined;
-      }, 30_000, 'the pipeline to export the unhashed logs');
+      }, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to export the unhashed logs' });
       expect(exported).toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
       await receiver.close();

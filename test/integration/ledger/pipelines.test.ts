@@ -7,7 +7,8 @@ import { newLedger } from '../../support/ledger';
 import { hashedUpTo } from '../../support/ledger-logs';
 import { ledgerLogs, scratchDatabase, writeLogs } from '../../support/ledger-pipelines';
 import { temporalClient } from '../../support/temporal';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const createExporter = (body: unknown) => api('POST', '/api/ledger/v2/_/exporters', { body });
 /** Pipelines this file started: each polls its ledger every second until deleted, so they go when the file is done. */
@@ -25,7 +26,7 @@ const pipelineState = async (ledger: string, id: string) => (await api('GET', `/
 /** Waits until the pipeline's position is the ledger's last log (every log hashed first). */
 async function caughtUp(ledger: string, pipelineID: string): Promise<number> {
   const { logs } = await hashedUpTo(ledger);
-  await eventually(async () => (await pipelineState(ledger, pipelineID)).lastLogID === logs - 1, 60_000, `pipeline ${pipelineID} to reach log ${logs - 1}`);
+  await pollUntil(async () => (await pipelineState(ledger, pipelineID)).lastLogID === logs - 1, isTruthy, { timeoutMs: 60_000, what: `pipeline ${pipelineID} to reach log ${logs - 1}` });
   return logs;
 }
 
@@ -101,7 +102,8 @@ describe('ledger pipelines: postgres driver', () => {
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/stop`)).status).toBe(202);
     await writeLogs(ledger, 4);
     await hashedUpTo(ledger);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // more than a poll interval
+    // A stopped pipeline exports nothing: an absence, so more than a poll interval of quiet.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await targetRows(ledger)).length).toBe(4);
     expect((await pipelineState(ledger, pipeline.id)).lastLogID).toBe(3);
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/start`)).status).toBe(202);

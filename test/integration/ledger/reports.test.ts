@@ -30,6 +30,7 @@ describe('ledger counts, stats and volumes', () => {
       { postings: [posting('world', 'users:1', 100), posting('world', 'users:2', 50)], metadata: { batch: 'a' } },
       { postings: [posting('world', 'users:1', 7, 'EUR/2')] },
     ]) expect((await postTransaction(ledger, body)).status).toBe(200);
+    // The behaviour under test is a time boundary: `between` must fall strictly between the two batches' timestamps.
     await new Promise((resolve) => setTimeout(resolve, 20));
     between = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 20));

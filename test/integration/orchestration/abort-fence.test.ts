@@ -3,8 +3,9 @@ import { createTransaction } from '../../../areas/ledger';
 import { inInstanceFence } from '../../../areas/orchestration';
 import { pollUntil } from '../../support/eventually';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
-import { createWorkflow, eventually, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
+import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
 
 const abort = (id: string) => api('PUT', `/api/orchestration/v2/instances/${id}/abort`);
 const send = (ledger: string, source: string) => ({
@@ -18,7 +19,7 @@ async function expectConsistent(id: string) {
   const instance = await readInstance(id);
   expect(instance.terminated).toBe(true);
   for (const stage of instance.status as StageStatus[]) expect(stage.terminatedAt).toEqual(expect.any(String));
-  const history = await eventually(async () => (await instanceHistory(id)).body.data as Array<{ terminated: boolean; terminatedAt?: string; startedAt: string; error?: string }>, (h) => h.length === instance.status.length && h.every((s) => s.terminated));
+  const history = await pollUntil(async () => (await instanceHistory(id)).body.data as Array<{ terminated: boolean; terminatedAt?: string; startedAt: string; error?: string }>, (h) => h.length === instance.status.length && h.every((s) => s.terminated));
   expect(history.map((s) => ({ startedAt: s.startedAt, terminatedAt: s.terminatedAt, error: s.error }))).toEqual(
     (instance.status as StageStatus[]).map((s) => ({ startedAt: s.startedAt, terminatedAt: s.terminatedAt, error: s.error })),
   );
@@ -35,7 +36,7 @@ describe('abort is final: no step of an aborted instance moves money once the ab
   it('orders a step and the abort by the instance row: a step inside its fence holds the abort back until it committed, a step after the abort is refused', async () => {
     const ledger = await newLedger('fence');
     const id = (await runInstance(await createWorkflow([{ wait_event: { event: 'never' } }]))).body.data.id;
-    await eventually(() => readInstance(id), (i) => i.status.length === 1);
+    await pollUntil(() => readInstance(id), (i) => i.status.length === 1);
 
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -65,7 +66,7 @@ describe('abort is final: no step of an aborted instance moves money once the ab
     const refused = inInstanceFence(db, id, (trx) => createTransaction(trx, ledger, { postings: [{ source: 'world', destination: 'dest', amount: 1n, asset: 'USD/2' }] }));
     await expect(refused).rejects.toMatchObject({ code: 'ABORTED' });
     expect(await balance(ledger, 'dest')).toBe(1n);
-    const done = await eventually(() => readInstance(id), (i) => i.terminated);
+    const done = await pollUntil(() => readInstance(id), (i) => i.terminated);
     expect(done).toMatchObject({ error: 'canceled', status: [{ stage: 0, error: 'canceled', terminatedAt: expect.any(String) }] });
   });
 
@@ -80,7 +81,7 @@ describe('abort is final: no step of an aborted instance moves money once the ab
       const ledger = await newLedger('race');
       const id = (await runInstance(await createWorkflow([send(ledger, 'src'), { wait_event: { event: 'never' } }]))).body.data.id;
       // The send has failed once for funds and is being retried.
-      await eventually(async () => (await stageHistory(id, 0)).body.data, (steps) => Array.isArray(steps) && steps.length > 0 && steps.some((s: { lastFailure?: string; error?: string }) => s.lastFailure || s.error) , 60_000);
+      await pollUntil(async () => (await stageHistory(id, 0)).body.data, (steps) => Array.isArray(steps) && steps.length > 0 && steps.some((s: { lastFailure?: string; error?: string }) => s.lastFailure || s.error), { timeoutMs: 60_000 });
       const fundFirst = n % 2 === 0;
       let answer;
       if (fundFirst) [, answer] = await Promise.all([fund(ledger, 'src', 100), abort(id)]);
@@ -90,9 +91,9 @@ describe('abort is final: no step of an aborted instance moves money once the ab
       }
       expect(answer.status).toBe(204);
       const atAnswer = await balance(ledger, 'dest');
-      await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
+      await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
       // Every attempt of the send has ended (none pending in Temporal), so nothing can still post.
-      await eventually(async () => (await stageHistory(id, 0)).body.data, (steps) => steps.every((s: { terminated: boolean }) => s.terminated), 60_000);
+      await pollUntil(async () => (await stageHistory(id, 0)).body.data, (steps) => steps.every((s: { terminated: boolean }) => s.terminated), { timeoutMs: 60_000 });
       expect(await balance(ledger, 'dest')).toBe(atAnswer);
       const instance = await expectConsistent(id);
       expect(instance.error).toBe('canceled');

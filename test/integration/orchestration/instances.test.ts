@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { createWorkflow, eventually, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
+import { pollUntil } from '../../support/eventually';
+import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 
@@ -41,14 +42,14 @@ describe('orchestration instances on Temporal', () => {
     expect(body.data.terminated).toBe(false);
     // Sent while the delay stage runs: the first wait_event stage has not started yet.
     expect((await api('POST', `/api/orchestration/v2/instances/${id}/events`, { body: { name: 'approved' } })).status).toBe(204);
-    await eventually(() => readInstance(id), (i) => i.status.length === 3);
+    await pollUntil(() => readInstance(id), (i) => i.status.length === 3);
     expect((await readInstance(id)).terminated).toBe(false);
     expect((await api('POST', `/api/orchestration/instances/${id}/events`, { body: { name: 'shipped' } })).status).toBe(204);
-    const done = await eventually(() => readInstance(id), (i) => i.terminated);
+    const done = await pollUntil(() => readInstance(id), (i) => i.terminated);
     expect(done.error).toBeUndefined();
     // The read model is written inside the local activity; op 13 reads Temporal's history, where its marker is recorded
     // only when that workflow task completes: wait until every stage is closed there too.
-    const history = await eventually(async () => (await instanceHistory(id)).body.data, (h) => h.length === 3 && h.every((e: { terminated: boolean }) => e.terminated));
+    const history = await pollUntil(async () => (await instanceHistory(id)).body.data, (h) => h.length === 3 && h.every((e: { terminated: boolean }) => e.terminated));
     expect(history.map((h: { name: string; input: unknown }) => [h.name, h.input])).toEqual([
       ['RunDelay', { duration: '500ms' }],
       ['RunWaitEvent', { event: 'approved' }],
@@ -61,15 +62,15 @@ describe('orchestration instances on Temporal', () => {
   it('aborts a waiting instance: the stage and the instance end with "canceled"', async () => {
     const workflowID = await createWorkflow([{ noop: {} }, { wait_event: { event: 'never' } }, { noop: {} }]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await eventually(() => readInstance(id), (i) => i.status.length === 2);
+    await pollUntil(() => readInstance(id), (i) => i.status.length === 2);
     expect((await api('PUT', `/api/orchestration/v2/instances/${id}/abort`)).status).toBe(204);
-    const done = await eventually(() => readInstance(id), (i) => i.terminated);
+    const done = await pollUntil(() => readInstance(id), (i) => i.terminated);
     expect(done.error).toBe('canceled');
     expect(done.status).toHaveLength(2);
     expect(done.status[1].error).toBe('canceled');
     // The stage end is written by a local activity before Temporal records its marker (when the workflow task
     // completes): op 13 shows it a moment after the read model does.
-    const history = await eventually(async () => (await instanceHistory(id)).body.data, (h) => h[1]?.terminated === true);
+    const history = await pollUntil(async () => (await instanceHistory(id)).body.data, (h) => h[1]?.terminated === true);
     expect(history[1]).toMatchObject({ name: 'RunWaitEvent', terminated: true, error: 'canceled' });
     expect((await api('PUT', `/api/orchestration/v2/instances/${id}/abort`)).status).toBe(409);
   });
@@ -79,7 +80,7 @@ describe('orchestration instances on Temporal', () => {
     const first = (await runInstance(workflowID)).body.data.id;
     const second = (await runInstance(workflowID)).body.data.id;
     await api('POST', `/api/orchestration/v2/instances/${first}/events`, { body: { name: 'go' } });
-    await eventually(() => readInstance(first), (i) => i.terminated);
+    await pollUntil(() => readInstance(first), (i) => i.terminated);
     const all = await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`);
     expect(all.body.cursor.data.map((i: { id: string }) => i.id)).toEqual([second, first]);
     const running = await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}&running=true`);

@@ -1,7 +1,9 @@
 import { api } from '../../support/http';
 import { control } from '../../support/control';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
-import { createWorkflow, eventually, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
+import { pollUntil } from '../../support/eventually';
+import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistory } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 const send = (from: string, to: string, fromLedger: string, toLedger = fromLedger, amount: unknown = '${amount}') => ({
@@ -95,22 +97,19 @@ describe('orchestration send and update stages against the ledger', () => {
     const ledger = await newLedger();
     const workflowID = await createWorkflow([send('empty', 'dest', ledger)]);
     const id = (await runInstance(workflowID, { amount: '100' })).body.data.id;
-    const pending = await eventually(
-      async () => (await stageHistory(id, 0)).body.data,
-      (entries) => Array.isArray(entries) && entries.length === 1 && entries[0].attempt >= 2 && entries[0].lastFailure !== undefined,
-    );
+    const pending = await pollUntil(async () => (await stageHistory(id, 0)).body.data, (entries) => Array.isArray(entries) && entries.length === 1 && entries[0].attempt >= 2 && entries[0].lastFailure !== undefined);
     expect(pending[0]).toMatchObject({ name: 'CreateTransaction', terminated: false, attempt: expect.any(Number), nextExecution: iso });
     expect(pending[0].lastFailure).toMatch(/insufficient/i);
     expect(pending[0].output).toBeUndefined();
     expect((await readInstance(id)).terminated).toBe(false);
 
     await fund(ledger, 'empty', 100);
-    const done = await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
+    const done = await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
     expect(done.error).toBeUndefined();
     expect(await balance(ledger, 'dest')).toBe(100n);
     // The step's activity ends the stage in the read model before Temporal records the activity's completion, which op 14
     // reads: wait for it there.
-    const final = await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.terminated === true);
+    const final = await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.terminated === true);
     expect(final[0]).toMatchObject({ terminated: true, attempt: expect.any(Number) });
     expect(final[0].attempt).toBeGreaterThan(1);
   }, 90_000);
@@ -121,10 +120,10 @@ describe('orchestration send and update stages against the ledger', () => {
     // The first send waits on funds (so the worker dies mid-stage, between attempts), then a delay, then a second send.
     const workflowID = await createWorkflow([send('poor', 'dst', ledger, ledger, 50), { delay: { duration: '1s' } }, send('src', 'dst', ledger, ledger, 70)]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await eventually(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
     await control('worker', 'kill');
     await fund(ledger, 'poor', 50);
-    const done = await eventually(() => readInstance(id), (i) => i.terminated, 60_000);
+    const done = await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
     expect(done.error).toBeUndefined();
     expect(await balance(ledger, 'dst')).toBe(120n);
     const txs = await api('GET', `/api/ledger/v2/${ledger}/transactions?pageSize=100`);

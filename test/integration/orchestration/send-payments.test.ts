@@ -1,8 +1,10 @@
 import { accountId, paymentId } from '../../../areas/payments/ids';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, runInstance, stageHistory } from '../../support/orchestration';
-import { eventually, installSimulated, simulatedDirectory, suffix } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix } from '../../support/payments';
 import { newWallet } from '../../support/wallets';
 
 const ASSET = 'EUR/2';
@@ -29,7 +31,7 @@ describe('orchestration send with payments', () => {
     payout = accountId(connectorID, `payout-${tag}`);
     payments.toAccount = paymentId(connectorID, `in-a-${tag}`);
     payments.toWallet = paymentId(connectorID, `in-b-${tag}`);
-    await eventually(async () => ((await api('GET', `/api/payments/payments/${payments.toWallet}`)).status === 200 ? true : undefined), 30_000, 'fetched payments');
+    await pollUntil(async () => ((await api('GET', `/api/payments/payments/${payments.toWallet}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'fetched payments' });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -52,10 +54,10 @@ describe('orchestration send with payments', () => {
       connectorID, amount, asset: ASSET, destination: payout, waitingValidation: false, metadata: { purpose: 'payout' },
     });
     const initiationID = entry.output.ProviderTransfer.data.paymentInitiationID as string;
-    const initiation = await eventually(async () => {
+    const initiation = await pollUntil(async () => {
       const pi = (await api('GET', `/api/payments/v3/payment-initiations/${initiationID}`)).body.data;
       return pi?.status === 'PROCESSED' ? pi : undefined;
-    }, 30_000, 'the initiation to be processed');
+    }, isDefined, { timeoutMs: 30_000, what: 'the initiation to be processed' });
     expect(initiation).toMatchObject({ connectorID, type: 'TRANSFER', amount, asset: ASSET, destinationAccountID: payout, metadata: { purpose: 'payout' } });
     return initiation;
   }

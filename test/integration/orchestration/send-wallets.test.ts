@@ -1,4 +1,5 @@
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, runInstance, stageHistory } from '../../support/orchestration';
 import { credit, mainBalance, newWallet, unique } from '../../support/wallets';
 

@@ -1,7 +1,9 @@
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
-import { createWorkflow, eventually, readInstance } from '../../support/orchestration';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
+import { pollUntil } from '../../support/eventually';
+import { createWorkflow, readInstance } from '../../support/orchestration';
 
 interface Occurrence { id: string; workflowInstanceID?: string; error?: string; event: { causation?: { chain: Array<{ instanceID: string; workflowID: string; triggerID?: string }> } } }
 const occurrences = async (id: string): Promise<Occurrence[]> => (await api('GET', `/api/orchestration/v2/triggers/${id}/occurrences`)).body.cursor.data;
@@ -26,7 +28,7 @@ describe('trigger causation: a trigger does not fire on its own descendants', ()
     const trigger = await feedingTrigger(ledger, ledger, 'fees');
     await fund(ledger, 'users:1', 10);
     // The outside transaction fires; the workflow's own transaction matches too, and is recorded as not fired.
-    const list = await eventually(() => occurrences(trigger.id), (l) => l.length === 2 && l.some((o) => o.error));
+    const list = await pollUntil(() => occurrences(trigger.id), (l) => l.length === 2 && l.some((o) => o.error));
     const fired = list.find((o) => o.workflowInstanceID)!;
     const skipped = list.find((o) => o.error)!;
     expect(skipped.workflowInstanceID).toBeUndefined();
@@ -34,7 +36,7 @@ describe('trigger causation: a trigger does not fire on its own descendants', ()
     // The event carries the chain of the instance whose step wrote it.
     expect(skipped.event.causation).toEqual({ chain: [{ instanceID: fired.workflowInstanceID, workflowID: trigger.workflowID, triggerID: trigger.id }] });
     expect(fired.event.causation).toBeUndefined();
-    const instance = await eventually(() => readInstance(fired.workflowInstanceID!), (i) => i?.terminated === true);
+    const instance = await pollUntil(() => readInstance(fired.workflowInstanceID!), (i) => i?.terminated === true);
     expect(instance.error).toBeUndefined();
     expect(await balance(ledger, 'fees')).toBe(1n);
     // The skipped occurrence started nothing, so nothing else can follow: one instance, two transactions.
@@ -52,8 +54,8 @@ describe('trigger causation: a trigger does not fire on its own descendants', ()
     const first = await feedingTrigger(a, b, 'in:a'); // on A, writes on B
     const second = await feedingTrigger(b, a, 'in:b'); // on B, writes on A
     await fund(a, 'users:1', 10);
-    const firstList = await eventually(() => occurrences(first.id), (l) => l.length === 2 && l.some((o) => o.error));
-    const [secondFired] = await eventually(() => occurrences(second.id), (l) => l.length === 1);
+    const firstList = await pollUntil(() => occurrences(first.id), (l) => l.length === 2 && l.some((o) => o.error));
+    const [secondFired] = await pollUntil(() => occurrences(second.id), (l) => l.length === 1);
     const firstFired = firstList.find((o) => o.workflowInstanceID)!;
     expect(secondFired.workflowInstanceID).toEqual(expect.any(String));
     expect(secondFired.event.causation!.chain).toEqual([{ instanceID: firstFired.workflowInstanceID, workflowID: first.workflowID, triggerID: first.id }]);
@@ -63,7 +65,7 @@ describe('trigger causation: a trigger does not fire on its own descendants', ()
       { instanceID: secondFired.workflowInstanceID, workflowID: second.workflowID, triggerID: second.id },
     ]);
     expect(skipped.error).toMatch(/^not fired: the event descends from instance /);
-    await eventually(() => readInstance(secondFired.workflowInstanceID!), (i) => i?.terminated === true);
+    await pollUntil(() => readInstance(secondFired.workflowInstanceID!), (i) => i?.terminated === true);
     expect(await balance(b, 'in:a')).toBe(1n);
     expect(await balance(a, 'in:b')).toBe(1n);
   });

@@ -2,8 +2,10 @@ import type { Db } from '../../../db/knex';
 import { EVENT_PAYLOADS, ListOf, MapOf, type PayloadShape } from '../../../areas/orchestration/event-payloads';
 import { parseJson } from '../../../lib/json';
 import { api } from '../../support/http';
-import { fund, newLedger } from '../../support/ledger-fixtures';
-import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const SCALARS: Record<string, (value: unknown) => boolean> = {
@@ -61,10 +63,10 @@ describe('trigger payload shapes', () => {
     });
     connectorID = await installSimulated(dir, '1s');
     const accountID = (reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
-    const poolID: string = await eventually(async () => {
+    const poolID: string = await pollUntil(async () => {
       const res = await api('POST', '/api/payments/v3/pools', { body: { name: `shapes-${suffix()}`, accountIDs: [accountID('main')] } });
       return res.status === 201 ? res.body.data : undefined;
-    }, 30_000, 'accounts fetched');
+    }, isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
     expect((await api('DELETE', `/api/payments/v3/pools/${poolID}`)).status).toBe(204);
     const bank = await api('POST', '/api/payments/v3/bank-accounts', { body: { name: 'shapes', iban: 'FR7630006000011234567890189', metadata: { x: 'y' } } });
     expect(bank.status).toBe(201);
@@ -74,10 +76,10 @@ describe('trigger payload shapes', () => {
     expect(initiation.status).toBe(202);
 
     const declared = Object.keys(EVENT_PAYLOADS).sort();
-    const rows: Array<{ type: string; payload: string }> = await eventually(async () => {
+    const rows: Array<{ type: string; payload: string }> = await pollUntil(async () => {
       const found = await db('events_outbox').whereIn('type', declared).select('type', 'payload');
       return new Set(found.map((r: { type: string }) => r.type)).size === declared.length ? found : undefined;
-    }, 30_000, 'an event of every declared type');
+    }, isDefined, { timeoutMs: 30_000, what: 'an event of every declared type' });
     expect([...new Set(rows.map((r) => r.type))].sort()).toEqual(declared);
     expect(rows.flatMap((row) => mismatches(EVENT_PAYLOADS[row.type], parseJson(row.payload), row.type))).toEqual([]);
   });

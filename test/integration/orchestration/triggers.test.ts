@@ -1,6 +1,8 @@
 import { api } from '../../support/http';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
-import { createWorkflow, eventually, readInstance } from '../../support/orchestration';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
+import { pollUntil } from '../../support/eventually';
+import { createWorkflow, readInstance } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 const occurrences = async (id: string) => (await api('GET', `/api/orchestration/triggers/${id}/occurrences`)).body.cursor.data;
@@ -81,11 +83,11 @@ describe('orchestration triggers', () => {
     ).body.data;
     await fund(ledger, 'users:ann', 50); // filtered out: amount <= 100
     await fund(ledger, 'users:bob', 1000);
-    const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(() => occurrences(trigger.id), (list) => list.length === 1);
     expect(occurrence).toMatchObject({ triggerID: trigger.id, workflowInstanceID: expect.any(String), date: iso, event: { app: 'ledger', type: 'COMMITTED_TRANSACTIONS' } });
     // The occurrence is committed before its instance starts (so a retry finishes the same start): the instance may
     // not be readable yet when the occurrence is.
-    const instance = await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
+    const instance = await pollUntil(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
     expect(instance).toMatchObject({ workflowID, terminated: true });
     expect(instance.error).toBeUndefined();
     expect(await balance(ledger, 'bonus:bob')).toBe(100n);
@@ -103,7 +105,7 @@ describe('orchestration triggers', () => {
       })
     ).body.data;
     await fund(ledger, 'users:x', 10);
-    const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(() => occurrences(trigger.id), (list) => list.length === 1);
     expect(occurrence.workflowInstanceID).toBeUndefined();
     expect(occurrence.error).toMatch(/variable missing/);
     const instances = await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`);

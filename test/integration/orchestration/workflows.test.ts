@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { balance, newLedger } from '../../support/ledger-fixtures';
+import { balance } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { runInstance } from '../../support/orchestration';
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);

@@ -1,7 +1,8 @@
 import type { Client, Connection } from '@temporalio/client';
 import { accountId } from '../../../areas/payments/ids';
 import { api } from '../../support/http';
-import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 import { temporalClient } from '../../support/temporal';
 
 const payment = (reference: string) => ({
@@ -10,14 +11,14 @@ const payment = (reference: string) => ({
 const connectors = '/api/payments/v3/connectors';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const references = async (connectorID: string) => (await paymentsOf(connectorID)).map((p) => p.reference).sort();
-const hasPayment = (connectorID: string, reference: string) => eventually(async () => ((await references(connectorID)).includes(reference) ? true : undefined), 30_000, reference);
+const hasPayment = (connectorID: string, reference: string) => pollUntil(async () => ((await references(connectorID)).includes(reference) ? true : undefined), isDefined, { timeoutMs: 30_000, what: reference });
 
 async function settledTask(taskID: string): Promise<any> {
-  return eventually(async () => {
+  return pollUntil(async () => {
     const res = await api('GET', `/api/payments/v3/tasks/${encodeURIComponent(taskID)}`);
     expect(res.status).toBe(200);
     return res.body.data.status !== 'PROCESSING' ? res.body.data : undefined;
-  }, 30_000, `task ${taskID}`);
+  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
 }
 
 async function schedulesOf(connectorID: string): Promise<any[]> {
@@ -76,10 +77,10 @@ describe('connector schedules and tasks (payments v3)', () => {
     const rest = await api('GET', `${connectors}/${connectorID}/schedules?cursor=${paged.body.cursor.next}`);
     expect([...paged.body.cursor.data, ...rest.body.cursor.data].map((s: any) => s.id).sort()).toEqual(schedules.map((s) => s.id).sort());
 
-    const instances = await eventually(async () => {
+    const instances = await pollUntil(async () => {
       const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances?pageSize=2`)).body.cursor;
       return list.hasMore && list.data.some((i: any) => i.terminated) ? list : undefined;
-    }, 30_000, 'three runs of the payments schedule');
+    }, isDefined, { timeoutMs: 30_000, what: 'three runs of the payments schedule' });
     for (const instance of instances.data) {
       expect(instance).toMatchObject({ id: expect.stringMatching(new RegExp(`^${payments.id}-`)), scheduleID: payments.id, connectorID });
     }
@@ -94,10 +95,10 @@ describe('connector schedules and tasks (payments v3)', () => {
   it('a failed run is listed with its error (a malformed provider file), and the next runs try again', async () => {
     const connectorID = await installSimulated(simulatedDirectory({ 'payments.json': [{ reference: 'broken' }] }), '1s');
     const payments = (await schedulesOf(connectorID)).find((s) => s.kind === 'payments');
-    const failed = await eventually(async () => {
+    const failed = await pollUntil(async () => {
       const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances`)).body.cursor.data;
       return list.filter((i: any) => i.error).length >= 2 ? list.filter((i: any) => i.error) : undefined;
-    }, 30_000, 'two failed runs');
+    }, isDefined, { timeoutMs: 30_000, what: 'two failed runs' });
     expect(failed[0]).toMatchObject({ terminated: true, error: expect.stringMatching(/payments\.json\[0\]: "createdAt"/) });
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
@@ -113,6 +114,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     // A run started just before the pause may still be going (and would read the file written below).
     await runsEnded(payments.id);
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
+    // A paused schedule runs nothing: an absence, so three polling periods (1 s) of quiet.
     await sleep(3000);
     expect(await references(connectorID)).toEqual(['p1']);
     await client.schedule.getHandle(payments.id).unpause();

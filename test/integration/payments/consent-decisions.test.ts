@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/knex';
 import { parseJson } from '../../../lib/json';
 import { api } from '../../support/http';
-import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 
 const users = '/api/payments/v3/payment-service-users';
 
@@ -52,10 +53,10 @@ describe('open-banking consent decisions', () => {
     const row = await db('payments_psu_link_attempts').where({ id: attemptID }).first();
     expect(row.decision).toBe(winner);
     const expected = winner === 'approve' ? 'completed' : 'exited';
-    const done = await eventually(async () => {
+    const done = await pollUntil(async () => {
       const attempt = await attemptOf(psuID, attemptID);
       return attempt.status !== 'pending' ? attempt : undefined;
-    }, 30_000, `link attempt ${attemptID} decided`);
+    }, isDefined, { timeoutMs: 30_000, what: `link attempt ${attemptID} decided` });
     expect(done.status).toBe(expected);
     expect(done.error).toBe(winner === 'approve' ? null : 'the end user refused the consent');
     expect(await connectionsOf(psuID)).toHaveLength(winner === 'approve' ? 1 : 0);
@@ -65,13 +66,13 @@ describe('open-banking consent decisions', () => {
     const { psuID, attemptID, link } = await newLink();
     // The page's wait for the completion is not awaited here: the second decision goes out at once.
     const first = decide(link, 'reject');
-    await eventually(async () => ((await db('payments_psu_link_attempts').where({ id: attemptID }).first()).decision ? true : undefined), 30_000, 'the first decision recorded');
+    await pollUntil(async () => ((await db('payments_psu_link_attempts').where({ id: attemptID }).first()).decision ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'the first decision recorded' });
     const second = await decide(link, 'approve');
     expect(second.status).toBe(409);
     const page = await fetch(link);
     expect(page.status).toBe(409);
     expect((await first).status).toBe(204);
-    await eventually(async () => ((await attemptOf(psuID, attemptID)).status === 'exited' ? true : undefined), 30_000, 'attempt exited');
+    await pollUntil(async () => ((await attemptOf(psuID, attemptID)).status === 'exited' ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'attempt exited' });
     expect(await connectionsOf(psuID)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { eventually, installSimulated, simulatedDirectory, writeJson } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, writeJson } from '../../support/payments';
 
 /** Conversions and orders fetched by the simulated connector from conversions.json and orders.json, on its schedules. */
 describe('conversions and orders', () => {
@@ -38,10 +39,10 @@ describe('conversions and orders', () => {
   });
 
   it('lists and reads conversions, exact amounts, filtered by query; a change is upserted on the next poll', async () => {
-    const list = await eventually(async () => {
+    const list = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/conversions?query=${filter({ $match: { connectorID } })}`)).body.cursor.data;
       return data.length === 2 ? data : undefined;
-    }, 30_000, 'conversions fetched');
+    }, isDefined, { timeoutMs: 30_000, what: 'conversions fetched' });
     expect(list.map((c: any) => c.reference)).toEqual(['conv-2', 'conv-1']);
     expect(list[0]).toMatchObject({ id: encode('conv-2'), status: 'COMPLETED', sourceAmount: big, destinationAmount: big, fee: 5, feeAsset: 'USD/2' });
     const one = await api('GET', `/api/payments/v3/conversions/${encode('conv-1')}`);
@@ -56,28 +57,28 @@ describe('conversions and orders', () => {
     expect((await api('GET', `/api/payments/v3/conversions?query=${filter({ $match: { color: 'red' } })}`)).status).toBe(400);
 
     writeJson(dir, 'conversions.json', [conversion('COMPLETED', { updatedAt: '2024-06-01T11:00:00Z', destinationAmount: 9_990_000 })]);
-    const updated = await eventually(async () => {
+    const updated = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/conversions/${encode('conv-1')}`)).body.data;
       return data.status === 'COMPLETED' ? data : undefined;
-    }, 30_000, 'conversion update');
+    }, isDefined, { timeoutMs: 30_000, what: 'conversion update' });
     expect(updated).toMatchObject({ destinationAmount: 9_990_000, updatedAt: '2024-06-01T11:00:00.000Z' });
     // A conversion the provider no longer lists is kept, as fetched payments are.
     expect((await api('GET', `/api/payments/v3/conversions/${encode('conv-2')}`)).status).toBe(200);
   });
 
   it('lists and reads orders with one adjustment per observed state, newest first', async () => {
-    await eventually(async () => ((await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).status === 200 ? true : undefined), 30_000, 'order fetched');
+    await pollUntil(async () => ((await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'order fetched' });
     writeJson(dir, 'orders.json', [order('PARTIALLY_FILLED', 40_000_000, { updatedAt: '2024-06-02T11:00:00Z', fee: 12, feeAsset: 'USD/2' })]);
-    const partial = await eventually(async () => {
+    const partial = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).body.data;
       return data.status === 'PARTIALLY_FILLED' ? data : undefined;
-    }, 30_000, 'order update');
+    }, isDefined, { timeoutMs: 30_000, what: 'order update' });
     expect(partial).toMatchObject({
       id: encode('ord-1'), connectorID, provider: 'SIMULATED', direction: 'BUY', type: 'LIMIT', timeInForce: 'GOOD_UNTIL_CANCELLED',
       baseQuantityOrdered: 100_000_000, baseQuantityFilled: 40_000_000, limitPrice: 6_500_000, stopPrice: null, fee: 12, clientOrderID: 'client-1',
     });
     expect(partial.adjustments.map((a: any) => [a.status, a.baseQuantityFilled])).toEqual([['PARTIALLY_FILLED', 40_000_000], ['OPEN', null]]);
-    // Polling the same state again adds nothing.
+    // Polling the same state again adds nothing: an absence, shown by two and a half polling periods (1 s) of quiet.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const same = (await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).body.data;
     expect(same.adjustments).toHaveLength(2);
@@ -91,16 +92,16 @@ describe('conversions and orders', () => {
     writeJson(dir, 'orders.json', [{ ...order('OPEN'), direction: 'SIDEWAYS' }]);
     const schedules = (await api('GET', `/api/payments/v3/connectors/${connectorID}/schedules`)).body.cursor.data;
     const orders = schedules.find((s: any) => s.id.endsWith('-orders'));
-    const failed = await eventually(async () => {
+    const failed = await pollUntil(async () => {
       const runs = (await api('GET', `/api/payments/v3/connectors/${connectorID}/schedules/${orders.id}/instances`)).body.cursor.data;
       return runs.find((r: any) => r.error) as any;
-    }, 30_000, 'a failed orders run');
+    }, isDefined, { timeoutMs: 30_000, what: 'a failed orders run' });
     expect(failed.error).toMatch(/orders.json\[0\]: "direction" must be one of/);
     writeJson(dir, 'conversions.json', [conversion('FAILED', { updatedAt: '2024-06-01T12:00:00Z', error: 'rejected by the desk' })]);
-    const conversionFailed = await eventually(async () => {
+    const conversionFailed = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/conversions/${encode('conv-1')}`)).body.data;
       return data.status === 'FAILED' ? data : undefined;
-    }, 30_000, 'conversions still polled');
+    }, isDefined, { timeoutMs: 30_000, what: 'conversions still polled' });
     expect(conversionFailed.error).toBe('rejected by the desk');
   });
 });

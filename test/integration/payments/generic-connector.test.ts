@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { api } from '../../support/http';
-import { eventually, paymentsOf, suffix } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { paymentsOf, suffix } from '../../support/payments';
 
 /**
  * A provider implementing the generic connector's REST contract, on 127.0.0.1, misbehaving on purpose: the first
@@ -73,14 +74,14 @@ describe('generic HTTP connector against a local provider', () => {
   });
 
   it('fetches through a 500 and a timeout, retried by Temporal, with nothing duplicated', async () => {
-    const list = await eventually(async () => {
+    const list = await pollUntil(async () => {
       const rows = await paymentsOf(connectorID);
       return rows.length >= 2 ? rows : undefined;
-    }, 45_000, 'generic payments');
+    }, isDefined, { timeoutMs: 45_000, what: 'generic payments' });
     expect(provider.calls['GET /payments']).toBeGreaterThanOrEqual(3);
     // Wait for more fetch cycles of the same data, then check nothing was added twice.
     const before = provider.calls['GET /payments'];
-    await eventually(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), 30_000, 'two more cycles');
+    await pollUntil(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'two more cycles' });
     const again = await paymentsOf(connectorID);
     expect(again.map((p) => p.reference).sort()).toEqual(['g1', 'g2']);
     expect(list.find((p) => p.reference === 'g1')).toMatchObject({ provider: 'GENERIC', amount: 700, scheme: 'other', adjustments: [expect.objectContaining({ status: 'SUCCEEDED' })] });
@@ -96,10 +97,10 @@ describe('generic HTTP connector against a local provider', () => {
     });
     expect(res.status).toBe(202);
     const id = res.body.data.paymentInitiationID;
-    const pi = await eventually(async () => {
+    const pi = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
       return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
-    }, 30_000, 'the transfer');
+    }, isDefined, { timeoutMs: 30_000, what: 'the transfer' });
     expect(pi.status).toBe('PROCESSED');
     expect(provider.calls['POST /transfers']).toBe(2);
     expect(provider.transfers.size).toBe(1);
@@ -112,10 +113,10 @@ describe('generic HTTP connector against a local provider', () => {
       body: { reference: `gp-${suffix()}`, connectorID, type: 'PAYOUT', amount: 5, asset: 'USD/2', destinationAccountID: accountID('ext-1') },
     });
     const id = res.body.data.paymentInitiationID;
-    const pi = await eventually(async () => {
+    const pi = await pollUntil(async () => {
       const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
       return data.status === 'FAILED' ? data : undefined;
-    }, 30_000, 'the payout to fail');
+    }, isDefined, { timeoutMs: 30_000, what: 'the payout to fail' });
     expect(pi.error).toMatch(/422/);
     // The provider's error body is logged, never echoed to readers of the initiation.
     expect(pi.error).not.toContain('payouts are not enabled');

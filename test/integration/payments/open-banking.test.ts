@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Db } from '../../../db/knex';
 import { parseJson } from '../../../lib/json';
 import { api, apiUrl } from '../../support/http';
-import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const users = '/api/payments/v3/payment-service-users';
@@ -42,10 +43,10 @@ describe('payments v3 open banking on the simulated connector', () => {
     api('POST', `${users}/${psuID}/connectors/${connectorID}/create-link`, { body });
   const attempt = async (psuID: string, attemptID: string) => (await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts/${attemptID}`)).body;
   const connections = async (psuID: string) => (await api('GET', `${users}/${psuID}/connectors/${connectorID}/connections`)).body.cursor.data;
-  const taskDone = (taskID: string) => eventually(async () => {
+  const taskDone = (taskID: string) => pollUntil(async () => {
     const task = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
     return task.status !== 'PROCESSING' ? task : undefined;
-  }, 30_000, `task ${taskID}`);
+  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
   const accountsOf = async (connectionID: string) => (await db('payments_accounts').where({ open_banking_connection_id: connectionID }).orderBy('reference')) as any[];
   const paymentsOfConnection = async (connectionID: string) => (await paymentsOf(connectorID)).filter((p) => p.reference.startsWith(`${connectionID}/`));
 
@@ -54,7 +55,7 @@ describe('payments v3 open banking on the simulated connector', () => {
    * attempt may still be pending when the redirect comes back, so wait for it to be decided.
    */
   const completed = (psuID: string, attemptID: string) =>
-    eventually(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? true : undefined), 30_000, `link attempt ${attemptID} completed`);
+    pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? true : undefined), isDefined, { timeoutMs: 30_000, what: `link attempt ${attemptID} completed` });
 
   /** A forwarded user with an approved connection. */
   async function connectedUser(): Promise<{ psuID: string; connectionID: string }> {
@@ -93,7 +94,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     const decided = await openLink(link, 'approve');
     expect(decided.status).toBe(307);
     expect(decided.headers.get('location')).toBe(redirectURL);
-    const done = await eventually(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? attempt(psuID, attemptID) : undefined));
+    const done = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? attempt(psuID, attemptID) : undefined), isDefined);
     expect(done).toMatchObject({ status: 'completed', error: null });
 
     const [connection, ...others] = await connections(psuID);
@@ -126,7 +127,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     const { attemptID, link } = (await createLink(psuID)).body;
     const res = await openLink(link, 'reject', '&noRedirect=true');
     expect(res.status).toBe(204);
-    const exited = await eventually(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined));
+    const exited = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined), isDefined);
     expect(exited.error).toBe('the end user refused the consent');
     expect(await connections(psuID)).toEqual([]);
   });
@@ -139,7 +140,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     for (const f of fs.readdirSync(usersDir)) if (fs.readFileSync(path.join(usersDir, f), 'utf8').includes(psuID)) fs.rmSync(path.join(usersDir, f));
     const { attemptID, link } = (await createLink(psuID)).body;
     expect((await openLink(link, 'approve')).status).toBe(307);
-    const exited = await eventually(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined));
+    const exited = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined), isDefined);
     expect(exited.error).toBe(`user ${psuID} is not known to the simulated bank`);
     expect(await connections(psuID)).toEqual([]);
   });
@@ -171,7 +172,7 @@ describe('payments v3 open banking on the simulated connector', () => {
     const res = await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/${connectionID}/update-link`, { body: { clientRedirectURL: 'https://app.example/renewed' } });
     expect(res.status).toBe(201);
     expect((await openLink(res.body.link, 'approve')).headers.get('location')).toBe('https://app.example/renewed');
-    const renewed = await eventually(async () => ((await attempt(psuID, res.body.attemptID)).status === 'completed' ? connections(psuID) : undefined));
+    const renewed = await pollUntil(async () => ((await attempt(psuID, res.body.attemptID)).status === 'completed' ? connections(psuID) : undefined), isDefined);
     expect(renewed).toHaveLength(1);
     expect(renewed[0].connectionID).toBe(connectionID);
     expect(new Date(renewed[0].updatedAt).getTime()).toBeGreaterThan(new Date(before.updatedAt).getTime());

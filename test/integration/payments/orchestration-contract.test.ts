@@ -1,7 +1,8 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { Db } from '../../../db/knex';
 import { findConnectorByProvider, getPaymentForStage, providerTransfer } from '../../../areas/payments/orchestration';
-import { eventually, installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
 
@@ -14,7 +15,7 @@ describe('areas/payments/orchestration.ts: the in-process contract of ProviderTr
     db = testDb();
     ({ client, connection } = await temporalClient());
     connectorID = await installSimulated(simulatedDirectory({ 'accounts.json': [{ reference: 'psp-dest', type: 'EXTERNAL' }] }), '1s');
-    await eventually(async () => ((await db('payments_accounts').where({ connector_id: connectorID }).first()) ? true : undefined), 30_000, 'accounts');
+    await pollUntil(async () => ((await db('payments_accounts').where({ connector_id: connectorID }).first()) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'accounts' });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -30,10 +31,10 @@ describe('areas/payments/orchestration.ts: the in-process contract of ProviderTr
     const second = await providerTransfer(deps, input, key);
     expect(second).toEqual(first);
     expect(await db('payments_initiations').where({ id: first.paymentInitiationID }).count()).toEqual([{ count: '1' }]);
-    const paymentID = await eventually(async () => {
+    const paymentID = await pollUntil(async () => {
       const link = await db('payments_initiation_payments').where({ payment_initiation_id: first.paymentInitiationID }).first();
       return link?.payment_id as string | undefined;
-    }, 30_000, 'the transfer');
+    }, isDefined, { timeoutMs: 30_000, what: 'the transfer' });
     const payment = await getPaymentForStage(db, paymentID);
     expect(payment).not.toHaveProperty('amount');
     expect(payment).toMatchObject({ id: paymentID, connectorID, provider: 'SIMULATED', type: 'TRANSFER', status: 'SUCCEEDED', initialAmount: 4200n, asset: 'EUR/2' });

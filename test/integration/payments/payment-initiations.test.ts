@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { eventually, installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 
 /** The payment-initiation state machine through the simulated connector, executed by the real worker. */
 describe('payment initiations', () => {
@@ -19,10 +20,10 @@ describe('payment initiations', () => {
     main = encode('main');
     supplier = encode('supplier');
     // Accounts exist once the first fetch ran: a pool of `main` can then be created.
-    await eventually(async () => {
+    await pollUntil(async () => {
       const res = await api('POST', '/api/payments/v3/pools', { body: { name: `wait-${suffix()}`, accountIDs: [main] } });
       return res.status === 201 ? true : undefined;
-    }, 30_000, 'accounts fetched');
+    }, isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -36,10 +37,10 @@ describe('payment initiations', () => {
     return res.body.data as { paymentInitiationID: string; taskID?: string };
   };
   const read = async (id: string) => (await api('GET', `${base}/${id}`)).body.data;
-  const settled = (id: string) => eventually(async () => {
+  const settled = (id: string) => pollUntil(async () => {
     const pi = await read(id);
     return ['PROCESSED', 'FAILED'].includes(pi.status) ? pi : undefined;
-  }, 30_000, `initiation ${id} to settle`);
+  }, isDefined, { timeoutMs: 30_000, what: `initiation ${id} to settle` });
   const expect400 = async (method: string, path: string, pattern: RegExp, body?: unknown) => {
     const res = await api(method, path, body === undefined ? {} : { body });
     expect(res.status).toBe(400);
@@ -103,7 +104,7 @@ describe('payment initiations', () => {
     const retried = await api('POST', `${base}/${id}/retry`);
     expect(retried.status).toBe(202);
     expect(retried.body.data.taskID).toBe(`payment-initiation-${id}-2`);
-    await eventually(async () => ((await read(id)).status === 'PROCESSED' ? true : undefined), 30_000, 'retry to be processed');
+    await pollUntil(async () => ((await read(id)).status === 'PROCESSED' ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'retry to be processed' });
     expect((await read(id)).attempts).toBe(2);
   });
 

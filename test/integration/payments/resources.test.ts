@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { eventually, seedConnector, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { seedConnector, suffix, testDb } from '../../support/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -88,10 +89,10 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`);
     expect(deleted.status).toBe(202);
     expect(deleted.body.data.taskID).toBe(`payment-service-user-${user.body.data}-delete`);
-    const task = await eventually(async () => {
+    const task = await pollUntil(async () => {
       const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
       return read.status === 'PROCESSING' ? undefined : read;
-    }, 30_000, 'the deletion task');
+    }, isDefined, { timeoutMs: 30_000, what: 'the deletion task' });
     expect(task).toMatchObject({ status: 'SUCCEEDED' });
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
     expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { api } from '../../support/http';
-import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
 import { connectorId } from '../../../areas/payments/ids';
 
 /** Reversals of payment initiations, executed by the real worker through the simulated connector. */
@@ -22,7 +23,7 @@ describe('payment initiation reversals', () => {
     connectorID = await installSimulated(dir, '1s');
     main = encode(connectorID, 'main');
     supplier = encode(connectorID, 'supplier');
-    await eventually(async () => ((await api('GET', `/api/payments/v3/accounts/${main}`)).status === 200 ? true : undefined), 30_000, 'accounts fetched');
+    await pollUntil(async () => ((await api('GET', `/api/payments/v3/accounts/${main}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -36,15 +37,15 @@ describe('payment initiation reversals', () => {
     });
     expect(res.status).toBe(202);
     const id = res.body.data.paymentInitiationID as string;
-    expect((await eventually(async () => { const pi = await read(id); return pi.status === 'PROCESSED' ? pi : undefined; }, 30_000, 'processed')).status).toBe('PROCESSED');
+    expect((await pollUntil(async () => { const pi = await read(id); return pi.status === 'PROCESSED' ? pi : undefined; }, isDefined, { timeoutMs: 30_000, what: 'processed' })).status).toBe('PROCESSED');
     return id;
   };
   const reverse = (id: string, body: Record<string, unknown>) =>
     api('POST', `${base}/${id}/reverse`, { body: { reference: `rev-${suffix()}`, asset: 'EUR/2', description: 'refund', ...body } });
-  const task = (taskID: string) => eventually(async () => {
+  const task = (taskID: string) => pollUntil(async () => {
     const t = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
     return t && t.status !== 'PROCESSING' ? t : undefined;
-  }, 30_000, `task ${taskID}`);
+  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
   const counts = async (id: string) => ({
     adjustments: Number((await db('payments_initiation_adjustments').where({ payment_initiation_id: id }).count({ n: '*' }))[0].n),
     reversals: Number((await db('payments_initiation_reversals').where({ payment_initiation_id: id }).count({ n: '*' }))[0].n),
@@ -92,6 +93,7 @@ describe('payment initiation reversals', () => {
 
     // The next fetches read the reversal payments back from the provider without adding any.
     const count = (await paymentsOf(connectorID)).length;
+    // Proves that fetching adds nothing: no event marks an absence, so two and a half polling periods (1 s) of quiet.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const rows = await paymentsOf(connectorID);
     expect(rows).toHaveLength(count);

@@ -1,7 +1,8 @@
 import type { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { api } from '../../support/http';
-import { eventually, installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 import { temporalClient } from '../../support/temporal';
 import { connectorLabel } from '../../../areas/payments/ids';
 
@@ -37,15 +38,15 @@ describe('simulated connector on the real Temporal worker', () => {
       expect(schedule.memo).toEqual({ connectorID, kind });
     }
 
-    const first = await eventually(async () => ((await paymentsOf(connectorID)).length === 1 ? paymentsOf(connectorID) : undefined), 30_000, 'p1');
+    const first = await pollUntil(async () => ((await paymentsOf(connectorID)).length === 1 ? paymentsOf(connectorID) : undefined), isDefined, { timeoutMs: 30_000, what: 'p1' });
     expect(first[0]).toMatchObject({ reference: 'p1', provider: 'SIMULATED', scheme: 'visa', amount: 1500, connectorID, status: 'SUCCEEDED' });
 
     // A new payment and a new state of p1 both appear after the next fetch, p1 with a second adjustment.
     writeJson(dir, 'payments.json', [payment('p1', { status: 'REFUNDED', amount: 0, updatedAt: '2024-03-02T10:00:00Z' }), payment('p2')]);
-    const second = await eventually(async () => {
+    const second = await pollUntil(async () => {
       const list = await paymentsOf(connectorID);
       return list.length === 2 && list.find((p) => p.reference === 'p1')?.status === 'REFUNDED' ? list : undefined;
-    }, 30_000, 'p2 and the refund');
+    }, isDefined, { timeoutMs: 30_000, what: 'p2 and the refund' });
     const p1 = second.find((p) => p.reference === 'p1');
     expect(p1.adjustments.map((a: any) => a.status)).toEqual(['REFUNDED', 'SUCCEEDED']);
 
@@ -55,16 +56,17 @@ describe('simulated connector on the real Temporal worker', () => {
     const uninstall = await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     expect(uninstall.status).toBe(202);
     expect(uninstall.body.data.taskID).toBe(`${label}-uninstall`);
-    const task = await eventually(async () => {
+    const task = await pollUntil(async () => {
       const t = (await api('GET', `/api/payments/v3/tasks/${uninstall.body.data.taskID}`)).body.data;
       return t.status !== 'PROCESSING' ? t : undefined;
-    }, 30_000, 'the uninstall task');
+    }, isDefined, { timeoutMs: 30_000, what: 'the uninstall task' });
     expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
     for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
     }
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2'), payment('p3')]);
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // more than two polling periods
+    // An uninstalled connector fetches nothing: an absence, so more than two polling periods of quiet.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await paymentsOf(connectorID)).map((p) => p.reference).sort()).toEqual(['p1', 'p2']);
     const listed = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
     expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({ installed: false, scheduledForDeletion: true, provider: 'SIMULATED' });

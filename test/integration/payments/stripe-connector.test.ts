@@ -1,7 +1,8 @@
 import http from 'node:http';
 import Stripe from 'stripe';
 import { api } from '../../support/http';
-import { eventually, suffix, testDb } from '../../support/payments';
+import { suffix, testDb } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
 import { temporalClient } from '../../support/temporal';
 import type { Db } from '../../../db/knex';
 
@@ -93,10 +94,10 @@ describe('Stripe connector against stripe-mock', () => {
   const paymentByRef = async (reference: string) => (await payments()).find((p) => p.reference === reference);
 
   it('install registers the webhook endpoints and fetches the platform account, connected accounts and external accounts', async () => {
-    const list = await eventually(async () => {
+    const list = await pollUntil(async () => {
       const found = await accounts();
       return found.length >= 3 ? found : undefined;
-    }, 30_000, 'Stripe accounts fetched');
+    }, isDefined, { timeoutMs: 30_000, what: 'Stripe accounts fetched' });
     const byRef = Object.fromEntries(list.map((a) => [a.reference, a]));
     expect(byRef.root).toMatchObject({ type: 'INTERNAL', defaultAsset: 'USD/2', metadata: { 'stripe/accountID': expect.stringMatching(/^acct_/) } });
     expect(byRef[FIXTURE_CONNECTED]).toMatchObject({ type: 'INTERNAL', name: 'site@stripe.com', defaultAsset: 'USD/2' });
@@ -112,17 +113,17 @@ describe('Stripe connector against stripe-mock', () => {
   });
 
   it('fetches balances per account and payments from balance transactions, then resumes after its cursor without duplicates', async () => {
-    const balances = await eventually(async () => {
+    const balances = await pollUntil(async () => {
       const res = await api('GET', `/api/payments/v3/accounts/${encode(connectorID, 'root')}/balances`);
       return res.body.cursor.data.length ? res.body.cursor.data : undefined;
-    }, 30_000, 'root balance');
+    }, isDefined, { timeoutMs: 30_000, what: 'root balance' });
     expect(balances).toEqual([expect.objectContaining({ asset: 'USD/2', balance: 0 })]);
     expect(proxy.requests.some((r) => r.path === '/v1/balance' && r.stripeAccount === FIXTURE_CONNECTED)).toBe(true);
 
-    const fetched = await eventually(async () => {
+    const fetched = await pollUntil(async () => {
       const list = await payments();
       return list.length ? list : undefined;
-    }, 30_000, 'payments fetched');
+    }, isDefined, { timeoutMs: 30_000, what: 'payments fetched' });
     // stripe-mock's one balance transaction (a 100 USD charge), listed for the platform and the connected account.
     expect(fetched).toHaveLength(1);
     expect(fetched[0]).toMatchObject({ type: 'PAY-IN', status: 'SUCCEEDED', amount: 100, asset: 'USD/2', metadata: { 'stripe/balanceTransaction': FIXTURE_TXN } });
@@ -139,17 +140,17 @@ describe('Stripe connector against stripe-mock', () => {
     } finally {
       await connection.close();
     }
-    await eventually(async () => {
+    await pollUntil(async () => {
       const resumed = proxy.requests.slice(before).filter((r) => r.path === '/v1/balance_transactions');
       return resumed.length >= 2 ? resumed : undefined;
-    }, 30_000, 'the triggered payments fetch');
+    }, isDefined, { timeoutMs: 30_000, what: 'the triggered payments fetch' });
     const resumed = proxy.requests.slice(before).filter((r) => r.path === '/v1/balance_transactions');
     expect(resumed.every((r) => r.query.get('ending_before') === FIXTURE_TXN)).toBe(true);
     // stripe-mock answers its fixture again: upserted by reference, it adds nothing.
-    await eventually(async () => {
+    await pollUntil(async () => {
       const run = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'fetch:payments' }).first();
       return run.updated_at > cursor.updated_at ? run : undefined;
-    }, 30_000, 'the run to write its cursor');
+    }, isDefined, { timeoutMs: 30_000, what: 'the run to write its cursor' });
     expect(await payments()).toHaveLength(1);
   });
 
@@ -160,10 +161,10 @@ describe('Stripe connector against stripe-mock', () => {
       expect(res.status).toBe(202);
       return res.body.data.paymentInitiationID as string;
     };
-    const settled = (id: string, statuses = ['PROCESSED', 'FAILED']) => eventually(async () => {
+    const settled = (id: string, statuses = ['PROCESSED', 'FAILED']) => pollUntil(async () => {
       const pi = (await api('GET', `${base}/${id}`)).body.data;
       return statuses.includes(pi.status) ? pi : undefined;
-    }, 60_000, `initiation ${id}`);
+    }, isDefined, { timeoutMs: 60_000, what: `initiation ${id}` });
     const sent = (path: string, key: string) => proxy.requests.filter((r) => r.method === 'POST' && r.path === path && r.idempotencyKey === key);
 
     let transferID: string;

@@ -1,6 +1,7 @@
 import { HTTPClient, SDK } from '@formance/formance-sdk';
 import { apiUrl } from '../../support/http';
-import { eventually, suffix } from '../../support/payments';
+import { suffix } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
 
 /**
  * The Stripe connector through Formance's official SDK: install (a `Stripe` config), read its config, list, uninstall.
@@ -49,18 +50,18 @@ describe('Stripe connector through the Formance SDK (payments.v3)', () => {
     expect((await v3.getConnectorCapabilities({ connectorID })).v3ConnectorCapabilityResponse!.data).toContain('FETCH_BALANCES');
 
     // The install task ran against stripe-mock: the platform account is there.
-    await eventually(async () => {
+    await pollUntil(async () => {
       const accounts = (await v3.listAccounts({ pageSize: 100, query: { $match: { connectorID } } })).v3AccountsCursorResponse!.cursor.data;
       return accounts.some((a) => a.reference === 'root') ? true : undefined;
-    }, 30_000, 'the platform account');
+    }, isDefined, { timeoutMs: 30_000, what: 'the platform account' });
 
     const uninstalled = await v3.uninstallConnector({ connectorID });
     expect(uninstalled.statusCode).toBe(202);
     const { taskID } = uninstalled.v3UninstallConnectorResponse!.data;
-    const task = await eventually(async () => {
+    const task = await pollUntil(async () => {
       const t = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
       return t.status !== 'PROCESSING' ? t : undefined;
-    }, 30_000, 'the uninstall task');
+    }, isDefined, { timeoutMs: 30_000, what: 'the uninstall task' });
     expect(task.status).toBe('SUCCEEDED');
     const after = (await v3.listConnectors({ pageSize: 1000 })).v3ConnectorsCursorResponse!.cursor.data.find((c) => c.id === connectorID)!;
     expect(after.scheduledForDeletion).toBe(true);

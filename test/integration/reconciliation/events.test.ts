@@ -1,5 +1,6 @@
 import { api } from '../../support/http';
-import { createWorkflow, eventually, readInstance } from '../../support/orchestration';
+import { createWorkflow, readInstance } from '../../support/orchestration';
+import { pollUntil } from '../../support/eventually';
 import { type Bank, fundedLedger, pastOf, simulatedBank, uninstall } from './support';
 
 const occurrences = async (id: string) => (await api('GET', `/api/orchestration/triggers/${id}/occurrences`)).body.cursor.data;
@@ -29,9 +30,9 @@ describe('reconciliation events', () => {
     const failed = await api('POST', `/api/reconciliation/policies/${policy.id}/reconciliation`, { body: { reconciledAtLedger: drifted, reconciledAtPayments: drifted } });
     expect(failed.body.data).toMatchObject({ status: 'NOT_OK', driftBalances: { 'USD/2': 250 } });
 
-    const [occurrence] = await eventually(() => occurrences(trigger.id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(() => occurrences(trigger.id), (list) => list.length === 1);
     expect(occurrence).toMatchObject({ triggerID: trigger.id, event: { app: 'reconciliation', type: 'COMPLETED_RECONCILIATION', payload: { id: failed.body.data.id } } });
-    const instance = await eventually(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
+    const instance = await pollUntil(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
     expect(instance).toMatchObject({ workflowID, terminated: true });
     expect(instance.error).toBeUndefined();
     expect(await occurrences(trigger.id)).toHaveLength(1);

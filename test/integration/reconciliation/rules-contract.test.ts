@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/knex';
 import { sdkClient } from '../../contract/sdk-client';
-import { fund, newLedger } from '../../support/ledger-fixtures';
+import { fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { testDb } from '../../support/payments';
 import { reconciliationEvents, simulatedPool } from '../../support/reconciliation-rules';
 

@@ -2,7 +2,8 @@ import { ScheduleNotFoundError, type Client, type Connection } from '@temporalio
 import type { Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { pollUntil } from '../../support/eventually';
-import { balance, fund, newLedger } from '../../support/ledger-fixtures';
+import { balance, fund } from '../../support/ledger-fixtures';
+import { newLedger } from '../../support/ledger';
 import { createWorkflow, readInstance } from '../../support/orchestration';
 import { testDb } from '../../support/payments';
 import { simulatedPool } from '../../support/reconciliation-rules';

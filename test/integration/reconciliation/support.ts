@@ -1,6 +1,7 @@
 import { api } from '../../support/http';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
-import { eventually, installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
+import { isDefined, pollUntil } from '../../support/eventually';
+import { installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 
 /** A payments account id as the simulated connector's accounts get it (areas/payments/ids.ts). */
 export const accountIdOf = (connectorID: string, reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
@@ -30,15 +31,15 @@ export async function simulatedBank(balances: Record<string, bigint>): Promise<B
     'balances.json': file(balances),
   });
   const connectorID = await installSimulated(dir, '1s');
-  const poolID: string = await eventually(async () => {
+  const poolID: string = await pollUntil(async () => {
     const res = await api('POST', '/api/payments/v3/pools', { body: { name: `recon-${suffix()}`, accountIDs: [accountIdOf(connectorID, 'main')] } });
     return res.status === 201 ? res.body.data : undefined;
-  }, 30_000, 'the simulated account fetched');
+  }, isDefined, { timeoutMs: 30_000, what: 'the simulated account fetched' });
   const setBalances = async (next: Record<string, bigint>) => {
     writeJson(dir, 'balances.json', file(next));
-    await eventually(async () => (same(await poolBalances(poolID), next) ? true : undefined), 30_000, 'the balances fetched');
+    await pollUntil(async () => (same(await poolBalances(poolID), next) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'the balances fetched' });
   };
-  await eventually(async () => (same(await poolBalances(poolID), balances) ? true : undefined), 30_000, 'the balances fetched');
+  await pollUntil(async () => (same(await poolBalances(poolID), balances) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'the balances fetched' });
   return { dir, connectorID, poolID, setBalances };
 }
 

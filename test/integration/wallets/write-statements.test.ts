@@ -121,6 +121,7 @@ describe('wallet writes: statements per call', () => {
       let done = false;
       // Its snapshot is taken now, while the hold is still open for every other transaction; it waits on the volume row.
       const reading = lockVolumes(reader, 'wallets', [pair], new Map(), [settleRows.load!([item])]).then(() => (done = true));
+      // Proves the read is blocked (an absence of progress), so a window of quiet, not an event, is what can show it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(done).toBe(false);
       await closer.commit();

@@ -5,7 +5,8 @@ import { emitEvents } from '../../../db/outbox';
 import { createLogger } from '../../../lib/logger';
 import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const configs = '/api/webhooks/configs';
 const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
@@ -54,13 +55,13 @@ describe('event batches', () => {
       // The third receiver answers 503 to every tenth request: those events arrive twice, the second time with success.
       return new Set(received.filter((_r, n) => receiverIndex < 2 || (n + 1) % 10 !== 0).map((r) => eventIdOf(r.body)));
     };
-    await eventually(() => subscribers.every((_s, i) => succeeded(i).size === ids.length), 60_000, 'every event at every receiver');
+    await pollUntil(() => subscribers.every((_s, i) => succeeded(i).size === ids.length), isTruthy, { timeoutMs: 60_000, what: 'every event at every receiver' });
     // The batch activity records its attempts in groups after the answers came back: a row turns succeeded some time
     // after its receiver answered. Once every row is final no attempt is left to make, so the quiet second below can
     // only reveal a duplicate.
     const succeededRows = (configId: string) => db('webhook_deliveries').where({ config_id: configId, status: 'succeeded' }).count({ n: '*' });
     for (const { config } of subscribers) {
-      await eventually(async () => (await succeededRows(config.id))[0].n === String(ids.length), 30_000, `every delivery of ${config.id} succeeded`);
+      await pollUntil(async () => (await succeededRows(config.id))[0].n === String(ids.length), isTruthy, { timeoutMs: 30_000, what: `every delivery of ${config.id} succeeded` });
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const [i, { receiver, config }] of subscribers.entries()) {
@@ -115,8 +116,9 @@ describe('event batches', () => {
       await dispatcher.stop();
     }
     const all = [...crashedBeforeStart, ...crashedAfterStart].map((r) => r.id);
-    await eventually(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', 30_000, 'dispatch');
-    await eventually(() => receiver.received.length >= 5, 30_000, 'five deliveries');
+    await pollUntil(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
+    await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 30_000, what: 'five deliveries' });
+    // Each event exactly once: a duplicate is an extra delivery after the five, which only a window of quiet can show.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received.map((r) => eventIdOf(r.body)).sort()).toEqual([...all].sort());
 
@@ -127,8 +129,8 @@ describe('event batches', () => {
       return runs;
     };
     // Visibility is eventually consistent: wait until each batch's run is listed, then check there is exactly one.
-    await eventually(async () => (await started(batchA)).length >= 1, 30_000, 'visibility of batch A');
-    await eventually(async () => (await started(batchB)).length >= 1, 30_000, 'visibility of batch B');
+    await pollUntil(async () => (await started(batchA)).length >= 1, isTruthy, { timeoutMs: 30_000, what: 'visibility of batch A' });
+    await pollUntil(async () => (await started(batchB)).length >= 1, isTruthy, { timeoutMs: 30_000, what: 'visibility of batch B' });
     expect(await started(batchA)).toHaveLength(1);
     expect(await started(batchB)).toHaveLength(1);
     expect(await batchInput(`events-${batchA}`)).toEqual(crashedBeforeStart.map((r) => r.id));

@@ -89,6 +89,7 @@ describe('webhook configs', () => {
   it('op 18 activates: active true, a fresh updatedAt, every other field unchanged', async () => {
     const { body } = await create({ endpoint: 'https://hooks.example.com/act', eventTypes: ['a.b'], name: 'act' });
     const inactive = (await api('PUT', `${configs}/${body.data.id}/deactivate`)).body.data;
+    // updatedAt must move: the clock has to advance past the deactivation's timestamp first.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const response = await api('PUT', `${configs}/${body.data.id}/activate`);
     expect(response.status).toBe(200);

@@ -4,7 +4,8 @@ import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const configs = '/api/webhooks/configs';
 const deliveries = '/api/webhooks/deliveries';
@@ -49,11 +50,11 @@ describe('webhook deliveries', () => {
 
   /** The delivery of an event once it has `status` (and, for a pending one, `attempted` attempts at least). */
   async function deliveryOf(eventId: string, status: string, attempted = 0) {
-    return eventually(async () => {
+    return pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
       const found = body.cursor.data[0];
       return found?.status === status && found.attemptCount >= attempted ? found : undefined;
-    }, 30_000, `delivery of ${eventId} to be ${status}`);
+    }, isTruthy, { timeoutMs: 30_000, what: `delivery of ${eventId} to be ${status}` });
   }
 
   it('delivers a committed ledger transaction event, signed, with the exact payload', async () => {
@@ -149,6 +150,7 @@ describe('webhook deliveries', () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
     const eventId = await emit(type);
     const failed = await deliveryOf(eventId, 'failed');
+    // A 400 is final: no retry may come. Retries come within 1 s on the test platform, so 1.5 s of quiet shows none.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received).toHaveLength(1);
     expect(failed).toMatchObject({ attemptCount: 1, replayGeneration: 0, lastStatusCode: 400 });
@@ -170,15 +172,16 @@ describe('webhook deliveries', () => {
     // The same key answers the first replay again and replays nothing.
     const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
     expect([repeated.status, repeated.body]).toEqual([200, replay.body]);
+    // The repeated key must send nothing: an absence, so a short window of quiet.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(2);
     // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
     const again = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: { 'Idempotency-Key': `again-${failed.id}` } });
     expect([again.status, again.body.data.status, again.body.data.replayGeneration]).toEqual([200, 'pending', 2]);
-    const resent = await eventually(async () => {
+    const resent = await pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}/${failed.id}`);
       return body.data.replayGeneration === 2 && body.data.status === 'succeeded' ? body.data : undefined;
-    }, 30_000, 'the second replay to succeed');
+    }, isTruthy, { timeoutMs: 30_000, what: 'the second replay to succeed' });
     expect(resent).toMatchObject({ attemptCount: 1, lastStatusCode: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id, failed.id]);
     expect(receiver.received[2].body).toBe(receiver.received[0].body);
@@ -219,7 +222,8 @@ describe('webhook deliveries', () => {
     const other = await subscribe();
     const eventId = await emit(type);
     await deliveryOf(await emit(other.type), 'succeeded');
-    await eventually(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined);
+    await pollUntil(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy);
+    // The event is dispatched; an inactive config must get nothing: an absence, so a short window of quiet.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(0);
     expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);

@@ -4,7 +4,8 @@ import { emitEvents } from '../../../db/outbox';
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 describe('event dispatch', () => {
   let db: Db;
@@ -20,7 +21,7 @@ describe('event dispatch', () => {
   });
 
   const emit = async (type: string) => (await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 1 } }])))[0];
-  const dispatched = (id: string) => eventually(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, 30_000, 'dispatch');
+  const dispatched = (id: string) => pollUntil(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
 
   it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
     const id = await emit(`UNHEARD_${Date.now()}`);
@@ -42,7 +43,7 @@ describe('event dispatch', () => {
       expect(description.type).toBe('processEventBatch');
       // An operator finds the batch of an event type in the Web UI: EventTypes = "ledger.heard_…".
       expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.EventTypes)).toEqual([`ledger.${type.toLowerCase()}`]);
-      await eventually(() => receiver.received.length === 1 || undefined, 30_000, 'delivery');
+      await pollUntil(() => receiver.received.length === 1 || undefined, isTruthy, { timeoutMs: 30_000, what: 'delivery' });
     } finally {
       await receiver.close();
     }

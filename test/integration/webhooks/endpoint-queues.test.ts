@@ -5,7 +5,8 @@ import { emitEvents } from '../../../db/outbox';
 import { platformSelfTest } from '../../../workflows/self-test';
 import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
-import { closedPort, eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { closedPort, startReceiver } from '../../support/webhook-receiver';
 
 const configs = '/api/webhooks/configs';
 const deliveries = '/api/webhooks/deliveries';
@@ -68,21 +69,21 @@ describe('endpoint queues', () => {
     expect(selfTest.echoed).toBe('during a webhook flood');
 
     const planned = async () => Number((await db('webhook_deliveries').whereIn('config_id', dead.map((c) => c.id)).count({ n: '*' }))[0].n);
-    await eventually(async () => {
+    await pollUntil(async () => {
       await sample();
       return (await planned()) === 600;
-    }, 60_000, 'every delivery planned');
+    }, isTruthy, { timeoutMs: 60_000, what: 'every delivery planned' });
     await sample();
     // The bound: one drain per endpoint (visibility may lag, never over-count a closed run for long: sampled often).
     expect(most).toBeLessThanOrEqual(dead.length);
     // The events wait in PostgreSQL, not in Temporal: queued deliveries, one drain workflow id per endpoint's episode.
     for (const config of dead) {
       // The batch activities record their attempts after the requests: wait for the endpoint's state to show them.
-      const state = await eventually(async () => {
+      const state = await pollUntil(async () => {
         await sample();
         const s = await stats(config.id);
         return s.state !== 'healthy' ? s : undefined;
-      }, 30_000, 'the endpoint out of service');
+      }, isTruthy, { timeoutMs: 30_000, what: 'the endpoint out of service' });
       expect(['backoff', 'disabled']).toContain(state.state);
       expect(state.pending + state.failed).toBe(300);
       const drains = [];
@@ -99,16 +100,16 @@ describe('endpoint queues', () => {
     const { receiver, down } = await switchableReceiver();
     const config = await subscribe(receiver.url, [`ledger.${type.toLowerCase()}`]);
     await emit(type, 0);
-    await eventually(async () => (await stats(config.id)).state === 'backoff', 30_000, 'the endpoint in backoff');
+    await pollUntil(async () => (await stats(config.id)).state === 'backoff', isTruthy, { timeoutMs: 30_000, what: 'the endpoint in backoff' });
     for (let n = 1; n < 20; n++) await emit(type, n);
-    await eventually(async () => (await stats(config.id)).queued === 20, 30_000, 'twenty queued deliveries');
+    await pollUntil(async () => (await stats(config.id)).queued === 20, isTruthy, { timeoutMs: 30_000, what: 'twenty queued deliveries' });
     const during = await stats(config.id);
     expect(during).toMatchObject({ state: 'backoff', pending: 20, delivered: 0 });
     expect(during.backoff.failedProbes).toBeGreaterThanOrEqual(1);
     expect(Date.parse(during.lastFailureAt)).toBeGreaterThan(0);
 
     down.value = false;
-    await eventually(async () => (await stats(config.id)).delivered === 20, 30_000, 'every delivery');
+    await pollUntil(async () => (await stats(config.id)).delivered === 20, isTruthy, { timeoutMs: 30_000, what: 'every delivery' });
     const delivered = receiver.received.map((r) => payloadOf(r.body).n);
     // Every failed request was a probe of the head of the queue (event 0); then the queue in order.
     const successes = delivered.slice(delivered.lastIndexOf(0));
@@ -131,17 +132,17 @@ describe('endpoint queues', () => {
     await emit(type, 1);
     await emit(type, 2);
 
-    const disabled = await eventually(async () => {
+    const disabled = await pollUntil(async () => {
       const s = await stats(config.id);
       return s.state === 'disabled' ? s : undefined;
-    }, 60_000, 'the endpoint disabled');
+    }, isTruthy, { timeoutMs: 60_000, what: 'the endpoint disabled' });
     expect(disabled.disabledReason).toMatch(/^no successful attempt for /);
     expect(disabled).toMatchObject({ failed: 2, pending: 0, queued: 0 });
     expect((await api('GET', `${configs}?id=${config.id}`)).body.cursor.data[0].active).toBe(false);
     const failed = (await api('GET', `${deliveries}?configId=${config.id}&status=failed`)).body.cursor.data;
     expect(failed.map((d: { lastError: string }) => d.lastError)).toEqual([expect.stringMatching(/^the endpoint was disabled/), expect.stringMatching(/^the endpoint was disabled/)]);
     // The platform event, delivered to a config subscribed to it.
-    const event = await eventually(() => watcher.received.map((r) => JSON.parse(r.body)).find((b) => b.payload.configId === config.id), 30_000, 'the endpoint_disabled event');
+    const event = await pollUntil(() => watcher.received.map((r) => JSON.parse(r.body)).find((b) => b.payload.configId === config.id), isTruthy, { timeoutMs: 30_000, what: 'the endpoint_disabled event' });
     expect(event).toMatchObject({ app: 'webhooks', type: 'webhooks.endpoint_disabled', payload: { configId: config.id, endpoint: config.endpoint, reason: disabled.disabledReason } });
 
     // Inactive: a recovery is refused. Activated again (state forgotten), the failed deliveries are resent on request.
@@ -153,7 +154,7 @@ describe('endpoint queues', () => {
     const recovered = await api('POST', `${configs}/${config.id}/recover`, { body: { since }, headers: key });
     expect([recovered.status, recovered.body.data.replayed]).toEqual([200, 2]);
     expect((await api('POST', `${configs}/${config.id}/recover`, { body: { since }, headers: key })).body).toEqual(recovered.body);
-    await eventually(async () => (await stats(config.id)).delivered === 2, 30_000, 'the recovered deliveries');
+    await pollUntil(async () => (await stats(config.id)).delivered === 2, isTruthy, { timeoutMs: 30_000, what: 'the recovered deliveries' });
     expect(receiver.received.map((r) => payloadOf(r.body).n).slice(-2).sort()).toEqual([1, 2]);
     const none = await api('POST', `${configs}/${config.id}/recover`, { body: { since } });
     expect(none.body.data.replayed).toBe(0);
@@ -171,17 +172,17 @@ describe('endpoint queues', () => {
     cleanups.push(() => receiver.close());
     const config = await subscribe(receiver.url, [`ledger.${type.toLowerCase()}`]);
     await emit(type, 1);
-    const disabled = await eventually(async () => {
+    const disabled = await pollUntil(async () => {
       const s = await stats(config.id);
       return s.state === 'disabled' ? s : undefined;
-    }, 30_000, 'the endpoint disabled');
+    }, isTruthy, { timeoutMs: 30_000, what: 'the endpoint disabled' });
     expect(disabled).toMatchObject({ disabledReason: 'the endpoint answered 410 Gone', failed: 1 });
     expect(receiver.received).toHaveLength(1);
     const [delivery] = (await api('GET', `${deliveries}?configId=${config.id}`)).body.cursor.data;
     expect(delivery).toMatchObject({ status: 'failed', lastStatusCode: 410, attemptCount: 1 });
     // Disabled: later events make no delivery.
     const [later] = await emit(type, 2);
-    await eventually(async () => (await db('events_outbox').where({ id: later }).whereNotNull('dispatched_at').first()) !== undefined, 30_000, 'dispatch');
+    await pollUntil(async () => (await db('events_outbox').where({ id: later }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
     expect(receiver.received).toHaveLength(1);
     expect((await api('GET', `${deliveries}?eventID=${later}`)).body.cursor.data).toEqual([]);
   });
@@ -202,10 +203,10 @@ describe('endpoint queues', () => {
     const plan = { deliveryId: id, configId: config.id, retry: { initialIntervalMs: 200, backoffCoefficient: 3, maximumIntervalMs: 1000 }, httpTimeoutMs: 5000, firstRetryAttempt: 1, firstDelayMs: 100 };
     const legacy = await client.workflow.start('deliverWebhook', { taskQueue: taskQueue(), workflowId: `webhook-${eventId}-${config.id}`, args: [plan] });
     expect(await legacy.result()).toEqual({ delivered: true });
-    const delivered = await eventually(async () => {
+    const delivered = await pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}/${id}`);
       return body.data.status === 'succeeded' ? body.data : undefined;
-    }, 30_000, 'the handed-over delivery');
+    }, isTruthy, { timeoutMs: 30_000, what: 'the handed-over delivery' });
     expect(delivered).toMatchObject({ attemptCount: 2, lastStatusCode: 200 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id]);
     expect((await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).describe()).type).toBe('webhookEndpoint');
@@ -218,7 +219,7 @@ describe('endpoint queues', () => {
     const seq = (await db.raw(`SELECT nextval('webhook_delivery_queue_seq')::text AS v`)).rows[0].v;
     const { id } = await strandedDelivery(config.id, receiver.url, { queued: true, queue_seq: seq });
     expect(await stats(config.id)).toMatchObject({ queued: 1, pending: 1 });
-    await eventually(async () => (await api('GET', `${deliveries}/${id}`)).body.data.status === 'succeeded', 30_000, 'the swept queue\'s delivery');
+    await pollUntil(async () => (await api('GET', `${deliveries}/${id}`)).body.data.status === 'succeeded', isTruthy, { timeoutMs: 30_000, what: 'the swept queue\'s delivery' });
     expect(receiver.received).toHaveLength(1);
     expect(await stats(config.id)).toMatchObject({ state: 'healthy', delivered: 1, queued: 0 });
     await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).result();

@@ -2,7 +2,8 @@ import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
 import { control } from '../../support/control';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 describe('no event lost while the worker is down', () => {
   let db: Db;
@@ -18,17 +19,19 @@ describe('no event lost while the worker is down', () => {
       await control('worker', 'freeze');
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(...(await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: i } }]))));
+      // A frozen worker dispatches nothing: an absence, so a second of quiet.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(await db('events_outbox').whereIn('id', ids).whereNotNull('dispatched_at').count({ n: '*' })).toEqual([{ n: '0' }]);
       await control('worker', 'kill');
 
-      await eventually(() => receiver.received.length >= 5, 90_000, 'five deliveries');
+      await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 90_000, what: 'five deliveries' });
+      // Each once: a duplicate would be an extra delivery after the five, which only a window of quiet can show.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const eventIds = receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
       expect(eventIds.sort()).toEqual([...ids].sort());
       expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(5);
       // The dispatcher marks a batch dispatched after starting its workflow, so the deliveries may arrive first.
-      await eventually(async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', 30_000, 'every event marked dispatched');
+      await pollUntil(async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'every event marked dispatched' });
     } finally {
       await api('DELETE', `/api/webhooks/configs/${config.id}`);
       await receiver.close();

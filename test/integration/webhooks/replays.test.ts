@@ -1,7 +1,8 @@
 import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
 import { api } from '../../support/http';
-import { eventually, startReceiver } from '../../support/webhook-receiver';
+import { isTruthy, pollUntil } from '../../support/eventually';
+import { startReceiver } from '../../support/webhook-receiver';
 
 const configs = '/api/webhooks/configs';
 const deliveries = '/api/webhooks/deliveries';
@@ -31,10 +32,10 @@ describe('bulk replay of webhook deliveries', () => {
   }
 
   async function failedDeliveries(configId: string, count: number) {
-    return eventually(async () => {
+    return pollUntil(async () => {
       const { body } = await api('GET', `${deliveries}?configId=${configId}&status=failed`);
       return body.cursor.data.length === count ? body.cursor.data : undefined;
-    }, 30_000, `${count} failed deliveries`);
+    }, isTruthy, { timeoutMs: 30_000, what: `${count} failed deliveries` });
   }
 
   it('replays the failed deliveries of the chosen configs page by page, once per Idempotency-Key', async () => {
@@ -69,10 +70,10 @@ describe('bulk replay of webhook deliveries', () => {
 
     // Both deliveries of the chosen config succeed in their first replay generation; the other config's stays failed.
     for (const delivery of failed) {
-      const done = await eventually(async () => {
+      const done = await pollUntil(async () => {
         const { body } = await api('GET', `${deliveries}/${delivery.id}`);
         return body.data.status === 'succeeded' ? body.data : undefined;
-      }, 30_000, 'the replayed delivery to succeed');
+      }, isTruthy, { timeoutMs: 30_000, what: 'the replayed delivery to succeed' });
       expect(done).toMatchObject({ replayGeneration: 1, attemptCount: 1 });
     }
     expect(chosen.receiver.received).toHaveLength(4);

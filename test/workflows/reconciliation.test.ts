@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { dataConverter } from '../../../lib/temporal';
-import type { RuleRunResult } from '../../../workflows/reconciliation/rule-run';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { dataConverter } from '../../lib/temporal';
+import type { RuleRunResult } from '../../workflows/reconciliation/rule-run';
+import { startTimeSkipping } from './support';
 
 /**
  * The scheduled run of a reconciliation rule (`reconciliationRuleRun`) against a Temporal test environment with a
  * mocked activity: what it passes the evaluation, and that a retried evaluation keeps its id and instant (the
- * idempotency the activity relies on). Temporal's time-skipping test server runs it when TEMPORAL_TEST_SERVER names
- * one; otherwise the dev server of TEMPORAL_CLI does (the workflow has no timer: only the retries' backoff, seconds).
+ * idempotency the activity relies on), on Temporal's time-skipping test server (retry backoffs are skipped).
  */
 type Call = { ruleID: string; evaluationID: string; at: string };
 
@@ -21,13 +21,8 @@ let running: Promise<void>;
 const taskQueue = `rule-run-${randomUUID()}`;
 
 beforeAll(async () => {
-  // The expected activity failures of the retry tests would otherwise be logged as warnings.
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const testServer = process.env.TEMPORAL_TEST_SERVER;
-  env = testServer
-    ? await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } }, client: { dataConverter } })
-    : await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_CLI as string }, ui: false }, client: { dataConverter } });
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows/reconciliation/rule-run'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
+  env = await startTimeSkipping();
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/reconciliation/rule-run'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
   worker = await Worker.create({
     connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: bundle, dataConverter,
     activities: { evaluateReconciliationRule: (input: Call) => mock(input) },
