@@ -8,7 +8,8 @@
 - Webhook configs and generic payment connectors make the worker call the URL in their `endpoint` field, ledger
   exporters the `url` of their config. The machine may only talk to itself, so every `endpoint` and `url` in a body is
   replaced by a closed port on 127.0.0.1 (FUZZ_SINK_URL, or FUZZ_PG_SINK_URL for a postgres URL): the platform still
-  stores, validates and calls it, and the call is refused locally.
+  stores, validates and calls it, and the call is refused locally. A Stripe connector installed without an `endpoint`
+  would call Stripe's own API, so its install bodies get the same local endpoint.
 """
 import os
 
@@ -41,4 +42,7 @@ def before_call(context, case, kwargs):
     params = case.path_parameters
     if params and params.get("clientId") in PROTECTED:
         params["clientId"] = "fuzz-protected-client"
+    target = f"{case.path} {(params or {}).get('connector', '')}".lower()
+    if "stripe" in target and isinstance(case.body, dict):
+        case.body["endpoint"] = SINK
     _neutralise_endpoints(case.body)

@@ -57,7 +57,7 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   test('installConnector', async () => {
     const id = await installDummy();
     expect(Buffer.from(id, 'base64url').toString()).toContain('"Provider":"simulated"');
-    const bad = await api('POST', '/api/payments/connectors/STRIPE', { body: { name: 'x', apiKey: 'y' } });
+    const bad = await api('POST', '/api/payments/connectors/MODULR', { body: { name: 'x', apiKey: 'y', apiSecret: 'z' } });
     expect(bad.status).toBe(400);
     await v1.uninstallConnectorV1({ connector: 'DUMMY-PAY', connectorId: id });
   });

@@ -21,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
   // Endpoint queues: one request at a time (so a test can check their order), a failing endpoint disabled after 10 s,
   // and a sweep often enough that a lost drain start is recovered within a test's wait.
   Object.assign(env, { WEBHOOKS_DRAIN_CONCURRENCY: '1', WEBHOOKS_DISABLE_AFTER_MS: '10000', WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: '5000' });
-  // Stripe's mock server for the Stripe connector's tests, when scripts/setup-stripe-mock.sh has built it (those tests
+  // Stripe's mock server for the Stripe connector's tests, built once into .tools/ by scripts/setup-stripe-mock.sh (those tests
   // fail with a message naming the script when TEST_STRIPE_MOCK_URL is absent).
   const stripeMock = await startStripeMock();
   if (stripeMock) process.env.TEST_STRIPE_MOCK_URL = stripeMock.url;

@@ -3,14 +3,24 @@ import { api, getToken } from '../../support/http';
 
 // The open-banking consent callback is opened by an end user's browser, so it takes no Bearer token: it is guarded by
 // the single-use secret of its link attempt (test/integration/payments/open-banking.test.ts). `/versions` is Formance's
-// gateway listing, which its SDK calls without a token.
-const OPEN = new Set(['/_healthcheck', '/versions', '/api/openapi.json', '/api/docs', '/api/docs/{asset}', '/api/payments/v3/connectors/open-banking/{connectorID}/redirect']);
+// gateway listing, which its SDK calls without a token. A provider's webhook deliveries carry the provider's signature
+// (Stripe-Signature), not a Bearer token: they are refused with 401 unless it verifies (stripe-connector.test.ts).
+const OPEN = new Set([
+  '/_healthcheck',
+  '/versions',
+  '/api/openapi.json',
+  '/api/docs',
+  '/api/docs/{asset}',
+  '/api/payments/v3/connectors/open-banking/{connectorID}/redirect',
+  '/api/payments/v3/connectors/webhooks/{connectorID}',
+]);
 const protectedRoutes = allRoutes.filter((route) => route.scope !== null);
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'x0');
 
 /**
  * Walks the router's whole table, so a route added later without authentication fails here. The only open routes are
- * the health check, the versions listing, the OpenAPI document, the docs page and the open-banking consent callback (the OAuth endpoints are
+ * the health check, the versions listing, the OpenAPI document, the docs page, the open-banking consent callback and
+ * the providers' signed webhook deliveries (the OAuth endpoints are
  * oidc-provider's, not the router's).
  */
 describe('every route requires its scope', () => {

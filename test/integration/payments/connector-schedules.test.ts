@@ -215,7 +215,7 @@ describe('connector schedules and tasks (payments v3)', () => {
       'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS']);
     const all = await api('GET', `${connectors}/capabilities`);
     expect(all.body.data.generic).not.toContain('ALLOW_FORMANCE_PAYMENT_CREATION');
-    expect(Object.keys(all.body.data).sort()).toEqual(['generic', 'simulated']);
+    expect(Object.keys(all.body.data).sort()).toEqual(['generic', 'simulated', 'stripe']);
     const etag = all.headers.get('etag') as string;
     expect((await api('GET', `${connectors}/capabilities`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
     const configs = (await api('GET', `${connectors}/configs`)).body.data;

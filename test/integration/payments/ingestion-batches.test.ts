@@ -145,7 +145,7 @@ describe('a simulated connector with 10,000 payments', () => {
       const connectorID = await installSimulated(dir, '1h');
       const name = (await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data.name;
       const label = connectorLabel({ id: connectorID, provider: 'simulated', name });
-      expect(await client.workflow.getHandle(`${label}-install`).result()).toEqual({ connectorID, changed: 10_200 });
+      expect(await client.workflow.getHandle(`${label}-install`).result()).toEqual({ connectorID, changed: 10_200, webhooks: 0 });
       expect((await api('GET', `/api/payments/v3/tasks/${label}-install`)).body.data.status).toBe('SUCCEEDED');
       const stored = async () => Number(((await db('payments_payments').where({ connector_id: connectorID }).count('* as n')) as any[])[0].n);
       expect(await stored()).toBe(10_000);

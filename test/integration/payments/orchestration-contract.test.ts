@@ -46,6 +46,6 @@ describe('areas/payments/orchestration.ts: the in-process contract of ProviderTr
 
   it('findConnectorByProvider finds an installed connector by provider name, case-insensitively', async () => {
     expect(await findConnectorByProvider(db, 'SIMULATED')).toEqual({ connectorID: expect.any(String) });
-    expect(await findConnectorByProvider(db, 'stripe')).toBeUndefined();
+    expect(await findConnectorByProvider(db, 'modulr')).toBeUndefined();
   });
 });

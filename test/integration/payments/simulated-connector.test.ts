@@ -87,7 +87,7 @@ describe('simulated connector on the real Temporal worker', () => {
   });
 
   it('refuses an unknown provider and a second connector with the same name', async () => {
-    expect((await api('POST', '/api/payments/v3/connectors/install/stripe', { body: { name: 'x' } })).status).toBe(404);
+    expect((await api('POST', '/api/payments/v3/connectors/install/modulr', { body: { name: 'x' } })).status).toBe(404);
     const name = `dup-${suffix()}`;
     const dir = simulatedDirectory();
     const first = await api('POST', '/api/payments/v3/connectors/install/simulated', { body: { name, directory: dir, pollingPeriod: '1s' } });
