@@ -11,7 +11,7 @@ const cadence = stringSchema({ enum: CADENCES, description: 'Scopes each failing
 const labels = mapSchema(stringSchema({ maxLength: 200 }), { maxProperties: 50 });
 const notifications = arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 50, description: 'Stored and echoed; alerts reach subscribers as platform events (webhooks, triggers).' });
 const templateSpec = anyObjectSchema({
-  description: 'The template\'s parameters (docs/reconciliation-rules.md): sources (`ledger`, `address`, `query`, `poolID`, `left`, `right`), `assets`, `tolerance`, `asset`/`operator`/`threshold`, and an optional CEL `condition`.',
+  description: 'The template\'s parameters (docs/reconciliation.md, Rules): sources (`ledger`, `address`, `query`, `poolID`, `left`, `right`), `assets`, `tolerance`, `asset`/`operator`/`threshold`, and an optional CEL `condition`.',
 });
 const schedule = objectSchema(
   {

@@ -13,11 +13,12 @@ export interface RuleRunResult {
 }
 
 const { evaluateReconciliationRule } = proxyActivities<ReconciliationActivities>({
-  // One evaluation reads its sources (a ledger's postings up to the instant, a pool's balances) and writes one row per
-  // failing fingerprint: minutes at most, even on a large ledger.
+  // One evaluation reads its sources (a ledger's postings up to the instant, a pool's balances as of it) and writes one
+  // row per failing fingerprint: minutes at most, even on a large ledger.
   startToCloseTimeout: '5m',
   // A source that cannot be read is an ERROR evaluation, not an activity failure: only infrastructure failures (the
-  // database unreachable, the worker lost) are retried, and the evaluation id makes a retry write nothing twice.
+  // database unreachable, the worker lost, a point-in-time read waiting on a writer still open since before the run's
+  // instant) are retried, and the evaluation id makes a retry write nothing twice.
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../../db/knex';
 import { inTransaction } from '../../../db/errors';
 import { emitEvents } from '../../../db/outbox';
 import { keysetPage, type ListQuery, type Page } from '../../../db/pagination';
-import { conflict, notFound, validationError } from '../../../lib/errors';
+import { conflict, isApiError, notFound, validationError } from '../../../lib/errors';
 import { stringifyJson } from '../../../lib/json';
 import { appendAlertEvent, snoozeActive } from './alerts';
 import { parseGoDuration } from './durations';
@@ -50,7 +50,12 @@ interface Computed {
   endedAt: Date;
 }
 
-/** Reads the rule's sources and checks them. A source that cannot be read, or a condition that cannot run, is ERROR. */
+/**
+ * Reads the rule's sources, each as of its point in time (recorded in pitPerSource), and checks them. A source that
+ * cannot be read, or a condition that cannot run, is ERROR. A point-in-time read that cannot be exact yet (a writer
+ * still open since before the instant: SERVICE_UNAVAILABLE) is thrown instead: an on-demand evaluation answers 503, a
+ * scheduled one is retried by its activity, and no evaluation is recorded for a transient state.
+ */
 async function compute(db: Executor, rule: RuleRow, plan: Plan): Promise<Computed> {
   const startedAt = new Date();
   const pitPerSource: Record<string, string> = {};
@@ -61,14 +66,14 @@ async function compute(db: Executor, rule: RuleRow, plan: Plan): Promise<Compute
     for (const { key, source } of sourcesOf(template)) {
       const pit = plan.pitOf(key);
       pitPerSource[key] = pit.toISOString();
-      const { read, observedAt } = await readSource(db, source, pit);
-      pitPerSource[key] = observedAt.toISOString();
+      const read = await readSource(db, source, pit);
       costUnits += read.type === 'ledger' ? read.balances.length : read.balances.size;
       reads.push(read);
     }
     const outcomes = outcomesOf(template, reads, rule.explanation_cel);
     return { result: outcomes.some((o) => !o.passed) ? 'FAIL' : 'PASS', outcomes, pitPerSource, costUnits, startedAt, endedAt: new Date() };
   } catch (error) {
+    if (isApiError(error) && error.code === 'SERVICE_UNAVAILABLE') throw error;
     return { result: 'ERROR', outcomes: [], error: (error as Error).message, pitPerSource, costUnits: 0, startedAt, endedAt: new Date() };
   }
 }

@@ -1,21 +1,22 @@
 import { listVolumes } from '../../ledger';
-import { getPoolBalances } from '../../payments';
+import { getPoolBalancesAt } from '../../payments';
 import type { Executor } from '../../../db/knex';
 import type { Source, SourceRead } from './templates';
 
 const PAGE = 1000;
 
 /**
- * Reads one source as of `pit`. A ledger source is exact at any past instant: its balances are the sums of the
- * postings of the transactions inserted before `pit` (insertion date, so a transaction backdated after `pit` is not
- * seen, as it was not there then). A pool source reads the pool's latest fetched balances: the payments area keeps
- * no history of balances, so its point in time is the observation, and `observedAt` says when that was.
+ * Reads one source as of `pit`, exactly at any past instant, so an evaluation compares both sides at the instants
+ * it records. A ledger source's balances are the sums of the postings of the transactions inserted before `pit`
+ * (insertion date, so a transaction backdated after `pit` is not seen, as it was not there then). A pool source's
+ * balances are the pool's accounts' balances as last fetched at or before `pit`, from the payments balance history
+ * (the same read as a policy's reconciliation; it waits for the writers still open since before `pit`, and answers
+ * SERVICE_UNAVAILABLE when one stays open).
  */
-export async function readSource(db: Executor, source: Source, pit: Date): Promise<{ read: SourceRead; observedAt: Date }> {
+export async function readSource(db: Executor, source: Source, pit: Date): Promise<SourceRead> {
   if (source.type === 'pool') {
-    const observedAt = new Date();
-    const rows = await getPoolBalances(db, source.poolID);
-    return { read: { type: 'pool', balances: new Map(rows.map((r) => [r.asset, r.amount])) }, observedAt };
+    const rows = await getPoolBalancesAt(db, source.poolID, pit);
+    return { type: 'pool', balances: new Map(rows.map((r) => [r.asset, r.amount])) };
   }
   const balances: Array<{ account: string; asset: string; balance: bigint }> = [];
   // endTime is exclusive: the instant itself is included.
@@ -28,5 +29,5 @@ export async function readSource(db: Executor, source: Source, pit: Date): Promi
     const last = page.items[page.items.length - 1];
     position = { key: [last.account, last.asset], dir: 'next' };
   }
-  return { read: { type: 'ledger', balances }, observedAt: pit };
+  return { type: 'ledger', balances };
 }

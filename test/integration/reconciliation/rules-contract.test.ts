@@ -130,6 +130,47 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     expect((await recon.getAlert({ alertID })).alertResponse!.data.status).toBe('RESOLVED');
   });
 
+  test('a rule evaluated at a past instant reads the pool as it was then, and records that instant per source', async () => {
+    const ownPool = await simulatedPool(db);
+    await ownPool.setBalance(1000n);
+    const rule = (await recon.createRule({ ...driftRule(), name: `drift-pit-${ledger}`, templateSpec: { ledger, address: 'banks:main', poolID: ownPool.poolID } })).ruleResponse!.data;
+    const ledgerKey = `ledger:${ledger}#0`;
+    const poolKey = `pool:${ownPool.poolID}#1`;
+    // T: the instant of a passing evaluation; the provider reports 100 less only after it.
+    const before = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data;
+    expect(before.result).toBe('PASS');
+    const t = before.pitPerSource![poolKey];
+    expect(before.pitPerSource).toEqual({ [ledgerKey]: t, [poolKey]: t });
+    await ownPool.setBalance(900n);
+
+    // At T: the pool as it was (1000), so still PASS; both sources read at T, not at the time of the read.
+    const atT = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { at: t } })).evaluationResponse!.data;
+    expect(atT.evidence).toEqual([{ fingerprint: 'asset:USD/2', passed: true, proof: { ledger: '1000', pool: '1000' } }]);
+    expect(atT.pitPerSource).toEqual({ [ledgerKey]: t, [poolKey]: t });
+    // Now: the pool's new balance, FAIL with the drift.
+    const now = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data;
+    expect(now.result).toBe('FAIL');
+    expect(now.evidence).toEqual([expect.objectContaining({ passed: false, evidence: expect.objectContaining({ drift: '100', balances: { ledger: '1000', pool: '900' } }) })]);
+    expect(now.pitPerSource![poolKey].getTime()).toBeGreaterThan(t.getTime());
+    // The pool's own instant (sourcePITs) applies to the pool read alone: the ledger now against the pool at T passes.
+    const at = new Date();
+    const mixed = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { at, sourcePITs: { [poolKey]: t } } })).evaluationResponse!.data;
+    expect(mixed).toMatchObject({ result: 'PASS', pitPerSource: { [ledgerKey]: at, [poolKey]: t } });
+
+    // A writer open since before the instant could still record a balance at or before it: the read cannot be exact
+    // yet, so the evaluation answers 503 (retry later) and records nothing, rather than an ERROR evaluation.
+    const count = (await recon.listEvaluations({ query: { ruleID: rule.id } })).evaluationsCursorResponse!.cursor.data.length;
+    const writer = await db.transaction();
+    try {
+      await writer.raw('SELECT 1');
+      await expect(recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).rejects.toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      await writer.rollback();
+    }
+    expect((await recon.listEvaluations({ query: { ruleID: rule.id } })).evaluationsCursorResponse!.cursor.data).toHaveLength(count);
+    await recon.deleteRule({ ruleID: rule.id });
+  });
+
   test('a bad CEL condition, an unknown spec field, a missing source or a bad cron is 400 and creates nothing', async () => {
     const before = (await recon.listRules({ pageSize: 1000 })).rulesCursorResponse!.cursor.data.length;
     await expect(recon.createRule(driftRule({ condition: 'event.drift <' }))).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.templateSpec.condition') });
