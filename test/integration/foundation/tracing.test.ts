@@ -279,4 +279,34 @@ describe('OpenTelemetry traces', () => {
     }
   }, 120_000);
 
+  it('records the trace id of a traced request in its audit entry and the entry\'s event', async () => {
+    const ledger = `otel-${randomBytes(4).toString('hex')}`;
+    const t = newTrace();
+    const created = await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(t));
+    expect(created.status).toBe(204);
+    const server = await pollUntil(
+      () => spansOf(t.traceId).find((s) => s.kind === 2 && s.attributes['request.id'] === created.requestId),
+      isDefined,
+      { what: 'the request\'s server span' },
+    );
+    const listed = await pollUntil(
+      async () => {
+        const res = await send('GET', `/api/auth/audit/entries?route=${encodeURIComponent('/api/ledger/v2/{ledger}')}&pageSize=100`, undefined, traceparent(newTrace()));
+        return res.status === 200 ? (JSON.parse(res.body).cursor.data as Array<Record<string, unknown>>).find((e) => e.requestId === created.requestId) : undefined;
+      },
+      isDefined,
+      { what: 'the request\'s audit entry' },
+    );
+    expect(listed).toMatchObject({ method: 'POST', targets: { ledger }, status: 204, traceId: server.traceId });
+    expect(server.traceId).toBe(t.traceId);
+
+    const db = createDb(databaseUrl(), { poolMax: 1 });
+    try {
+      const events = await db('events_outbox').where({ app: 'auth', type: 'AUDIT_ENTRY_RECORDED' }).whereRaw('payload LIKE ?', [`%${created.requestId}%`]);
+      expect(events).toHaveLength(1);
+      expect(JSON.parse(events[0].payload)).toEqual(listed);
+    } finally {
+      await db.destroy();
+    }
+  });
 });
