@@ -90,6 +90,8 @@ export function createAuditTrail(db: Db, logger: Logger): AuditTrail {
         targets: { ...(ctx.params as Record<string, string> | undefined) },
         status: ctx.status,
         requestId: state.requestId ?? '',
+        // Only when traced: the entry (and its event) then leads to the request's trace.
+        ...(state.traceId ? { traceId: state.traceId } : {}),
         durationMs: Math.round(durationMs * 10) / 10,
       });
       if (pending.length > MAX_PENDING) {

@@ -121,7 +121,8 @@ export function runInContext<T>(ctx: Context, fn: () => T): T {
 
 /**
  * An outbound HTTP call's client span (a webhook delivery, a provider or exporter request): `{method}` named, with the
- * server and path but never the query string (a provider's API key may ride in it). The status comes from the result;
+ * server, path and `url.full` but never the query string (a provider's API key or a webhook's token may ride in it)
+ * nor the URL's credentials. No `traceparent` is sent: trace ids stay internal to the platform. The status comes from the result;
  * a status of 0 (no answer) or >= 400, or a thrown error, marks the span failed. With tracing off it is `call()`.
  */
 export function tracedHttpCall<T>(method: string, url: string, call: () => Promise<T>, statusOf: (result: T) => number): Promise<T> {
@@ -133,7 +134,15 @@ export function tracedHttpCall<T>(method: string, url: string, call: () => Promi
     target = undefined;
   }
   const attributes: Attributes = { 'http.request.method': method };
-  if (target) Object.assign(attributes, { 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80), 'url.path': target.pathname });
+  if (target) {
+    Object.assign(attributes, {
+      'server.address': target.hostname,
+      'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+      'url.path': target.pathname,
+      // `host` rather than the whole href: no `user:password@`, no `?query`, no `#fragment`.
+      'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+    });
+  }
   return withSpan(method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     const result = await call();
     const status = statusOf(result);

@@ -22,6 +22,8 @@ export interface AuditEntry {
   targets: Record<string, string>;
   status: number;
   requestId: string;
+  /** The request's trace id (hex), when the API traces; absent otherwise. */
+  traceId?: string;
   durationMs: number;
 }
 
@@ -39,6 +41,7 @@ interface AuditRow {
   targets: Record<string, string>;
   status: number;
   request_id: string;
+  trace_id: string | null;
   duration_ms: number;
 }
 
@@ -51,9 +54,9 @@ export async function recordAuditEntries(db: Db, entries: AuditEntry[]): Promise
   await db.transaction(async (trx) => {
     const inserted: Array<{ id: string }> = (
       await trx.raw(
-        `INSERT INTO audit_entries (id, at, client_id, scopes, method, route, targets, status, request_id, duration_ms)
-         SELECT e.id, e.at, e."clientId", coalesce(e.scopes, '{}'), e.method, e.route, coalesce(e.targets, '{}'), e.status, e."requestId", e."durationMs"
-         FROM json_to_recordset(?::json) AS e(id uuid, at timestamptz, "clientId" text, scopes text[], method text, route text, targets jsonb, status int, "requestId" text, "durationMs" float8)
+        `INSERT INTO audit_entries (id, at, client_id, scopes, method, route, targets, status, request_id, trace_id, duration_ms)
+         SELECT e.id, e.at, e."clientId", coalesce(e.scopes, '{}'), e.method, e.route, coalesce(e.targets, '{}'), e.status, e."requestId", e."traceId", e."durationMs"
+         FROM json_to_recordset(?::json) AS e(id uuid, at timestamptz, "clientId" text, scopes text[], method text, route text, targets jsonb, status int, "requestId" text, "traceId" text, "durationMs" float8)
          ORDER BY e.at
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [stringifyJson(entries.map((e) => ({ ...e, scopes: `{${e.scopes.map((s) => `"${s.replace(/["\\]/g, '\\$&')}"`).join(',')}}` })))],
@@ -97,6 +100,7 @@ function present(row: AuditRow): AuditEntry & { seq: string } {
     targets: row.targets,
     status: row.status,
     requestId: row.request_id,
+    ...(row.trace_id !== null ? { traceId: row.trace_id } : {}),
     durationMs: row.duration_ms,
   };
 }

@@ -30,6 +30,7 @@ import * as auditEntries from './028-audit-entries';
 import * as reconciliation from './029-reconciliation';
 import * as reconciliationRules from './030-reconciliation-rules';
 import * as paymentsConnectorStates from './031-payments-connector-states';
+import * as auditTraceId from './032-audit-trace-id';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -72,6 +73,7 @@ const migrations: Array<[string, Migration]> = [
   ['029-reconciliation', reconciliation],
   ['030-reconciliation-rules', reconciliationRules],
   ['031-payments-connector-states', paymentsConnectorStates],
+  ['032-audit-trace-id', auditTraceId],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -16,6 +16,7 @@ const auditEntrySchema = objectSchema(
     targets: mapSchema(stringSchema(), { description: 'The path parameters: ids of what the request targeted.' }),
     status: integerSchema(),
     requestId: stringSchema({ description: 'The X-Request-Id of the request, in every log line it wrote.' }),
+    traceId: stringSchema({ description: 'The request\'s OpenTelemetry trace id (32 hex digits); present only when the API traces.' }),
     durationMs: { type: 'number', description: 'Time to the answer, in milliseconds.' },
   },
   ['id', 'at', 'scopes', 'method', 'route', 'targets', 'status', 'requestId', 'durationMs'],
