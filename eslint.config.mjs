@@ -4,7 +4,10 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
-const TEMPORAL_CALLS = { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'], message: "An area's Temporal calls live in its engine.ts (or engine/)." };
+const TEMPORAL_CALLS = {
+  group: ['@temporalio/client', '@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
+  message: "An area's Temporal calls live in its engine.ts (or engine/).",
+};
 const AREA_INTERNALS = { regex: '(^|/)areas/[^/]+/.', message: 'Import an area through its index.ts (areas/<area>), its in-process API.' };
 
 /**
@@ -27,27 +30,54 @@ function layering() {
   return [
     {
       files: ['db/**/*.ts'],
-      rules: restrict(upward, { regex: '^(\\.\\./)+(areas|workflows)(/|$)', message: 'db/ is shared plumbing: it knows no area and no workflow.' }, { group: ['@temporalio/*'], message: 'db/ never calls Temporal.' }),
+      rules: restrict(
+        upward,
+        { regex: '^(\\.\\./)+(areas|workflows)(/|$)', message: 'db/ is shared plumbing: it knows no area and no workflow.' },
+        { group: ['@temporalio/*'], message: 'db/ never calls Temporal.' },
+      ),
     },
     {
       files: ['areas/**/*.ts'],
       ignores: ['areas/*/engine.ts', 'areas/*/engine/*.ts'],
-      rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, AREA_INTERNALS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }),
+      rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, AREA_INTERNALS, {
+        regex: '^\\.\\./[^./][^/]*/',
+        message: 'Use another area through its index.ts.',
+      }),
     },
-    { files: ['areas/*/engine.ts'], rules: restrict(upward, workflowsByType, AREA_INTERNALS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
-    { files: ['areas/*/engine/*.ts'], rules: restrict(upward, workflowsByType, AREA_INTERNALS, { regex: '^\\.\\./\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }) },
+    {
+      files: ['areas/*/engine.ts'],
+      rules: restrict(upward, workflowsByType, AREA_INTERNALS, { regex: '^\\.\\./[^./][^/]*/', message: 'Use another area through its index.ts.' }),
+    },
+    {
+      files: ['areas/*/engine/*.ts'],
+      rules: restrict(upward, workflowsByType, AREA_INTERNALS, {
+        regex: '^\\.\\./\\.\\./[^./][^/]*/',
+        message: 'Use another area through its index.ts.',
+      }),
+    },
     { files: ['api/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType) },
     {
       files: ['api/routes/**/*.ts'],
-      rules: restrict(AREA_INTERNALS, workflowsByType, { group: ['@temporalio/*'], message: 'Routes never touch Temporal: call the area, whose engine.ts does.' }, {
-        regex: '^(\\.\\./)+activities(/|$)',
-        message: 'Routes call areas; activities are the worker\'s side of Temporal.',
-      }),
+      rules: restrict(
+        AREA_INTERNALS,
+        workflowsByType,
+        { group: ['@temporalio/*'], message: 'Routes never touch Temporal: call the area, whose engine.ts does.' },
+        {
+          regex: '^(\\.\\./)+activities(/|$)',
+          message: "Routes call areas; activities are the worker's side of Temporal.",
+        },
+      ),
     },
-    { files: ['activities/**/*.ts'], rules: restrict(AREA_INTERNALS, workflowsByType, { regex: '^(\\.\\./)+api(/|$)', message: 'Activities call areas, never the HTTP layer.' }) },
+    {
+      files: ['activities/**/*.ts'],
+      rules: restrict(AREA_INTERNALS, workflowsByType, { regex: '^(\\.\\./)+api(/|$)', message: 'Activities call areas, never the HTTP layer.' }),
+    },
     {
       files: ['lib/**/*.ts'],
-      rules: restrict({ regex: '^(\\.\\./)+(areas|api|db|activities|workflows)(/|$)', message: 'lib/ is what every process shares: it knows no area, no HTTP, no database and no workflow.' }),
+      rules: restrict({
+        regex: '^(\\.\\./)+(areas|api|db|activities|workflows)(/|$)',
+        message: 'lib/ is what every process shares: it knows no area, no HTTP, no database and no workflow.',
+      }),
     },
     {
       files: ['workflows/**/*.ts'],
@@ -58,7 +88,18 @@ function layering() {
             paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
             patterns: [
               {
-                group: ['**/db/**', '**/db', '**/api/**', '**/api', '**/activities/**', '**/activities', '**/areas/**', '**/areas', '**/numscript/**', '**/numscript'],
+                group: [
+                  '**/db/**',
+                  '**/db',
+                  '**/api/**',
+                  '**/api',
+                  '**/activities/**',
+                  '**/activities',
+                  '**/areas/**',
+                  '**/areas',
+                  '**/numscript/**',
+                  '**/numscript',
+                ],
                 allowTypeImports: true,
                 message: 'workflows/ may only import types from db/, api/, areas/, numscript/ and activities/ (use proxyActivities).',
               },
@@ -67,8 +108,14 @@ function layering() {
         ],
       },
     },
-    { files: ['numscript/**/*.ts'], rules: restrict({ regex: '^(?!\\./)', message: 'numscript/ imports nothing outside itself (no platform code, no package, no Node built-in).' }) },
-    { files: ['lib/orchestration/**/*.ts'], rules: restrict({ regex: '^(?!\\./|\\.\\./grammar$)', message: 'lib/orchestration/ is pure: it imports only itself and lib/grammar.ts.' }) },
+    {
+      files: ['numscript/**/*.ts'],
+      rules: restrict({ regex: '^(?!\\./)', message: 'numscript/ imports nothing outside itself (no platform code, no package, no Node built-in).' }),
+    },
+    {
+      files: ['lib/orchestration/**/*.ts'],
+      rules: restrict({ regex: '^(?!\\./|\\.\\./grammar$)', message: 'lib/orchestration/ is pure: it imports only itself and lib/grammar.ts.' }),
+    },
   ];
 }
 
@@ -86,7 +133,9 @@ function productionRestrictions() {
     { object: 'JSON', property: 'stringify', message: 'Use stringifyJson from lib/json.ts: it writes BigInt amounts exactly.' },
     { object: 'JSON', property: 'parse', message: 'Use parseJson from lib/json.ts: it reads big integers without rounding.' },
   ];
-  const env = [{ object: 'process', property: 'env', message: 'Read settings through lib/config.ts (getConfig()): it validates and documents each one.' }];
+  const env = [
+    { object: 'process', property: 'env', message: 'Read settings through lib/config.ts (getConfig()): it validates and documents each one.' },
+  ];
   const bodyJson = {
     'no-restricted-syntax': [
       'error',

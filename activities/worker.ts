@@ -91,7 +91,12 @@ function workerTracing(tracing: RunningTracing): { workflowModules: string[]; wo
     workerOptions: {
       interceptors: {
         client: tracingClientInterceptors(),
-        activity: [(ctx) => ({ inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx), outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx) })],
+        activity: [
+          (ctx) => ({
+            inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx),
+            outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+        ],
       },
       sinks: { exporter: otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
     },
@@ -118,7 +123,16 @@ async function main(): Promise<void> {
     telemetryOptions: {
       logging: { filter: { core: config.temporalLogLevel, other: 'ERROR' }, forward: {} },
       ...(config.temporalMetricsPort > 0
-        ? { metrics: { prometheus: { bindAddress: `${config.metricsHost}:${config.temporalMetricsPort}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: `${config.metricsHost}:${config.temporalMetricsPort}`,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
         : {}),
     },
   });
@@ -131,7 +145,12 @@ async function main(): Promise<void> {
   });
   const temporal = await createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace });
   // The outbox dispatcher lives in every worker replica (safe: see startEventDispatcher), so no extra process to run.
-  const dispatcher = startEventDispatcher({ db, databaseUrl: config.databaseUrl, temporal: { client: temporal.client, taskQueue: config.taskQueue }, logger });
+  const dispatcher = startEventDispatcher({
+    db,
+    databaseUrl: config.databaseUrl,
+    temporal: { client: temporal.client, taskQueue: config.taskQueue },
+    logger,
+  });
   // The ledger log hasher lives next to it, for the same reason (one hasher per ledger at a time: see startLogHasher).
   const hasher = startLogHasher({ db, databaseUrl: config.databaseUrl, logger });
   // Every endpoint queue gets its drain workflow, even after a crash between queueing and starting (idempotent).
@@ -186,7 +205,7 @@ function registerOutboxGauges(db: ReturnType<typeof createDb>): void {
   });
   new Gauge({
     name: 'ledger_log_hash_lag_logs',
-    help: 'Ledger logs written and not yet hashed into their ledger\'s chain (ledgers with HASH_LOGS disabled aside)',
+    help: "Ledger logs written and not yet hashed into their ledger's chain (ledgers with HASH_LOGS disabled aside)",
     registers: [registry],
     async collect() {
       this.set(await logHashLag(db));

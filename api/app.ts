@@ -37,7 +37,8 @@ export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes):
   // What no route answered: a 405 with Allow when the path is a route's under another method, a 404 otherwise.
   const unmatched = (ctx: Koa.Context): ApiError => {
     const allowed = new Set<string>();
-    for (const layer of tables.get(routeTable(ctx.path))?.router.match(ctx.path, ctx.method).path ?? []) for (const m of layer.methods) allowed.add(m);
+    for (const layer of tables.get(routeTable(ctx.path))?.router.match(ctx.path, ctx.method).path ?? [])
+      for (const m of layer.methods) allowed.add(m);
     if (allowed.size > 0) {
       if (allowed.has('GET')) allowed.add('HEAD');
       return new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, { headers: { Allow: [...allowed].join(', ') } });

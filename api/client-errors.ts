@@ -24,7 +24,9 @@ export function answerClientErrors(server: http.Server): void {
     const body = stringifyJson({ errorCode, errorMessage: message });
     socket.on('error', () => socket.destroy());
     socket.resume();
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
     setTimeout(() => socket.destroy(), 2000).unref();
   });
 }

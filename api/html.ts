@@ -13,8 +13,16 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
  * nothing else allowed by default.
  */
 export function contentSecurityPolicy(directives: Record<string, string> = {}): string {
-  const all: Record<string, string> = { 'default-src': "'none'", 'base-uri': "'none'", 'form-action': "'none'", ...directives, 'frame-ancestors': "'none'" };
-  return Object.entries(all).map(([name, value]) => `${name} ${value}`).join('; ');
+  const all: Record<string, string> = {
+    'default-src': "'none'",
+    'base-uri': "'none'",
+    'form-action': "'none'",
+    ...directives,
+    'frame-ancestors': "'none'",
+  };
+  return Object.entries(all)
+    .map(([name, value]) => `${name} ${value}`)
+    .join('; ');
 }
 
 /** The policy of a page that sets none: a static page of text and links, no script, style, image or form. */

@@ -19,8 +19,14 @@ export interface HttpTimeouts {
  * not over the idle time; test/integration/foundation/keep-alive.test.ts checks this), so it stays short against
  * slow-header clients. lib/config.ts checks them (positive, the headers timeout within the request timeout).
  */
-export function httpTimeouts(config: Pick<Config, 'httpKeepAliveTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'> = getConfig()): HttpTimeouts {
-  return { keepAliveTimeout: config.httpKeepAliveTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs };
+export function httpTimeouts(
+  config: Pick<Config, 'httpKeepAliveTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'> = getConfig(),
+): HttpTimeouts {
+  return {
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    headersTimeout: config.httpHeadersTimeoutMs,
+    requestTimeout: config.httpRequestTimeoutMs,
+  };
 }
 
 /**

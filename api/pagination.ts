@@ -51,7 +51,9 @@ export function decodeCursor(cursor: string, scope: CursorScope): CursorState {
     const payload = raw.subarray(TAG_BYTES);
     if (timingSafeEqual(raw.subarray(0, TAG_BYTES), tagOf(scope, payload))) return parseJson(payload.toString('utf8')) as CursorState;
   }
-  throw validationError('invalid cursor: a cursor is accepted only unchanged and only by the list that issued it; pass back the `next` or `previous` value of one of its pages');
+  throw validationError(
+    'invalid cursor: a cursor is accepted only unchanged and only by the list that issued it; pass back the `next` or `previous` value of one of its pages',
+  );
 }
 
 /** Builds the cursor envelope; `keyOf` gives the sort key of an item (the same columns the page was sorted by). */
@@ -67,11 +69,16 @@ export function cursorEnvelope<T, R = T>(
 function cursorLinks<R>(request: ListRequest, page: Page<R>, keyOf: (row: R) => unknown[]) {
   const first = page.items[0];
   const last = page.items[page.items.length - 1];
-  return linksOf(request, { ...page, firstKey: first === undefined ? undefined : keyOf(first), lastKey: last === undefined ? undefined : keyOf(last) });
+  return linksOf(request, {
+    ...page,
+    firstKey: first === undefined ? undefined : keyOf(first),
+    lastKey: last === undefined ? undefined : keyOf(last),
+  });
 }
 
 function linksOf(request: ListRequest, page: Omit<JsonPage, 'json'>) {
-  const at = (key: unknown[], d: 'next' | 'prev') => encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: key, d }, request.scope);
+  const at = (key: unknown[], d: 'next' | 'prev') =>
+    encodeCursor({ f: request.filters as Record<string, unknown>, p: request.pageSize, k: key, d }, request.scope);
   return {
     pageSize: request.pageSize,
     hasMore: page.hasNext,

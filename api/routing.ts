@@ -57,7 +57,12 @@ export type RouteHandler<I = ValidInput> = (ctx: AppContext<I>, next: () => Prom
  * request validators, so the three cannot drift apart; the handler's input is typed from the schemas it is validated
  * against.
  */
-export function defineRoute<I>(spec: OperationSpec, guard: ChainMiddleware, validation: ValidateMiddleware<I>, handler: RouteHandler<I>): RouteDefinition;
+export function defineRoute<I>(
+  spec: OperationSpec,
+  guard: ChainMiddleware,
+  validation: ValidateMiddleware<I>,
+  handler: RouteHandler<I>,
+): RouteDefinition;
 export function defineRoute(spec: OperationSpec, guard: ChainMiddleware, handler: RouteHandler): RouteDefinition;
 export function defineRoute(spec: OperationSpec, ...members: Array<ChainMiddleware | RouteHandler<never>>): RouteDefinition {
   // The one place a handler's input type is taken on trust: validate, just before it in the chain, has checked

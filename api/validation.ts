@@ -10,7 +10,14 @@ import { stringifyJson } from '../lib/json';
 function buildAjv(coerce: boolean): Ajv {
   // `discriminator`: a oneOf that declares one validates only the branch its tag names, so errors point into that branch.
   // `verbose` gives an error its parent schema, where describeErrors finds the values such a tag accepts.
-  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false, discriminator: true, verbose: true });
+  const ajv = new Ajv({
+    allErrors: false,
+    strict: false,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: false,
+    discriminator: true,
+    verbose: true,
+  });
   addFormats(ajv);
   // Amounts and ids of any size: integers from the JSON parser are numbers when safe and BigInt beyond; a path or query
   // parameter is a string, read digit for digit (ajv's coercion would round it to a double).
@@ -96,7 +103,7 @@ export function describeErrors(where: string, errors: ErrorObject[] | null | und
 
 /** The values a discriminated oneOf accepts for its tag (each branch's `const` or `enum`). */
 function discriminatorValues(schema: unknown, tag: string): unknown[] {
-  const branches = ((schema as { oneOf?: Array<{ properties?: Record<string, { const?: unknown; enum?: unknown[] }> }> } | undefined)?.oneOf ?? []);
+  const branches = (schema as { oneOf?: Array<{ properties?: Record<string, { const?: unknown; enum?: unknown[] }> }> } | undefined)?.oneOf ?? [];
   return branches.flatMap((branch) => {
     const property = branch.properties?.[tag];
     return property?.const !== undefined ? [property.const] : (property?.enum ?? []);

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   const measurements: Measurement[] = [];
   const record = (m: Measurement) => {
     measurements.push(m);
-    process.stdout.write(`[bench] ${m.scenario}: ${m.throughput.toFixed(1)} ${m.unit}, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, errors ${m.errors}\n`);
+    process.stdout.write(
+      `[bench] ${m.scenario}: ${m.throughput.toFixed(1)} ${m.unit}, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms, errors ${m.errors}\n`,
+    );
   };
   try {
     for (const baseline of [() => koaHelloWorld(platform, 32, Math.round(20_000 * scale))]) {

@@ -10,9 +10,23 @@ const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
 const CONNECTION_CODES = new Set([
   // The socket: refused, reset, timed out, written after the server closed it, host gone or name not resolvable.
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class.
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
 ]);
 /**
  * Messages of node-postgres errors that carry no code: a connection that died under a pooled client, or a client used

@@ -37,7 +37,9 @@ export async function withIdempotencyKey<T>(
     return { value: parseJson(row.response) as T, hit: true };
   }
   const value = await work();
-  await trx('idempotency_keys').where({ scope: claim.scope, key: claim.key }).update({ response: stringifyJson(value) });
+  await trx('idempotency_keys')
+    .where({ scope: claim.scope, key: claim.key })
+    .update({ response: stringifyJson(value) });
   return { value, hit: false };
 }
 

@@ -54,7 +54,10 @@ export function startNotifiedLoop(options: NotifiedLoopOptions) {
     const reconnect = (error: unknown) => {
       if (listener !== client || stopped) return;
       listener = undefined;
-      logger[isExpectedShutdownError(error) ? 'debug' : 'warn']({ err: error }, `${name} LISTEN connection lost; reconnecting (the periodic pass covers the gap)`);
+      logger[isExpectedShutdownError(error) ? 'debug' : 'warn'](
+        { err: error },
+        `${name} LISTEN connection lost; reconnecting (the periodic pass covers the gap)`,
+      );
       client.end().catch(() => undefined);
       setTimeout(() => void listen().catch(reconnect), 1000).unref();
     };

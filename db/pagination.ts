@@ -37,12 +37,7 @@ export interface JsonPage {
  * Keyset pagination over `columns` (all sorted in `order`, the last one unique). Unlike offsets, a page boundary is a
  * row, so rows inserted while a client pages through a list are neither skipped nor shown twice.
  */
-export async function keysetPage<T>(
-  query: Knex.QueryBuilder,
-  columns: string[],
-  order: 'asc' | 'desc',
-  request: PageRequest,
-): Promise<Page<T>> {
+export async function keysetPage<T>(query: Knex.QueryBuilder, columns: string[], order: 'asc' | 'desc', request: PageRequest): Promise<Page<T>> {
   const rows = (await keysetQuery(query, columns, order, request)) as T[];
   const more = rows.length > request.pageSize;
   const items = rows.slice(0, request.pageSize);
@@ -86,7 +81,10 @@ function keysetQuery(query: Knex.QueryBuilder, columns: string[], order: 'asc' |
 }
 
 function keysetOrder(columns: string[], order: 'asc' | 'desc', request: PageRequest): PageKey[] {
-  return pageKeys(columns.map((column) => ({ column, dir: order })), request);
+  return pageKeys(
+    columns.map((column) => ({ column, dir: order })),
+    request,
+  );
 }
 
 /** A list's sort keys in the direction of the requested page: each one reversed when paging backwards. */

@@ -10,7 +10,10 @@ export const CURSOR_SIGNING_KEY = 'cursor-signing-key';
  * processes starting together all keep the first one written.
  */
 export async function platformSecret(db: Executor, name: string): Promise<Buffer> {
-  await db('platform_secrets').insert({ name, value: randomBytes(32) }).onConflict('name').ignore();
+  await db('platform_secrets')
+    .insert({ name, value: randomBytes(32) })
+    .onConflict('name')
+    .ignore();
   const row = await db('platform_secrets').where({ name }).first('value');
   return row.value as Buffer;
 }

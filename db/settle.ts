@@ -25,7 +25,10 @@ export async function settleTransactionsBefore(db: Executor, instant: Date, time
     );
     if ((rows[0] as { open: number }).open === 0) return;
     if (Date.now() + delay > deadline) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `a database transaction begun before ${instant.toISOString()} is still open; retry the point-in-time read later`);
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `a database transaction begun before ${instant.toISOString()} is still open; retry the point-in-time read later`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

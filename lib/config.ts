@@ -59,7 +59,10 @@ function flag(on: string, off: string): Kind<boolean> {
 }
 
 function text(minLength = 1): Kind<string> {
-  return { form: minLength > 1 ? `at least ${minLength} characters` : 'a non-empty string', parse: (raw) => (raw.length >= minLength ? raw : undefined) };
+  return {
+    form: minLength > 1 ? `at least ${minLength} characters` : 'a non-empty string',
+    parse: (raw) => (raw.length >= minLength ? raw : undefined),
+  };
 }
 
 function url(protocols: readonly string[]): Kind<string> {
@@ -79,7 +82,11 @@ const directory: Kind<string> = { form: 'a path', parse: (raw) => path.resolve(r
 
 const directories: Kind<string[]> = {
   form: `paths separated by "${path.delimiter}"`,
-  parse: (raw) => raw.split(path.delimiter).filter(Boolean).map((p) => path.resolve(p)),
+  parse: (raw) =>
+    raw
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((p) => path.resolve(p)),
   show: (value) => value.join(path.delimiter),
 };
 
@@ -111,13 +118,22 @@ const keyValues: Kind<Record<string, string>> = {
     }
     return result;
   },
-  show: (value) => Object.entries(value).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(','),
+  show: (value) =>
+    Object.entries(value)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join(','),
 };
 
-const ratio: Kind<number> = { form: 'a number from 0 to 1', parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= 0 && Number(raw) <= 1 ? Number(raw) : undefined) };
+const ratio: Kind<number> = {
+  form: 'a number from 0 to 1',
+  parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= 0 && Number(raw) <= 1 ? Number(raw) : undefined),
+};
 
 /** OTel's boolean form: `true` or `false`, in any case. */
-const otelBoolean: Kind<boolean> = { form: '"true" or "false" (any case)', parse: (raw) => (raw.toLowerCase() === 'true' ? true : raw.toLowerCase() === 'false' ? false : undefined) };
+const otelBoolean: Kind<boolean> = {
+  form: '"true" or "false" (any case)',
+  parse: (raw) => (raw.toLowerCase() === 'true' ? true : raw.toLowerCase() === 'false' ? false : undefined),
+};
 
 function setting<T, const F extends T | undefined>(
   variable: string,
@@ -142,83 +158,333 @@ export const SETTINGS = {
   // Where the processes run.
   port: setting('PORT', port, 8080, ['api', 'start'], 'HTTP port of the API.'),
   host: setting('HOST', text(), '127.0.0.1', ['api', 'start'], 'Interface the API listens on (`0.0.0.0` in containers).'),
-  publicUrl: setting('PUBLIC_URL', url(['http:', 'https:']), undefined, API, 'External base URL; the embedded issuer is `${PUBLIC_URL}/api/auth`.', '`http://HOST:PORT`'),
-  dataDir: setting('DATA_DIR', directory, '.data', ALL, 'Data directory: PostgreSQL data, Temporal SQLite file, bootstrap client, simulated connectors\' files.'),
-  runFile: setting('RUN_FILE', directory, path.join(__dirname, '..', '.run', 'npm-start.json'), START, 'Where `npm start` records its API URL, data directory and database while it runs (mode 0600, removed at stop), for `npm run token` and other scripts.', '`.run/npm-start.json` in the checkout'),
-  logLevel: setting('LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', ALL, 'pino log level (`debug` also shows PostgreSQL\'s log under `npm start`).'),
+  publicUrl: setting(
+    'PUBLIC_URL',
+    url(['http:', 'https:']),
+    undefined,
+    API,
+    'External base URL; the embedded issuer is `${PUBLIC_URL}/api/auth`.',
+    '`http://HOST:PORT`',
+  ),
+  dataDir: setting(
+    'DATA_DIR',
+    directory,
+    '.data',
+    ALL,
+    "Data directory: PostgreSQL data, Temporal SQLite file, bootstrap client, simulated connectors' files.",
+  ),
+  runFile: setting(
+    'RUN_FILE',
+    directory,
+    path.join(__dirname, '..', '.run', 'npm-start.json'),
+    START,
+    'Where `npm start` records its API URL, data directory and database while it runs (mode 0600, removed at stop), for `npm run token` and other scripts.',
+    '`.run/npm-start.json` in the checkout',
+  ),
+  logLevel: setting(
+    'LOG_LEVEL',
+    oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'info',
+    ALL,
+    "pino log level (`debug` also shows PostgreSQL's log under `npm start`).",
+  ),
   // PostgreSQL.
-  databaseUrl: setting('DATABASE_URL', url(['postgres:', 'postgresql:']), undefined, ALL, 'PostgreSQL URL. When unset, `npm start` runs an embedded PostgreSQL and sets it for its children.', 'embedded'),
+  databaseUrl: setting(
+    'DATABASE_URL',
+    url(['postgres:', 'postgresql:']),
+    undefined,
+    ALL,
+    'PostgreSQL URL. When unset, `npm start` runs an embedded PostgreSQL and sets it for its children.',
+    'embedded',
+  ),
   databasePoolMax: setting('DATABASE_POOL_MAX', integer(1, 10_000), 20, BOTH, 'Connection pool size per process.'),
-  databaseAcquireTimeoutMs: setting('DATABASE_ACQUIRE_TIMEOUT_MS', milliseconds, 5000, BOTH, 'How long a request waits for a connection before 503 `SERVICE_UNAVAILABLE`.'),
-  appName: setting('APP_NAME', text(), 'financial-platform', BOTH, 'PostgreSQL `application_name` of the process\'s connections.'),
+  databaseAcquireTimeoutMs: setting(
+    'DATABASE_ACQUIRE_TIMEOUT_MS',
+    milliseconds,
+    5000,
+    BOTH,
+    'How long a request waits for a connection before 503 `SERVICE_UNAVAILABLE`.',
+  ),
+  appName: setting('APP_NAME', text(), 'financial-platform', BOTH, "PostgreSQL `application_name` of the process's connections."),
   embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port, 54329, START, 'Port of the embedded PostgreSQL.'),
   // Temporal.
-  temporalAddress: setting('TEMPORAL_ADDRESS', hostPort, undefined, ALL, 'Temporal frontend. When unset, `npm start` runs the dev server and sets it for its children.', 'dev server'),
+  temporalAddress: setting(
+    'TEMPORAL_ADDRESS',
+    hostPort,
+    undefined,
+    ALL,
+    'Temporal frontend. When unset, `npm start` runs the dev server and sets it for its children.',
+    'dev server',
+  ),
   temporalNamespace: setting('TEMPORAL_NAMESPACE', text(), 'default', BOTH, 'Temporal namespace.'),
-  taskQueue: setting('TEMPORAL_TASK_QUEUE', text(), 'financial-platform', BOTH, 'Task queue of the workflows and activities; webhook work runs on `<this>-webhooks`, polled by the same workers.'),
-  temporalLogLevel: setting('TEMPORAL_LOG_LEVEL', oneOf(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'], { ignoreCase: true }), 'WARN', WORKER, 'Log level of the Temporal SDK core.'),
+  taskQueue: setting(
+    'TEMPORAL_TASK_QUEUE',
+    text(),
+    'financial-platform',
+    BOTH,
+    'Task queue of the workflows and activities; webhook work runs on `<this>-webhooks`, polled by the same workers.',
+  ),
+  temporalLogLevel: setting(
+    'TEMPORAL_LOG_LEVEL',
+    oneOf(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'], { ignoreCase: true }),
+    'WARN',
+    WORKER,
+    'Log level of the Temporal SDK core.',
+  ),
   temporalPort: setting('TEMPORAL_PORT', port, 7233, START, 'gRPC port of the dev server.'),
   temporalUiPort: setting('TEMPORAL_UI_PORT', port, 8233, START, 'Web UI port of the dev server (0: no UI).'),
   // Authentication.
-  authIssuerUrl: setting('AUTH_ISSUER_URL', url(['http:', 'https:']), undefined, API, 'Trust this external OAuth issuer instead of the embedded one.', 'embedded'),
+  authIssuerUrl: setting(
+    'AUTH_ISSUER_URL',
+    url(['http:', 'https:']),
+    undefined,
+    API,
+    'Trust this external OAuth issuer instead of the embedded one.',
+    'embedded',
+  ),
   authAudience: setting('AUTH_AUDIENCE', text(), undefined, API, 'Required `aud` of access tokens.', '`${PUBLIC_URL}/api`'),
   authClientId: setting('AUTH_CLIENT_ID', text(), 'financial-platform-api', API, 'Client id presented during discovery of an external issuer.'),
   authAccessTokenTtl: setting('AUTH_ACCESS_TOKEN_TTL', integer(1, 365 * 24 * 3600), 3600, API, 'Lifetime (s) of tokens from the embedded issuer.'),
-  cursorSigningKey: setting('CURSOR_SIGNING_KEY', text(32), undefined, API, 'Key that signs list cursors (e.g. `openssl rand -base64 32`; a shorter one could be found by trying keys). When unset, a random key kept in PostgreSQL (`platform_secrets`), shared by every replica. Every API process of a deployment must have the same value.', 'stored'),
-  bootstrapClientId: setting('BOOTSTRAP_CLIENT_ID', text(), undefined, START, 'Id of the all-scopes client ensured at start (with `BOOTSTRAP_CLIENT_SECRET`).', 'generated'),
+  cursorSigningKey: setting(
+    'CURSOR_SIGNING_KEY',
+    text(32),
+    undefined,
+    API,
+    'Key that signs list cursors (e.g. `openssl rand -base64 32`; a shorter one could be found by trying keys). When unset, a random key kept in PostgreSQL (`platform_secrets`), shared by every replica. Every API process of a deployment must have the same value.',
+    'stored',
+  ),
+  bootstrapClientId: setting(
+    'BOOTSTRAP_CLIENT_ID',
+    text(),
+    undefined,
+    START,
+    'Id of the all-scopes client ensured at start (with `BOOTSTRAP_CLIENT_SECRET`).',
+    'generated',
+  ),
   bootstrapClientSecret: setting('BOOTSTRAP_CLIENT_SECRET', text(), undefined, START, 'Secret of that client.', 'generated'),
   // HTTP.
   trustProxy: setting('TRUST_PROXY', flag('true', 'false'), false, API, 'Trust `X-Forwarded-*` (behind a reverse proxy).'),
-  httpKeepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', milliseconds, 65_000, API, 'How long an idle keep-alive connection stays open; keep it above the idle timeout of any load balancer in front.'),
-  httpHeadersTimeoutMs: setting('HTTP_HEADERS_TIMEOUT_MS', milliseconds, 20_000, API, 'How long a request\'s headers may take to arrive, from its first byte (at most `HTTP_REQUEST_TIMEOUT_MS`); then 408.'),
+  httpKeepAliveTimeoutMs: setting(
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    milliseconds,
+    65_000,
+    API,
+    'How long an idle keep-alive connection stays open; keep it above the idle timeout of any load balancer in front.',
+  ),
+  httpHeadersTimeoutMs: setting(
+    'HTTP_HEADERS_TIMEOUT_MS',
+    milliseconds,
+    20_000,
+    API,
+    "How long a request's headers may take to arrive, from its first byte (at most `HTTP_REQUEST_TIMEOUT_MS`); then 408.",
+  ),
   httpRequestTimeoutMs: setting('HTTP_REQUEST_TIMEOUT_MS', milliseconds, 120_000, API, 'How long a whole request may take to arrive; then 408.'),
-  rateLimitPerSecond: setting('RATE_LIMIT_PER_SECOND', decimal(0), 1000, API, 'Requests per second per client (token bucket per API process); `0` disables the limit.'),
+  rateLimitPerSecond: setting(
+    'RATE_LIMIT_PER_SECOND',
+    decimal(0),
+    1000,
+    API,
+    'Requests per second per client (token bucket per API process); `0` disables the limit.',
+  ),
   rateLimitBurst: setting('RATE_LIMIT_BURST', decimal(1), undefined, API, 'Burst of the per-client token bucket.', 'twice `RATE_LIMIT_PER_SECOND`'),
   // Observability.
-  apiMetrics: setting('API_METRICS', flag('on', 'off'), true, API, 'Serve Prometheus metrics on the API\'s own port at `GET /metrics`, without a token.'),
-  metricsHost: setting('METRICS_HOST', text(), '127.0.0.1', WORKER, 'Address the worker\'s metrics servers bind to.'),
-  workerMetricsPort: setting('WORKER_METRICS_PORT', port, 9464, WORKER, 'Port of the worker\'s own `GET /metrics` (0: off).'),
-  temporalMetricsPort: setting('TEMPORAL_METRICS_PORT', port, 9465, WORKER, 'Port of the Temporal SDK\'s Prometheus exporter in the worker (0: off).'),
+  apiMetrics: setting(
+    'API_METRICS',
+    flag('on', 'off'),
+    true,
+    API,
+    "Serve Prometheus metrics on the API's own port at `GET /metrics`, without a token.",
+  ),
+  metricsHost: setting('METRICS_HOST', text(), '127.0.0.1', WORKER, "Address the worker's metrics servers bind to."),
+  workerMetricsPort: setting('WORKER_METRICS_PORT', port, 9464, WORKER, "Port of the worker's own `GET /metrics` (0: off)."),
+  temporalMetricsPort: setting('TEMPORAL_METRICS_PORT', port, 9465, WORKER, "Port of the Temporal SDK's Prometheus exporter in the worker (0: off)."),
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', integer(0, 36_500), 90, WORKER, 'Days an audit-trail entry is kept (0: forever).'),
   // OpenTelemetry traces: the standard OTEL_* variables (docs/operations.md). Only OTLP over HTTP is offered: protobuf
   // (the OTel default, a collector's port 4318) or JSON; gRPC would add a second HTTP/2 client stack to every process
   // for the same collector, so it is refused rather than ignored.
-  otelEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', url(['http:', 'https:']), undefined, BOTH, 'OTLP/HTTP base URL of a collector or trace store; spans go to `<this>/v1/traces`. Unset (and no traces endpoint): tracing is off and no OpenTelemetry code is loaded.', 'off'),
-  otelTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', url(['http:', 'https:']), undefined, BOTH, 'Full URL spans are POSTed to, instead of the one derived from `OTEL_EXPORTER_OTLP_ENDPOINT`.', '–'),
+  otelEndpoint: setting(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    url(['http:', 'https:']),
+    undefined,
+    BOTH,
+    'OTLP/HTTP base URL of a collector or trace store; spans go to `<this>/v1/traces`. Unset (and no traces endpoint): tracing is off and no OpenTelemetry code is loaded.',
+    'off',
+  ),
+  otelTracesEndpoint: setting(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    url(['http:', 'https:']),
+    undefined,
+    BOTH,
+    'Full URL spans are POSTed to, instead of the one derived from `OTEL_EXPORTER_OTLP_ENDPOINT`.',
+    '–',
+  ),
   otelProtocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', oneOf(['http/protobuf', 'http/json']), 'http/protobuf', BOTH, 'OTLP encoding.'),
-  otelTracesProtocol: setting('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', oneOf(['http/protobuf', 'http/json']), undefined, BOTH, 'OTLP encoding of spans, instead of `OTEL_EXPORTER_OTLP_PROTOCOL`.', '–'),
-  otelHeaders: setting('OTEL_EXPORTER_OTLP_HEADERS', keyValues, {} as Record<string, string>, BOTH, 'Headers of every OTLP request (the API key of a hosted store).', '–'),
-  otelTracesHeaders: setting('OTEL_EXPORTER_OTLP_TRACES_HEADERS', keyValues, {} as Record<string, string>, BOTH, 'Headers of span exports, added to `OTEL_EXPORTER_OTLP_HEADERS`.', '–'),
+  otelTracesProtocol: setting(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    oneOf(['http/protobuf', 'http/json']),
+    undefined,
+    BOTH,
+    'OTLP encoding of spans, instead of `OTEL_EXPORTER_OTLP_PROTOCOL`.',
+    '–',
+  ),
+  otelHeaders: setting(
+    'OTEL_EXPORTER_OTLP_HEADERS',
+    keyValues,
+    {} as Record<string, string>,
+    BOTH,
+    'Headers of every OTLP request (the API key of a hosted store).',
+    '–',
+  ),
+  otelTracesHeaders: setting(
+    'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+    keyValues,
+    {} as Record<string, string>,
+    BOTH,
+    'Headers of span exports, added to `OTEL_EXPORTER_OTLP_HEADERS`.',
+    '–',
+  ),
   otelServiceName: setting('OTEL_SERVICE_NAME', text(), undefined, BOTH, '`service.name` of the spans.', '`financial-platform-api` / `-worker`'),
-  otelResourceAttributes: setting('OTEL_RESOURCE_ATTRIBUTES', keyValues, {} as Record<string, string>, BOTH, 'Attributes added to every span\'s resource (`deployment.environment=staging`).', '–'),
-  otelTracesSampler: setting('OTEL_TRACES_SAMPLER', oneOf(['parentbased_traceidratio', 'parentbased_always_on']), 'parentbased_traceidratio', BOTH, 'Sampler: an incoming sampled `traceparent` is always followed; new traces by ratio or always.'),
+  otelResourceAttributes: setting(
+    'OTEL_RESOURCE_ATTRIBUTES',
+    keyValues,
+    {} as Record<string, string>,
+    BOTH,
+    "Attributes added to every span's resource (`deployment.environment=staging`).",
+    '–',
+  ),
+  otelTracesSampler: setting(
+    'OTEL_TRACES_SAMPLER',
+    oneOf(['parentbased_traceidratio', 'parentbased_always_on']),
+    'parentbased_traceidratio',
+    BOTH,
+    'Sampler: an incoming sampled `traceparent` is always followed; new traces by ratio or always.',
+  ),
   otelTracesSamplerArg: setting('OTEL_TRACES_SAMPLER_ARG', ratio, 1, BOTH, 'Share of new traces recorded under `parentbased_traceidratio`.'),
   otelSdkDisabled: setting('OTEL_SDK_DISABLED', otelBoolean, false, BOTH, '`true` turns tracing off whatever the endpoints say.'),
   // Payments.
-  paymentsSimulatedDirs: setting('PAYMENTS_SIMULATED_DIRS', directories, [] as string[], BOTH, 'Directories (besides `DATA_DIR`) where simulated connectors may read and write their files.', '–'),
+  paymentsSimulatedDirs: setting(
+    'PAYMENTS_SIMULATED_DIRS',
+    directories,
+    [] as string[],
+    BOTH,
+    'Directories (besides `DATA_DIR`) where simulated connectors may read and write their files.',
+    '–',
+  ),
   // Events and the ledger.
   eventsPollIntervalMs: setting('EVENTS_POLL_INTERVAL_MS', milliseconds, 2000, WORKER, 'Outbox polling fallback behind LISTEN/NOTIFY.'),
   eventsBatchSize: setting('EVENTS_BATCH_SIZE', integer(1, 100_000), 500, WORKER, 'Most events in one `processEventBatch` workflow.'),
-  eventsBatchIntervalMs: setting('EVENTS_BATCH_INTERVAL_MS', integer(0), 200, WORKER, 'Least time (ms) between two outbox claims of a dispatcher: events committed meanwhile form the next batch.'),
-  ledgerGroupCommit: setting('LEDGER_GROUP_COMMIT', flag('on', 'off'), true, BOTH, '`off` commits each ledger write in its own database transaction instead of group-committing concurrent writes to a ledger.'),
+  eventsBatchIntervalMs: setting(
+    'EVENTS_BATCH_INTERVAL_MS',
+    integer(0),
+    200,
+    WORKER,
+    'Least time (ms) between two outbox claims of a dispatcher: events committed meanwhile form the next batch.',
+  ),
+  ledgerGroupCommit: setting(
+    'LEDGER_GROUP_COMMIT',
+    flag('on', 'off'),
+    true,
+    BOTH,
+    '`off` commits each ledger write in its own database transaction instead of group-committing concurrent writes to a ledger.',
+  ),
   ledgerGroupCommitMaxBatch: setting('LEDGER_GROUP_COMMIT_MAX_BATCH', integer(1, 100_000), 256, BOTH, 'Most writes one group commit takes.'),
-  ledgerLogsHashIntervalMs: setting('LEDGER_LOGS_HASH_INTERVAL_MS', integer(0), 200, WORKER, 'Least time (ms) between two passes of the ledger log hasher.'),
-  ledgerLogsPollIntervalMs: setting('LEDGER_LOGS_POLL_INTERVAL_MS', milliseconds, 1000, WORKER, 'Fallback scan of the ledger log hasher behind LISTEN/NOTIFY.'),
-  ledgerPipelinePollIntervalMs: setting('LEDGER_PIPELINE_POLL_INTERVAL_MS', milliseconds, 1000, API, 'How long a caught-up ledger pipeline waits before looking for new logs.'),
+  ledgerLogsHashIntervalMs: setting(
+    'LEDGER_LOGS_HASH_INTERVAL_MS',
+    integer(0),
+    200,
+    WORKER,
+    'Least time (ms) between two passes of the ledger log hasher.',
+  ),
+  ledgerLogsPollIntervalMs: setting(
+    'LEDGER_LOGS_POLL_INTERVAL_MS',
+    milliseconds,
+    1000,
+    WORKER,
+    'Fallback scan of the ledger log hasher behind LISTEN/NOTIFY.',
+  ),
+  ledgerPipelinePollIntervalMs: setting(
+    'LEDGER_PIPELINE_POLL_INTERVAL_MS',
+    milliseconds,
+    1000,
+    API,
+    'How long a caught-up ledger pipeline waits before looking for new logs.',
+  ),
   // Webhooks and every other outbound call.
-  webhooksAllowedCidrs: setting('WEBHOOKS_ALLOWED_CIDRS', cidrs, parseCidrList(''), BOTH, 'IPs/CIDRs exempt from the SSRF deny list of every outbound call (webhooks, exporters, the generic connector). It never restricts public addresses.', '–'),
-  webhooksRetryInitialIntervalMs: setting('WEBHOOKS_RETRY_INITIAL_INTERVAL_MS', milliseconds, 10_000, WORKER, 'First delay before a failing endpoint is probed again.'),
+  webhooksAllowedCidrs: setting(
+    'WEBHOOKS_ALLOWED_CIDRS',
+    cidrs,
+    parseCidrList(''),
+    BOTH,
+    'IPs/CIDRs exempt from the SSRF deny list of every outbound call (webhooks, exporters, the generic connector). It never restricts public addresses.',
+    '–',
+  ),
+  webhooksRetryInitialIntervalMs: setting(
+    'WEBHOOKS_RETRY_INITIAL_INTERVAL_MS',
+    milliseconds,
+    10_000,
+    WORKER,
+    'First delay before a failing endpoint is probed again.',
+  ),
   webhooksRetryBackoffCoefficient: setting('WEBHOOKS_RETRY_BACKOFF_COEFFICIENT', decimal(1), 3, WORKER, 'Growth of the probe delay.'),
-  webhooksRetryMaxIntervalMs: setting('WEBHOOKS_RETRY_MAX_INTERVAL_MS', milliseconds, 6 * HOUR, WORKER, 'Largest probe delay (also caps a receiver\'s `Retry-After`).'),
-  webhooksRetryForMs: setting('WEBHOOKS_RETRY_FOR_MS', milliseconds, 72 * HOUR, WORKER, 'How long a delivery keeps waiting for its endpoint before it fails for good.'),
-  webhooksDisableAfterMs: setting('WEBHOOKS_DISABLE_AFTER_MS', milliseconds, 5 * 24 * HOUR, WORKER, 'An endpoint with no successful attempt for this long is disabled.'),
-  webhooksBatchConcurrency: setting('WEBHOOKS_BATCH_CONCURRENCY', integer(1, 10_000), 64, WORKER, 'Requests in flight at once in a batch\'s delivery attempts (a quarter of that per endpoint).'),
-  webhooksDrainConcurrency: setting('WEBHOOKS_DRAIN_CONCURRENCY', integer(1, 10_000), 8, WORKER, 'Requests in flight at once when an endpoint\'s queue is sent (1: strictly in order).'),
-  webhooksDrainSweepIntervalMs: setting('WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS', milliseconds, 60_000, WORKER, 'How often each worker checks that every endpoint queue has its workflow.'),
+  webhooksRetryMaxIntervalMs: setting(
+    'WEBHOOKS_RETRY_MAX_INTERVAL_MS',
+    milliseconds,
+    6 * HOUR,
+    WORKER,
+    "Largest probe delay (also caps a receiver's `Retry-After`).",
+  ),
+  webhooksRetryForMs: setting(
+    'WEBHOOKS_RETRY_FOR_MS',
+    milliseconds,
+    72 * HOUR,
+    WORKER,
+    'How long a delivery keeps waiting for its endpoint before it fails for good.',
+  ),
+  webhooksDisableAfterMs: setting(
+    'WEBHOOKS_DISABLE_AFTER_MS',
+    milliseconds,
+    5 * 24 * HOUR,
+    WORKER,
+    'An endpoint with no successful attempt for this long is disabled.',
+  ),
+  webhooksBatchConcurrency: setting(
+    'WEBHOOKS_BATCH_CONCURRENCY',
+    integer(1, 10_000),
+    64,
+    WORKER,
+    "Requests in flight at once in a batch's delivery attempts (a quarter of that per endpoint).",
+  ),
+  webhooksDrainConcurrency: setting(
+    'WEBHOOKS_DRAIN_CONCURRENCY',
+    integer(1, 10_000),
+    8,
+    WORKER,
+    "Requests in flight at once when an endpoint's queue is sent (1: strictly in order).",
+  ),
+  webhooksDrainSweepIntervalMs: setting(
+    'WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS',
+    milliseconds,
+    60_000,
+    WORKER,
+    'How often each worker checks that every endpoint queue has its workflow.',
+  ),
   webhooksHttpTimeoutMs: setting('WEBHOOKS_HTTP_TIMEOUT_MS', milliseconds, 15_000, BOTH, 'Timeout of one delivery request.'),
-  webhooksSecretRotationGraceMs: setting('WEBHOOKS_SECRET_ROTATION_GRACE_MS', milliseconds, 24 * HOUR, API, 'After a secret change, the previous secret also signs for this long.'),
+  webhooksSecretRotationGraceMs: setting(
+    'WEBHOOKS_SECRET_ROTATION_GRACE_MS',
+    milliseconds,
+    24 * HOUR,
+    API,
+    'After a secret change, the previous secret also signs for this long.',
+  ),
   // The supervisor's children.
-  platformNodeArgs: setting('PLATFORM_NODE_ARGS', text(), undefined, START, 'Extra Node flags for the API and worker processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.', '–'),
+  platformNodeArgs: setting(
+    'PLATFORM_NODE_ARGS',
+    text(),
+    undefined,
+    START,
+    'Extra Node flags for the API and worker processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.',
+    '–',
+  ),
 };
 
 type Schema = typeof SETTINGS;
@@ -274,7 +540,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = parsed as Parsed;
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
-    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`,
+    );
   }
   if ((config.bootstrapClientId === undefined) !== (config.bootstrapClientSecret === undefined)) {
     problems.push('BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together');

@@ -16,7 +16,10 @@ export const SEARCH_ATTRIBUTES = {
   EventTypes: defineSearchAttributeKey('EventTypes', SearchAttributeType.KEYWORD_LIST),
 };
 
-const CLI_TYPES: Partial<Record<SearchAttributeType, string>> = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeType.KEYWORD_LIST]: 'KeywordList' };
+const CLI_TYPES: Partial<Record<SearchAttributeType, string>> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};
 
 /** `Name=Type` pairs as `temporal server start-dev --search-attribute` and `operator search-attribute create` take them. */
 export function searchAttributeFlags(): string[] {

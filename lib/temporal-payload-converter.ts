@@ -45,4 +45,3 @@ export const payloadConverter = new CompositePayloadConverter(
   new BinaryPayloadConverter(),
   new LosslessJsonPayloadConverter(),
 );
-

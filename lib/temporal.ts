@@ -27,7 +27,8 @@ export async function createTemporalClient(settings: TemporalSettings): Promise<
 export function tracingClientInterceptors(): ClientInterceptors | undefined {
   if (!tracingEnabled()) return undefined;
   // Required here, not imported: with tracing off the interceptors and the SDK they load stay out of the process.
-  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  const { OpenTelemetryWorkflowClientInterceptor } =
+    require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
 

@@ -1,4 +1,17 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TracingSettings } from './config';
@@ -33,15 +46,20 @@ export function startTracing(settings: TracingSettings | undefined, serviceName:
   if (!settings || running) return running;
   // Required here, not imported: with tracing off no SDK code is loaded.
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { Resource } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const exporterOptions = { url: settings.tracesUrl, headers: settings.headers, timeoutMillis: 10_000 };
   const exporter =
     settings.protocol === 'http/json'
-      ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(exporterOptions)
-      : new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(exporterOptions);
+      ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(
+          exporterOptions,
+        )
+      : new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(
+          exporterOptions,
+        );
   // Resource.default() would read OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME itself: the settings module did.
   const resource = new Resource({ ...settings.resourceAttributes, 'service.name': settings.serviceName ?? serviceName });
   // Short delay and a bounded queue: spans of a burst are dropped rather than held in memory when the collector is slow.
@@ -55,7 +73,10 @@ export function startTracing(settings: TracingSettings | undefined, serviceName:
   provider.register();
   // requireParentSpan: the background loops' polls (outbox, hasher, sweeps) are not traced operations, and a root span
   // per poll would bury the requests' traces.
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false })] });
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false })],
+  });
   tracer = provider.getTracer('financial-platform');
   running = { spanProcessor, resource, shutdown: () => provider.shutdown() };
   return running;
@@ -89,7 +110,11 @@ export interface SpanOptions {
 export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!tracer) return fn(undefined);
   const parent = options.parent ? trace.setSpanContext(context.active(), options.parent) : context.active();
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links, root: options.root }, parent);
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links, root: options.root },
+    parent,
+  );
   return context.with(trace.setSpan(parent, span), () =>
     fn(span).then(
       (value) => {
@@ -107,7 +132,11 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span 
 }
 
 /** An HTTP request's server span, child of the caller's `traceparent` when it sent a valid one. */
-export function startServerSpan(name: string, headers: Record<string, string | string[] | undefined>, attributes: Attributes): { span: Span; context: Context } | undefined {
+export function startServerSpan(
+  name: string,
+  headers: Record<string, string | string[] | undefined>,
+  attributes: Attributes,
+): { span: Span; context: Context } | undefined {
   if (!tracer) return undefined;
   const parent = propagation.extract(ROOT_CONTEXT, headers);
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);

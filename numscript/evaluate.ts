@@ -62,7 +62,8 @@ export class Scope {
 
   private infix(expr: Extract<Expr, { kind: 'infix' }>): Value {
     const left = this.value(expr.left);
-    if (expr.op === '/') return { type: 'portion', value: ratio(this.typedValue(left, 'number', expr.left) as bigint, this.number(expr.right), expr.pos) };
+    if (expr.op === '/')
+      return { type: 'portion', value: ratio(this.typedValue(left, 'number', expr.left) as bigint, this.number(expr.right), expr.pos) };
     const sign = expr.op === '+' ? 1n : -1n;
     if (left.type === 'number') return { type: 'number', value: left.value + sign * this.number(expr.right) };
     if (left.type !== 'monetary') throw compilationError(expr.pos, `${expr.op} works on numbers or monetaries, found ${withArticle(left.type)}`);
@@ -82,7 +83,10 @@ export class Scope {
         const balance = this.balances.currentBalance(account, asset);
         if (expr.name === 'overdraft') return { type: 'monetary', value: { asset, amount: balance < 0n ? -balance : 0n } };
         if (balance < 0n) {
-          throw new NumscriptError('VALIDATION', `${expr.pos.line}:${expr.pos.column}: balance of @${account} is negative (${asset} ${balance}), not a monetary`);
+          throw new NumscriptError(
+            'VALIDATION',
+            `${expr.pos.line}:${expr.pos.column}: balance of @${account} is negative (${asset} ${balance}), not a monetary`,
+          );
         }
         return { type: 'monetary', value: { asset, amount: balance } };
       }

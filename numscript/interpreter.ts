@@ -155,7 +155,13 @@ export class Interpreter {
       }
       case 'allotment': {
         if (want === null) throw compilationError(source.pos, 'cannot send all funds ([ASSET *]) from a portioned source');
-        const parts = allocate(want, this.portions(source.parts.map((part) => part.share), source.pos));
+        const parts = allocate(
+          want,
+          this.portions(
+            source.parts.map((part) => part.share),
+            source.pos,
+          ),
+        );
         for (const [i, part] of source.parts.entries()) {
           const taken = await this.take(part.source, asset, parts[i], funding);
           if (taken < parts[i]) throw this.insufficient(part.source, asset, parts[i], taken);
@@ -231,7 +237,10 @@ export class Interpreter {
       case 'oneof':
         return this.touch(source.sources[0], asset);
       case 'allotment':
-        this.portions(source.parts.map((part) => part.share), source.pos);
+        this.portions(
+          source.parts.map((part) => part.share),
+          source.pos,
+        );
         return source.parts.forEach((part) => this.touch(part.source, asset));
     }
   }
@@ -254,7 +263,13 @@ export class Interpreter {
         return;
       }
       case 'allotment': {
-        const parts = allocate(amount, this.portions(destination.parts.map((part) => part.share), destination.pos));
+        const parts = allocate(
+          amount,
+          this.portions(
+            destination.parts.map((part) => part.share),
+            destination.pos,
+          ),
+        );
         destination.parts.forEach((part, i) => this.pourTarget(part.target, asset, parts[i], funding));
         return;
       }

@@ -14,7 +14,19 @@ export type TokenKind =
   | 'number' // 42, 10_000 (text without the separators)
   | 'percent' // 12.5%
   | 'string' // "text"
-  | '[' | ']' | '(' | ')' | '{' | '}' | '=' | ',' | '*' | '/' | '+' | '-' | '\\'
+  | '['
+  | ']'
+  | '('
+  | ')'
+  | '{'
+  | '}'
+  | '='
+  | ','
+  | '*'
+  | '/'
+  | '+'
+  | '-'
+  | '\\'
   | 'eof';
 
 export interface Token {

@@ -35,7 +35,10 @@ export function parse(source: string): Program {
 }
 
 class Parser extends TokenCursor {
-  constructor(tokens: Token[], private readonly pragmas: string[]) {
+  constructor(
+    tokens: Token[],
+    private readonly pragmas: string[],
+  ) {
     super(tokens);
   }
 
@@ -281,7 +284,8 @@ class Parser extends TokenCursor {
    * is bounded like any other nesting, so a script of a hundred thousand `+ 1` cannot overflow their stacks.
    */
   private chainLimit(operands: number): void {
-    if (operands >= MAX_NESTING) throw compilationError(this.peek().pos, `expression with more than ${MAX_NESTING} operands in a row (use parentheses or variables)`);
+    if (operands >= MAX_NESTING)
+      throw compilationError(this.peek().pos, `expression with more than ${MAX_NESTING} operands in a row (use parentheses or variables)`);
   }
 
   /** Every nested expression (`-x`, `( … )`, `[ASSET amount]`, a call's arguments) passes here: one level each. */

@@ -54,7 +54,10 @@ async function resolveOne(
     if (raw === undefined) throw new NumscriptError('VALIDATION', `variable $${decl.name}: account @${account} has no metadata "${key}"`);
     const value = parseValue(decl.type, raw);
     if (!value) {
-      throw new NumscriptError('VALIDATION', `variable $${decl.name}: metadata "${key}" of @${account} is ${JSON.stringify(raw)}, not a ${EXPECTED_FORM[decl.type]}`);
+      throw new NumscriptError(
+        'VALIDATION',
+        `variable $${decl.name}: metadata "${key}" of @${account} is ${JSON.stringify(raw)}, not a ${EXPECTED_FORM[decl.type]}`,
+      );
     }
     return value;
   }

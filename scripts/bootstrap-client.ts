@@ -35,7 +35,9 @@ export async function ensureBootstrapClient(db: Db, dataDir: string, env = proce
   if (!credentials) {
     credentials = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url'), source: 'generated' };
     fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(fileOf(dataDir), JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }, null, 2), { mode: 0o600 });
+    fs.writeFileSync(fileOf(dataDir), JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }, null, 2), {
+      mode: 0o600,
+    });
   }
   await ensureClient(db, credentials.clientId, credentials.clientSecret, [...ALL_SCOPES], 'Platform administrator (bootstrap)');
   return credentials;

@@ -20,7 +20,8 @@ function platformOf(name) {
   const tokens = name.split('/').pop().split(/[-_.]/);
   const os = OS.find((o) => tokens.includes(o)) ?? (tokens.includes('windows') ? 'win32' : tokens.includes('macos') ? 'darwin' : undefined);
   const cpu = CPU.find((c) => tokens.includes(c)) ?? (tokens.includes('x86') ? 'ia32' : tokens.includes('aarch64') ? 'arm64' : undefined);
-  const libc = tokens.includes('musl') || tokens.includes('musleabihf') ? 'musl' : tokens.includes('gnu') || tokens.includes('gnueabihf') ? 'glibc' : undefined;
+  const libc =
+    tokens.includes('musl') || tokens.includes('musleabihf') ? 'musl' : tokens.includes('gnu') || tokens.includes('gnueabihf') ? 'glibc' : undefined;
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}), ...(libc ? { libc: [libc] } : {}) };
 }
 

@@ -64,7 +64,8 @@ async function main(): Promise<void> {
       // Every operation of the document was exercised, not a filtered subset.
       const summary = result.output.slice(Math.max(0, result.output.lastIndexOf('SUMMARY')));
       const [, selected, total] = /Selected: (\d+)\/(\d+)/.exec(summary) ?? [];
-      if (!selected || selected !== total || Number(selected) === 0) failures.push(`${result.pass}: operations selected ${selected ?? '?'} of ${total ?? '?'}`);
+      if (!selected || selected !== total || Number(selected) === 0)
+        failures.push(`${result.pass}: operations selected ${selected ?? '?'} of ${total ?? '?'}`);
     }
     // The client whose token the fuzzer used survived the run (the hooks keep the fuzzer off it).
     try {

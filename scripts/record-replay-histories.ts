@@ -14,7 +14,14 @@ async function main(): Promise<void> {
   const platform = await startThrowawayPlatform({
     purpose: 'replay-record',
     // As the jest platform: webhooks may reach the local receivers and retry within a second.
-    env: { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', EVENTS_POLL_INTERVAL_MS: '500' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200',
+      WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000',
+      EVENTS_POLL_INTERVAL_MS: '500',
+    },
   });
   const { dataDir } = platform;
   const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
@@ -35,7 +42,8 @@ async function main(): Promise<void> {
     for (const [scenario, { records, run }] of Object.entries(scenarios)) {
       if (only.length && !only.includes(scenario)) continue;
       const workflowIds = await run();
-      if (Object.keys(workflowIds).sort().join() !== [...records].sort().join()) throw new Error(`${scenario} recorded ${Object.keys(workflowIds)}, declared ${records}`);
+      if (Object.keys(workflowIds).sort().join() !== [...records].sort().join())
+        throw new Error(`${scenario} recorded ${Object.keys(workflowIds)}, declared ${records}`);
       for (const name of records) {
         const handle = client.workflow.getHandle(workflowIds[name]);
         await closed(handle, name);

@@ -64,15 +64,18 @@ async function main(): Promise<void> {
     log,
   });
   running.platform = platform;
-  writeRunFile({
-    pid: process.pid,
-    apiUrl: platform.apiUrl,
-    dataDir: config.dataDir,
-    databaseUrl: platform.databaseUrl,
-    temporalAddress: platform.temporalAddress,
-    temporalUiUrl: platform.temporalUiUrl,
-    startedAt: new Date().toISOString(),
-  }, config.runFile);
+  writeRunFile(
+    {
+      pid: process.pid,
+      apiUrl: platform.apiUrl,
+      dataDir: config.dataDir,
+      databaseUrl: platform.databaseUrl,
+      temporalAddress: platform.temporalAddress,
+      temporalUiUrl: platform.temporalUiUrl,
+      startedAt: new Date().toISOString(),
+    },
+    config.runFile,
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const { credentials } = platform;
   const banner = [
@@ -99,6 +102,8 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   const aborted = error instanceof Error && error.name === 'AbortError';
-  console.error(aborted ? 'start-up aborted; everything started so far was stopped.' : `start failed: ${error instanceof Error ? error.message : error}`);
+  console.error(
+    aborted ? 'start-up aborted; everything started so far was stopped.' : `start failed: ${error instanceof Error ? error.message : error}`,
+  );
   process.exit(aborted ? 0 : 1);
 });

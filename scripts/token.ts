@@ -34,10 +34,13 @@ async function main(): Promise<void> {
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {
-    throw new Error(`the API at ${apiUrl} did not answer (${error instanceof Error ? error.message : error}): is npm start running${run ? '' : ' with this DATA_DIR and PORT'}?`);
+    throw new Error(
+      `the API at ${apiUrl} did not answer (${error instanceof Error ? error.message : error}): is npm start running${run ? '' : ' with this DATA_DIR and PORT'}?`,
+    );
   }
   const body = parseJson(await response.text()) as { access_token?: string; error?: string; error_description?: string };
-  if (!response.ok || !body.access_token) throw new Error(`token request to ${apiUrl} failed (${response.status}): ${body.error} ${body.error_description ?? ''}`);
+  if (!response.ok || !body.access_token)
+    throw new Error(`token request to ${apiUrl} failed (${response.status}): ${body.error} ${body.error_description ?? ''}`);
   process.stdout.write(`${body.access_token}\n`);
 }
 

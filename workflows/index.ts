@@ -12,5 +12,10 @@ export { testWebhook } from './webhooks/test-webhook';
 export { webhookEndpoint } from './webhooks/webhook-endpoint';
 export { orchestrationInstance } from './orchestration/instance';
 export { ledgerPipeline } from './ledger/pipeline';
-export { openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward } from './payments/open-banking';
+export {
+  openBankingCompleteLink,
+  openBankingDeleteConnection,
+  openBankingDeletePsuConnector,
+  paymentServiceUserForward,
+} from './payments/open-banking';
 export { reconciliationRuleRun } from './reconciliation/rule-run';

@@ -75,5 +75,12 @@ export function startEventDispatcher(options: DispatcherOptions) {
     return more && started;
   }
 
-  return startNotifiedLoop({ databaseUrl: options.databaseUrl, channel: OUTBOX_CHANNEL, name: 'event-dispatcher', logger, pollIntervalMs, pass: dispatchOnce });
+  return startNotifiedLoop({
+    databaseUrl: options.databaseUrl,
+    channel: OUTBOX_CHANNEL,
+    name: 'event-dispatcher',
+    logger,
+    pollIntervalMs,
+    pass: dispatchOnce,
+  });
 }

@@ -41,7 +41,10 @@ export function createLedgerActivities(deps: { db: Db; logger: Logger }) {
         try {
           await deliver(batch);
         } catch (error) {
-          deps.logger.warn({ pipelineId, exporterId: batch.exporter.id, firstLogId: batch.logs[0].id.toString(), err: String(error) }, 'pipeline batch not delivered; retrying');
+          deps.logger.warn(
+            { pipelineId, exporterId: batch.exporter.id, firstLogId: batch.logs[0].id.toString(), err: String(error) },
+            'pipeline batch not delivered; retrying',
+          );
           throw error;
         }
         const last = batch.logs[batch.logs.length - 1].id;

@@ -37,5 +37,12 @@ export function startLogHasher(options: LogHasherOptions) {
     return (await hashPendingLogs(options.db)) > 0;
   }
 
-  return startNotifiedLoop({ databaseUrl: options.databaseUrl, channel: OUTBOX_CHANNEL, name: 'ledger-log-hasher', logger: options.logger, pollIntervalMs, pass });
+  return startNotifiedLoop({
+    databaseUrl: options.databaseUrl,
+    channel: OUTBOX_CHANNEL,
+    name: 'ledger-log-hasher',
+    logger: options.logger,
+    pollIntervalMs,
+    pass,
+  });
 }

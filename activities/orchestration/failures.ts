@@ -14,7 +14,12 @@ export async function classified<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (isApiError(error)) {
-      throw ApplicationFailure.create({ message: error.message, type: error.code, nonRetryable: NON_RETRYABLE_CODES.includes(error.code), cause: error });
+      throw ApplicationFailure.create({
+        message: error.message,
+        type: error.code,
+        nonRetryable: NON_RETRYABLE_CODES.includes(error.code),
+        cause: error,
+      });
     }
     throw error;
   }

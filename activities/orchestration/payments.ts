@@ -15,9 +15,7 @@ export function createPaymentActivities(deps: { db: Db; temporal: { client: Clie
       waitingValidation: boolean;
       metadata: Record<string, string>;
     }) {
-      const result = await classified(() =>
-        areas.providerTransfer(deps, { ...input, amount: BigInt(input.amount) }, idempotencyKey()),
-      );
+      const result = await classified(() => areas.providerTransfer(deps, { ...input, amount: BigInt(input.amount) }, idempotencyKey()));
       return { data: result };
     },
 

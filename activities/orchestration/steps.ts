@@ -10,10 +10,19 @@ type Step = (input: never, db: Executor) => Promise<unknown>;
  * The steps that write (money, metadata, a provider transfer): they run inside their instance's abort fence
  * (inInstanceFence), so none commits after the instance's abort was answered. Reads need no fence.
  */
-const WRITES: ReadonlySet<string> = new Set(['AddAccountMetadata', 'CreateTransaction', 'CreditWallet', 'DebitWallet', 'ConfirmHold', 'VoidHold', 'ProviderTransfer']);
+const WRITES: ReadonlySet<string> = new Set([
+  'AddAccountMetadata',
+  'CreateTransaction',
+  'CreditWallet',
+  'DebitWallet',
+  'ConfirmHold',
+  'VoidHold',
+  'ProviderTransfer',
+]);
 
 /** The instance a step belongs to: given by the workflow, else (a step scheduled before it gave it) its workflow id. */
-const instanceOf = (options: StepOptions): string => options.instanceID ?? options.ends?.instanceID ?? Context.current().info.workflowExecution?.workflowId ?? '';
+const instanceOf = (options: StepOptions): string =>
+  options.instanceID ?? options.ends?.instanceID ?? Context.current().info.workflowExecution?.workflowId ?? '';
 
 /**
  * Wraps business activities into steps: each runs under the step's idempotency key and, if it is its stage's last,

@@ -22,10 +22,20 @@ export function createWalletActivities() {
       return { cursor: { pageSize: 100, hasMore: page.hasNext, previous: '', next: '', data: page.items } };
     },
 
-    async CreditWallet(input: {
-      id: string;
-      data: { amount: Amount; metadata?: Record<string, string>; sources?: areas.Subject[]; balance?: string; reference?: string; timestamp?: string };
-    }, db: Executor): Promise<void> {
+    async CreditWallet(
+      input: {
+        id: string;
+        data: {
+          amount: Amount;
+          metadata?: Record<string, string>;
+          sources?: areas.Subject[];
+          balance?: string;
+          reference?: string;
+          timestamp?: string;
+        };
+      },
+      db: Executor,
+    ): Promise<void> {
       const { amount, timestamp, ...rest } = input.data;
       await classified(() =>
         areas.creditWallet(
@@ -37,18 +47,21 @@ export function createWalletActivities() {
       );
     },
 
-    async DebitWallet(input: {
-      id: string;
-      data: {
-        amount: Amount;
-        metadata?: Record<string, string>;
-        pending?: boolean;
-        balances?: string[];
-        destination?: areas.Subject;
-        description?: string;
-        timestamp?: string;
-      };
-    }, db: Executor) {
+    async DebitWallet(
+      input: {
+        id: string;
+        data: {
+          amount: Amount;
+          metadata?: Record<string, string>;
+          pending?: boolean;
+          balances?: string[];
+          destination?: areas.Subject;
+          description?: string;
+          timestamp?: string;
+        };
+      },
+      db: Executor,
+    ) {
       const { amount, timestamp, ...rest } = input.data;
       const hold = await classified(() =>
         areas.debitWallet(

@@ -9,7 +9,8 @@ export async function classified<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isApiError(error) && error.status < 500) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
+    if (isApiError(error) && error.status < 500)
+      throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: error.message, nonRetryable: true });
     throw error;
   }
 }

@@ -124,8 +124,15 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const { pi, connector, destinationReference, sourceReference } = await loadInitiationForConnector(db, id);
         if (connector.uninstalled_at) throw notInstalled(connector.id);
         const payment = await plugin(connector).initiatePayment({
-          idempotencyKey: `${id}-${attempt}`, type: pi.type as 'TRANSFER' | 'PAYOUT', reference: pi.reference, amount: pi.amount, asset: pi.asset,
-          sourceAccountReference: sourceReference, destinationAccountReference: destinationReference, description: pi.description, metadata: pi.metadata,
+          idempotencyKey: `${id}-${attempt}`,
+          type: pi.type as 'TRANSFER' | 'PAYOUT',
+          reference: pi.reference,
+          amount: pi.amount,
+          asset: pi.asset,
+          sourceAccountReference: sourceReference,
+          destinationAccountReference: destinationReference,
+          description: pi.description,
+          metadata: pi.metadata,
         });
         return recordInitiationPayment(db, id, attempt, payment);
       });
@@ -140,7 +147,12 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const { connector, request } = await loadReversalForConnector(db, reversalID);
         if (connector.uninstalled_at) throw notInstalled(connector.id);
         const reverse = plugin(connector).reversePayment;
-        if (!reverse) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: `connector ${connector.id} (${connector.provider}) cannot reverse payments`, nonRetryable: true });
+        if (!reverse)
+          throw ApplicationFailure.create({
+            type: 'INVALID_ARGUMENT',
+            message: `connector ${connector.id} (${connector.provider}) cannot reverse payments`,
+            nonRetryable: true,
+          });
         return recordReversalPayment(db, reversalID, await reverse(request));
       });
     },
@@ -153,8 +165,13 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const row = await installed(connectorID);
         const bankAccount = await getBankAccount(db, bankAccountID, { unmasked: true });
         const account = await plugin(row).createBankAccount({
-          reference: bankAccount.id, name: bankAccount.name, iban: bankAccount.iban, accountNumber: bankAccount.accountNumber,
-          swiftBicCode: bankAccount.swiftBicCode, country: bankAccount.country, metadata: bankAccount.metadata,
+          reference: bankAccount.id,
+          name: bankAccount.name,
+          iban: bankAccount.iban,
+          accountNumber: bankAccount.accountNumber,
+          swiftBicCode: bankAccount.swiftBicCode,
+          country: bankAccount.country,
+          metadata: bankAccount.metadata,
         });
         return recordForwardedAccount(db, bankAccountID, connectorID, account);
       });

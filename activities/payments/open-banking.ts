@@ -1,8 +1,18 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/knex';
 import {
-  connectionsOf, connectorsOfPsu, exitLinkAttempt, getConnectorRow, findConnection, loadPendingAttempt, loadPsuForConnector, recordLinkCompletion, recordPsuForward, removeConnection,
-  removePsuConnector, type ConnectorRow,
+  connectionsOf,
+  connectorsOfPsu,
+  exitLinkAttempt,
+  getConnectorRow,
+  findConnection,
+  loadPendingAttempt,
+  loadPsuForConnector,
+  recordLinkCompletion,
+  recordPsuForward,
+  removeConnection,
+  removePsuConnector,
+  type ConnectorRow,
 } from '../../areas/payments';
 import type { OpenBankingPlugin } from './plugins/plugin';
 import { classified } from './classified';
@@ -13,7 +23,12 @@ export function createOpenBankingActivities(deps: { db: Db; dataDir: string }) {
   const { db, dataDir } = deps;
   const openBanking = (connector: ConnectorRow): OpenBankingPlugin => {
     const plugin = pluginFor(connector.provider, connector.config, dataDir).openBanking;
-    if (!plugin) throw ApplicationFailure.create({ type: 'INVALID_ARGUMENT', message: `connector ${connector.id} (${connector.provider}) has no open banking`, nonRetryable: true });
+    if (!plugin)
+      throw ApplicationFailure.create({
+        type: 'INVALID_ARGUMENT',
+        message: `connector ${connector.id} (${connector.provider}) has no open banking`,
+        nonRetryable: true,
+      });
     return plugin;
   };
 
@@ -51,7 +66,8 @@ export function createOpenBankingActivities(deps: { db: Db; dataDir: string }) {
         const connection = await findConnection(db, connectionID);
         if (!connection) return;
         // An uninstalled connector's provider is no longer reached: only our records go.
-        if (!connection.connector.uninstalled_at) await openBanking(connection.connector).deleteUserConnection({ psuID: connection.psuID, connectionID });
+        if (!connection.connector.uninstalled_at)
+          await openBanking(connection.connector).deleteUserConnection({ psuID: connection.psuID, connectionID });
         await removeConnection(db, connectionID);
       });
     },

@@ -50,11 +50,28 @@ function parseRetryAfter(value: string | undefined, now: number): number | undef
  * POSTs one webhook request. Never throws: every failure becomes an outcome. Redirects are not followed (a 3xx is
  * returned as is), the SSRF guard vets the address at connect time, and the whole exchange is bounded by `timeoutMs`.
  */
-export function postWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; allowed: BlockList }): Promise<HttpOutcome> {
-  return tracedHttpCall('POST', input.url, () => sendWebhook(input), (outcome) => outcome.statusCode);
+export function postWebhook(input: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowed: BlockList;
+}): Promise<HttpOutcome> {
+  return tracedHttpCall(
+    'POST',
+    input.url,
+    () => sendWebhook(input),
+    (outcome) => outcome.statusCode,
+  );
 }
 
-function sendWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; allowed: BlockList }): Promise<HttpOutcome> {
+function sendWebhook(input: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowed: BlockList;
+}): Promise<HttpOutcome> {
   const started = Date.now();
   const done = (outcome: Omit<HttpOutcome, 'durationMs'>): HttpOutcome => ({ ...outcome, durationMs: Date.now() - started });
   const refusal = checkEndpointUrl(input.url, input.allowed);
@@ -91,7 +108,13 @@ function sendWebhook(input: { url: string; headers: Record<string, string>; body
       response.on('end', () => finish(result));
       response.on('error', () => finish(result));
     });
-    request.on('error', (error) => finish({ statusCode: 0, error: error.message, blocked: error instanceof BlockedAddressError || (error as { code?: string }).code === 'EBLOCKEDADDRESS' }));
+    request.on('error', (error) =>
+      finish({
+        statusCode: 0,
+        error: error.message,
+        blocked: error instanceof BlockedAddressError || (error as { code?: string }).code === 'EBLOCKEDADDRESS',
+      }),
+    );
     request.end(body);
   });
 }

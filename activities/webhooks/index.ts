@@ -37,7 +37,8 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
   const startDrains = async (drains: EndpointDrain[]): Promise<void> => {
     if (!deps.temporal || drains.length === 0) return;
     const refused = await ensureDrains({ db: deps.db, temporal: deps.temporal }, drains);
-    for (const { drain, error } of refused) Context.current().log.warn('webhooks: could not start an endpoint drain; the sweep will', { ...drain, error: String(error) });
+    for (const { drain, error } of refused)
+      Context.current().log.warn('webhooks: could not start an endpoint drain; the sweep will', { ...drain, error: String(error) });
   };
 
   return {
@@ -84,11 +85,31 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
           const records = await Promise.all(
             step.deliveries.map(async (delivery) => {
               const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
-              const outcome = await postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed });
-              return queuedAttemptRecord({ deliveryId: delivery.id, retryAttempt: delivery.attemptCount, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() }, outcome, settings);
+              const outcome = await postWebhook({
+                url: config.endpoint,
+                headers,
+                body: delivery.payload,
+                timeoutMs: settings.httpTimeoutMs,
+                allowed: settings.allowed,
+              });
+              return queuedAttemptRecord(
+                {
+                  deliveryId: delivery.id,
+                  retryAttempt: delivery.attemptCount,
+                  config,
+                  runStartedAt: new Date(delivery.runStartedAt),
+                  now: Date.now(),
+                },
+                outcome,
+                settings,
+              );
             }),
           );
-          const drains = await recordAttempts(deps.db, records, { settings, probe: step.probe, log: (message, attributes) => context.log.warn(message, attributes) });
+          const drains = await recordAttempts(deps.db, records, {
+            settings,
+            probe: step.probe,
+            log: (message, attributes) => context.log.warn(message, attributes),
+          });
           await startDrains(drains.filter((d) => d.configId !== configId || d.episode !== episode));
         }
         context.heartbeat();

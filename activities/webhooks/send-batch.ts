@@ -1,7 +1,14 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import { signingSecrets } from '../../areas/webhooks';
-import { cancelDeliveries, enqueueDeliveries, loadDeliveriesToSend, queueBehindDrains, recordAttempts, type DeliveryToSend } from '../../areas/webhooks';
+import {
+  cancelDeliveries,
+  enqueueDeliveries,
+  loadDeliveriesToSend,
+  queueBehindDrains,
+  recordAttempts,
+  type DeliveryToSend,
+} from '../../areas/webhooks';
 import type { AttemptRecord, EndpointDrain } from '../../areas/webhooks';
 import { endpointConcurrency, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
@@ -96,8 +103,14 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
     await cancelDeliveries(db, deleted, 'the config was deleted');
     await cancelDeliveries(db, deactivated, 'the config was deactivated');
     // Attempted before and waiting for a retry, outside any queue (a batch of the previous release): queued now.
-    const drains = await enqueueDeliveries(db, due.map((d) => d.deliveryId));
-    const held = await queueBehindDrains(db, toSend.map((d) => ({ id: d.id, configId: d.configId })));
+    const drains = await enqueueDeliveries(
+      db,
+      due.map((d) => d.deliveryId),
+    );
+    const held = await queueBehindDrains(
+      db,
+      toSend.map((d) => ({ id: d.id, configId: d.configId })),
+    );
     drains.push(...held.drains);
 
     const recorder = attemptRecorder(db, settings);
@@ -112,9 +125,17 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
             const config = delivery.config!;
             const headers = webhookHeaders({ secrets: signingSecrets(config), id: delivery.id, body: delivery.payload, test: false });
             const outcome = await perEndpoint(config.endpoint, () =>
-              limit(() => postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed })),
+              limit(() =>
+                postWebhook({ url: config.endpoint, headers, body: delivery.payload, timeoutMs: settings.httpTimeoutMs, allowed: settings.allowed }),
+              ),
             );
-            recorder.add(queuedAttemptRecord({ deliveryId: delivery.id, retryAttempt: attempt, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() }, outcome, settings));
+            recorder.add(
+              queuedAttemptRecord(
+                { deliveryId: delivery.id, retryAttempt: attempt, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() },
+                outcome,
+                settings,
+              ),
+            );
             context.heartbeat();
           }),
       );

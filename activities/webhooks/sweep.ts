@@ -19,7 +19,8 @@ export function startDrainSweep(deps: { db: Db; temporal: TemporalDeps; logger: 
     busy = true;
     running = ensureAllDrains(deps)
       .then(({ refused }) => {
-        for (const { drain, error } of refused) deps.logger.warn({ err: error, ...drain }, 'webhooks: could not start an endpoint drain; retried at the next sweep');
+        for (const { drain, error } of refused)
+          deps.logger.warn({ err: error, ...drain }, 'webhooks: could not start an endpoint drain; retried at the next sweep');
       })
       .catch((error) => deps.logger.warn({ err: error }, 'webhooks: the drain sweep failed; retried at the next sweep'))
       .finally(() => {

@@ -15,7 +15,13 @@ export function queuedAttemptRecord(
   outcome: Pick<HttpOutcome, 'statusCode' | 'blocked' | 'error' | 'retryAfterMs' | 'durationMs'>,
   settings: Pick<WebhookSettings, 'retryForMs'>,
 ): AttemptRecord {
-  const base = { deliveryId: attempt.deliveryId, retryAttempt: attempt.retryAttempt, statusCode: outcome.statusCode, config: attempt.config, durationMs: outcome.durationMs };
+  const base = {
+    deliveryId: attempt.deliveryId,
+    retryAttempt: attempt.retryAttempt,
+    statusCode: outcome.statusCode,
+    config: attempt.config,
+    durationMs: outcome.durationMs,
+  };
   const verdict = classifyOutcome(outcome);
   if (verdict === 'success') return { ...base, status: 'success' };
   if (outcome.statusCode === 410) return { ...base, status: 'failed', error: 'the endpoint answered 410 Gone: it is disabled', gone: true };
@@ -23,5 +29,10 @@ export function queuedAttemptRecord(
   if (attempt.now - attempt.runStartedAt.getTime() >= settings.retryForMs) {
     return { ...base, status: 'failed', error: `${outcome.error ?? `status ${outcome.statusCode}`}; retries exhausted` };
   }
-  return { ...base, status: 'to retry', ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}) };
+  return {
+    ...base,
+    status: 'to retry',
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+  };
 }

@@ -46,7 +46,14 @@ export async function setupAuth(config: Config, db: Db, logger: Logger): Promise
   const revocations = await startRevocationList({ databaseUrl: config.databaseUrl, logger });
   return {
     issuer,
-    mounts: createIssuer({ db, issuerUrl: issuer, audience: config.authAudience, signingKeys, accessTokenTtlSeconds: config.authAccessTokenTtl, trustProxy: config.trustProxy }),
+    mounts: createIssuer({
+      db,
+      issuerUrl: issuer,
+      audience: config.authAudience,
+      signingKeys,
+      accessTokenTtlSeconds: config.authAccessTokenTtl,
+      trustProxy: config.trustProxy,
+    }),
     verifier: createJwtVerifier({ issuer, audience: config.authAudience, keys: localKeySet(signingKeys.map(publicJwk)), revocations }),
     close: () => revocations.close(),
   };

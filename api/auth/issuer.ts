@@ -32,14 +32,27 @@ function loadProvider(): { Provider: any; errors: any } {
  * served, under /oauth/ with the others: with `none` as the only response type and clients registered for
  * client_credentials only, it refuses every request with an error page (renderError).
  */
-export function createIssuer(options: { db: Db; issuerUrl: string; audience: string; signingKeys: JWK[]; accessTokenTtlSeconds: number; trustProxy: boolean }): Koa.Middleware[] {
+export function createIssuer(options: {
+  db: Db;
+  issuerUrl: string;
+  audience: string;
+  signingKeys: JWK[];
+  accessTokenTtlSeconds: number;
+  trustProxy: boolean;
+}): Koa.Middleware[] {
   const { Provider, errors } = loadProvider();
   const provider = new Provider(options.issuerUrl, {
     adapter: createOidcAdapter(options.db),
     jwks: { keys: options.signingKeys },
     scopes: [...ALL_SCOPES],
     claims: {},
-    routes: { authorization: '/oauth/authorize', token: '/oauth/token', jwks: '/jwks', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      jwks: '/jwks',
+      introspection: '/oauth/introspect',
+      revocation: '/oauth/revoke',
+    },
     // No code or token through the authorization endpoint: grant_types_supported is then client_credentials alone.
     responseTypes: ['none'],
     // The provider's page carries inline styles; this one is text only, so the strict page policy (api/html.ts) fits.

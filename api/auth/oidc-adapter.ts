@@ -8,7 +8,11 @@ import { stringifyJson } from '../../lib/json';
  * once the client is authenticated, the id of the secret it presented, and the client's scopes version read with its
  * scopes (issuer.ts puts both in the token).
  */
-export const tokenRequestContext = new AsyncLocalStorage<{ authMethod: 'client_secret_basic' | 'client_secret_post'; secretId?: string; scopesVersion?: number }>();
+export const tokenRequestContext = new AsyncLocalStorage<{
+  authMethod: 'client_secret_basic' | 'client_secret_post';
+  secretId?: string;
+  scopesVersion?: number;
+}>();
 
 let tokenRequestsInFlight = 0;
 

@@ -25,7 +25,12 @@ export interface RevocationList {
  * (LISTEN connection down). A copy older than `staleAfterMs` is refreshed before it answers, and without a refresh
  * the answer is 503: a process cut off from PostgreSQL cannot know what was revoked meanwhile.
  */
-export async function startRevocationList(options: { databaseUrl: string; logger: Logger; pollIntervalMs?: number; staleAfterMs?: number }): Promise<RevocationList> {
+export async function startRevocationList(options: {
+  databaseUrl: string;
+  logger: Logger;
+  pollIntervalMs?: number;
+  staleAfterMs?: number;
+}): Promise<RevocationList> {
   const { logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 2000;
   const staleAfterMs = options.staleAfterMs ?? 10_000;
@@ -52,7 +57,12 @@ export async function startRevocationList(options: { databaseUrl: string; logger
   }
 
   async function connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'token-revocations', connectionTimeoutMillis: 5000, query_timeout: 5000 });
+    const client = new pg.Client({
+      connectionString: options.databaseUrl,
+      application_name: 'token-revocations',
+      connectionTimeoutMillis: 5000,
+      query_timeout: 5000,
+    });
     client.on('error', (error) => lost(client, error));
     client.on('end', () => lost(client, new Error('connection ended')));
     client.on('notification', () => void refresh().catch(() => undefined));
@@ -137,7 +147,9 @@ export async function startRevocationList(options: { databaseUrl: string; logger
       if (Date.now() - refreshedAt > staleAfterMs) {
         await poll();
         if (Date.now() - refreshedAt > staleAfterMs) {
-          throw new ApiError('SERVICE_UNAVAILABLE', 'token revocations cannot be checked right now; retry later', { headers: { 'Retry-After': '1' } });
+          throw new ApiError('SERVICE_UNAVAILABLE', 'token revocations cannot be checked right now; retry later', {
+            headers: { 'Retry-After': '1' },
+          });
         }
       }
       if (isRevoked(token)) throw new ApiError('UNAUTHORIZED', 'access token revoked');

@@ -29,7 +29,8 @@ function basicClientId(authorization: string): string | undefined {
 export function tokenRequestDefaults(db: Db): Koa.Middleware {
   // Every request passes here; only token and revocation requests enter the async part.
   return function tokenRequestDefaultsMiddleware(ctx, next) {
-    if ((ctx.path !== TOKEN_PATH && ctx.path !== REVOCATION_PATH) || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
+    if ((ctx.path !== TOKEN_PATH && ctx.path !== REVOCATION_PATH) || ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded'))
+      return next();
     return completeTokenRequest(ctx, next);
   };
 

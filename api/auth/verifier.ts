@@ -56,7 +56,12 @@ const keyOf = (token: string) => token.slice(-KEY_CHARS);
  * `iss`, `aud` and `exp`, then, for the embedded issuer, that the token was not revoked (`revocations`). Scopes come
  * from the space-separated `scope` claim (or an `scp` array, as some issuers send).
  */
-export function createJwtVerifier(options: { issuer: string; audience: string; keys: JWTVerifyGetKey; revocations?: Pick<RevocationList, 'assertNotRevoked'> }): TokenVerifier {
+export function createJwtVerifier(options: {
+  issuer: string;
+  audience: string;
+  keys: JWTVerifyGetKey;
+  revocations?: Pick<RevocationList, 'assertNotRevoked'>;
+}): TokenVerifier {
   const verified = new Map<string, VerifiedToken>();
 
   async function check(token: string): Promise<VerifiedToken> {

@@ -39,7 +39,8 @@ export function jsonBody(): Koa.Middleware {
 
   /** A GET body on a ledger route: its JSON filter, kept for `validate` (an empty body or `{}` is no filter). */
   function parseGetFilter(ctx: Koa.Context, next: Koa.Next) {
-    if (!ctx.is(JSON_TYPES)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
+    if (!ctx.is(JSON_TYPES))
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
     const text = ctx.request.body;
     ctx.request.body = undefined;
     if (typeof text === 'string' && text.trim() !== '') {
@@ -49,7 +50,8 @@ export function jsonBody(): Koa.Middleware {
       } catch (error) {
         throw validationError(`body: malformed JSON (${(error as Error).message})`);
       }
-      if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw validationError('body: a list\'s filter must be a JSON object');
+      if (filter === null || typeof filter !== 'object' || Array.isArray(filter))
+        throw validationError("body: a list's filter must be a JSON object");
       if (Object.keys(filter).length > 0) ctx.state.bodyFilter = filter;
     }
     return next();
@@ -98,7 +100,12 @@ export function jsonBody(): Koa.Middleware {
  * is `application/jwk-set+json`); any other becomes application/json.
  */
 export function writeJsonBody(ctx: Koa.Context): void {
-  if (ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') {
+  if (
+    ctx.body !== null &&
+    typeof ctx.body === 'object' &&
+    !Buffer.isBuffer(ctx.body) &&
+    typeof (ctx.body as { pipe?: unknown }).pipe !== 'function'
+  ) {
     if (!ctx.response.is('json', '+json')) ctx.type = 'application/json';
     ctx.body = stringifyJson(ctx.body);
   }

@@ -47,7 +47,9 @@ export function requestLifecycle(logger: Logger, unmatched: (ctx: Koa.Context) =
     const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     // The server span, child of the caller's traceparent when valid; the request id is its attribute, so a request's
     // id (in its answer's X-Request-Id, its error body and its audit record) finds its trace and the other way round.
-    const server = traced ? startServerSpan(ctx.method, ctx.req.headers, { 'http.request.method': ctx.method, 'url.path': ctx.path, 'request.id': requestId }) : undefined;
+    const server = traced
+      ? startServerSpan(ctx.method, ctx.req.headers, { 'http.request.method': ctx.method, 'url.path': ctx.path, 'request.id': requestId })
+      : undefined;
     const state = new RequestState(requestId, logger, server?.span.spanContext().traceId);
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
@@ -102,7 +104,14 @@ function httpSeries(method: string, route: string, status: number): HttpSeries {
 }
 
 /** The embedded issuer's endpoints, which no route definition declares; any other path it answers is `(other)`. */
-const ISSUER_ROUTES = new Set(['/api/auth/oauth/token', '/api/auth/oauth/revoke', '/api/auth/oauth/authorize', '/api/auth/jwks', '/api/auth/.well-known/openid-configuration', '/metrics']);
+const ISSUER_ROUTES = new Set([
+  '/api/auth/oauth/token',
+  '/api/auth/oauth/revoke',
+  '/api/auth/oauth/authorize',
+  '/api/auth/jwks',
+  '/api/auth/.well-known/openid-configuration',
+  '/metrics',
+]);
 
 /**
  * The route label of a request's metrics: the matched route's template (`/api/ledger/v2/:ledger/transactions/:id`),

@@ -38,7 +38,9 @@ function cursorScopeOf(ctx: AppContext): CursorScope {
  * against their schema, then dropped, so they are neither filters nor part of a cursor, and may come with a cursor.
  */
 function ignoredParamsOf(schema: JsonSchema | undefined): { names: string[]; check: ReturnType<typeof compileParams> } | undefined {
-  const properties = Object.entries((schema?.properties ?? {}) as Record<string, JsonSchema>).filter(([, property]) => property['x-ignored'] === true);
+  const properties = Object.entries((schema?.properties ?? {}) as Record<string, JsonSchema>).filter(
+    ([, property]) => property['x-ignored'] === true,
+  );
   if (properties.length === 0) return undefined;
   return { names: properties.map(([name]) => name), check: compileParams({ type: 'object', properties: Object.fromEntries(properties) }) };
 }
@@ -89,7 +91,8 @@ function takeBodyFilter(query: Record<string, unknown>, filter: unknown, accepte
   } catch {
     throw validationError('query.query: malformed JSON');
   }
-  if (canonicalJson(sent) !== canonicalJson(filter)) throw validationError('body: the filter in the body differs from the `query` parameter; send one of them');
+  if (canonicalJson(sent) !== canonicalJson(filter))
+    throw validationError('body: the filter in the body differs from the `query` parameter; send one of them');
 }
 
 /**
@@ -134,7 +137,9 @@ export function validate<const S extends RequestSchemas>(schemas: S): ValidateMi
         if (query && !query(others)) throw validationError(describeErrors('query', query.errors));
         const differing = sent.find((name) => canonicalJson(others[name]) !== canonicalJson(carried[name] ?? null));
         if (differing !== undefined) {
-          throw validationError(`query.${differing}: differs from the value its cursor carries; send the cursor alone, or with the same values as the first page`);
+          throw validationError(
+            `query.${differing}: differs from the value its cursor carries; send the cursor alone, or with the same values as the first page`,
+          );
         }
       }
       input.query = carried;

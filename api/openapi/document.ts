@@ -20,13 +20,18 @@ function clean(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(clean);
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(
-    Object.entries(schema as Record<string, unknown>).filter(([k]) => k !== 'x-paginated').map(([k, v]) => [k, clean(v)]),
+    Object.entries(schema as Record<string, unknown>)
+      .filter(([k]) => k !== 'x-paginated')
+      .map(([k, v]) => [k, clean(v)]),
   );
 }
 
 function parametersOf(route: RouteDefinition) {
   const params: unknown[] = [];
-  for (const [where, schema] of [['path', route.schemas.params], ['query', route.schemas.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.schemas.params],
+    ['query', route.schemas.query],
+  ] as const) {
     const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((schema?.required as string[]) ?? []);
     for (const [name, prop] of Object.entries(props)) {
@@ -94,22 +99,28 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<Con
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(spec.responses)) {
       const idPointer = Number(status) < 300 ? createdIdPointer(response.schema) : undefined;
-      const declared = Number(status) < 300 && spec.links
-        ? Object.fromEntries(Object.entries(spec.links).map(([operationId, link]) => [operationId, { operationId, ...link }]))
-        : {};
+      const declared =
+        Number(status) < 300 && spec.links
+          ? Object.fromEntries(Object.entries(spec.links).map(([operationId, link]) => [operationId, { operationId, ...link }]))
+          : {};
       const merged = { ...(idPointer ? linksOf(route, routes, idPointer) : {}), ...declared };
       const links = Object.keys(merged).length > 0 ? merged : undefined;
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
-        ...(response.schema ? { content: { 'application/json': { schema: clean(response.schema), ...responseExample(spec.operationId, status) } } } : {}),
+        ...(response.schema
+          ? { content: { 'application/json': { schema: clean(response.schema), ...responseExample(spec.operationId, status) } } }
+          : {}),
         ...(links ? { links } : {}),
       };
     }
     const errorStatuses = route.scope === null ? [400, 500] : [400, 401, 403, 404, 429, 500];
     if (route.schemas.body) errorStatuses.push(413, 415);
     for (const status of errorStatuses) {
-      responses[status] ??= { description: ERROR_RESPONSES[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      responses[status] ??= {
+        description: ERROR_RESPONSES[status],
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
     }
     paths[spec.path] ??= {};
     paths[spec.path][spec.method] = {

@@ -37,9 +37,19 @@ const postings = [{ source: 'world', destination: 'users:001', amount: 10000, as
 
 const connectorConfig = { name: 'demo', directory: 'simulated/demo', pollingPeriod: '30s' };
 
-const bankAccount = { name: 'ACME Supplies GmbH', iban: 'DE89370400440532013000', swiftBicCode: 'COBADEFFXXX', country: 'DE', metadata: { supplier: 'acme' } };
+const bankAccount = {
+  name: 'ACME Supplies GmbH',
+  iban: 'DE89370400440532013000',
+  swiftBicCode: 'COBADEFFXXX',
+  country: 'DE',
+  metadata: { supplier: 'acme' },
+};
 
-const webhookConfig = { endpoint: 'https://hooks.example.com/formance', eventTypes: ['ledger.committed_transactions', 'payments.saved_payment'], name: 'accounting-sync' };
+const webhookConfig = {
+  endpoint: 'https://hooks.example.com/formance',
+  eventTypes: ['ledger.committed_transactions', 'payments.saved_payment'],
+  name: 'accounting-sync',
+};
 
 const workflow = {
   name: 'welcome-bonus',
@@ -119,7 +129,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createWallet: { name: 'alice', metadata: { userID: 'users:001' } },
   updateWallet: { metadata: { tier: 'gold' } },
   createBalance: { name: 'promotions', expiresAt: '2030-01-01T00:00:00Z', priority: 10 },
-  creditWallet: { amount: { asset: 'USD/2', amount: 10000 }, sources: [{ type: 'ACCOUNT', identifier: 'world' }], reference: 'topup-2024-0001', metadata: { channel: 'card' } },
+  creditWallet: {
+    amount: { asset: 'USD/2', amount: 10000 },
+    sources: [{ type: 'ACCOUNT', identifier: 'world' }],
+    reference: 'topup-2024-0001',
+    metadata: { channel: 'card' },
+  },
   debitWallet: {
     amount: { asset: 'USD/2', amount: 2500 },
     pending: true,
@@ -251,7 +266,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   testTriggerV1: { type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', metadata: { userID: '001' } },
 
   // Reconciliation: policies and reconciliations
-  createPolicy: { name: 'stripe-eur', ledgerName: 'main', ledgerQuery: { $match: { address: 'bank:stripe' } }, paymentsPoolID: '0b9f8d36-3c6d-4a0e-9b1f-7a2f4c1d5e60' },
+  createPolicy: {
+    name: 'stripe-eur',
+    ledgerName: 'main',
+    ledgerQuery: { $match: { address: 'bank:stripe' } },
+    paymentsPoolID: '0b9f8d36-3c6d-4a0e-9b1f-7a2f4c1d5e60',
+  },
   reconcile: { reconciledAtLedger: '2024-03-31T23:59:59Z', reconciledAtPayments: '2024-03-31T23:59:59Z' },
   // Reconciliation rules and alerts
   reconciliationV1CreateRule: {

@@ -43,4 +43,8 @@ export const clientInputSchema = objectSchema(
 
 export const secretInputSchema = objectSchema({ name: stringSchema({ maxLength: 200 }), metadata: anyMetadata });
 
-export const createdSecretSchema: JsonSchema = extendObject(clientSecretSchema, { clear: { type: 'string', description: 'The secret; shown only here.' } }, ['clear']);
+export const createdSecretSchema: JsonSchema = extendObject(
+  clientSecretSchema,
+  { clear: { type: 'string', description: 'The secret; shown only here.' } },
+  ['clear'],
+);

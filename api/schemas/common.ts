@@ -42,7 +42,9 @@ export function extendObject<T, Q, P extends Record<string, JsonSchema>, const R
   required: readonly R[] = [],
 ): Schema<Flat<T & Members<P, R, 'body'>>, Flat<Q & Members<P, R, 'param'>>> {
   // A member both schemas require is listed once: OpenAPI refuses a `required` list with repeats.
-  return objectSchema({ ...(base.properties as Record<string, JsonSchema>), ...properties }, [...new Set([...(base.required as string[]), ...required])]);
+  return objectSchema({ ...(base.properties as Record<string, JsonSchema>), ...properties }, [
+    ...new Set([...(base.required as string[]), ...required]),
+  ]);
 }
 
 /** `{[name]: schema}` with its name as a type: a computed key of a type parameter would widen to an index signature. */
@@ -51,7 +53,10 @@ export function member<const N extends string, S extends JsonSchema>(name: N, sc
 }
 
 /** A string; with `enum`, one of its values (the type is their union). */
-export const stringSchema = <const E extends string = string>(extra: Extra<'type'> & { enum?: readonly E[] } = {}): Schema<E> => ({ type: 'string', ...extra });
+export const stringSchema = <const E extends string = string>(extra: Extra<'type'> & { enum?: readonly E[] } = {}): Schema<E> => ({
+  type: 'string',
+  ...extra,
+});
 export const integerSchema = (extra: Extra<'type' | 'enum' | 'format'> = {}): Schema<number> => ({ type: 'integer', ...extra });
 export const booleanSchema = (extra: Extra<'type' | 'enum'> = {}): Schema<boolean> => ({ type: 'boolean', ...extra });
 /** Exactly `value`. */
@@ -69,14 +74,20 @@ export const arraySchema = <S extends JsonSchema>(items: S, extra: Extra<'type' 
 export const anyObjectSchema = (extra: Extra<'type'> = {}): Schema<Record<string, unknown>> => ({ type: 'object', ...extra });
 
 /** An object of any keys whose values all match `values`. */
-export const mapSchema = <S extends JsonSchema>(values: S, extra: Extra<'type' | 'properties' | 'additionalProperties'> = {}): Schema<Record<string, BodyOf<S>>, Record<string, ParamOf<S>>> => ({
+export const mapSchema = <S extends JsonSchema>(
+  values: S,
+  extra: Extra<'type' | 'properties' | 'additionalProperties'> = {},
+): Schema<Record<string, BodyOf<S>>, Record<string, ParamOf<S>>> => ({
   type: 'object',
   additionalProperties: values,
   ...extra,
 });
 
 /** Exactly one of `schemas` (the type is the union of theirs). */
-export const oneOfSchema = <const S extends readonly JsonSchema[]>(schemas: S, extra: Extra<'oneOf' | 'type'> = {}): Schema<BodyOf<S[number]>, ParamOf<S[number]>> => ({
+export const oneOfSchema = <const S extends readonly JsonSchema[]>(
+  schemas: S,
+  extra: Extra<'oneOf' | 'type'> = {},
+): Schema<BodyOf<S[number]>, ParamOf<S[number]>> => ({
   oneOf: schemas,
   ...extra,
 });
@@ -102,7 +113,13 @@ export const MAX_INT64 = 9223372036854775807n;
  * A database id (a bigint column), exact over its whole range 0..2^63-1: digits in a path, a JSON number in a body. An id
  * in range that does not exist is then a 404 from the service, never a database range error.
  */
-export const int64IdSchema = (description: string): ExactInteger => ({ type: 'integer', format: 'int64', minimum: 0, maximum: MAX_INT64, description });
+export const int64IdSchema = (description: string): ExactInteger => ({
+  type: 'integer',
+  format: 'int64',
+  minimum: 0,
+  maximum: MAX_INT64,
+  description,
+});
 
 export const metadataSchema = mapSchema(stringSchema(), { description: 'Free-form string key/value pairs.' });
 

@@ -20,9 +20,12 @@ const MAX_BULK_ELEMENTS = 1000;
 const ik = stringSchema({ minLength: 1, maxLength: 255, description: 'Idempotency key of this element (CREATE_TRANSACTION).' });
 const target = {
   targetType: enumSchema(['ACCOUNT', 'TRANSACTION']),
-  targetId: oneOfSchema([stringSchema({ minLength: 1, maxLength: 1024 }), transactionIdSchema], { description: 'An account address, or a transaction id.' }),
+  targetId: oneOfSchema([stringSchema({ minLength: 1, maxLength: 1024 }), transactionIdSchema], {
+    description: 'An account address, or a transaction id.',
+  }),
 };
-const element = <const A extends string, D extends JsonSchema>(action: A, data: D) => objectSchema({ action: constSchema(action), ik, data }, ['action', 'data']);
+const element = <const A extends string, D extends JsonSchema>(action: A, data: D) =>
+  objectSchema({ action: constSchema(action), ik, data }, ['action', 'data']);
 
 /**
  * `action` picks the element's schema (ajv's `discriminator`), so an invalid element is reported at its own field
@@ -33,7 +36,10 @@ const bulkElementSchema = {
   ...oneOfSchema([
     element('CREATE_TRANSACTION', v2PostTransactionSchema),
     element('ADD_METADATA', objectSchema({ ...target, metadata: metadataSchema }, ['targetType', 'targetId', 'metadata'])),
-    element('REVERT_TRANSACTION', objectSchema({ id: transactionIdSchema, force: booleanSchema(), atEffectiveDate: booleanSchema(), metadata: metadataSchema }, ['id'])),
+    element(
+      'REVERT_TRANSACTION',
+      objectSchema({ id: transactionIdSchema, force: booleanSchema(), atEffectiveDate: booleanSchema(), metadata: metadataSchema }, ['id']),
+    ),
     element('DELETE_METADATA', objectSchema({ ...target, key: stringSchema({ minLength: 1, maxLength: 1000 }) }, ['targetType', 'targetId', 'key'])),
   ]),
   // The discriminator applies to objects only: anything else must still be refused.
@@ -50,12 +56,24 @@ export const bulkQuery = objectSchema({
   schemaVersion: schemaVersionParam,
 });
 
-const logID = integerSchema({ minimum: -1, description: 'The id of the log the element appended; -1 when it appended none (an error, the deletion of an absent key).' });
+const logID = integerSchema({
+  minimum: -1,
+  description: 'The id of the log the element appended; -1 when it appended none (an error, the deletion of an absent key).',
+});
 const bulkResultSchema: JsonSchema = {
   oneOf: [
-    objectSchema({ responseType: { enum: ['CREATE_TRANSACTION', 'REVERT_TRANSACTION'] }, data: v2TransactionSchema, logID }, ['responseType', 'data', 'logID']),
+    objectSchema({ responseType: { enum: ['CREATE_TRANSACTION', 'REVERT_TRANSACTION'] }, data: v2TransactionSchema, logID }, [
+      'responseType',
+      'data',
+      'logID',
+    ]),
     objectSchema({ responseType: { enum: ['ADD_METADATA', 'DELETE_METADATA'] }, logID }, ['responseType', 'logID']),
-    objectSchema({ responseType: { const: 'ERROR' }, errorCode: { type: 'string' }, errorDescription: { type: 'string' }, logID }, ['responseType', 'errorCode', 'errorDescription', 'logID']),
+    objectSchema({ responseType: { const: 'ERROR' }, errorCode: { type: 'string' }, errorDescription: { type: 'string' }, logID }, [
+      'responseType',
+      'errorCode',
+      'errorDescription',
+      'logID',
+    ]),
   ],
 };
 

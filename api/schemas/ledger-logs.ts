@@ -1,4 +1,15 @@
-import { anyObjectSchema, arraySchema, booleanSchema, dateTimeSchema, ignoredParam, int64IdSchema, integerSchema, listQuerySchema, objectSchema, stringSchema } from './common';
+import {
+  anyObjectSchema,
+  arraySchema,
+  booleanSchema,
+  dateTimeSchema,
+  ignoredParam,
+  int64IdSchema,
+  integerSchema,
+  listQuerySchema,
+  objectSchema,
+  stringSchema,
+} from './common';
 import { queryFilterParam } from './ledger';
 
 /** Formance's V2Log; `hash` is "" until the hasher has reached the log (docs/ledger.md, "The log"). */
@@ -7,10 +18,14 @@ export const logSchema = objectSchema(
     id: int64IdSchema('Log id: per ledger, dense, from 0.'),
     type: stringSchema({ enum: ['NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA', 'INSERTED_SCHEMA'] }),
     data: anyObjectSchema({
-      description: "Formance's V2Log data of the type: V2LogDataNewTransaction, V2LogDataSetMetadata, V2LogDataRevertedTransaction, V2LogDataDeleteMetadata or V2LogDataInsertedSchema.",
+      description:
+        "Formance's V2Log data of the type: V2LogDataNewTransaction, V2LogDataSetMetadata, V2LogDataRevertedTransaction, V2LogDataDeleteMetadata or V2LogDataInsertedSchema.",
     }),
     date: dateTimeSchema,
-    hash: stringSchema({ description: 'base64 of SHA-256(previous log hash || canonical JSON of {id, type, date, data}); "" until hashed (Formance\'s model requires the field).' }),
+    hash: stringSchema({
+      description:
+        'base64 of SHA-256(previous log hash || canonical JSON of {id, type, date, data}); "" until hashed (Formance\'s model requires the field).',
+    }),
   },
   ['id', 'type', 'data', 'date', 'hash'],
 );
@@ -34,7 +49,10 @@ export const logChainSchema = objectSchema(
     lastHashedLogId: logId,
     lastHash: stringSchema({ description: 'The hash of lastHashedLogId, base64.' }),
     lag: integerSchema({ minimum: 0, description: 'Logs not hashed yet (0 when the ledger does not hash its logs).' }),
-    hashing: stringSchema({ enum: ['ASYNC', 'DISABLED'], description: "The ledger's HASH_LOGS: ASYNC (hashed behind the commit) or DISABLED (no chain)." }),
+    hashing: stringSchema({
+      enum: ['ASYNC', 'DISABLED'],
+      description: "The ledger's HASH_LOGS: ASYNC (hashed behind the commit) or DISABLED (no chain).",
+    }),
   },
   ['logs', 'lastHashedLogId', 'lag', 'hashing'],
 );
@@ -44,7 +62,10 @@ export const logVerificationSchema = objectSchema(
     valid: booleanSchema(),
     logs: integerSchema({ minimum: 0, description: 'Logs read.' }),
     hashed: integerSchema({ minimum: 0, description: 'Logs whose hash was recomputed and matched; the others wait for the hasher.' }),
-    checkpoints: integerSchema({ minimum: 0, description: "Signed checkpoints whose signature verified under one of the platform's log signing keys." }),
+    checkpoints: integerSchema({
+      minimum: 0,
+      description: "Signed checkpoints whose signature verified under one of the platform's log signing keys.",
+    }),
     lastCheckpointId: int64IdSchema('The last log a verified checkpoint covers, with every log before it.'),
     firstBroken: objectSchema({ id: int64IdSchema('The first log that breaks the chain.'), reason: stringSchema() }, ['id', 'reason']),
     mismatches: arraySchema(
@@ -57,7 +78,7 @@ export const logVerificationSchema = objectSchema(
           asset: stringSchema(),
           transactionId: int64IdSchema('The transaction concerned.'),
           field: stringSchema({ description: 'The member of the transaction that differs: postings, timestamp, reference, reverted or metadata.' }),
-          expected: { description: 'What the log, replayed through the ledger\'s rules, gives (null: nothing).' },
+          expected: { description: "What the log, replayed through the ledger's rules, gives (null: nothing)." },
           actual: { description: 'What is stored (null: nothing).' },
         },
         ['kind', 'reason'],
@@ -80,13 +101,14 @@ export const importLogsQuery = objectSchema({
 
 export const logSigningKeySchema = objectSchema(
   {
-    keyId: stringSchema({ description: "The key's fingerprint: the first 16 characters of base64url(SHA-256(raw public key)); checkpoints name it." }),
+    keyId: stringSchema({
+      description: "The key's fingerprint: the first 16 characters of base64url(SHA-256(raw public key)); checkpoints name it.",
+    }),
     algorithm: stringSchema({ enum: ['Ed25519'] }),
-    publicKey: stringSchema({ description: 'The raw 32-byte Ed25519 public key, base64url (a JWK\'s `x`).' }),
+    publicKey: stringSchema({ description: "The raw 32-byte Ed25519 public key, base64url (a JWK's `x`)." }),
     createdAt: dateTimeSchema,
     current: booleanSchema({ description: 'The key new checkpoints are signed with; the others verify older checkpoints.' }),
   },
   ['keyId', 'algorithm', 'publicKey', 'createdAt', 'current'],
 );
 export const logSigningKeysSchema = arraySchema(logSigningKeySchema);
-

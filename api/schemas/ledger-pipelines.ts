@@ -6,17 +6,24 @@ const idOf = (what: string) => stringSchema({ minLength: 1, maxLength: 64, descr
 /** Formance's V2ExporterConfiguration: the driver (`http` or `postgres` here) and its configuration. */
 export const exporterConfigurationSchema = objectSchema(
   {
-    driver: stringSchema({ description: 'The driver: `http` (batches POSTed to `config.url`) or `postgres` (rows in a table of the database `config.url`).' }),
-    config: anyObjectSchema({ description: 'The driver\'s configuration: http `{url, batching?}`, postgres `{url, table?, batching?}`; `batching` is `{maxItems?, flushInterval?}`.' }),
+    driver: stringSchema({
+      description: 'The driver: `http` (batches POSTed to `config.url`) or `postgres` (rows in a table of the database `config.url`).',
+    }),
+    config: anyObjectSchema({
+      description:
+        "The driver's configuration: http `{url, batching?}`, postgres `{url, table?, batching?}`; `batching` is `{maxItems?, flushInterval?}`.",
+    }),
   },
   ['driver', 'config'],
 );
 
 /** Formance's V2Exporter; a database password in `config.url` reads as `********`. */
-export const exporterSchema = objectSchema(
-  { id: stringSchema(), driver: stringSchema(), config: anyObjectSchema(), createdAt: dateTimeSchema },
-  ['id', 'driver', 'config', 'createdAt'],
-);
+export const exporterSchema = objectSchema({ id: stringSchema(), driver: stringSchema(), config: anyObjectSchema(), createdAt: dateTimeSchema }, [
+  'id',
+  'driver',
+  'config',
+  'createdAt',
+]);
 
 export const exporterParams = objectSchema({ exporterID: idOf('exporter') }, ['exporterID']);
 export const exportersListQuery = { ...listQuerySchema(), additionalProperties: false };

@@ -16,7 +16,10 @@ const templateSchema = objectSchema(
 );
 
 const schemaMembers = {
-  chart: anyObjectSchema({ description: 'Chart of accounts: segments, `$variable` segments with `.pattern`, `.self`, `.metadata` ({key: {default?}}) and `.rules` ({}). Checked in full by the service.' }),
+  chart: anyObjectSchema({
+    description:
+      'Chart of accounts: segments, `$variable` segments with `.pattern`, `.self`, `.metadata` ({key: {default?}}) and `.rules` ({}). Checked in full by the service.',
+  }),
   transactions: mapSchema(templateSchema, { description: 'Transaction templates by name; a transaction names one with `script.template`.' }),
   queries: anyObjectSchema({ description: "Formance's query templates, run by runQuery (docs/ledger.md, Queries)." }),
 };

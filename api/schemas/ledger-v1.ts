@@ -30,7 +30,10 @@ export const listAccountsV1Query = withMetadataFilters(
     balanceOperator: stringSchema({ enum: ['e', 'ne', 'gt', 'gte', 'lt', 'lte'] as const, description: 'How `balance` compares; default gte.' }),
   }),
 );
-export const balancesV1Query = { ...listQuerySchema({ ...accountFilters, after: stringSchema({ maxLength: 1024, description: 'Only addresses after this one.' }) }), additionalProperties: false };
+export const balancesV1Query = {
+  ...listQuerySchema({ ...accountFilters, after: stringSchema({ maxLength: 1024, description: 'Only addresses after this one.' }) }),
+  additionalProperties: false,
+};
 export const aggregateBalancesV1Query = objectSchema({
   ...accountFilters,
   useInsertionDate: ignoredParam(booleanSchema({ description: 'Balances here are always the current ones.' })),
@@ -44,13 +47,22 @@ export const listLogsV1Query = {
   additionalProperties: false,
 };
 export const previewQuery = objectSchema({ preview: booleanSchema({ description: 'Dry run: every check, then rolled back.' }) });
-export const revertV1Query = objectSchema({ disableChecks: booleanSchema({ description: 'Allow the revert to take accounts below zero and skip the mapping.' }) });
+export const revertV1Query = objectSchema({
+  disableChecks: booleanSchema({ description: 'Allow the revert to take accounts below zero and skip the mapping.' }),
+});
 
 const transactionDataSchema = objectSchema(
-  { postings: arraySchema(postingSchema, { minItems: 1, maxItems: 1000 }), reference: stringSchema({ maxLength: 1000 }), metadata: metadataSchema, timestamp: dateTimeSchema },
+  {
+    postings: arraySchema(postingSchema, { minItems: 1, maxItems: 1000 }),
+    reference: stringSchema({ maxLength: 1000 }),
+    metadata: metadataSchema,
+    timestamp: dateTimeSchema,
+  },
   ['postings'],
 );
-export const createTransactionsV1BodySchema = objectSchema({ transactions: arraySchema(transactionDataSchema, { maxItems: 1000 }) }, ['transactions']);
+export const createTransactionsV1BodySchema = objectSchema({ transactions: arraySchema(transactionDataSchema, { maxItems: 1000 }) }, [
+  'transactions',
+]);
 
 /** `plain` may be empty: v1 answers that (NO_SCRIPT) in its 200 body like every other script error. */
 export const scriptV1BodySchema = objectSchema(
@@ -79,7 +91,9 @@ export const v1LogSchema = objectSchema(
   {
     id: int64IdSchema('Log id (the v2 log id; DELETE_METADATA logs are not listed).'),
     type: stringSchema({ enum: ['NEW_TRANSACTION', 'SET_METADATA'] as const }),
-    data: anyObjectSchema({ description: 'NEW_TRANSACTION: `{txid, postings, reference, metadata, timestamp}`; SET_METADATA: `{targetType, targetId, metadata}`.' }),
+    data: anyObjectSchema({
+      description: 'NEW_TRANSACTION: `{txid, postings, reference, metadata, timestamp}`; SET_METADATA: `{targetType, targetId, metadata}`.',
+    }),
     date: dateTimeSchema,
     hash: stringSchema({ description: 'The v2 chain hash (base64); "" until the hasher reaches the log.' }),
   },
@@ -89,7 +103,9 @@ export const configInfoSchema = objectSchema(
   {
     server: stringSchema(),
     version: stringSchema(),
-    config: objectSchema({ storage: objectSchema({ driver: stringSchema(), ledgers: arraySchema(stringSchema()) }, ['driver', 'ledgers']) }, ['storage']),
+    config: objectSchema({ storage: objectSchema({ driver: stringSchema(), ledgers: arraySchema(stringSchema()) }, ['driver', 'ledgers']) }, [
+      'storage',
+    ]),
   },
   ['server', 'version', 'config'],
 );
@@ -97,7 +113,12 @@ export const ledgerInfoSchema = objectSchema(
   {
     name: stringSchema(),
     storage: objectSchema({
-      migrations: arraySchema(objectSchema({ version: stringSchema(), name: stringSchema(), date: dateTimeSchema, state: stringSchema({ enum: ['DONE', 'TO DO'] as const }) }, ['version', 'name', 'state'])),
+      migrations: arraySchema(
+        objectSchema(
+          { version: stringSchema(), name: stringSchema(), date: dateTimeSchema, state: stringSchema({ enum: ['DONE', 'TO DO'] as const }) },
+          ['version', 'name', 'state'],
+        ),
+      ),
     }),
   },
   ['name', 'storage'],

@@ -28,7 +28,8 @@ const ledgerName = () => stringSchema({ minLength: 1, maxLength: 63 });
 export const ledgerParams = objectSchema({ ledger: ledgerName() }, ['ledger']);
 export const newLedgerParams = objectSchema({ ledger: stringSchema({ pattern: LEDGER_NAME_PATTERN }) }, ['ledger']);
 export const transactionIdSchema = int64IdSchema('Transaction id, an integer from 0 to 2^63 - 1.');
-export const txParams = <N extends 'id' | 'txid'>(name: N) => objectSchema({ ledger: ledgerName(), ...member(name, transactionIdSchema) }, ['ledger', name]);
+export const txParams = <N extends 'id' | 'txid'>(name: N) =>
+  objectSchema({ ledger: ledgerName(), ...member(name, transactionIdSchema) }, ['ledger', name]);
 export const accountParams = objectSchema({ ledger: ledgerName(), address: addressSchema }, ['ledger', 'address']);
 
 /** Op 10's item: the spec's Ledger, with `deletedAt` when the list includes deleted ledgers. */
@@ -45,19 +46,31 @@ export const ledgerSchema = objectSchema(
     bucket: { type: 'string' },
     metadata: stringMap,
     features: { ...stringMap, description: 'The effective features: what this platform does for the ledger (see docs/ledger.md).' },
-    deletedAt: { ...dateTimeSchema, description: 'Set while the ledger\'s bucket is deleted.' },
+    deletedAt: { ...dateTimeSchema, description: "Set while the ledger's bucket is deleted." },
   },
   ['id', 'name', 'addedAt', 'bucket', 'metadata', 'features'],
 );
 
 export const postingSchema = objectSchema(
-  { source: addressSchema, destination: addressSchema, amount: bigIntegerSchema('Amount in the asset\'s smallest unit, any size.'), asset: assetSchema },
+  {
+    source: addressSchema,
+    destination: addressSchema,
+    amount: bigIntegerSchema("Amount in the asset's smallest unit, any size."),
+    asset: assetSchema,
+  },
   ['source', 'destination', 'amount', 'asset'],
 );
 
-export const volumeSchema = objectSchema({ input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') }, ['input', 'output', 'balance']);
+export const volumeSchema = objectSchema(
+  { input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') },
+  ['input', 'output', 'balance'],
+);
 export const volumesSchema: JsonSchema = { type: 'object', additionalProperties: volumeSchema, description: 'Volumes by asset.' };
-export const volumesByAccountSchema: JsonSchema = { type: 'object', additionalProperties: volumesSchema, description: 'Volumes by account, then asset.' };
+export const volumesByAccountSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: volumesSchema,
+  description: 'Volumes by account, then asset.',
+};
 
 /** Op 11's LedgerTransaction (v1 path): `txid` and exactly the spec's fields. */
 export const v1TransactionSchema = objectSchema(
@@ -89,16 +102,21 @@ export const v2TransactionSchema = objectSchema(
   ['id', 'timestamp', 'postings', 'metadata', 'insertedAt', 'reverted', 'preCommitVolumes', 'postCommitVolumes'],
 );
 
-export const accountSchema = objectSchema(
-  { address: addressSchema, metadata: stringMap, volumes: volumesSchema, effectiveVolumes: volumesSchema },
-  ['address', 'metadata', 'volumes', 'effectiveVolumes'],
-);
+export const accountSchema = objectSchema({ address: addressSchema, metadata: stringMap, volumes: volumesSchema, effectiveVolumes: volumesSchema }, [
+  'address',
+  'metadata',
+  'volumes',
+  'effectiveVolumes',
+]);
 
 export const bucketSchema = stringSchema({ pattern: '^[0-9a-zA-Z_-]{1,63}$' });
 export const createLedgerBodySchema = objectSchema({
   bucket: bucketSchema,
   metadata: metadataSchema,
-  features: mapSchema(stringSchema(), { description: 'Formance\'s features; only the values true of this platform are accepted. Numscript\'s experimental flags (`experimental-oneof`, ...) are features too, ON or OFF (docs/ledger.md).' }),
+  features: mapSchema(stringSchema(), {
+    description:
+      "Formance's features; only the values true of this platform are accepted. Numscript's experimental flags (`experimental-oneof`, ...) are features too, ON or OFF (docs/ledger.md).",
+  }),
 });
 export const bucketParams = objectSchema({ bucket: bucketSchema }, ['bucket']);
 
@@ -116,27 +134,41 @@ export const v2PostTransactionSchema = objectSchema({
   postings: arraySchema(postingSchema, { maxItems: 1000 }),
   script: objectSchema({
     plain: stringSchema({ minLength: 1, maxLength: 100_000 }),
-    template: stringSchema({ minLength: 1, maxLength: 255, description: 'A transaction template of the schema version named by `schemaVersion`, instead of `plain`.' }),
+    template: stringSchema({
+      minLength: 1,
+      maxLength: 255,
+      description: 'A transaction template of the schema version named by `schemaVersion`, instead of `plain`.',
+    }),
     vars: anyObjectSchema(),
   }),
   reference: stringSchema({ maxLength: 1000 }),
   metadata: metadataSchema,
   timestamp: dateTimeSchema,
   force: booleanSchema({ description: 'As the `force` query parameter.' }),
-  accountMetadata: mapSchema(metadataSchema, { description: 'Metadata set on accounts with the transaction (each account gets a SET_METADATA log after the transaction\'s).' }),
+  accountMetadata: mapSchema(metadataSchema, {
+    description: "Metadata set on accounts with the transaction (each account gets a SET_METADATA log after the transaction's).",
+  }),
   runtime: ignoredParam(stringSchema({ enum: ['experimental-interpreter', 'machine'], description: 'There is one Numscript interpreter.' })),
 });
 
 export const revertBodySchema = objectSchema({ metadata: metadataSchema });
 
-export const schemaVersionParam = stringSchema({ minLength: 1, maxLength: 64, description: 'A schema version of the ledger: the write is checked against it (404 when it does not exist).' });
+export const schemaVersionParam = stringSchema({
+  minLength: 1,
+  maxLength: 64,
+  description: 'A schema version of the ledger: the write is checked against it (404 when it does not exist).',
+});
 const pit = ignoredParam({ ...dateTimeSchema, description: 'Point-in-time reads are not supported: the current state is read.' });
 const expand = ignoredParam(stringSchema({ description: 'Volumes are always included.' }));
 /** Formance's JSON filter (`query`, sent JSON-encoded in the query string by its SDK); see docs/ledger.md for the fields of each list. */
-export const queryFilterParam = stringSchema({ maxLength: 10_000, description: 'JSON filter: $match, $like, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not.' });
+export const queryFilterParam = stringSchema({
+  maxLength: 10_000,
+  description: 'JSON filter: $match, $like, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not.',
+});
 const sortParam = ignoredParam(stringSchema({ description: 'Lists keep their one order.' }));
 
-const pattern = (what: string) => stringSchema({ maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
+const pattern = (what: string) =>
+  stringSchema({ maxLength: 1024, description: `${what}: an address, or a pattern (\`users:\` one level, \`users:...\` any depth).` });
 
 export const listLedgersQuery = {
   ...listQuerySchema({
@@ -176,21 +208,37 @@ export const listVolumesQuery = {
     startTime: { ...dateTimeSchema, description: 'Only transactions at or after startTime (then volumes are summed from postings).' },
     endTime: { ...dateTimeSchema, description: 'Only transactions before endTime (then volumes are summed from postings).' },
     insertionDate: booleanSchema({ description: 'startTime and endTime bound the insertion date instead of the timestamp.' }),
-    groupBy: integerSchema({ minimum: 0, maximum: 64, description: 'Group addresses by their first N segments; 0 (what fctl sends by default) does not group.' }),
+    groupBy: integerSchema({
+      minimum: 0,
+      maximum: 64,
+      description: 'Group addresses by their first N segments; 0 (what fctl sends by default) does not group.',
+    }),
     query: queryFilterParam,
     sort: sortParam,
   }),
   additionalProperties: false,
 };
 export const volumesWithBalanceSchema = objectSchema(
-  { account: { type: 'string' }, asset: assetSchema, input: amount('Sum received'), output: amount('Sum sent'), balance: amount('input - output; may be negative') },
+  {
+    account: { type: 'string' },
+    asset: assetSchema,
+    input: amount('Sum received'),
+    output: amount('Sum sent'),
+    balance: amount('input - output; may be negative'),
+  },
   ['account', 'asset', 'input', 'output', 'balance'],
 );
-export const ledgerStatsSchema = objectSchema({ accounts: { type: 'integer', minimum: 0 }, transactions: { type: 'integer', minimum: 0 } }, ['accounts', 'transactions']);
+export const ledgerStatsSchema = objectSchema({ accounts: { type: 'integer', minimum: 0 }, transactions: { type: 'integer', minimum: 0 } }, [
+  'accounts',
+  'transactions',
+]);
 export const balancesQuery = objectSchema({
   address: pattern('Address'),
   query: queryFilterParam,
-  pit: { ...dateTimeSchema, description: 'Balances as they were at this instant, replayed from the postings of the transactions dated at or before it (docs/ledger.md).' },
+  pit: {
+    ...dateTimeSchema,
+    description: 'Balances as they were at this instant, replayed from the postings of the transactions dated at or before it (docs/ledger.md).',
+  },
   useInsertionDate: booleanSchema({ description: 'With pit: date transactions by insertion rather than by effective timestamp.' }),
 });
 const dryRun = booleanSchema({ description: 'Run every check and roll back.' });
@@ -202,7 +250,7 @@ export const createTransactionQuery = objectSchema({
 export const metadataWriteQuery = objectSchema({ dryRun, schemaVersion: schemaVersionParam });
 export const revertQuery = objectSchema({
   force: booleanSchema({ description: 'Allow the revert to take accounts below zero.' }),
-  atEffectiveDate: booleanSchema({ description: 'Give the revert the original transaction\'s timestamp.' }),
+  atEffectiveDate: booleanSchema({ description: "Give the revert the original transaction's timestamp." }),
   dryRun,
   schemaVersion: schemaVersionParam,
 });

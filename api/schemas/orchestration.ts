@@ -1,6 +1,16 @@
 import { EVENT_NAME_MAX_LENGTH } from '../../lib/orchestration/config';
 import type { JsonSchema } from '../routing';
-import { anyObjectSchema, arraySchema, booleanSchema, dateTimeSchema, integerSchema, listQuerySchema, mapSchema, objectSchema, stringSchema } from './common';
+import {
+  anyObjectSchema,
+  arraySchema,
+  booleanSchema,
+  dateTimeSchema,
+  integerSchema,
+  listQuerySchema,
+  mapSchema,
+  objectSchema,
+  stringSchema,
+} from './common';
 
 const uuidString = stringSchema({ minLength: 1, maxLength: 100 });
 
@@ -58,7 +68,7 @@ export const stageHistoryEntrySchema: JsonSchema = objectSchema(
     terminated: { type: 'boolean' },
     startedAt: dateTimeSchema,
     terminatedAt: dateTimeSchema,
-    lastFailure: { type: 'string', description: 'The last attempt\'s failure of an activity being retried' },
+    lastFailure: { type: 'string', description: "The last attempt's failure of an activity being retried" },
     attempt: { type: 'integer' },
     nextExecution: { ...dateTimeSchema, description: 'When a pending activity is retried next' },
   },
@@ -98,14 +108,24 @@ export const triggerSchema = objectSchema(
 );
 
 export const occurrenceSchema = objectSchema(
-  { id: { type: 'string' }, triggerID: { type: 'string' }, workflowInstanceID: { type: 'string' }, date: dateTimeSchema, event: { type: 'object' }, error: { type: 'string' } },
+  {
+    id: { type: 'string' },
+    triggerID: { type: 'string' },
+    workflowInstanceID: { type: 'string' },
+    date: dateTimeSchema,
+    event: { type: 'object' },
+    error: { type: 'string' },
+  },
   ['id', 'triggerID', 'date', 'event'],
 );
 
 export const triggerTestResultSchema = objectSchema(
   {
     filter: { type: ['object', 'null'], properties: { match: { type: 'boolean' }, error: { type: 'string' } } },
-    variables: { type: ['object', 'null'], additionalProperties: { type: 'object', properties: { value: { type: 'string' }, error: { type: 'string' } } } },
+    variables: {
+      type: ['object', 'null'],
+      additionalProperties: { type: 'object', properties: { value: { type: 'string' }, error: { type: 'string' } } },
+    },
   },
   ['filter', 'variables'],
 );

@@ -1,10 +1,31 @@
 import { CAPABILITIES, DURATION_PATTERN, FETCH_KINDS } from '../../areas/payments';
-import { ACCOUNT_TYPES, ASSET_PATTERN, PAYMENT_INITIATION_STATUSES, PAYMENT_INITIATION_TYPES, PAYMENT_STATUSES, PAYMENT_TYPES } from '../../areas/payments';
+import {
+  ACCOUNT_TYPES,
+  ASSET_PATTERN,
+  PAYMENT_INITIATION_STATUSES,
+  PAYMENT_INITIATION_TYPES,
+  PAYMENT_STATUSES,
+  PAYMENT_TYPES,
+} from '../../areas/payments';
 import { CONVERSION_STATUSES, ORDER_DIRECTIONS, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE } from '../../areas/payments';
 import { QUERY_FIELDS } from '../../areas/payments';
 import { SORT_FIELDS } from '../../areas/payments';
 import type { JsonSchema } from '../routing';
-import { anyObjectSchema, arraySchema, bigIntegerSchema, booleanSchema, dateTimeSchema, ignoredParam, integerSchema, listQuerySchema, mapSchema, member, metadataSchema, objectSchema, stringSchema } from './common';
+import {
+  anyObjectSchema,
+  arraySchema,
+  bigIntegerSchema,
+  booleanSchema,
+  dateTimeSchema,
+  ignoredParam,
+  integerSchema,
+  listQuerySchema,
+  mapSchema,
+  member,
+  metadataSchema,
+  objectSchema,
+  stringSchema,
+} from './common';
 
 const str = stringSchema();
 const uuid = stringSchema({ format: 'uuid' });
@@ -15,39 +36,98 @@ const positiveAmount = { ...bigIntegerSchema('Amount in minor units of the asset
 export const idParams = <const N extends string>(name: N) => objectSchema(member(name, shortText(2000)), [name]);
 
 // --- Payments (op 7) ---
-export const paymentAdjustmentSchema = objectSchema({ reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
-  ['reference', 'createdAt', 'status', 'amount', 'raw']);
-export const paymentSchema = objectSchema({
-  id: str, reference: str, sourceAccountID: str, destinationAccountID: str, connectorID: str,
-  provider: { type: 'string', description: 'Upper case, e.g. SIMULATED or GENERIC.' },
-  type: { type: 'string', enum: ['PAY-IN', 'PAYOUT', 'TRANSFER', 'OTHER'] }, status: str,
-  initialAmount: bigIntegerSchema(), amount: bigIntegerSchema(), scheme: { type: 'string', description: 'Lower case, e.g. visa, sepa credit, other.' },
-  asset: str, createdAt: dateTimeSchema, raw: anyObject, adjustments: { type: 'array', items: paymentAdjustmentSchema }, metadata: metadataSchema,
-}, ['id', 'reference', 'sourceAccountID', 'destinationAccountID', 'connectorID', 'provider', 'type', 'status', 'initialAmount', 'amount', 'scheme', 'asset', 'createdAt', 'raw', 'adjustments', 'metadata']);
+export const paymentAdjustmentSchema = objectSchema(
+  { reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
+  ['reference', 'createdAt', 'status', 'amount', 'raw'],
+);
+export const paymentSchema = objectSchema(
+  {
+    id: str,
+    reference: str,
+    sourceAccountID: str,
+    destinationAccountID: str,
+    connectorID: str,
+    provider: { type: 'string', description: 'Upper case, e.g. SIMULATED or GENERIC.' },
+    type: { type: 'string', enum: ['PAY-IN', 'PAYOUT', 'TRANSFER', 'OTHER'] },
+    status: str,
+    initialAmount: bigIntegerSchema(),
+    amount: bigIntegerSchema(),
+    scheme: { type: 'string', description: 'Lower case, e.g. visa, sepa credit, other.' },
+    asset: str,
+    createdAt: dateTimeSchema,
+    raw: anyObject,
+    adjustments: { type: 'array', items: paymentAdjustmentSchema },
+    metadata: metadataSchema,
+  },
+  [
+    'id',
+    'reference',
+    'sourceAccountID',
+    'destinationAccountID',
+    'connectorID',
+    'provider',
+    'type',
+    'status',
+    'initialAmount',
+    'amount',
+    'scheme',
+    'asset',
+    'createdAt',
+    'raw',
+    'adjustments',
+    'metadata',
+  ],
+);
 
 export const paymentsListQuery = listQuerySchema({
-  sort: arraySchema(stringSchema({ maxLength: 200 }), { maxItems: 10, description: `\`field:asc|desc\`, repeated or comma-separated; fields: ${SORT_FIELDS.join(', ')}. Default date:desc.` }),
-  query: stringSchema({ maxLength: 10_000, description: `JSON filter: $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not over ${QUERY_FIELDS.join(', ')}.` }),
+  sort: arraySchema(stringSchema({ maxLength: 200 }), {
+    maxItems: 10,
+    description: `\`field:asc|desc\`, repeated or comma-separated; fields: ${SORT_FIELDS.join(', ')}. Default date:desc.`,
+  }),
+  query: stringSchema({
+    maxLength: 10_000,
+    description: `JSON filter: $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not over ${QUERY_FIELDS.join(', ')}.`,
+  }),
 });
 export const metadataBody = { ...metadataSchema, maxProperties: 100 };
 
 // --- Bank accounts (op 8) ---
-const relatedAccountSchema = objectSchema({ id: str, accountID: str, connectorID: str, provider: str, createdAt: dateTimeSchema }, ['id', 'accountID', 'connectorID', 'provider', 'createdAt']);
-export const bankAccountSchema = objectSchema({
-  id: uuid, name: str, createdAt: dateTimeSchema, country: str,
-  iban: { type: 'string', description: 'Masked: first 4 and last 4 characters kept.' },
-  accountNumber: { type: 'string', description: 'Masked: first 2 and last 3 characters kept.' },
-  swiftBicCode: str, connectorID: str, accountID: str, provider: str,
-  relatedAccounts: { type: 'array', items: relatedAccountSchema }, metadata: metadataSchema,
-}, ['id', 'name', 'createdAt', 'relatedAccounts', 'metadata']);
-export const bankAccountInputSchema = objectSchema({
-  name: shortText(),
-  iban: stringSchema({ pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{11,36}$' }),
-  accountNumber: stringSchema({ pattern: '^[0-9A-Za-z -]{4,34}$' }),
-  swiftBicCode: stringSchema({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' }),
-  country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
-  metadata: metadataBody,
-}, ['name'], { anyOf: [{ required: ['iban'] }, { required: ['accountNumber'] }] });
+const relatedAccountSchema = objectSchema({ id: str, accountID: str, connectorID: str, provider: str, createdAt: dateTimeSchema }, [
+  'id',
+  'accountID',
+  'connectorID',
+  'provider',
+  'createdAt',
+]);
+export const bankAccountSchema = objectSchema(
+  {
+    id: uuid,
+    name: str,
+    createdAt: dateTimeSchema,
+    country: str,
+    iban: { type: 'string', description: 'Masked: first 4 and last 4 characters kept.' },
+    accountNumber: { type: 'string', description: 'Masked: first 2 and last 3 characters kept.' },
+    swiftBicCode: str,
+    connectorID: str,
+    accountID: str,
+    provider: str,
+    relatedAccounts: { type: 'array', items: relatedAccountSchema },
+    metadata: metadataSchema,
+  },
+  ['id', 'name', 'createdAt', 'relatedAccounts', 'metadata'],
+);
+export const bankAccountInputSchema = objectSchema(
+  {
+    name: shortText(),
+    iban: stringSchema({ pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{11,36}$' }),
+    accountNumber: stringSchema({ pattern: '^[0-9A-Za-z -]{4,34}$' }),
+    swiftBicCode: stringSchema({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' }),
+    country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+    metadata: metadataBody,
+  },
+  ['name'],
+  { anyOf: [{ required: ['iban'] }, { required: ['accountNumber'] }] },
+);
 export const forwardInputSchema = objectSchema({ connectorID: shortText(2000) }, ['connectorID']);
 
 // --- Payment service users (ops 3, 4) ---
@@ -57,189 +137,502 @@ const contactDetailsSchema = objectSchema({
   locale: stringSchema({ pattern: '^[a-z]{2}(-[A-Z]{2})?$' }),
 });
 const addressSchema = objectSchema({
-  streetNumber: shortText(100), streetName: shortText(), city: shortText(), region: shortText(), postalCode: shortText(50),
+  streetNumber: shortText(100),
+  streetName: shortText(),
+  city: shortText(),
+  region: shortText(),
+  postalCode: shortText(50),
   country: stringSchema({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
 });
-export const psuInputSchema = objectSchema({
-  name: shortText(), contactDetails: contactDetailsSchema, address: addressSchema,
-  bankAccountIDs: arraySchema(uuid, { maxItems: 100 }), metadata: metadataBody,
-}, ['name']);
-export const psuSchema = objectSchema({
-  id: uuid, name: str, createdAt: dateTimeSchema, contactDetails: contactDetailsSchema, address: addressSchema,
-  bankAccountIDs: { type: 'array', items: uuid }, metadata: metadataSchema,
-}, ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata']);
+export const psuInputSchema = objectSchema(
+  {
+    name: shortText(),
+    contactDetails: contactDetailsSchema,
+    address: addressSchema,
+    bankAccountIDs: arraySchema(uuid, { maxItems: 100 }),
+    metadata: metadataBody,
+  },
+  ['name'],
+);
+export const psuSchema = objectSchema(
+  {
+    id: uuid,
+    name: str,
+    createdAt: dateTimeSchema,
+    contactDetails: contactDetailsSchema,
+    address: addressSchema,
+    bankAccountIDs: { type: 'array', items: uuid },
+    metadata: metadataSchema,
+  },
+  ['id', 'name', 'createdAt', 'bankAccountIDs', 'metadata'],
+);
 
 // --- Pools (op 5) ---
-export const poolQuerySchema = { type: 'object', description: 'Formance v3 dynamic pool: the accounts filter (as the v3 account list\'s `query`); the pool holds the INTERNAL accounts it matches.' } as unknown as ReturnType<typeof anyObjectSchema>;
-export const poolInputSchema = objectSchema({ name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }), query: poolQuerySchema }, ['name'],
-  { anyOf: [{ required: ['accountIDs'] }, { required: ['query'] }] });
-export const poolSchema = objectSchema({
-  id: uuid, name: str, createdAt: dateTimeSchema, type: { type: 'string', enum: ['STATIC', 'DYNAMIC'] }, query: poolQuerySchema, poolAccounts: { type: 'array', items: str },
-}, ['id', 'name', 'createdAt', 'type', 'poolAccounts']);
-export const poolBalancesSchema = { type: 'array', items: objectSchema({ asset: str, amount: bigIntegerSchema(), relatedAccounts: { type: 'array', items: str } }, ['asset', 'amount', 'relatedAccounts']) };
-export const poolBalancesQuery = objectSchema({ at: { ...dateTimeSchema, description: 'Balances as last fetched at or before this instant (the history of every fetched balance is kept).' } });
+export const poolQuerySchema = {
+  type: 'object',
+  description: "Formance v3 dynamic pool: the accounts filter (as the v3 account list's `query`); the pool holds the INTERNAL accounts it matches.",
+} as unknown as ReturnType<typeof anyObjectSchema>;
+export const poolInputSchema = objectSchema(
+  { name: shortText(), accountIDs: arraySchema(shortText(2000), { maxItems: 1000 }), query: poolQuerySchema },
+  ['name'],
+  { anyOf: [{ required: ['accountIDs'] }, { required: ['query'] }] },
+);
+export const poolSchema = objectSchema(
+  {
+    id: uuid,
+    name: str,
+    createdAt: dateTimeSchema,
+    type: { type: 'string', enum: ['STATIC', 'DYNAMIC'] },
+    query: poolQuerySchema,
+    poolAccounts: { type: 'array', items: str },
+  },
+  ['id', 'name', 'createdAt', 'type', 'poolAccounts'],
+);
+export const poolBalancesSchema = {
+  type: 'array',
+  items: objectSchema({ asset: str, amount: bigIntegerSchema(), relatedAccounts: { type: 'array', items: str } }, [
+    'asset',
+    'amount',
+    'relatedAccounts',
+  ]),
+};
+export const poolBalancesQuery = objectSchema({
+  at: { ...dateTimeSchema, description: 'Balances as last fetched at or before this instant (the history of every fetched balance is kept).' },
+});
 export const poolQueryBody = objectSchema({ query: poolQuerySchema }, ['query']);
 
 // --- Payment initiations (op 6) ---
-export const initiationInputSchema = objectSchema({
-  reference: stringSchema({ minLength: 3, maxLength: 1000 }), connectorID: shortText(2000),
-  type: stringSchema({ enum: [...PAYMENT_INITIATION_TYPES] }), amount: positiveAmount,
-  asset: stringSchema({ pattern: ASSET_PATTERN, description: 'e.g. EUR/2' }),
-  sourceAccountID: shortText(2000), destinationAccountID: shortText(2000), description: stringSchema({ maxLength: 10_000 }),
-  scheduledAt: dateTimeSchema, metadata: metadataBody,
-}, ['reference', 'connectorID', 'type', 'amount', 'asset', 'destinationAccountID']);
-export const initiationSchema = objectSchema({
-  id: str, connectorID: str, provider: str, reference: str, createdAt: dateTimeSchema, scheduledAt: dateTimeSchema, description: str,
-  type: { type: 'string', enum: [...PAYMENT_INITIATION_TYPES] }, amount: bigIntegerSchema(), asset: str,
-  status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] }, sourceAccountID: str, destinationAccountID: str, error: str,
-  metadata: metadataSchema, attempts: { type: 'integer' },
-  adjustments: { type: 'array', items: objectSchema({ id: str, status: str, createdAt: dateTimeSchema, error: str, metadata: metadataSchema }, ['id', 'status', 'createdAt', 'metadata']) },
-  relatedPaymentIDs: { type: 'array', items: str },
-}, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'description', 'type', 'amount', 'asset', 'status', 'destinationAccountID', 'metadata']);
-export const initiationAdjustmentSchema = objectSchema({
-  id: str, status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] }, createdAt: dateTimeSchema, amount: bigIntegerSchema(), asset: str, error: str, metadata: metadataSchema,
-}, ['id', 'status', 'createdAt', 'amount', 'asset', 'metadata']);
-export const reverseInputSchema = objectSchema({
-  reference: stringSchema({ minLength: 3, maxLength: 1000 }), amount: positiveAmount, asset: stringSchema({ pattern: ASSET_PATTERN }),
-  description: stringSchema({ maxLength: 10_000 }), metadata: metadataBody,
-}, ['reference', 'amount', 'asset', 'description']);
-export const initiationCreatedSchema = objectSchema({ paymentInitiationID: str, taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['paymentInitiationID']);
+export const initiationInputSchema = objectSchema(
+  {
+    reference: stringSchema({ minLength: 3, maxLength: 1000 }),
+    connectorID: shortText(2000),
+    type: stringSchema({ enum: [...PAYMENT_INITIATION_TYPES] }),
+    amount: positiveAmount,
+    asset: stringSchema({ pattern: ASSET_PATTERN, description: 'e.g. EUR/2' }),
+    sourceAccountID: shortText(2000),
+    destinationAccountID: shortText(2000),
+    description: stringSchema({ maxLength: 10_000 }),
+    scheduledAt: dateTimeSchema,
+    metadata: metadataBody,
+  },
+  ['reference', 'connectorID', 'type', 'amount', 'asset', 'destinationAccountID'],
+);
+export const initiationSchema = objectSchema(
+  {
+    id: str,
+    connectorID: str,
+    provider: str,
+    reference: str,
+    createdAt: dateTimeSchema,
+    scheduledAt: dateTimeSchema,
+    description: str,
+    type: { type: 'string', enum: [...PAYMENT_INITIATION_TYPES] },
+    amount: bigIntegerSchema(),
+    asset: str,
+    status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] },
+    sourceAccountID: str,
+    destinationAccountID: str,
+    error: str,
+    metadata: metadataSchema,
+    attempts: { type: 'integer' },
+    adjustments: {
+      type: 'array',
+      items: objectSchema({ id: str, status: str, createdAt: dateTimeSchema, error: str, metadata: metadataSchema }, [
+        'id',
+        'status',
+        'createdAt',
+        'metadata',
+      ]),
+    },
+    relatedPaymentIDs: { type: 'array', items: str },
+  },
+  ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'description', 'type', 'amount', 'asset', 'status', 'destinationAccountID', 'metadata'],
+);
+export const initiationAdjustmentSchema = objectSchema(
+  {
+    id: str,
+    status: { type: 'string', enum: [...PAYMENT_INITIATION_STATUSES] },
+    createdAt: dateTimeSchema,
+    amount: bigIntegerSchema(),
+    asset: str,
+    error: str,
+    metadata: metadataSchema,
+  },
+  ['id', 'status', 'createdAt', 'amount', 'asset', 'metadata'],
+);
+export const reverseInputSchema = objectSchema(
+  {
+    reference: stringSchema({ minLength: 3, maxLength: 1000 }),
+    amount: positiveAmount,
+    asset: stringSchema({ pattern: ASSET_PATTERN }),
+    description: stringSchema({ maxLength: 10_000 }),
+    metadata: metadataBody,
+  },
+  ['reference', 'amount', 'asset', 'description'],
+);
+export const initiationCreatedSchema = objectSchema(
+  { paymentInitiationID: str, taskID: { type: 'string', description: 'Temporal workflow id of the execution' } },
+  ['paymentInitiationID'],
+);
 export const taskSchema = objectSchema({ taskID: { type: 'string', description: 'Temporal workflow id of the execution' } }, ['taskID']);
-export const createQuery = objectSchema({ noValidation: booleanSchema({ description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' }) });
+export const createQuery = objectSchema({
+  noValidation: booleanSchema({ description: 'Send to the provider at once, skipping WAITING_FOR_VALIDATION.' }),
+});
 
 // --- Connectors ---
 const pollingPeriod = stringSchema({ pattern: DURATION_PATTERN, default: '2m', description: 'e.g. 1s, 30s, 5m; between 1s and 24h.' });
 /** Formance's clients always send these two (the SDK fills `pageSize` with 25); the plugins do not use them. */
 const formanceConfigMembers = {
-  provider: ignoredParam(stringSchema({ maxLength: 100, description: 'The SDK\'s config type (e.g. Generic, Dummypay).' })),
+  provider: ignoredParam(stringSchema({ maxLength: 100, description: "The SDK's config type (e.g. Generic, Dummypay)." })),
   pageSize: ignoredParam(integerSchema({ minimum: 1 })),
 };
 const simulatedMembers = {
-  name: shortText(200), directory: stringSchema({ minLength: 1, maxLength: 4096, description: 'Inside DATA_DIR (relative paths resolve there) or PAYMENTS_SIMULATED_DIRS.' }), pollingPeriod,
+  name: shortText(200),
+  directory: stringSchema({
+    minLength: 1,
+    maxLength: 4096,
+    description: 'Inside DATA_DIR (relative paths resolve there) or PAYMENTS_SIMULATED_DIRS.',
+  }),
+  pollingPeriod,
 };
 const genericMembers = {
-  name: shortText(200), endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048 }),
-  apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back (reads as ******** when set).' }), pollingPeriod,
+  name: shortText(200),
+  endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048 }),
+  apiKey: stringSchema({ maxLength: 4096, description: 'Sent as Bearer token; never read back (reads as ******** when set).' }),
+  pollingPeriod,
   timeout: stringSchema({ pattern: DURATION_PATTERN, default: '10s', description: 'Per request, 100ms..60s.' }),
 };
 const stripeMembers = {
-  name: shortText(200), apiKey: stringSchema({ minLength: 1, maxLength: 4096, description: 'A Stripe secret or restricted key; never read back (reads as ********).' }), pollingPeriod,
-  endpoint: stringSchema({ format: 'uri', pattern: '^https?://', maxLength: 2048, default: 'https://api.stripe.com', description: 'The API base (an origin, no path).' }),
-  webhookSecret: stringSchema({ maxLength: 4096, description: 'Signing secret of an endpoint registered by hand; by default the one Stripe gives at install. Reads as ********.' }),
+  name: shortText(200),
+  apiKey: stringSchema({ minLength: 1, maxLength: 4096, description: 'A Stripe secret or restricted key; never read back (reads as ********).' }),
+  pollingPeriod,
+  endpoint: stringSchema({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    default: 'https://api.stripe.com',
+    description: 'The API base (an origin, no path).',
+  }),
+  webhookSecret: stringSchema({
+    maxLength: 4096,
+    description: 'Signing secret of an endpoint registered by hand; by default the one Stripe gives at install. Reads as ********.',
+  }),
 };
 export const stripeConfigSchema = objectSchema({ ...stripeMembers, ...formanceConfigMembers }, ['name', 'apiKey']);
 export const simulatedConfigSchema = objectSchema({ ...simulatedMembers, ...formanceConfigMembers }, ['name', 'directory']);
 export const genericConfigSchema = objectSchema({ ...genericMembers, ...formanceConfigMembers }, ['name', 'endpoint']);
 /** Any plugin's config; the connector's own plugin decides which members it takes (the others are 400). */
-export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...stripeMembers, ...genericMembers, ...formanceConfigMembers }, ['name']);
+export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...stripeMembers, ...genericMembers, ...formanceConfigMembers }, [
+  'name',
+]);
 const capabilitySchema = stringSchema({ enum: [...CAPABILITIES] });
 export const capabilitiesSchema = arraySchema(capabilitySchema);
-export const connectorSchema = objectSchema({
-  id: str, reference: { type: 'string', description: 'The UUID the id encodes.' }, name: str, provider: str, createdAt: dateTimeSchema,
-  config: { type: 'object', description: 'As getConnectorConfig reads it (secrets redacted).' }, capabilities: capabilitiesSchema,
-  scheduledForDeletion: { type: 'boolean', description: 'Uninstalled (or being uninstalled); its data stays readable.' },
-  installed: { type: 'boolean' }, uninstalledAt: dateTimeSchema,
-}, ['id', 'reference', 'name', 'provider', 'createdAt', 'config', 'capabilities', 'scheduledForDeletion', 'installed']);
+export const connectorSchema = objectSchema(
+  {
+    id: str,
+    reference: { type: 'string', description: 'The UUID the id encodes.' },
+    name: str,
+    provider: str,
+    createdAt: dateTimeSchema,
+    config: { type: 'object', description: 'As getConnectorConfig reads it (secrets redacted).' },
+    capabilities: capabilitiesSchema,
+    scheduledForDeletion: { type: 'boolean', description: 'Uninstalled (or being uninstalled); its data stays readable.' },
+    installed: { type: 'boolean' },
+    uninstalledAt: dateTimeSchema,
+  },
+  ['id', 'reference', 'name', 'provider', 'createdAt', 'config', 'capabilities', 'scheduledForDeletion', 'installed'],
+);
 const configFieldSchema = objectSchema({ dataType: str, required: { type: 'boolean' }, defaultValue: str }, ['dataType', 'required']);
 export const connectorConfigsSchema = mapSchema(mapSchema(configFieldSchema), { description: 'Per plugin, its config fields.' });
-export const scheduleSchema = objectSchema({
-  id: { type: 'string', description: 'The Temporal schedule id: `connector-<provider>-<name>-<short ref>-<kind>`.' }, connectorID: str, createdAt: dateTimeSchema,
-  kind: stringSchema({ enum: [...FETCH_KINDS] }), paused: { type: 'boolean' },
-  pausedAt: { ...dateTimeSchema, description: 'When paused: the last change of the schedule (Temporal keeps no pause time).' }, pausedReason: str, nextRunAt: dateTimeSchema,
-}, ['id', 'connectorID', 'createdAt', 'kind', 'paused']);
-export const scheduleInstanceSchema = objectSchema({
-  id: { type: 'string', description: 'The workflow id of the run.' }, scheduleID: str, connectorID: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
-  terminated: { type: 'boolean' }, terminatedAt: dateTimeSchema, error: str,
-}, ['id', 'scheduleID', 'connectorID', 'createdAt', 'updatedAt', 'terminated']);
-export const connectorTaskSchema = objectSchema({
-  id: { type: 'string', description: 'The workflow id of the operation.' }, status: stringSchema({ enum: ['PROCESSING', 'SUCCEEDED', 'FAILED'] }),
-  connectorID: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema, createdObjectID: str, error: str,
-}, ['id', 'status', 'createdAt', 'updatedAt']);
-export const schedulesListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });
+export const scheduleSchema = objectSchema(
+  {
+    id: { type: 'string', description: 'The Temporal schedule id: `connector-<provider>-<name>-<short ref>-<kind>`.' },
+    connectorID: str,
+    createdAt: dateTimeSchema,
+    kind: stringSchema({ enum: [...FETCH_KINDS] }),
+    paused: { type: 'boolean' },
+    pausedAt: { ...dateTimeSchema, description: 'When paused: the last change of the schedule (Temporal keeps no pause time).' },
+    pausedReason: str,
+    nextRunAt: dateTimeSchema,
+  },
+  ['id', 'connectorID', 'createdAt', 'kind', 'paused'],
+);
+export const scheduleInstanceSchema = objectSchema(
+  {
+    id: { type: 'string', description: 'The workflow id of the run.' },
+    scheduleID: str,
+    connectorID: str,
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    terminated: { type: 'boolean' },
+    terminatedAt: dateTimeSchema,
+    error: str,
+  },
+  ['id', 'scheduleID', 'connectorID', 'createdAt', 'updatedAt', 'terminated'],
+);
+export const connectorTaskSchema = objectSchema(
+  {
+    id: { type: 'string', description: 'The workflow id of the operation.' },
+    status: stringSchema({ enum: ['PROCESSING', 'SUCCEEDED', 'FAILED'] }),
+    connectorID: str,
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    createdObjectID: str,
+    error: str,
+  },
+  ['id', 'status', 'createdAt', 'updatedAt'],
+);
+export const schedulesListQuery = listQuerySchema({
+  query: ignoredParam(stringSchema({ maxLength: 10_000, description: "Formance's JSON filter." })),
+});
 export const connectorsListQuery = schedulesListQuery;
-export const scheduleParams = objectSchema({ ...member('connectorID', shortText(2000)), ...member('scheduleID', shortText(300)) }, ['connectorID', 'scheduleID']);
+export const scheduleParams = objectSchema({ ...member('connectorID', shortText(2000)), ...member('scheduleID', shortText(300)) }, [
+  'connectorID',
+  'scheduleID',
+]);
 export const accountTypeSchema = { type: 'string', enum: [...ACCOUNT_TYPES] };
 export const plainListQuery = listQuerySchema();
 
 // --- Formance's v3 shapes (accounts, manual records, V3Payment) ---
-export const accountSchema = objectSchema({
-  id: str, connectorID: str, provider: str, reference: str, type: accountTypeSchema, name: str, defaultAsset: str,
-  createdAt: dateTimeSchema, metadata: metadataSchema, raw: anyObject,
-  psuID: stringSchema({ format: 'uuid', description: 'Open banking: the payment service user whose bank connection gave this account' }),
-  openBankingConnectionID: stringSchema({ description: 'Open banking: the bank connection that gave this account' }),
-}, ['id', 'connectorID', 'provider', 'reference', 'type', 'createdAt', 'metadata', 'raw']);
+export const accountSchema = objectSchema(
+  {
+    id: str,
+    connectorID: str,
+    provider: str,
+    reference: str,
+    type: accountTypeSchema,
+    name: str,
+    defaultAsset: str,
+    createdAt: dateTimeSchema,
+    metadata: metadataSchema,
+    raw: anyObject,
+    psuID: stringSchema({ format: 'uuid', description: 'Open banking: the payment service user whose bank connection gave this account' }),
+    openBankingConnectionID: stringSchema({ description: 'Open banking: the bank connection that gave this account' }),
+  },
+  ['id', 'connectorID', 'provider', 'reference', 'type', 'createdAt', 'metadata', 'raw'],
+);
 export const accountsListQuery = listQuerySchema({
-  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, type, name, defaultAsset, createdAt, metadata[<key>].' }),
+  query: stringSchema({
+    maxLength: 10_000,
+    description: "JSON filter, as the payments list's, over id, reference, connectorID, type, name, defaultAsset, createdAt, metadata[<key>].",
+  }),
 });
-export const balanceSchema = objectSchema({ accountID: str, asset: str, balance: bigIntegerSchema(), createdAt: dateTimeSchema, lastUpdatedAt: dateTimeSchema },
-  ['accountID', 'asset', 'balance', 'createdAt', 'lastUpdatedAt']);
+export const balanceSchema = objectSchema(
+  { accountID: str, asset: str, balance: bigIntegerSchema(), createdAt: dateTimeSchema, lastUpdatedAt: dateTimeSchema },
+  ['accountID', 'asset', 'balance', 'createdAt', 'lastUpdatedAt'],
+);
 export const balancesListQuery = listQuerySchema({
   asset: stringSchema({ pattern: ASSET_PATTERN }),
   fromTimestamp: { ...dateTimeSchema, description: 'Balances last updated at or after this time (only the latest balance per asset is kept).' },
   toTimestamp: { ...dateTimeSchema, description: 'Balances last updated before this time.' },
 });
 const nullableMetadata = { ...metadataBody, type: ['object', 'null'] } as unknown as typeof metadataBody;
-const nullableText = (max: number) => ({ ...stringSchema({ maxLength: max }), type: ['string', 'null'] }) as unknown as ReturnType<typeof stringSchema>;
-export const manualAccountInputSchema = objectSchema({
-  connectorID: shortText(2000), reference: shortText(), accountName: shortText(), type: stringSchema({ enum: [...ACCOUNT_TYPES] }), createdAt: dateTimeSchema,
-  defaultAsset: nullableText(100), metadata: nullableMetadata,
-}, ['connectorID', 'reference', 'accountName', 'type', 'createdAt']);
+const nullableText = (max: number) =>
+  ({ ...stringSchema({ maxLength: max }), type: ['string', 'null'] }) as unknown as ReturnType<typeof stringSchema>;
+export const manualAccountInputSchema = objectSchema(
+  {
+    connectorID: shortText(2000),
+    reference: shortText(),
+    accountName: shortText(),
+    type: stringSchema({ enum: [...ACCOUNT_TYPES] }),
+    createdAt: dateTimeSchema,
+    defaultAsset: nullableText(100),
+    metadata: nullableMetadata,
+  },
+  ['connectorID', 'reference', 'accountName', 'type', 'createdAt'],
+);
 const paymentStatusSchema = stringSchema({ enum: [...PAYMENT_STATUSES] });
-export const manualPaymentInputSchema = objectSchema({
-  connectorID: shortText(2000), reference: shortText(), type: stringSchema({ enum: [...PAYMENT_TYPES] }), scheme: shortText(100),
-  asset: stringSchema({ pattern: ASSET_PATTERN }), amount: { ...bigIntegerSchema('Minor units'), minimum: 0 }, initialAmount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
-  createdAt: dateTimeSchema, sourceAccountID: shortText(2000), destinationAccountID: shortText(2000), metadata: nullableMetadata,
-  adjustments: arraySchema(objectSchema({
-    reference: shortText(), createdAt: dateTimeSchema, status: paymentStatusSchema, amount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
-    asset: stringSchema({ pattern: ASSET_PATTERN }), metadata: nullableMetadata,
-  }, ['reference', 'createdAt', 'status']), { maxItems: 100 }),
-}, ['connectorID', 'reference', 'type', 'scheme', 'asset', 'amount', 'initialAmount', 'createdAt']);
-const v3AdjustmentSchema = objectSchema({ id: str, reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
-  ['id', 'reference', 'createdAt', 'status', 'amount', 'raw']);
-export const v3PaymentSchema = objectSchema({
-  id: str, reference: str, sourceAccountID: { type: ['string', 'null'] }, destinationAccountID: { type: ['string', 'null'] }, connectorID: str,
-  provider: str, type: str, status: str, initialAmount: bigIntegerSchema(), amount: bigIntegerSchema(), scheme: str, asset: str,
-  createdAt: dateTimeSchema, raw: anyObject, adjustments: { type: 'array', items: v3AdjustmentSchema }, metadata: metadataSchema,
-}, ['id', 'reference', 'connectorID', 'provider', 'type', 'status', 'initialAmount', 'amount', 'scheme', 'asset', 'createdAt', 'raw', 'adjustments', 'metadata']);
+export const manualPaymentInputSchema = objectSchema(
+  {
+    connectorID: shortText(2000),
+    reference: shortText(),
+    type: stringSchema({ enum: [...PAYMENT_TYPES] }),
+    scheme: shortText(100),
+    asset: stringSchema({ pattern: ASSET_PATTERN }),
+    amount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
+    initialAmount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
+    createdAt: dateTimeSchema,
+    sourceAccountID: shortText(2000),
+    destinationAccountID: shortText(2000),
+    metadata: nullableMetadata,
+    adjustments: arraySchema(
+      objectSchema(
+        {
+          reference: shortText(),
+          createdAt: dateTimeSchema,
+          status: paymentStatusSchema,
+          amount: { ...bigIntegerSchema('Minor units'), minimum: 0 },
+          asset: stringSchema({ pattern: ASSET_PATTERN }),
+          metadata: nullableMetadata,
+        },
+        ['reference', 'createdAt', 'status'],
+      ),
+      { maxItems: 100 },
+    ),
+  },
+  ['connectorID', 'reference', 'type', 'scheme', 'asset', 'amount', 'initialAmount', 'createdAt'],
+);
+const v3AdjustmentSchema = objectSchema(
+  { id: str, reference: str, createdAt: dateTimeSchema, status: str, amount: bigIntegerSchema(), raw: anyObject },
+  ['id', 'reference', 'createdAt', 'status', 'amount', 'raw'],
+);
+export const v3PaymentSchema = objectSchema(
+  {
+    id: str,
+    reference: str,
+    sourceAccountID: { type: ['string', 'null'] },
+    destinationAccountID: { type: ['string', 'null'] },
+    connectorID: str,
+    provider: str,
+    type: str,
+    status: str,
+    initialAmount: bigIntegerSchema(),
+    amount: bigIntegerSchema(),
+    scheme: str,
+    asset: str,
+    createdAt: dateTimeSchema,
+    raw: anyObject,
+    adjustments: { type: 'array', items: v3AdjustmentSchema },
+    metadata: metadataSchema,
+  },
+  [
+    'id',
+    'reference',
+    'connectorID',
+    'provider',
+    'type',
+    'status',
+    'initialAmount',
+    'amount',
+    'scheme',
+    'asset',
+    'createdAt',
+    'raw',
+    'adjustments',
+    'metadata',
+  ],
+);
 /** Formance's v3 metadata updates wrap the map: `{metadata: {...}}`. */
 export const v3MetadataBody = objectSchema({ metadata: nullableMetadata }, ['metadata']);
 export const v3PaymentsListQuery = paymentsListQuery;
 export const initiationsListQuery = listQuerySchema({
-  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, type, status, asset, amount, sourceAccountID, destinationAccountID, createdAt, scheduledAt, metadata[<key>].' }),
+  query: stringSchema({
+    maxLength: 10_000,
+    description:
+      "JSON filter, as the payments list's, over id, reference, connectorID, provider, type, status, asset, amount, sourceAccountID, destinationAccountID, createdAt, scheduledAt, metadata[<key>].",
+  }),
 });
 /** Formance's v3 lists of bank accounts, pools, payment service users (and an initiation's adjustments and payments) take a `query` filter, not implemented on these short lists. */
-export const v3PlainListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: 'Formance\'s JSON filter.' })) });
+export const v3PlainListQuery = listQuerySchema({ query: ignoredParam(stringSchema({ maxLength: 10_000, description: "Formance's JSON filter." })) });
 
 // --- Conversions and orders (Formance's V3Conversion, V3Order), reversals ---
 const nullableInteger = { ...bigIntegerSchema(), type: ['integer', 'null'] } as unknown as ReturnType<typeof bigIntegerSchema>;
 const nullableString = { type: ['string', 'null'] } as unknown as ReturnType<typeof stringSchema>;
 const nullableDate = { ...dateTimeSchema, type: ['string', 'null'] } as unknown as typeof dateTimeSchema;
-export const conversionSchema = objectSchema({
-  id: str, connectorID: str, provider: str, reference: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
-  status: stringSchema({ enum: [...CONVERSION_STATUSES] }), sourceAsset: str, destinationAsset: str, sourceAmount: bigIntegerSchema(),
-  destinationAmount: nullableInteger, fee: nullableInteger, feeAsset: nullableString, sourceAccountID: nullableString, destinationAccountID: nullableString,
-  error: nullableString, metadata: metadataSchema,
-}, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'updatedAt', 'status', 'sourceAsset', 'destinationAsset', 'sourceAmount', 'metadata']);
-const orderAdjustmentSchema = objectSchema({
-  id: str, reference: str, createdAt: dateTimeSchema, status: stringSchema({ enum: [...ORDER_STATUSES] }), baseQuantityFilled: nullableInteger,
-  fee: nullableInteger, feeAsset: nullableString, metadata: metadataSchema, raw: anyObjectSchema(),
-}, ['id', 'reference', 'createdAt', 'status', 'metadata', 'raw']);
-export const orderSchema = objectSchema({
-  id: str, connectorID: str, provider: str, reference: str, createdAt: dateTimeSchema, updatedAt: dateTimeSchema,
-  direction: stringSchema({ enum: [...ORDER_DIRECTIONS] }), type: stringSchema({ enum: [...ORDER_TYPES] }), status: stringSchema({ enum: [...ORDER_STATUSES] }),
-  timeInForce: stringSchema({ enum: [...TIME_IN_FORCE] }), sourceAsset: str, destinationAsset: str, baseQuantityOrdered: bigIntegerSchema(),
-  baseQuantityFilled: nullableInteger, limitPrice: nullableInteger, stopPrice: nullableInteger, averageFillPrice: nullableInteger,
-  quoteAmount: nullableInteger, fee: nullableInteger, priceAsset: nullableString, quoteAsset: nullableString, feeAsset: nullableString,
-  clientOrderID: nullableString, error: nullableString, expiresAt: nullableDate, sourceAccountID: nullableString, destinationAccountID: nullableString,
-  metadata: metadataSchema, adjustments: arraySchema(orderAdjustmentSchema),
-}, ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'updatedAt', 'direction', 'type', 'status', 'timeInForce', 'sourceAsset',
-  'destinationAsset', 'baseQuantityOrdered', 'metadata', 'adjustments']);
+export const conversionSchema = objectSchema(
+  {
+    id: str,
+    connectorID: str,
+    provider: str,
+    reference: str,
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    status: stringSchema({ enum: [...CONVERSION_STATUSES] }),
+    sourceAsset: str,
+    destinationAsset: str,
+    sourceAmount: bigIntegerSchema(),
+    destinationAmount: nullableInteger,
+    fee: nullableInteger,
+    feeAsset: nullableString,
+    sourceAccountID: nullableString,
+    destinationAccountID: nullableString,
+    error: nullableString,
+    metadata: metadataSchema,
+  },
+  ['id', 'connectorID', 'provider', 'reference', 'createdAt', 'updatedAt', 'status', 'sourceAsset', 'destinationAsset', 'sourceAmount', 'metadata'],
+);
+const orderAdjustmentSchema = objectSchema(
+  {
+    id: str,
+    reference: str,
+    createdAt: dateTimeSchema,
+    status: stringSchema({ enum: [...ORDER_STATUSES] }),
+    baseQuantityFilled: nullableInteger,
+    fee: nullableInteger,
+    feeAsset: nullableString,
+    metadata: metadataSchema,
+    raw: anyObjectSchema(),
+  },
+  ['id', 'reference', 'createdAt', 'status', 'metadata', 'raw'],
+);
+export const orderSchema = objectSchema(
+  {
+    id: str,
+    connectorID: str,
+    provider: str,
+    reference: str,
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    direction: stringSchema({ enum: [...ORDER_DIRECTIONS] }),
+    type: stringSchema({ enum: [...ORDER_TYPES] }),
+    status: stringSchema({ enum: [...ORDER_STATUSES] }),
+    timeInForce: stringSchema({ enum: [...TIME_IN_FORCE] }),
+    sourceAsset: str,
+    destinationAsset: str,
+    baseQuantityOrdered: bigIntegerSchema(),
+    baseQuantityFilled: nullableInteger,
+    limitPrice: nullableInteger,
+    stopPrice: nullableInteger,
+    averageFillPrice: nullableInteger,
+    quoteAmount: nullableInteger,
+    fee: nullableInteger,
+    priceAsset: nullableString,
+    quoteAsset: nullableString,
+    feeAsset: nullableString,
+    clientOrderID: nullableString,
+    error: nullableString,
+    expiresAt: nullableDate,
+    sourceAccountID: nullableString,
+    destinationAccountID: nullableString,
+    metadata: metadataSchema,
+    adjustments: arraySchema(orderAdjustmentSchema),
+  },
+  [
+    'id',
+    'connectorID',
+    'provider',
+    'reference',
+    'createdAt',
+    'updatedAt',
+    'direction',
+    'type',
+    'status',
+    'timeInForce',
+    'sourceAsset',
+    'destinationAsset',
+    'baseQuantityOrdered',
+    'metadata',
+    'adjustments',
+  ],
+);
 export const conversionsListQuery = listQuerySchema({
-  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, status, sourceAsset, destinationAsset, sourceAmount, destinationAmount, sourceAccountID, destinationAccountID, createdAt, updatedAt, metadata[<key>].' }),
+  query: stringSchema({
+    maxLength: 10_000,
+    description:
+      "JSON filter, as the payments list's, over id, reference, connectorID, provider, status, sourceAsset, destinationAsset, sourceAmount, destinationAmount, sourceAccountID, destinationAccountID, createdAt, updatedAt, metadata[<key>].",
+  }),
 });
 export const ordersListQuery = listQuerySchema({
-  query: stringSchema({ maxLength: 10_000, description: 'JSON filter, as the payments list\'s, over id, reference, connectorID, provider, direction, type, status, timeInForce, sourceAsset, destinationAsset, baseQuantityOrdered, createdAt, updatedAt, metadata[<key>].' }),
+  query: stringSchema({
+    maxLength: 10_000,
+    description:
+      "JSON filter, as the payments list's, over id, reference, connectorID, provider, direction, type, status, timeInForce, sourceAsset, destinationAsset, baseQuantityOrdered, createdAt, updatedAt, metadata[<key>].",
+  }),
 });
-export const reversalStartedSchema = objectSchema({
-  paymentInitiationReversalID: str, taskID: { type: 'string', description: 'Temporal workflow id of the reversal (`payment-initiation-<id>-reversal-<n>`)' },
-}, ['paymentInitiationReversalID', 'taskID']);
+export const reversalStartedSchema = objectSchema(
+  {
+    paymentInitiationReversalID: str,
+    taskID: { type: 'string', description: 'Temporal workflow id of the reversal (`payment-initiation-<id>-reversal-<n>`)' },
+  },
+  ['paymentInitiationReversalID', 'taskID'],
+);

@@ -35,13 +35,17 @@ export const subjectSchema = oneOfSchema([
   objectSchema({ type: constSchema('ACCOUNT'), identifier: addressSchema, ledger: stringSchema() }, ['type', 'identifier']),
   objectSchema({ type: constSchema('WALLET'), identifier: uuid, balance: movementBalanceName }, ['type', 'identifier']),
 ]);
-const monetarySchema = objectSchema({ asset: assetSchema, amount: bigIntegerSchema('Amount in the asset\'s smallest unit') }, ['asset', 'amount']);
+const monetarySchema = objectSchema({ asset: assetSchema, amount: bigIntegerSchema("Amount in the asset's smallest unit") }, ['asset', 'amount']);
 
 export const walletSummarySchema = objectSchema(
   { id: uuid, name: { type: 'string' }, metadata: stringMap, createdAt: dateTimeSchema, ledger: { type: 'string' } },
   ['id', 'name', 'metadata', 'createdAt', 'ledger'],
 );
-export const walletSchema = extendObject(walletSummarySchema, { balances: { type: 'object', additionalProperties: objectSchema({ assets: assetsSchema }, ['assets']) } }, ['balances']);
+export const walletSchema = extendObject(
+  walletSummarySchema,
+  { balances: { type: 'object', additionalProperties: objectSchema({ assets: assetsSchema }, ['assets']) } },
+  ['balances'],
+);
 export const balanceSchema = objectSchema(
   { name: { type: 'string' }, expiresAt: { type: ['string', 'null'], format: 'date-time' }, priority: { type: 'integer' } },
   ['name', 'expiresAt', 'priority'],
@@ -70,11 +74,23 @@ export const walletTransactionSchema = objectSchema(
   ['ledger', 'id', 'timestamp', 'postings', 'reference', 'metadata', 'preCommitVolumes', 'postCommitVolumes'],
 );
 
-export const createWalletBody = objectSchema({ name: stringSchema({ minLength: 1, maxLength: WALLET_NAME_MAX_LENGTH }), metadata: metadataSchema }, ['name']);
+export const createWalletBody = objectSchema({ name: stringSchema({ minLength: 1, maxLength: WALLET_NAME_MAX_LENGTH }), metadata: metadataSchema }, [
+  'name',
+]);
 export const patchWalletBody = objectSchema({ metadata: metadataSchema }, ['metadata']);
-export const createBalanceBody = objectSchema({ name: balanceName, expiresAt: dateTimeSchema, priority: integerSchema({ minimum: 0, maximum: 1_000_000 }) }, ['name']);
+export const createBalanceBody = objectSchema(
+  { name: balanceName, expiresAt: dateTimeSchema, priority: integerSchema({ minimum: 0, maximum: 1_000_000 }) },
+  ['name'],
+);
 export const creditBody = objectSchema(
-  { amount: monetarySchema, sources: arraySchema(subjectSchema, { maxItems: 100 }), balance: movementBalanceName, metadata: metadataSchema, reference: stringSchema({ maxLength: 1000 }), timestamp: dateTimeSchema },
+  {
+    amount: monetarySchema,
+    sources: arraySchema(subjectSchema, { maxItems: 100 }),
+    balance: movementBalanceName,
+    metadata: metadataSchema,
+    reference: stringSchema({ maxLength: 1000 }),
+    timestamp: dateTimeSchema,
+  },
   ['amount'],
 );
 export const debitBody = objectSchema(
@@ -90,15 +106,27 @@ export const debitBody = objectSchema(
   },
   ['amount'],
 );
-export const confirmBody = objectSchema({ amount: bigIntegerSchema('Amount to confirm; absent or 0 confirms all that remains'), final: booleanSchema() });
+export const confirmBody = objectSchema({
+  amount: bigIntegerSchema('Amount to confirm; absent or 0 confirms all that remains'),
+  final: booleanSchema(),
+});
 
 // `expand` is Formance's (it names what to embed); accepted and unused: list items never carry balances here.
 export const listWalletsQuery = withMetadataFilters(listQuerySchema({ name: stringSchema(), expand: ignoredParam(stringSchema()) }));
 export const listHoldsQuery = withMetadataFilters(listQuerySchema({ walletID: idParam }));
-export const listWalletTransactionsQuery = { ...listQuerySchema({ walletID: { ...idParam, description: 'Only this wallet\'s transactions.' } }), additionalProperties: false };
+export const listWalletTransactionsQuery = {
+  ...listQuerySchema({ walletID: { ...idParam, description: "Only this wallet's transactions." } }),
+  additionalProperties: false,
+};
 
 const fundsSchema = mapSchema(bigIntegerSchema());
 export const walletFundsSummarySchema = objectSchema(
-  { balances: arraySchema(balanceWithAssetsSchema), availableFunds: fundsSchema, expiredFunds: fundsSchema, expirableFunds: fundsSchema, holdFunds: fundsSchema },
+  {
+    balances: arraySchema(balanceWithAssetsSchema),
+    availableFunds: fundsSchema,
+    expiredFunds: fundsSchema,
+    expirableFunds: fundsSchema,
+    holdFunds: fundsSchema,
+  },
   ['balances', 'availableFunds', 'expiredFunds', 'expirableFunds', 'holdFunds'],
 );

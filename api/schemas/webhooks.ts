@@ -14,7 +14,16 @@ const secret = stringSchema({
 const name = stringSchema({ maxLength: 200 });
 
 export const webhookConfigSchema: JsonSchema = objectSchema(
-  { id: { type: 'string', format: 'uuid' }, endpoint: { type: 'string' }, secret: { type: 'string' }, eventTypes: { type: 'array', items: { type: 'string' } }, active: { type: 'boolean' }, name: { type: 'string' }, createdAt: dateTimeSchema, updatedAt: dateTimeSchema },
+  {
+    id: { type: 'string', format: 'uuid' },
+    endpoint: { type: 'string' },
+    secret: { type: 'string' },
+    eventTypes: { type: 'array', items: { type: 'string' } },
+    active: { type: 'boolean' },
+    name: { type: 'string' },
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+  },
   ['id', 'endpoint', 'secret', 'eventTypes', 'active', 'createdAt', 'updatedAt'],
 );
 
@@ -49,11 +58,11 @@ export const deliverySchema: JsonSchema = objectSchema(
     attemptCount: { type: 'integer', minimum: 0, description: 'Attempts of the current replay generation.' },
     replayGeneration: { type: 'integer', minimum: 0, description: 'How many times the delivery was replayed.' },
     idempotencyKey: { type: 'string', description: 'The `formance-webhook-idempotency-key` header sent: the delivery id.' },
-    cycleStartedAt: { ...dateTimeSchema, description: 'Start of the current generation\'s retry window.' },
+    cycleStartedAt: { ...dateTimeSchema, description: "Start of the current generation's retry window." },
     lastAttemptAt: dateTimeSchema,
     lastStatusCode: { type: 'integer', description: '0 when no response came back.' },
     lastError: { type: 'string' },
-    nextAttemptAt: { ...dateTimeSchema, description: 'When a pending delivery\'s next retry is due.' },
+    nextAttemptAt: { ...dateTimeSchema, description: "When a pending delivery's next retry is due." },
     payload: { type: 'string', description: 'The body sent; on a single delivery only.' },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
@@ -82,11 +91,11 @@ export const deliveryAttemptSchema: JsonSchema = objectSchema(
 export const replayDeliveriesResultSchema: JsonSchema = objectSchema(
   {
     replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the queue as a new replay generation.' },
-    expedited: { type: 'integer', minimum: 0, description: 'Always 0: a pending delivery keeps its place in its endpoint\'s queue.' },
+    expedited: { type: 'integer', minimum: 0, description: "Always 0: a pending delivery keeps its place in its endpoint's queue." },
     skipped: { type: 'integer', minimum: 0, description: 'Deliveries of the page not replayed (pending ones).' },
     hasMore: { type: 'boolean' },
     nextCursor: { type: 'string', description: 'Send it back, with the same filters, for the next page.' },
-    createdAtTo: { ...dateTimeSchema, description: 'The window\'s end used (now when the request had none).' },
+    createdAtTo: { ...dateTimeSchema, description: "The window's end used (now when the request had none)." },
   },
   ['replayed', 'expedited', 'skipped', 'hasMore', 'createdAtTo'],
 );
@@ -125,12 +134,17 @@ export const replayDeliveriesBody = objectSchema(
 export const endpointStatsSchema: JsonSchema = objectSchema(
   {
     configId: { type: 'string', format: 'uuid' },
-    state: { type: 'string', enum: ['healthy', 'backoff', 'disabled', 'inactive'], description: 'backoff: failing, probed on a schedule while its deliveries queue; disabled: by the platform (failing too long, or 410 Gone); inactive: deactivated by a user.' },
+    state: {
+      type: 'string',
+      enum: ['healthy', 'backoff', 'disabled', 'inactive'],
+      description:
+        'backoff: failing, probed on a schedule while its deliveries queue; disabled: by the platform (failing too long, or 410 Gone); inactive: deactivated by a user.',
+    },
     delivered: { type: 'integer', minimum: 0 },
     failed: { type: 'integer', minimum: 0 },
     pending: { type: 'integer', minimum: 0 },
     cancelled: { type: 'integer', minimum: 0 },
-    queued: { type: 'integer', minimum: 0, description: 'Pending deliveries waiting in the endpoint\'s queue.' },
+    queued: { type: 'integer', minimum: 0, description: "Pending deliveries waiting in the endpoint's queue." },
     lastSuccessAt: dateTimeSchema,
     lastFailureAt: dateTimeSchema,
     backoff: objectSchema(
@@ -157,7 +171,7 @@ export const recoverBody = objectSchema(
 
 export const recoverResultSchema: JsonSchema = objectSchema(
   {
-    replayed: { type: 'integer', minimum: 0, description: 'Failed deliveries put back in the endpoint\'s queue as a new replay generation.' },
+    replayed: { type: 'integer', minimum: 0, description: "Failed deliveries put back in the endpoint's queue as a new replay generation." },
     since: dateTimeSchema,
     until: dateTimeSchema,
   },

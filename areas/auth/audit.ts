@@ -63,7 +63,10 @@ export async function recordAuditEntries(db: Db, entries: AuditEntry[]): Promise
       )
     ).rows;
     const fresh = new Set(inserted.map((row) => row.id));
-    await emitEvents(trx, entries.filter((e) => fresh.has(e.id)).map((payload) => ({ app: 'auth' as const, type: AUDIT_EVENT_TYPE, payload })));
+    await emitEvents(
+      trx,
+      entries.filter((e) => fresh.has(e.id)).map((payload) => ({ app: 'auth' as const, type: AUDIT_EVENT_TYPE, payload })),
+    );
   });
 }
 
@@ -112,7 +115,10 @@ function present(row: AuditRow): AuditEntry & { seq: string } {
 export async function deleteAuditEntriesBefore(db: Executor, cutoff: Date, batch = 5000): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await db.raw('DELETE FROM audit_entries WHERE seq IN (SELECT seq FROM audit_entries WHERE at < ? ORDER BY seq LIMIT ?)', [cutoff, batch]);
+    const deleted = await db.raw('DELETE FROM audit_entries WHERE seq IN (SELECT seq FROM audit_entries WHERE at < ? ORDER BY seq LIMIT ?)', [
+      cutoff,
+      batch,
+    ]);
     total += deleted.rowCount ?? 0;
     if ((deleted.rowCount ?? 0) < batch) return total;
   }

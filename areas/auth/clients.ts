@@ -105,7 +105,12 @@ export async function getClient(db: Executor, id: string): Promise<ClientView> {
 export async function listClients(db: Executor): Promise<ClientView[]> {
   const rows = await db<ClientRow>('auth_clients').orderBy('created_at').orderBy('id');
   const secrets = await db<SecretRow>('auth_client_secrets').orderBy('created_at');
-  return rows.map((row) => present(row, secrets.filter((s) => s.client_id === row.id)));
+  return rows.map((row) =>
+    present(
+      row,
+      secrets.filter((s) => s.client_id === row.id),
+    ),
+  );
 }
 
 export async function createClient(db: Executor, input: ClientInput, id: string = randomUUID()): Promise<ClientView> {
@@ -138,10 +143,17 @@ export async function updateClient(db: Executor, id: string, input: ClientInput)
  * client's scopes and version in one row read, so a token holds either the old scopes and the old version (refused) or
  * the new ones.
  */
-async function narrowScopes(trx: Knex.Transaction, id: string, current: { scopes: string[]; scopes_version: number }, scopes: string[]): Promise<void> {
+async function narrowScopes(
+  trx: Knex.Transaction,
+  id: string,
+  current: { scopes: string[]; scopes_version: number },
+  scopes: string[],
+): Promise<void> {
   const kept = new Set(scopes);
   if ((current.scopes ?? []).every((scope) => kept.has(scope))) return;
-  await trx('auth_clients').where({ id }).update({ scopes_version: current.scopes_version + 1 });
+  await trx('auth_clients')
+    .where({ id })
+    .update({ scopes_version: current.scopes_version + 1 });
   await recordRevocations(trx, [revocationOf('scopes', scopesSubject(id, current.scopes_version), id)]);
 }
 
@@ -224,7 +236,9 @@ export async function ensureClient(db: Executor, clientId: string, secret: strin
   else {
     await db.transaction(async (trx) => {
       const current = await trx('auth_clients').where({ id: clientId }).forUpdate().first('scopes', 'scopes_version');
-      await trx('auth_clients').where({ id: clientId }).update({ scopes: stringifyJson(scopes) });
+      await trx('auth_clients')
+        .where({ id: clientId })
+        .update({ scopes: stringifyJson(scopes) });
       await narrowScopes(trx, clientId, current, scopes);
     });
   }

@@ -25,7 +25,10 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (NEVER.has(url.protocol)) return `the ${url.protocol} scheme is never allowed`;
   if (uri.includes('#')) return 'must not contain a fragment (RFC 6749 §3.1.2)';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return isLoopback(url.hostname) ? undefined : 'http is allowed only on a loopback address (127.0.0.1, [::1], localhost; RFC 8252 §7.3): use https';
+  if (url.protocol === 'http:')
+    return isLoopback(url.hostname)
+      ? undefined
+      : 'http is allowed only on a loopback address (127.0.0.1, [::1], localhost; RFC 8252 §7.3): use https';
   if (PRIVATE_USE_SCHEME.test(url.protocol)) return undefined;
   return `the ${url.protocol} scheme is not allowed: use https, http on a loopback address, or a private-use scheme in reverse domain notation such as com.example.app:/callback (RFC 8252 §7.1)`;
 }

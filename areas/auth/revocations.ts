@@ -72,7 +72,10 @@ export async function recordRevocations(trx: Knex.Transaction, revocations: Revo
 }
 
 /** The revocations recorded after `seq`, in order. Takes a plain pg connection: the reader's own LISTEN connection. */
-export async function readRevocationsAfter(connection: { query: (sql: string, values: unknown[]) => Promise<{ rows: any[] }> }, seq: number): Promise<RevocationRow[]> {
+export async function readRevocationsAfter(
+  connection: { query: (sql: string, values: unknown[]) => Promise<{ rows: any[] }> },
+  seq: number,
+): Promise<RevocationRow[]> {
   const { rows } = await connection.query(
     `SELECT seq::float8 AS seq, kind, subject, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
      FROM auth_token_revocations WHERE seq > $1 ORDER BY seq`,
@@ -83,5 +86,7 @@ export async function readRevocationsAfter(connection: { query: (sql: string, va
 
 /** RFC 7009 revocation of one access token, kept until the token expires. */
 export async function revokeToken(db: Knex, token: { jti: string; clientId: string; expiresAt: Date }): Promise<void> {
-  await db.transaction((trx) => recordRevocations(trx, [{ kind: 'token', subject: token.jti, clientId: token.clientId, expiresAt: token.expiresAt }]));
+  await db.transaction((trx) =>
+    recordRevocations(trx, [{ kind: 'token', subject: token.jti, clientId: token.clientId, expiresAt: token.expiresAt }]),
+  );
 }

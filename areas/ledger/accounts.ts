@@ -75,7 +75,11 @@ export async function listAccounts(db: Executor, ledger: string, filters: Accoun
   await assertLedgerExists(db, ledger);
   const query = accountsQuery(db, ledger, filters).select('address', 'metadata');
   const result = await keysetPage<{ address: string; metadata: Record<string, string> }>(query, ['address'], 'asc', page);
-  const volumes = await volumesOf(db, ledger, result.items.map((r) => r.address));
+  const volumes = await volumesOf(
+    db,
+    ledger,
+    result.items.map((r) => r.address),
+  );
   return {
     ...result,
     items: result.items.map((r) => {
@@ -96,7 +100,11 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
   if (filters.address) whereAddress(query, filters.address);
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   if (filters.after !== undefined) query.where('address', '>', filters.after);
-  const condition = compileLedgerQuery(filters.query, accountFields('ledger_accounts.ledger', 'ledger_accounts.address', 'ledger_accounts.metadata'), ACCOUNT_FIELDS);
+  const condition = compileLedgerQuery(
+    filters.query,
+    accountFields('ledger_accounts.ledger', 'ledger_accounts.address', 'ledger_accounts.metadata'),
+    ACCOUNT_FIELDS,
+  );
   if (condition) query.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
   if (filters.balance) {
     query.whereRaw(
@@ -132,7 +140,13 @@ export async function addAccountMetadata(
 }
 
 /** The change and its log, in the caller's transaction (also a log import's replay, with the original log's date). @returns the log's id */
-export async function writeAccountMetadata(trx: Executor, ledger: string, address: string, metadata: Record<string, string>, logDate?: Date): Promise<bigint | undefined> {
+export async function writeAccountMetadata(
+  trx: Executor,
+  ledger: string,
+  address: string,
+  metadata: Record<string, string>,
+  logDate?: Date,
+): Promise<bigint | undefined> {
   await trx.raw(
     `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
      ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
@@ -141,7 +155,8 @@ export async function writeAccountMetadata(trx: Executor, ledger: string, addres
   return appendLog(trx, ledger, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: address, metadata }, logDate);
 }
 
-const volumeAccountMetadata = '(SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ledger_volumes.ledger AND am.address = ledger_volumes.address)';
+const volumeAccountMetadata =
+  '(SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ledger_volumes.ledger AND am.address = ledger_volumes.address)';
 
 /**
  * Sum of balances per asset over the accounts matching `address` and `query` (ACCOUNT_FIELDS; all accounts when
@@ -153,10 +168,24 @@ export async function aggregateBalances(
   ledger: string,
   filters: { address?: string; query?: string; pit?: Date; useInsertionDate?: boolean },
 ): Promise<Record<string, bigint>> {
-  if (filters.pit) return aggregateBalancesAt(db, ledger, { address: filters.address, query: filters.query }, { pit: filters.pit, useInsertionDate: filters.useInsertionDate });
-  const condition = compileLedgerQuery(filters.query, accountFields('ledger_volumes.ledger', 'ledger_volumes.address', volumeAccountMetadata), ACCOUNT_FIELDS);
+  if (filters.pit)
+    return aggregateBalancesAt(
+      db,
+      ledger,
+      { address: filters.address, query: filters.query },
+      { pit: filters.pit, useInsertionDate: filters.useInsertionDate },
+    );
+  const condition = compileLedgerQuery(
+    filters.query,
+    accountFields('ledger_volumes.ledger', 'ledger_volumes.address', volumeAccountMetadata),
+    ACCOUNT_FIELDS,
+  );
   await assertLedgerExists(db, ledger);
-  const query = db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS balance')).groupBy('asset').orderBy('asset');
+  const query = db('ledger_volumes')
+    .where({ ledger })
+    .select('asset', db.raw('sum(input - output)::text AS balance'))
+    .groupBy('asset')
+    .orderBy('asset');
   if (filters.address) whereAddress(query, filters.address);
   if (condition) query.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
   const rows: Array<{ asset: string; balance: string }> = await query;

@@ -35,7 +35,11 @@ const NO_LOG = -1n;
 
 /** The log of a transaction replayed from its Idempotency-Key: written by an earlier request, found by its txid. */
 async function replayedLogId(db: Executor, ledger: string, txid: bigint): Promise<bigint> {
-  const row = await db('ledger_logs').where({ ledger, type: 'NEW_TRANSACTION' }).whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()]).orderBy('id').first('id');
+  const row = await db('ledger_logs')
+    .where({ ledger, type: 'NEW_TRANSACTION' })
+    .whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()])
+    .orderBy('id')
+    .first('id');
   return row ? BigInt(row.id) : NO_LOG;
 }
 
@@ -62,7 +66,8 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
     if (element.action === 'CREATE_TRANSACTION') {
       const { postings, script } = element.data;
       if (postings) ofPostings(postings);
-      else if (script?.plain !== undefined && script.template === undefined) pairs.push(...(await scriptPairs(trx, ledger, { plain: script.plain, vars: script.vars }, seen)));
+      else if (script?.plain !== undefined && script.template === undefined)
+        pairs.push(...(await scriptPairs(trx, ledger, { plain: script.plain, vars: script.vars }, seen)));
     } else if (element.action === 'REVERT_TRANSACTION') {
       transactionIds.add(element.data.id.toString());
       reverted.add(element.data.id.toString());
@@ -73,10 +78,10 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
     }
   }
   if (transactionIds.size > 0) {
-    const rows = await trx.raw(`SELECT id::text AS id, postings FROM ledger_transactions WHERE ledger = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE`, [
-      ledger,
-      [...transactionIds],
-    ]);
+    const rows = await trx.raw(
+      `SELECT id::text AS id, postings FROM ledger_transactions WHERE ledger = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE`,
+      [ledger, [...transactionIds]],
+    );
     // A revert moves the original's accounts and assets back: the same pairs.
     for (const row of rows.rows as Array<{ id: string; postings: Posting[] }>) if (reverted.has(row.id)) ofPostings(row.postings);
   }
@@ -111,7 +116,10 @@ function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<
 
 /** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
 class AtomicBulkFailed extends Error {
-  constructor(readonly index: number, readonly reason: unknown) {
+  constructor(
+    readonly index: number,
+    readonly reason: unknown,
+  ) {
     super('atomic bulk failed');
   }
 }
@@ -131,16 +139,18 @@ async function apply(db: Executor, ledger: string, element: BulkElement, schemaV
     }
     case 'ADD_METADATA': {
       const { data } = element;
-      const logId = data.targetType === 'ACCOUNT'
-        ? await addAccountMetadata(db, ledger, data.targetId, data.metadata, schema)
-        : await addTransactionMetadata(db, ledger, data.targetId, data.metadata, schema);
+      const logId =
+        data.targetType === 'ACCOUNT'
+          ? await addAccountMetadata(db, ledger, data.targetId, data.metadata, schema)
+          : await addTransactionMetadata(db, ledger, data.targetId, data.metadata, schema);
       return { responseType: 'ADD_METADATA', logID: logId ?? NO_LOG };
     }
     case 'DELETE_METADATA': {
       const { data } = element;
-      const logId = data.targetType === 'ACCOUNT'
-        ? await deleteAccountMetadata(db, ledger, data.targetId, data.key)
-        : await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
+      const logId =
+        data.targetType === 'ACCOUNT'
+          ? await deleteAccountMetadata(db, ledger, data.targetId, data.key)
+          : await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
       return { responseType: 'DELETE_METADATA', logID: logId ?? NO_LOG };
     }
   }
@@ -172,21 +182,23 @@ export async function runBulk(
   if (options.atomic) {
     try {
       // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
-      const results = await oneAtATime(db, ledger, () => inTransaction(db, async (trx) => {
-        await lockAhead(trx, ledger, elements);
-        const done: BulkResult[] = [];
-        for (const [index, element] of elements.entries()) {
-          try {
-            done.push(await apply(trx, ledger, element, options.schemaVersion));
-          } catch (error) {
-            // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
-            const translated = translateDbError(error);
-            if (!isApiError(translated) || translated.status >= 500) throw error;
-            throw new AtomicBulkFailed(index, translated);
+      const results = await oneAtATime(db, ledger, () =>
+        inTransaction(db, async (trx) => {
+          await lockAhead(trx, ledger, elements);
+          const done: BulkResult[] = [];
+          for (const [index, element] of elements.entries()) {
+            try {
+              done.push(await apply(trx, ledger, element, options.schemaVersion));
+            } catch (error) {
+              // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
+              const translated = translateDbError(error);
+              if (!isApiError(translated) || translated.status >= 500) throw error;
+              throw new AtomicBulkFailed(index, translated);
+            }
           }
-        }
-        return done;
-      }));
+          return done;
+        }),
+      );
       return { results };
     } catch (error) {
       if (!(error instanceof AtomicBulkFailed)) throw error;

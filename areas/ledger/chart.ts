@@ -37,7 +37,8 @@ function parseMetadata(value: unknown, where: string): ChartAccount['metadata'] 
 }
 
 function parsePattern(value: unknown, where: string): LinearPattern {
-  if (typeof value !== 'string' || value.length > MAX_PATTERN) throw validationError(`${where}: must be a regular expression of at most ${MAX_PATTERN} characters`);
+  if (typeof value !== 'string' || value.length > MAX_PATTERN)
+    throw validationError(`${where}: must be a regular expression of at most ${MAX_PATTERN} characters`);
   try {
     return compileLinear(value);
   } catch (error) {
@@ -58,10 +59,12 @@ function parseSegment(value: unknown, where: string): ChartNode {
       if (key === '.self' && (!isRecord(child) || Object.keys(child).length > 0)) throw validationError(`${path}: must be an empty object`);
       if (key === '.self') self = true;
       if (key === '.metadata') metadata = parseMetadata(child, path);
-      if (key === '.rules' && (!isRecord(child) || Object.keys(child).length > 0)) throw validationError(`${path}: must be {} (Formance defines no account rule yet)`);
+      if (key === '.rules' && (!isRecord(child) || Object.keys(child).length > 0))
+        throw validationError(`${path}: must be {} (Formance defines no account rule yet)`);
       continue;
     }
-    if (isRecord(child) && child['.pattern'] !== undefined && !key.startsWith('$')) throw validationError(`${path}: a fixed segment cannot have a .pattern`);
+    if (isRecord(child) && child['.pattern'] !== undefined && !key.startsWith('$'))
+      throw validationError(`${path}: a fixed segment cannot have a .pattern`);
     const sub = parseSegment(child, path);
     if (key.startsWith('$')) {
       if (node.variable) throw validationError(`${path}: a level has at most one variable segment (${node.variable.label} is one)`);
@@ -106,7 +109,10 @@ export function findAccount(root: ChartNode, address: string): { account: ChartA
       next = node.variable.node;
     }
     if (!next) return { violation: `${at} has no segment "${segment}"` };
-    if (last) return next.account ? { account: next.account } : { violation: `"${address}" is not an account of the chart (it has sub-accounts and no .self)` };
+    if (last)
+      return next.account
+        ? { account: next.account }
+        : { violation: `"${address}" is not an account of the chart (it has sub-accounts and no .self)` };
     node = next;
   }
   return { violation: 'empty address' };

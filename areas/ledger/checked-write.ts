@@ -32,7 +32,12 @@ export function needsCheckedWrite(request: CreateTransactionInput, options: Chec
  * The chart's default metadata of the touched accounts, for the keys they do not have yet, under the caller's explicit
  * `accountMetadata`. The account rows are locked, so a concurrent write of the same key cannot be overwritten by a default.
  */
-async function metadataToSet(trx: Executor, ledger: string, transaction: LedgerTransaction, options: CheckedOptions): Promise<Record<string, Record<string, string>>> {
+async function metadataToSet(
+  trx: Executor,
+  ledger: string,
+  transaction: LedgerTransaction,
+  options: CheckedOptions,
+): Promise<Record<string, Record<string, string>>> {
   const out: Record<string, Record<string, string>> = {};
   if (options.schema) {
     const addresses = [...new Set(transaction.postings.flatMap((p) => [p.source, p.destination]))].sort();
@@ -63,13 +68,26 @@ async function metadataToSet(trx: Executor, ledger: string, transaction: LedgerT
  * SET_METADATA log after the transaction's log, so an import replays it. The event, emitted last, carries that
  * metadata as its `accountMetadata`.
  */
-export async function commitChecked(db: Executor, ledger: string, request: CreateTransactionInput, options: CheckedOptions): Promise<CreatedTransaction> {
+export async function commitChecked(
+  db: Executor,
+  ledger: string,
+  request: CreateTransactionInput,
+  options: CheckedOptions,
+): Promise<CreatedTransaction> {
   // What is hashed for the key includes the options that change the write.
   const hashed = { ...request, force: options.force === true, schemaVersion: options.schema?.version, accountMetadata: options.accountMetadata };
   const schema = options.schema;
-  const check = schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
+  const check =
+    schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
   return inWriteTransaction(db, async (trx) => {
-    const outcome = await commitWrite(trx, ledger, { request, idempotencyKey: options.idempotencyKey, hashed, force: options.force, check, emit: false });
+    const outcome = await commitWrite(trx, ledger, {
+      request,
+      idempotencyKey: options.idempotencyKey,
+      hashed,
+      force: options.force,
+      check,
+      emit: false,
+    });
     if ('hitTxid' in outcome) return { transaction: await getTransaction(trx, ledger, outcome.hitTxid), idempotencyHit: true };
     const { transaction, accountMetadata: fromScript, logId } = outcome;
     const toSet = await metadataToSet(trx, ledger, transaction, options);

@@ -52,7 +52,8 @@ function resolveTemplate(input: TransactionRequest, schema: ParsedSchema | undef
 
 function checkAccountMetadata(accountMetadata: unknown, schema: ParsedSchema | undefined): Record<string, Record<string, string>> {
   if (accountMetadata === undefined) return {};
-  if (accountMetadata === null || typeof accountMetadata !== 'object' || Array.isArray(accountMetadata)) throw validationError('accountMetadata: must be an object');
+  if (accountMetadata === null || typeof accountMetadata !== 'object' || Array.isArray(accountMetadata))
+    throw validationError('accountMetadata: must be an object');
   for (const [address, metadata] of Object.entries(accountMetadata)) {
     assertAddress(address, 'accountMetadata');
     assertMetadata(metadata, `accountMetadata.${address}`);
@@ -68,7 +69,8 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
     throw new ApiError('NO_POSTINGS', 'the transaction has no postings: send `postings` or a `script`');
   }
   if (input.postings) assertPostings(input.postings);
-  if (input.script && (typeof input.script.plain !== 'string' || input.script.plain.trim() === '')) throw validationError('script.plain: must be a non-empty string');
+  if (input.script && (typeof input.script.plain !== 'string' || input.script.plain.trim() === ''))
+    throw validationError('script.plain: must be a non-empty string');
   if (input.metadata !== undefined) assertMetadata(input.metadata, 'metadata');
   if (input.timestamp !== undefined && Number.isNaN(input.timestamp.getTime())) throw validationError('timestamp: invalid date');
   return {
@@ -98,7 +100,12 @@ export interface CreatedTransaction {
  * ran), `script.template` naming one of its templates.
  * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version), VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
  */
-export async function createTransaction(db: Executor, ledger: string, input: TransactionRequest, options: CreateTransactionOptions = {}): Promise<CreatedTransaction> {
+export async function createTransaction(
+  db: Executor,
+  ledger: string,
+  input: TransactionRequest,
+  options: CreateTransactionOptions = {},
+): Promise<CreatedTransaction> {
   // A schema version is immutable, so checking plain postings against it before the write is exact.
   const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
   const request = normalize(resolveTemplate(input, schema));
@@ -107,7 +114,8 @@ export async function createTransaction(db: Executor, ledger: string, input: Tra
   await assertLedgerWritable(db, ledger);
   const checked: CheckedOptions = { idempotencyKey: options.idempotencyKey, force: options.force, schema, accountMetadata };
   if (options.dryRun) {
-    const check = schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
+    const check =
+      schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
     try {
       await inWriteTransaction(db, (trx) =>
         trx.transaction(async (savepoint) => {
@@ -135,7 +143,11 @@ export async function createTransaction(db: Executor, ledger: string, input: Tra
 }
 
 /** A dry run's write: never answered from a key, as it takes none. */
-async function commitDryRun(trx: Knex.Transaction, ledger: string, write: Parameters<typeof commitWrite>[2]): Promise<{ transaction: LedgerTransaction }> {
+async function commitDryRun(
+  trx: Knex.Transaction,
+  ledger: string,
+  write: Parameters<typeof commitWrite>[2],
+): Promise<{ transaction: LedgerTransaction }> {
   const outcome = await commitWrite(trx, ledger, write);
   if ('hitTxid' in outcome) throw new Error('a dry run takes no Idempotency-Key');
   return outcome;

@@ -28,8 +28,17 @@ export async function deleteAccountMetadata(db: Executor, ledger: string, addres
 }
 
 /** The change and its log in the caller's transaction (also a log import's replay). @returns the log's id, undefined when the key was not there */
-export async function removeAccountMetadata(trx: Executor, ledger: string, address: string, key: string, logDate?: Date): Promise<bigint | undefined> {
-  const updated = await trx('ledger_accounts').where({ ledger, address }).whereRaw('metadata \\? ?', [key]).update({ metadata: trx.raw('metadata - ?::text', [key]) });
+export async function removeAccountMetadata(
+  trx: Executor,
+  ledger: string,
+  address: string,
+  key: string,
+  logDate?: Date,
+): Promise<bigint | undefined> {
+  const updated = await trx('ledger_accounts')
+    .where({ ledger, address })
+    .whereRaw('metadata \\? ?', [key])
+    .update({ metadata: trx.raw('metadata - ?::text', [key]) });
   if (updated === 0) return undefined;
   return appendLog(trx, ledger, 'DELETE_METADATA', { targetType: 'ACCOUNT', targetId: address, key }, logDate);
 }
@@ -51,9 +60,14 @@ export async function deleteTransactionMetadata(db: Executor, ledger: string, id
 
 /** @returns the log's id, undefined when the key was not there @throws ApiError NOT_FOUND */
 export async function removeTransactionMetadata(trx: Executor, ledger: string, id: bigint, key: string, logDate?: Date): Promise<bigint | undefined> {
-  const row = await trx('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first('id', trx.raw('metadata \\? ? AS has', [key]));
+  const row = await trx('ledger_transactions')
+    .where({ ledger, id: id.toString() })
+    .forUpdate()
+    .first('id', trx.raw('metadata \\? ? AS has', [key]));
   if (!row) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
   if (!row.has) return undefined;
-  await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ metadata: trx.raw('metadata - ?::text', [key]), updated_at: trx.fn.now() });
+  await trx('ledger_transactions')
+    .where({ ledger, id: id.toString() })
+    .update({ metadata: trx.raw('metadata - ?::text', [key]), updated_at: trx.fn.now() });
   return appendLog(trx, ledger, 'DELETE_METADATA', { targetType: 'TRANSACTION', targetId: id, key }, logDate);
 }

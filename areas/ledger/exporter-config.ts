@@ -74,13 +74,16 @@ function checkPostgresUrl(text: string): void {
   } catch {
     throw validationError('body.config.url: should be a postgres:// URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw validationError('body.config.url: should be a postgres:// or postgresql:// URL');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw validationError('body.config.url: should be a postgres:// or postgresql:// URL');
   if (!url.hostname || url.pathname.length <= 1) throw validationError('body.config.url: should name a host and a database');
   // The same guard as webhooks: an exporter must not make the worker reach internal services the operator did not allow.
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = net.isIP(host) !== 0 ? host : host === 'localhost' ? '127.0.0.1' : undefined;
   if (literal && !isAddressAllowed(literal, loadWebhookSettings().allowed)) {
-    throw validationError(`body.config.url: refusing ${host}: address in a blocked range (loopback, private, link-local, reserved); see WEBHOOKS_ALLOWED_CIDRS`);
+    throw validationError(
+      `body.config.url: refusing ${host}: address in a blocked range (loopback, private, link-local, reserved); see WEBHOOKS_ALLOWED_CIDRS`,
+    );
   }
 }
 

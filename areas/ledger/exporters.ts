@@ -24,7 +24,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isExporterId = (id: string): boolean => UUID.test(id);
 
 /** What the API shows: the stored configuration with its secrets masked. */
-export const presentExporter = (row: ExporterRow): Exporter => ({ id: row.id, driver: row.driver, config: maskExporterConfig(row.driver, row.config), createdAt: row.created_at });
+export const presentExporter = (row: ExporterRow): Exporter => ({
+  id: row.id,
+  driver: row.driver,
+  config: maskExporterConfig(row.driver, row.config),
+  createdAt: row.created_at,
+});
 
 /** The stored row, secrets included: for the worker's drivers only. @returns undefined when there is none */
 export async function getExporterRow(db: Executor, id: string): Promise<ExporterRow | undefined> {
@@ -35,7 +40,9 @@ export async function getExporterRow(db: Executor, id: string): Promise<Exporter
 /** @throws ApiError VALIDATION (driver or config) */
 export async function createExporter(db: Executor, input: { driver: string; config: Record<string, unknown> }): Promise<Exporter> {
   const checked = checkExporterConfig(input.driver, input.config);
-  const [row] = (await db('ledger_exporters').insert({ id: randomUUID(), driver: checked.driver, config: checked.config }).returning('*')) as ExporterRow[];
+  const [row] = (await db('ledger_exporters')
+    .insert({ id: randomUUID(), driver: checked.driver, config: checked.config })
+    .returning('*')) as ExporterRow[];
   return presentExporter(row);
 }
 

@@ -29,8 +29,16 @@ export const FEATURES: Record<string, Feature> = {
     effective: 'DISABLED',
     why: 'effective volumes (ordered by timestamp) are not computed: effectiveVolumes mirror volumes',
   },
-  ACCOUNT_METADATA_HISTORY: { formance: ['SYNC', 'DISABLED'], effective: 'DISABLED', why: 'only the current account metadata is kept (changes are in the log)' },
-  TRANSACTION_METADATA_HISTORY: { formance: ['SYNC', 'DISABLED'], effective: 'DISABLED', why: 'only the current transaction metadata is kept (changes are in the log)' },
+  ACCOUNT_METADATA_HISTORY: {
+    formance: ['SYNC', 'DISABLED'],
+    effective: 'DISABLED',
+    why: 'only the current account metadata is kept (changes are in the log)',
+  },
+  TRANSACTION_METADATA_HISTORY: {
+    formance: ['SYNC', 'DISABLED'],
+    effective: 'DISABLED',
+    why: 'only the current transaction metadata is kept (changes are in the log)',
+  },
   INDEX_ADDRESS_SEGMENTS: { formance: ['ON', 'OFF'], effective: 'OFF', why: 'address patterns are matched without a per-segment index' },
   INDEX_TRANSACTION_ACCOUNTS: { formance: ['ON', 'OFF'], effective: 'ON', why: 'transactions are indexed by their source and destination accounts' },
 };
@@ -49,7 +57,10 @@ const isNumscriptFlag = (name: string): boolean => Object.prototype.hasOwnProper
 export function effectiveFeatures(requested: Record<string, string> | null = null): Record<string, string> {
   return {
     ...Object.fromEntries(
-      Object.entries(FEATURES).map(([name, f]) => [name, requested?.[name] !== undefined && f.choosable?.includes(requested[name]) ? requested[name] : f.effective]),
+      Object.entries(FEATURES).map(([name, f]) => [
+        name,
+        requested?.[name] !== undefined && f.choosable?.includes(requested[name]) ? requested[name] : f.effective,
+      ]),
     ),
     ...Object.fromEntries(Object.entries(requested ?? {}).filter(([name]) => isNumscriptFlag(name))),
   };
@@ -72,12 +83,15 @@ export function assertFeatures(requested: unknown): asserts requested is Record<
   if (requested === null || typeof requested !== 'object' || Array.isArray(requested)) throw validationError('features: must be an object');
   for (const [name, value] of Object.entries(requested)) {
     if (isNumscriptFlag(name)) {
-      if (!(NUMSCRIPT_FLAG_VALUES as readonly unknown[]).includes(value)) throw validationError(`features.${name}: must be one of ${NUMSCRIPT_FLAG_VALUES.join(', ')}`);
+      if (!(NUMSCRIPT_FLAG_VALUES as readonly unknown[]).includes(value))
+        throw validationError(`features.${name}: must be one of ${NUMSCRIPT_FLAG_VALUES.join(', ')}`);
       continue;
     }
     const feature = FEATURES[name];
     if (!feature) {
-      throw validationError(`features.${name}: unknown feature; features are ${[...Object.keys(FEATURES), ...Object.keys(NUMSCRIPT_FEATURES)].join(', ')}`);
+      throw validationError(
+        `features.${name}: unknown feature; features are ${[...Object.keys(FEATURES), ...Object.keys(NUMSCRIPT_FEATURES)].join(', ')}`,
+      );
     }
     if (typeof value !== 'string' || !feature.formance.includes(value)) {
       throw validationError(`features.${name}: must be one of ${feature.formance.join(', ')}`);

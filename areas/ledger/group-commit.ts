@@ -95,7 +95,12 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
         const whileWriting = () => {
           if (queue.held) setImmediate(() => sendHeldAnswers(queue));
         };
-        const result = await commitWrites(trx, ledger, batch.map((p) => p.write), { whileWriting });
+        const result = await commitWrites(
+          trx,
+          ledger,
+          batch.map((p) => p.write),
+          { whileWriting },
+        );
         written = true;
         return result;
       });

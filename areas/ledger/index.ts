@@ -8,9 +8,35 @@ export { WORLD } from './types';
 export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
 export { shareHooks, type SharedHooks, type WriteHooks } from './write-hooks';
 export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
-export { getTransaction, getTransactionJson, listTransactions, countTransactions, addTransactionMetadata, type TransactionFilters } from './transactions';
-export { getAccount, listAccounts, countAccounts, addAccountMetadata, aggregateBalances, type LedgerAccount, type AccountFilters, type BalanceOperator } from './accounts';
-export { createLedger, deleteBucket, deleteLedgerMetadata, ensureLedger, getLedger, listLedgers, restoreBucket, updateLedgerMetadata, type Ledger } from './ledgers';
+export {
+  getTransaction,
+  getTransactionJson,
+  listTransactions,
+  countTransactions,
+  addTransactionMetadata,
+  type TransactionFilters,
+} from './transactions';
+export {
+  getAccount,
+  listAccounts,
+  countAccounts,
+  addAccountMetadata,
+  aggregateBalances,
+  type LedgerAccount,
+  type AccountFilters,
+  type BalanceOperator,
+} from './accounts';
+export {
+  createLedger,
+  deleteBucket,
+  deleteLedgerMetadata,
+  ensureLedger,
+  getLedger,
+  listLedgers,
+  restoreBucket,
+  updateLedgerMetadata,
+  type Ledger,
+} from './ledgers';
 export { getSchema, insertSchema, listSchemas, schemaDataOf, type LedgerSchema } from './schemas';
 export { ledgerMetrics } from './metrics';
 export { v1TransactionView, v2TransactionView } from './views';
@@ -19,7 +45,17 @@ export { runBulk, type BulkElement, type BulkResult } from './bulk';
 export { ledgerStats, type LedgerStats } from './stats';
 export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';
 export { inWriteTransaction } from './executor';
-export { exportLogs, listLogs, logChainStatus, streamLogs, verifyLogChain, type LogChainStatus, type LogFilters, type LogVerification, type StreamedLog } from './logs';
+export {
+  exportLogs,
+  listLogs,
+  logChainStatus,
+  streamLogs,
+  verifyLogChain,
+  type LogChainStatus,
+  type LogFilters,
+  type LogVerification,
+  type StreamedLog,
+} from './logs';
 export { hashLedgerLogs, hashPendingLogs, logHashLag } from './log-hasher';
 export { importLogs, type ImportOptions } from './log-import';
 export { CHECKPOINT_EVERY, listLogPublicKeys, rotateLogSigningKey } from './log-signing';
@@ -28,9 +64,29 @@ export { addAccountMetadataV1, addTransactionMetadataV1, createTransactionV1, cr
 export { getMapping, updateMapping, type Contract, type Mapping } from './mapping';
 export { ledgerNames, ledgerStorageInfo } from './info';
 export { logV1TypesExcluded, v1AccountView, v1AccountWithVolumesView, v1BalancesView, v1LogView } from './v1-views';
-export { createExporter, deleteExporter, getExporter, listExporters, presentExporter, updateExporter, type Exporter, type ExporterRow } from './exporters';
+export {
+  createExporter,
+  deleteExporter,
+  getExporter,
+  listExporters,
+  presentExporter,
+  updateExporter,
+  type Exporter,
+  type ExporterRow,
+} from './exporters';
 export { EXPORTER_DRIVERS, type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporter-config';
-export { createPipeline, deletePipeline, getPipeline, listPipelines, presentPipeline, resetPipeline, startPipeline, stopPipeline, type Pipeline, type PipelineRow } from './pipelines';
+export {
+  createPipeline,
+  deletePipeline,
+  getPipeline,
+  listPipelines,
+  presentPipeline,
+  resetPipeline,
+  startPipeline,
+  stopPipeline,
+  type Pipeline,
+  type PipelineRow,
+} from './pipelines';
 export { advancePipeline, nextPipelineBatch, type ExportedLog, type NextBatch, type PipelineBatch } from './pipeline-batches';
 export { runQuery, type QueryTemplate } from './run-query';
 export { aggregateBalancesAt, assertAccountQuery, type PointInTime } from './balances-at';

@@ -91,11 +91,13 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
   }
   const [name, raw] = pair(op, operand);
   // `{"$exists": {"metadata": "key"}}`: whether the metadata key is set.
-  if (op === '$exists' && name === 'metadata' && typeof raw === 'string') return compile({ $exists: { [`metadata[${raw}]`]: true } }, resolve, fields);
+  if (op === '$exists' && name === 'metadata' && typeof raw === 'string')
+    return compile({ $exists: { [`metadata[${raw}]`]: true } }, resolve, fields);
   const field = resolve(name);
   if (!field) throw validationError(`query: unknown field "${name}"; fields are ${fields}`);
   const params = field.params ?? [];
-  if (field.any && (op === '$match' || COMPARISONS[op])) return { sql: `(${field.any(op === '$match' ? '=' : COMPARISONS[op])})`, bindings: [...params, value(field, name, raw)] };
+  if (field.any && (op === '$match' || COMPARISONS[op]))
+    return { sql: `(${field.any(op === '$match' ? '=' : COMPARISONS[op])})`, bindings: [...params, value(field, name, raw)] };
   if (op === '$match') {
     if (field.kind === 'address' || field.kind === 'addresses') return matchAddress(field, name, raw);
     return { sql: `(${field.sql} = ${placeholder(field)})`, bindings: [...params, value(field, name, raw)] };
@@ -108,7 +110,10 @@ function compile(expression: unknown, resolve: FieldResolver, fields: string): S
     if (!Array.isArray(raw) || raw.length === 0) throw validationError('query: $in takes a non-empty array of values');
     if (field.kind === 'addresses') throw validationError(`query: $in does not apply to "${name}"; use $or of $match`);
     if (field.any) throw validationError(`query: $in does not apply to "${name}"`);
-    return { sql: `(${field.sql} IN (${raw.map(() => placeholder(field)).join(', ')}))`, bindings: [...params, ...raw.map((v) => value(field, name, v))] };
+    return {
+      sql: `(${field.sql} IN (${raw.map(() => placeholder(field)).join(', ')}))`,
+      bindings: [...params, ...raw.map((v) => value(field, name, v))],
+    };
   }
   if (op === '$exists') {
     if (typeof raw !== 'boolean') throw validationError('query: $exists takes true or false');
@@ -164,7 +169,8 @@ export function accountFields(ledgerSql: string, addressSql: string, metadataSql
       };
     }
     if (name === 'balance') {
-      const any = (op: string) => `EXISTS (SELECT 1 FROM ledger_volumes bv WHERE bv.ledger = ${ledgerSql} AND bv.address = ${addressSql} AND bv.input - bv.output ${op} ?::numeric)`;
+      const any = (op: string) =>
+        `EXISTS (SELECT 1 FROM ledger_volumes bv WHERE bv.ledger = ${ledgerSql} AND bv.address = ${addressSql} AND bv.input - bv.output ${op} ?::numeric)`;
       return { kind: 'number', sql: '', any };
     }
     return undefined;

@@ -110,14 +110,18 @@ export async function listLedgers(db: Executor, page: PageRequest & { includeDel
 export async function updateLedgerMetadata(db: Executor, name: string, metadata: Record<string, string>): Promise<void> {
   assertMetadata(metadata, 'metadata');
   await assertLedgerWritable(db, name);
-  const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
+  const updated = await db('ledgers')
+    .where({ name })
+    .update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
   if (updated === 0) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
 }
 
 /** Removes one key of a ledger's metadata; an absent key is not an error (Formance). @throws ApiError LEDGER_NOT_FOUND */
 export async function deleteLedgerMetadata(db: Executor, name: string, key: string): Promise<void> {
   await assertLedgerWritable(db, name);
-  const updated = await db('ledgers').where({ name }).update({ metadata: db.raw('metadata - ?::text', [key]) });
+  const updated = await db('ledgers')
+    .where({ name })
+    .update({ metadata: db.raw('metadata - ?::text', [key]) });
   if (updated === 0) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${name}" not found`);
 }
 
@@ -145,7 +149,8 @@ export async function assertLedgerWritable(db: Executor, name: string): Promise<
 }
 
 async function setBucketDeleted(db: Executor, bucket: string, deleted: boolean): Promise<void> {
-  if (bucket === PLATFORM_BUCKET) throw validationError(`bucket "${PLATFORM_BUCKET}" holds the platform's own ledgers (wallets, orchestration) and cannot be deleted or restored`);
+  if (bucket === PLATFORM_BUCKET)
+    throw validationError(`bucket "${PLATFORM_BUCKET}" holds the platform's own ledgers (wallets, orchestration) and cannot be deleted or restored`);
   const rows: Array<{ name: string }> = await db('ledgers')
     .where({ bucket })
     .update({ deleted_at: deleted ? db.raw('COALESCE(deleted_at, now())') : null })

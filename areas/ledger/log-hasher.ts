@@ -23,7 +23,11 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
   const [key] = await loadLogKeys(db);
   return db.transaction(async (trx: Knex.Transaction) => {
     await trx.raw('INSERT INTO ledger_log_chain (ledger) VALUES (?) ON CONFLICT (ledger) DO NOTHING', [ledger]);
-    const chain = (await trx('ledger_log_chain').where({ ledger }).forUpdate().skipLocked().first('hashed_through', 'last_hash', 'checkpoints_from')) as ChainRow | undefined;
+    const chain = (await trx('ledger_log_chain')
+      .where({ ledger })
+      .forUpdate()
+      .skipLocked()
+      .first('hashed_through', 'last_hash', 'checkpoints_from')) as ChainRow | undefined;
     if (!chain) return 0;
     const rows = (await trx('ledger_logs')
       .where({ ledger })
@@ -55,7 +59,9 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
       [ids, hashes, ledger],
     );
     if (checkpoints.length > 0) await trx('ledger_log_checkpoints').insert(checkpoints).onConflict(['ledger', 'log_id']).ignore();
-    await trx('ledger_log_chain').where({ ledger }).update({ hashed_through: ids[ids.length - 1], last_hash: previous });
+    await trx('ledger_log_chain')
+      .where({ ledger })
+      .update({ hashed_through: ids[ids.length - 1], last_hash: previous });
     return ids.length;
   });
 }

@@ -8,7 +8,8 @@ import { assertLedgerWritable } from './ledgers';
 import { dataMismatch, LogReplayer, type PendingTransaction } from './log-replay';
 import { checkCheckpoint, loadLogKeys, parsePublicKey, type Checkpoint, type LogPublicKey } from './log-signing';
 
-const importError = (message: string, logId?: bigint) => new ApiError('IMPORT', message, { status: 400, ...(logId !== undefined ? { details: { logId } } : {}) });
+const importError = (message: string, logId?: bigint) =>
+  new ApiError('IMPORT', message, { status: 400, ...(logId !== undefined ? { details: { logId } } : {}) });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -25,9 +26,11 @@ function parseLine(text: string, line: number): ImportedLog {
   const where = `line ${line}`;
   if (!isRecord(value)) throw importError(`${where}: a log must be a JSON object`);
   const id = value.id;
-  if (!((typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) || (typeof id === 'bigint' && id >= 0n))) throw importError(`${where}: id must be an integer from 0`);
+  if (!((typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) || (typeof id === 'bigint' && id >= 0n)))
+    throw importError(`${where}: id must be an integer from 0`);
   const logId = BigInt(id);
-  if (typeof value.type !== 'string' || !(LOG_TYPES as readonly string[]).includes(value.type)) throw importError(`log ${logId}: type must be one of ${LOG_TYPES.join(', ')}`, logId);
+  if (typeof value.type !== 'string' || !(LOG_TYPES as readonly string[]).includes(value.type))
+    throw importError(`log ${logId}: type must be one of ${LOG_TYPES.join(', ')}`, logId);
   const date = typeof value.date === 'string' ? new Date(value.date) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw importError(`log ${logId}: date must be an ISO 8601 date-time`, logId);
   if (!isRecord(value.data)) throw importError(`log ${logId}: data must be an object`, logId);
@@ -73,7 +76,12 @@ function named(error: unknown, logId: bigint): unknown {
  * (LogReplayer), so the ledger stores exactly the logs given, which the hasher hashes to the same chain.
  * @throws ApiError LEDGER_NOT_FOUND, VALIDATION (a public key), IMPORT (400, `details.logId` naming the first offending log when it has an id)
  */
-export async function importLogs(db: Db, ledger: string, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<{ logs: number }> {
+export async function importLogs(
+  db: Db,
+  ledger: string,
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: ImportOptions = {},
+): Promise<{ logs: number }> {
   await assertLedgerWritable(db, ledger);
   let foreign: LogPublicKey[] | undefined;
   if (options.publicKeys !== undefined) {
@@ -92,7 +100,8 @@ export async function importLogs(db: Db, ledger: string, lines: AsyncIterable<st
     await db.transaction(async (trx) => {
       const row = await trx('ledgers').where({ name: ledger }).forUpdate().first('next_txid', 'next_log_id');
       const used = await trx('ledger_accounts').where({ ledger }).first('address');
-      if (BigInt(row.next_txid) !== 0n || BigInt(row.next_log_id) !== 0n || used) throw importError(`ledger "${ledger}" is not empty: logs are imported into a new ledger only`);
+      if (BigInt(row.next_txid) !== 0n || BigInt(row.next_log_id) !== 0n || used)
+        throw importError(`ledger "${ledger}" is not empty: logs are imported into a new ledger only`);
       const replayer = new LogReplayer(trx, ledger);
       let line = 0;
       let last: { id: bigint; signed: boolean } | undefined;
@@ -133,7 +142,10 @@ export async function importLogs(db: Db, ledger: string, lines: AsyncIterable<st
         throw named(error, replayer.failedLog ?? last!.id);
       }
       if (last && !last.signed) {
-        throw importError(`log ${last.id}: the export's last log carries no signed checkpoint, so nothing authenticates it (export it again, or give the signer's publicKey)`, last.id);
+        throw importError(
+          `log ${last.id}: the export's last log carries no signed checkpoint, so nothing authenticates it (export it again, or give the signer's publicKey)`,
+          last.id,
+        );
       }
       if (options.signal?.aborted) throw aborted();
     });

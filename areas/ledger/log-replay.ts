@@ -43,7 +43,8 @@ function postingsOf(value: unknown): Posting[] {
     const posting = record(p, where);
     const amount = posting.amount;
     // A fraction (1.5) or a double beyond 2^53 would reach BigInt() and throw, or lose digits: only exact integers pass.
-    if (!((typeof amount === 'number' && Number.isSafeInteger(amount)) || typeof amount === 'bigint')) throw validationError(`${where}.amount: must be an integer`);
+    if (!((typeof amount === 'number' && Number.isSafeInteger(amount)) || typeof amount === 'bigint'))
+      throw validationError(`${where}.amount: must be an integer`);
     for (const field of ['source', 'destination', 'asset'] as const) {
       if (typeof posting[field] !== 'string') throw validationError(`${where}.${field}: must be a string`);
     }
@@ -91,7 +92,9 @@ export function readLoggedTransaction(log: { type: LogType; data: Data }): Logge
     timestamp: date(tx.timestamp, 'transaction.timestamp'),
     ...(reference !== undefined ? { reference } : {}),
     accountMetadata: accountMetadata as Record<string, Record<string, string>>,
-    ...(log.type === 'REVERTED_TRANSACTION' ? { reverts: txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id') } : {}),
+    ...(log.type === 'REVERTED_TRANSACTION'
+      ? { reverts: txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id') }
+      : {}),
   };
 }
 
@@ -102,10 +105,13 @@ export type LoggedMetadataChange = ({ targetType: 'ACCOUNT'; targetId: string } 
 /** Reads a metadata log through the write functions' rules. @throws ApiError VALIDATION */
 export function readMetadataChange(log: { type: LogType; data: Data }): LoggedMetadataChange {
   const { data } = log;
-  const change = log.type === 'SET_METADATA' ? { set: metadataOf(data.metadata, 'metadata') } : (() => {
-    if (typeof data.key !== 'string') throw validationError('key: must be a string');
-    return { remove: data.key };
-  })();
+  const change =
+    log.type === 'SET_METADATA'
+      ? { set: metadataOf(data.metadata, 'metadata') }
+      : (() => {
+          if (typeof data.key !== 'string') throw validationError('key: must be a string');
+          return { remove: data.key };
+        })();
   if (data.targetType === 'ACCOUNT') {
     if (typeof data.targetId !== 'string') throw validationError('targetId: must be an account address');
     assertAddress(data.targetId, 'targetId');
@@ -117,13 +123,20 @@ export function readMetadataChange(log: { type: LogType; data: Data }): LoggedMe
 
 /** The replay must hand out the txid the log recorded: otherwise the logs describe another ledger than the one rebuilt. */
 function assertSameTxid(expected: unknown, got: bigint): void {
-  if (txid(expected, 'transaction.id') !== got) throw validationError(`transaction.id is ${String(expected)} but the replay gives transaction ${got}`);
+  if (txid(expected, 'transaction.id') !== got)
+    throw validationError(`transaction.id is ${String(expected)} but the replay gives transaction ${got}`);
 }
 
 /** The first path where two JSON values differ, for a message that says what a log got wrong. */
 function firstDifference(given: unknown, computed: unknown, path: string): string | undefined {
   if (canonicalJson(given) === canonicalJson(computed)) return undefined;
-  if (given !== null && computed !== null && typeof given === 'object' && typeof computed === 'object' && Array.isArray(given) === Array.isArray(computed)) {
+  if (
+    given !== null &&
+    computed !== null &&
+    typeof given === 'object' &&
+    typeof computed === 'object' &&
+    Array.isArray(given) === Array.isArray(computed)
+  ) {
     const a = given as Record<string, unknown>;
     const b = computed as Record<string, unknown>;
     for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()) {
@@ -257,7 +270,8 @@ export class LogReplayer {
   private newTransaction(log: ReplayedLog): PendingTransaction {
     const { id, reference, ...read } = readLoggedTransaction(log);
     if (reference !== undefined) {
-      if (this.references.has(reference)) throw new ApiError('CONFLICT', `reference "${reference}" is already used by an earlier transaction of the import`);
+      if (this.references.has(reference))
+        throw new ApiError('CONFLICT', `reference "${reference}" is already used by an earlier transaction of the import`);
       this.references.add(reference);
     }
     const pending = { log, txid: this.nextTxid, ...read, ...(reference !== undefined ? { reference } : {}) };
@@ -271,12 +285,19 @@ export class LogReplayer {
     const { data } = log;
     const tx = record(data.transaction, 'transaction');
     const original = txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id');
-    const options = { force: true, metadata: metadataOf(tx.metadata, 'transaction.metadata'), timestamp: date(tx.timestamp, 'transaction.timestamp'), logDate: log.date };
+    const options = {
+      force: true,
+      metadata: metadataOf(tx.metadata, 'transaction.metadata'),
+      timestamp: date(tx.timestamp, 'transaction.timestamp'),
+      logDate: log.date,
+    };
     const { revert: created } = await commitRevert(this.trx, this.ledger, original, options);
     assertSameTxid(tx.id, created.id);
     const mirrored = created.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
     if (canonicalJson(tx.postings) !== canonicalJson(mirrored)) {
-      throw validationError(`transaction.postings: a revert must mirror transaction ${original} exactly (its postings reversed: ${canonicalJson(mirrored)})`);
+      throw validationError(
+        `transaction.postings: a revert must mirror transaction ${original} exactly (its postings reversed: ${canonicalJson(mirrored)})`,
+      );
     }
     this.nextTxid = created.id + 1n;
   }
@@ -296,7 +317,19 @@ export class LogReplayer {
         throw error;
       }
     };
-    await queued(() => lockVolumes(this.trx, this.ledger, chunk.flatMap((t) => t.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])), state));
+    await queued(() =>
+      lockVolumes(
+        this.trx,
+        this.ledger,
+        chunk.flatMap((t) =>
+          t.postings.flatMap((p): Array<[string, string]> => [
+            [p.source, p.asset],
+            [p.destination, p.asset],
+          ]),
+        ),
+        state,
+      ),
+    );
     const volumes: Array<{ pre: VolumesByAccount; post: VolumesByAccount }> = [];
     const accountMetadata: Record<string, Record<string, string>> = {};
     const touched = new Set<string>();
@@ -333,7 +366,9 @@ export class LogReplayer {
       const ids = await writeVolumesAndTakeIds(this.trx, this.ledger, volumeRows(state, touched), chunk.length);
       // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
       if (!ids || ids.txid !== chunk[0].txid || ids.logId !== firstLog) {
-        throw new Error(`import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.logId}, expected ${chunk[0].txid}, ${firstLog}`);
+        throw new Error(
+          `import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.logId}, expected ${chunk[0].txid}, ${firstLog}`,
+        );
       }
       await insertCommitted(this.trx, this.ledger, new Date(), rows, { scope: '', answered: [], released: [] }, [], []);
     })();

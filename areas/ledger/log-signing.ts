@@ -71,7 +71,13 @@ export function parsePublicKey(text: string): LogPublicKey | undefined {
 const cache = new WeakMap<object, { at: number; keys: LogSigningKey[] }>();
 
 async function readKeys(db: Executor): Promise<LogSigningKey[]> {
-  const rows = (await db('platform_secrets').where('name', 'like', `${KEY_PREFIX}%`).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'name', order: 'desc' }]).select('value', 'created_at')) as Array<{
+  const rows = (await db('platform_secrets')
+    .where('name', 'like', `${KEY_PREFIX}%`)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'name', order: 'desc' },
+    ])
+    .select('value', 'created_at')) as Array<{
     value: Buffer;
     created_at: Date;
   }>;
@@ -132,7 +138,9 @@ export function checkCheckpoint(keys: LogPublicKey[], id: bigint, hash: string, 
 }
 
 /** The public part of the keys, as `GET /api/ledger/v2/_/log-signing-keys` serves them. */
-export async function listLogPublicKeys(db: Executor): Promise<Array<{ keyId: string; algorithm: 'Ed25519'; publicKey: string; createdAt: Date; current: boolean }>> {
+export async function listLogPublicKeys(
+  db: Executor,
+): Promise<Array<{ keyId: string; algorithm: 'Ed25519'; publicKey: string; createdAt: Date; current: boolean }>> {
   const keys = await loadLogKeys(db, true);
   return keys.map((k, i) => ({ keyId: k.keyId, algorithm: 'Ed25519', publicKey: k.publicKey, createdAt: k.createdAt, current: i === 0 }));
 }

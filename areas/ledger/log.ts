@@ -35,7 +35,14 @@ export const presentLog = (row: LogRow): LedgerLog => ({
  * A transaction as logs carry it (Formance's V2LogTransaction): what a replay needs to rebuild it, without the
  * volumes (recomputed by the replay) or the insertion date (the replay's own).
  */
-export function logTransactionView(tx: { id?: bigint; postings: Posting[]; metadata: Record<string, string>; timestamp: Date; reference?: string; reverted?: boolean }) {
+export function logTransactionView(tx: {
+  id?: bigint;
+  postings: Posting[];
+  metadata: Record<string, string>;
+  timestamp: Date;
+  reference?: string;
+  reverted?: boolean;
+}) {
   return {
     ...(tx.id !== undefined ? { id: tx.id } : {}),
     postings: tx.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset })),
@@ -73,4 +80,3 @@ export function chainHash(previous: Buffer | null, log: { id: bigint | string | 
   hash.update(canonicalJson({ id: BigInt(log.id), type: log.type, date: log.date, data: log.data }));
   return hash.digest();
 }
-

@@ -83,7 +83,11 @@ export interface StreamedLog extends LedgerLog {
  * deleted log shows as a gap (a gap before committed logs cannot be a write in flight: ids are handed out under the
  * ledger row lock, which the write holds until it commits).
  */
-export async function* streamLogs(db: Executor, ledger: string, options: { stopAtGap?: boolean; pageSize?: number } = {}): AsyncGenerator<StreamedLog> {
+export async function* streamLogs(
+  db: Executor,
+  ledger: string,
+  options: { stopAtGap?: boolean; pageSize?: number } = {},
+): AsyncGenerator<StreamedLog> {
   const pageSize = options.pageSize ?? 1000;
   await assertLedgerExists(db, ledger);
   let after = -1n;
@@ -186,7 +190,13 @@ export async function verifyLogChain(db: Knex, ledger: string): Promise<LogVerif
       let firstBroken: { id: bigint; reason: string } | undefined;
       let expected = 0n;
       const gap = (from: bigint, to: bigint) =>
-        mismatches.add({ kind: 'SEQUENCE_GAP', logId: from, expected: from, actual: to, reason: to === from + 1n ? `log ${from}: missing` : `logs ${from}..${to - 1n}: missing` });
+        mismatches.add({
+          kind: 'SEQUENCE_GAP',
+          logId: from,
+          expected: from,
+          actual: to,
+          reason: to === from + 1n ? `log ${from}: missing` : `logs ${from}..${to - 1n}: missing`,
+        });
       let read = 0;
       for await (const log of streamLogs(trx, ledger)) {
         read += 1;
@@ -239,7 +249,9 @@ export async function* exportLogs(db: Executor, ledger: string): AsyncGenerator<
   let intact = true;
   let previous: StreamedLog | undefined;
   const sealed = (log: StreamedLog, next?: StreamedLog): StreamedLog =>
-    intact && log.hash !== undefined && !log.checkpoint && next?.hash === undefined ? { ...log, checkpoint: signCheckpoint(key, log.id, log.hash) } : log;
+    intact && log.hash !== undefined && !log.checkpoint && next?.hash === undefined
+      ? { ...log, checkpoint: signCheckpoint(key, log.id, log.hash) }
+      : log;
   for (let log: StreamedLog | undefined = first.value; log; log = (await logs.next()).value as StreamedLog | undefined) {
     if (intact && (await auditor.next(log)) !== undefined) intact = false;
     if (previous) yield sealed(previous, log);

@@ -10,9 +10,7 @@ import { validationError } from '../../lib/errors';
  * `{}` (its Expr model has no members, so it strips what the caller wrote).
  */
 export type Expr =
-  | { op: 'true' }
-  | { op: '$and' | '$or'; items: Expr[] }
-  | { op: '$eq' | '$gt' | '$gte' | '$lt' | '$lte'; left: Value; right: Value };
+  { op: 'true' } | { op: '$and' | '$or'; items: Expr[] } | { op: '$eq' | '$gt' | '$gte' | '$lt' | '$lte'; left: Value; right: Value };
 
 type Value = { kind: 'balance' } | { kind: 'int'; value: bigint } | { kind: 'string'; value: string } | { kind: 'meta'; key: string };
 

@@ -21,7 +21,11 @@ interface CompiledContract {
 }
 
 function compile(contracts: Contract[]): CompiledContract[] {
-  return contracts.map((contract, i) => ({ matches: accountMatcher(contract.account), expr: parseExpr(contract.expr, `contracts[${i}].expr`), source: contract }));
+  return contracts.map((contract, i) => ({
+    matches: accountMatcher(contract.account),
+    expr: parseExpr(contract.expr, `contracts[${i}].expr`),
+    source: contract,
+  }));
 }
 
 /** The ledger's mapping, `null` when it never had one (as v1). @throws ApiError LEDGER_NOT_FOUND */
@@ -78,9 +82,13 @@ export async function assertContracts(trx: Executor, ledger: string, contracts: 
     for (const [asset, volume] of Object.entries(assets)) {
       const balance = volume.input - volume.output;
       if (!evalExpr(contract.expr, { balance, metadata: metadataOf.get(address)! })) {
-        throw new ApiError('INSUFFICIENT_FUND', `account "${address}" would end with ${balance} ${asset}, which breaks the ledger mapping's contract ${stringifyJson(contract.source)}`, {
-          details: { account: address, asset, balance },
-        });
+        throw new ApiError(
+          'INSUFFICIENT_FUND',
+          `account "${address}" would end with ${balance} ${asset}, which breaks the ledger mapping's contract ${stringifyJson(contract.source)}`,
+          {
+            details: { account: address, asset, balance },
+          },
+        );
       }
     }
   }

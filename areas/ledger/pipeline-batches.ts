@@ -56,9 +56,24 @@ export async function nextPipelineBatch(db: Db, pipelineId: string): Promise<Nex
   const logs: ExportedLog[] = [];
   for (const row of rows) {
     if (BigInt(row.id) !== after + 1n + BigInt(logs.length)) break;
-    logs.push({ ledger: pipeline.ledger, id: BigInt(row.id), type: row.type, date: row.date, data: row.data, hash: row.hash ? row.hash.toString('base64') : '' });
+    logs.push({
+      ledger: pipeline.ledger,
+      id: BigInt(row.id),
+      type: row.type,
+      date: row.date,
+      data: row.data,
+      hash: row.hash ? row.hash.toString('base64') : '',
+    });
   }
-  return { batch: { ledger: pipeline.ledger, pipelineId, afterLogId: after, exporter: { id: exporter.id, driver: exporter.driver, config: exporter.config }, logs } };
+  return {
+    batch: {
+      ledger: pipeline.ledger,
+      pipelineId,
+      afterLogId: after,
+      exporter: { id: exporter.id, driver: exporter.driver, config: exporter.config },
+      logs,
+    },
+  };
 }
 
 /**
@@ -67,6 +82,8 @@ export async function nextPipelineBatch(db: Db, pipelineId: string): Promise<Nex
  * @returns whether the position moved
  */
 export async function advancePipeline(db: Db, pipelineId: string, afterLogId: bigint, lastLogId: bigint): Promise<boolean> {
-  const updated = await db('ledger_pipelines').where({ id: pipelineId, last_log_id: afterLogId.toString() }).update({ last_log_id: lastLogId.toString() });
+  const updated = await db('ledger_pipelines')
+    .where({ id: pipelineId, last_log_id: afterLogId.toString() })
+    .update({ last_log_id: lastLogId.toString() });
   return updated > 0;
 }

@@ -37,7 +37,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function presentPipeline(row: PipelineRow): Pipeline {
   const last = BigInt(row.last_log_id);
-  return { id: row.id, ledger: row.ledger, exporterID: row.exporter_id, enabled: row.enabled, ...(last >= 0n ? { lastLogID: last } : {}), createdAt: row.created_at };
+  return {
+    id: row.id,
+    ledger: row.ledger,
+    exporterID: row.exporter_id,
+    enabled: row.enabled,
+    ...(last >= 0n ? { lastLogID: last } : {}),
+    createdAt: row.created_at,
+  };
 }
 
 async function pipelineRow(db: Executor, ledger: string, id: string): Promise<PipelineRow> {

@@ -36,7 +36,12 @@ export interface RevertOptions {
 }
 
 /** revertTransaction, with the id of the log the revert appended (none for a dry run). */
-export async function revertWithLog(db: Executor, ledger: string, id: bigint, options: RevertOptions = {}): Promise<{ revert: LedgerTransaction; logId?: bigint }> {
+export async function revertWithLog(
+  db: Executor,
+  ledger: string,
+  id: bigint,
+  options: RevertOptions = {},
+): Promise<{ revert: LedgerTransaction; logId?: bigint }> {
   if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
   if (options.schemaVersion !== undefined) {
     // The revert moves the original's accounts: checking them first is exact, as postings and schema versions never change.
@@ -67,7 +72,11 @@ export async function revertWithLog(db: Executor, ledger: string, id: bigint, op
   return inWriteTransaction(db, async (trx) => {
     const { reverted, revert, logId } = await run(trx);
     await emitEvents(trx, [
-      { app: 'ledger', type: 'REVERTED_TRANSACTION', payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) } },
+      {
+        app: 'ledger',
+        type: 'REVERTED_TRANSACTION',
+        payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) },
+      },
     ]);
     return { revert, logId };
   });
@@ -84,7 +93,10 @@ export async function commitRevert(
   id: bigint,
   revert: { force?: boolean; metadata: Record<string, string>; atEffectiveDate?: boolean; timestamp?: Date; logDate?: Date },
 ): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction; logId: bigint }> {
-  const row = await trx<TransactionRow>('ledger_transactions').where({ ledger, id: id.toString() }).forUpdate().first(...TRANSACTION_ROW_COLUMNS);
+  const row = await trx<TransactionRow>('ledger_transactions')
+    .where({ ledger, id: id.toString() })
+    .forUpdate()
+    .first(...TRANSACTION_ROW_COLUMNS);
   if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
   if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
   const original = presentTransaction(row);
@@ -99,6 +111,9 @@ export async function commitRevert(
   });
   if (!('transaction' in committed)) throw new Error('a revert takes no Idempotency-Key');
   const { transaction, logId } = committed;
-  const marked = await trx('ledger_transactions').where({ ledger, id: id.toString() }).update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning([...TRANSACTION_ROW_COLUMNS]);
+  const marked = await trx('ledger_transactions')
+    .where({ ledger, id: id.toString() })
+    .update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() })
+    .returning([...TRANSACTION_ROW_COLUMNS]);
   return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction, logId };
 }

@@ -23,7 +23,9 @@ export function assertAsset(value: string, where: string): void {
 
 export function assertLedgerName(name: string): void {
   if (!ledgerName.test(name) || RESERVED_LEDGER_NAMES.has(name)) {
-    throw validationError(`invalid ledger name "${name}": it must match ${LEDGER_NAME_PATTERN} and not be one of ${[...RESERVED_LEDGER_NAMES].join(', ')}`);
+    throw validationError(
+      `invalid ledger name "${name}": it must match ${LEDGER_NAME_PATTERN} and not be one of ${[...RESERVED_LEDGER_NAMES].join(', ')}`,
+    );
   }
 }
 

@@ -42,7 +42,9 @@ export function templateScript(schema: ParsedSchema | undefined, name: string): 
   const template = schema.transactions?.[name];
   if (!template) {
     const known = Object.keys(schema.transactions ?? {}).sort();
-    throw validationError(`script.template: schema "${schema.version}" has no transaction template "${name}"${known.length ? ` (templates: ${known.join(', ')})` : ''}`);
+    throw validationError(
+      `script.template: schema "${schema.version}" has no transaction template "${name}"${known.length ? ` (templates: ${known.join(', ')})` : ''}`,
+    );
   }
   return template.script;
 }

@@ -45,8 +45,10 @@ function checkTemplates(transactions: unknown): LedgerSchema['transactions'] {
     const unknown = Object.keys(template).find((k) => !['script', 'description', 'runtime'].includes(k));
     if (unknown) throw validationError(`${where}.${unknown}: unknown field`);
     if (typeof template.script !== 'string' || template.script.trim() === '') throw validationError(`${where}.script: must be a non-empty Numscript`);
-    if (template.description !== undefined && typeof template.description !== 'string') throw validationError(`${where}.description: must be a string`);
-    if (template.runtime !== undefined && !RUNTIMES.includes(template.runtime as string)) throw validationError(`${where}.runtime: must be one of ${RUNTIMES.join(', ')}`);
+    if (template.description !== undefined && typeof template.description !== 'string')
+      throw validationError(`${where}.description: must be a string`);
+    if (template.runtime !== undefined && !RUNTIMES.includes(template.runtime as string))
+      throw validationError(`${where}.runtime: must be one of ${RUNTIMES.join(', ')}`);
     try {
       compileNumscript(template.script);
     } catch (error) {
@@ -83,17 +85,30 @@ export function checkSchemaData(version: string, data: unknown): Omit<LedgerSche
   parseChart(data.chart);
   const transactions = checkTemplates(data.transactions);
   if (data.queries !== undefined && !isRecord(data.queries)) throw validationError('queries: must be an object');
-  return { chart: data.chart as Record<string, unknown>, ...(transactions ? { transactions } : {}), ...(data.queries ? { queries: data.queries as Record<string, unknown> } : {}) };
+  return {
+    chart: data.chart as Record<string, unknown>,
+    ...(transactions ? { transactions } : {}),
+    ...(data.queries ? { queries: data.queries as Record<string, unknown> } : {}),
+  };
 }
 
 /** The row and its log, in the caller's transaction (also a log import's replay, with the original date). */
-export async function writeSchema(trx: Executor, ledger: string, version: string, stored: Omit<LedgerSchema, 'version' | 'createdAt'>, logDate?: Date): Promise<LedgerSchema> {
+export async function writeSchema(
+  trx: Executor,
+  ledger: string,
+  version: string,
+  stored: Omit<LedgerSchema, 'version' | 'createdAt'>,
+  logDate?: Date,
+): Promise<LedgerSchema> {
   const createdAt = logDate ?? new Date();
   const rows = await trx.raw(
     `INSERT INTO ledger_schemas (ledger, version, data, created_at) VALUES (?, ?, ?::jsonb, ?) ON CONFLICT (ledger, version) DO NOTHING RETURNING *`,
     [ledger, version, stringifyJson(stored), createdAt],
   );
-  if (rows.rows.length === 0) throw new ApiError('SCHEMA_ALREADY_EXISTS', `schema version "${version}" already exists in ledger "${ledger}": a version is immutable`, { status: 400 });
+  if (rows.rows.length === 0)
+    throw new ApiError('SCHEMA_ALREADY_EXISTS', `schema version "${version}" already exists in ledger "${ledger}": a version is immutable`, {
+      status: 400,
+    });
   const schema = present(rows.rows[0] as SchemaRow);
   const view = { version: schema.version, createdAt: schema.createdAt, ...stored };
   await appendLog(trx, ledger, 'INSERTED_SCHEMA', { schema: view }, createdAt);
@@ -109,7 +124,12 @@ export async function getSchema(db: Executor, ledger: string, version: string): 
 }
 
 /** Schemas by insertion order, newest first unless `order` is asc (Formance sorts by created_at). @throws ApiError LEDGER_NOT_FOUND */
-export async function listSchemas(db: Executor, ledger: string, order: 'asc' | 'desc', page: PageRequest): Promise<Page<{ seq: string; schema: LedgerSchema }>> {
+export async function listSchemas(
+  db: Executor,
+  ledger: string,
+  order: 'asc' | 'desc',
+  page: PageRequest,
+): Promise<Page<{ seq: string; schema: LedgerSchema }>> {
   await assertLedgerExists(db, ledger);
   const result = await keysetPage<SchemaRow>(db('ledger_schemas').where({ ledger }).select('*'), ['seq'], order, page);
   return { ...result, items: result.items.map((row) => ({ seq: String(row.seq), schema: present(row) })) };
@@ -129,4 +149,8 @@ export async function findSchema(db: Executor, ledger: string, version: string):
   return result;
 }
 
-export const schemaDataOf = (schema: LedgerSchema) => ({ chart: schema.chart, ...(schema.transactions ? { transactions: schema.transactions } : {}), ...(schema.queries ? { queries: schema.queries } : {}) });
+export const schemaDataOf = (schema: LedgerSchema) => ({
+  chart: schema.chart,
+  ...(schema.transactions ? { transactions: schema.transactions } : {}),
+  ...(schema.queries ? { queries: schema.queries } : {}),
+});

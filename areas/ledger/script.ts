@@ -75,7 +75,10 @@ async function runScriptLocked(
     } catch (error) {
       if (clean) throw error;
     }
-    const touched = (result?.postings ?? []).flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]);
+    const touched = (result?.postings ?? []).flatMap((p): Array<[string, string]> => [
+      [p.source, p.asset],
+      [p.destination, p.asset],
+    ]);
     if (clean && result) {
       await lockVolumes(trx, ledger, touched, locked);
       return result;
@@ -120,7 +123,13 @@ export async function scriptPairs(
         return balances;
       },
     });
-    return [...reads, ...result.postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]])];
+    return [
+      ...reads,
+      ...result.postings.flatMap((p): Array<[string, string]> => [
+        [p.source, p.asset],
+        [p.destination, p.asset],
+      ]),
+    ];
   } catch (error) {
     if (error instanceof NumscriptError) return reads;
     throw error;

@@ -89,16 +89,38 @@ export class StateReplay {
     const id = loggedTxid(tx);
     if (id === undefined || id < this.nextTxid) {
       this.skipped.add(log.id);
-      this.mismatches.add({ kind: 'SEQUENCE_GAP', logId: log.id, reason: `log ${log.id}: transaction id ${String(tx.id)} where the next is ${this.nextTxid}`, expected: this.nextTxid, actual: tx.id });
+      this.mismatches.add({
+        kind: 'SEQUENCE_GAP',
+        logId: log.id,
+        reason: `log ${log.id}: transaction id ${String(tx.id)} where the next is ${this.nextTxid}`,
+        expected: this.nextTxid,
+        actual: tx.id,
+      });
       return;
     }
     if (id > this.nextTxid) {
-      this.mismatches.add({ kind: 'SEQUENCE_GAP', logId: log.id, reason: `log ${log.id}: transaction ${id} follows ${this.nextTxid - 1n}: no log creates ${this.nextTxid}..${id - 1n}`, expected: this.nextTxid, actual: id });
+      this.mismatches.add({
+        kind: 'SEQUENCE_GAP',
+        logId: log.id,
+        reason: `log ${log.id}: transaction ${id} follows ${this.nextTxid - 1n}: no log creates ${this.nextTxid}..${id - 1n}`,
+        expected: this.nextTxid,
+        actual: id,
+      });
     }
     if (tx.reverts !== undefined) {
-      const problem = tx.reverts >= id ? 'does not exist yet' : this.reverted.has(tx.reverts) ? `is already reverted by log ${this.reverted.get(tx.reverts)}` : undefined;
+      const problem =
+        tx.reverts >= id
+          ? 'does not exist yet'
+          : this.reverted.has(tx.reverts)
+            ? `is already reverted by log ${this.reverted.get(tx.reverts)}`
+            : undefined;
       if (problem) {
-        this.mismatches.add({ kind: 'TRANSACTION_MISMATCH', logId: log.id, transactionId: tx.reverts, reason: `log ${log.id} reverts transaction ${tx.reverts}, which ${problem}` });
+        this.mismatches.add({
+          kind: 'TRANSACTION_MISMATCH',
+          logId: log.id,
+          transactionId: tx.reverts,
+          reason: `log ${log.id} reverts transaction ${tx.reverts}, which ${problem}`,
+        });
       } else this.reverted.set(tx.reverts, log.id);
     }
     this.nextTxid = id + 1n;
@@ -121,7 +143,12 @@ export class StateReplay {
       return;
     }
     if (change.targetId >= this.nextTxid) {
-      this.mismatches.add({ kind: 'METADATA_MISMATCH', logId: log.id, transactionId: change.targetId, reason: `log ${log.id} changes the metadata of transaction ${change.targetId}, which does not exist yet` });
+      this.mismatches.add({
+        kind: 'METADATA_MISMATCH',
+        logId: log.id,
+        transactionId: change.targetId,
+        reason: `log ${log.id} changes the metadata of transaction ${change.targetId}, which does not exist yet`,
+      });
       return;
     }
     const changes = this.transactionChanges.get(change.targetId) ?? [];
@@ -138,10 +165,21 @@ function loggedTxid(tx: LoggedTransaction): bigint | undefined {
 }
 
 /** Pages of rows by a keyset over `key` (the table's primary key after `ledger`), in the snapshot of `db`. */
-async function* pages<T extends object>(db: Executor, table: string, ledger: string, key: string[], columns: string[], where?: (q: ReturnType<Executor>) => void): AsyncGenerator<T[]> {
+async function* pages<T extends object>(
+  db: Executor,
+  table: string,
+  ledger: string,
+  key: string[],
+  columns: string[],
+  where?: (q: ReturnType<Executor>) => void,
+): AsyncGenerator<T[]> {
   let after: unknown[] | undefined;
   for (;;) {
-    const query = db(table).where({ ledger }).orderBy(key).limit(PAGE).select(...columns);
+    const query = db(table)
+      .where({ ledger })
+      .orderBy(key)
+      .limit(PAGE)
+      .select(...columns);
     if (where) where(query);
     if (after) query.whereRaw(`(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`, after as never[]);
     const rows = (await query) as T[];
@@ -166,7 +204,13 @@ async function compareVolumes(db: Executor, ledger: string, replay: StateReplay,
       reason: `account "${address}" holds ${actual ? `input ${actual.input}, output ${actual.output}` : 'no volumes'} of ${asset} where its log gives input ${expected.input}, output ${expected.output}`,
     });
   const columns = ['address', 'asset', db.raw('input::text AS input') as never, db.raw('output::text AS output') as never];
-  for await (const rows of pages<{ address: string; asset: string; input: string; output: string }>(db, 'ledger_volumes', ledger, ['address', 'asset'], columns)) {
+  for await (const rows of pages<{ address: string; asset: string; input: string; output: string }>(
+    db,
+    'ledger_volumes',
+    ledger,
+    ['address', 'asset'],
+    columns,
+  )) {
     for (const row of rows) {
       const key = pairKey(row.address, row.asset);
       const expected = volumeText(replay.volumes.get(key));
@@ -186,9 +230,18 @@ async function compareAccounts(db: Executor, ledger: string, replay: StateReplay
       account: address,
       expected,
       actual,
-      reason: actual === null ? `account "${address}" is not stored` : `account "${address}" has metadata ${canonicalJson(actual)} where its log gives ${canonicalJson(expected ?? {})}`,
+      reason:
+        actual === null
+          ? `account "${address}" is not stored`
+          : `account "${address}" has metadata ${canonicalJson(actual)} where its log gives ${canonicalJson(expected ?? {})}`,
     });
-  for await (const rows of pages<{ address: string; metadata: Record<string, string> }>(db, 'ledger_accounts', ledger, ['address'], ['address', 'metadata'])) {
+  for await (const rows of pages<{ address: string; metadata: Record<string, string> }>(
+    db,
+    'ledger_accounts',
+    ledger,
+    ['address'],
+    ['address', 'metadata'],
+  )) {
     for (const row of rows) {
       const expected = replay.accounts.get(row.address) ?? {};
       replay.accounts.delete(row.address);
@@ -208,10 +261,12 @@ interface ExpectedTransaction {
   reverted: boolean;
 }
 
-const postingsJson = (postings: Posting[]) => postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
+const postingsJson = (postings: Posting[]) =>
+  postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
 
 const samePostings = (a: Posting[], b: Posting[]): boolean =>
-  a.length === b.length && a.every((p, i) => p.source === b[i].source && p.destination === b[i].destination && p.amount === b[i].amount && p.asset === b[i].asset);
+  a.length === b.length &&
+  a.every((p, i) => p.source === b[i].source && p.destination === b[i].destination && p.amount === b[i].amount && p.asset === b[i].asset);
 
 /** The members of a stored transaction that differ from its log's, one mismatch each. */
 function compareTransaction(expected: ExpectedTransaction, stored: LedgerTransaction, mismatches: MismatchList): void {
@@ -247,7 +302,14 @@ function compareTransaction(expected: ExpectedTransaction, stored: LedgerTransac
 /** The transactions the logs create, in txid order, with the changes logged after their creation applied. */
 async function* expectedTransactions(db: Executor, ledger: string, replay: StateReplay): AsyncGenerator<ExpectedTransaction> {
   const types = (q: ReturnType<Executor>) => void q.whereIn('type', ['NEW_TRANSACTION', 'REVERTED_TRANSACTION']);
-  for await (const rows of pages<{ id: string; type: 'NEW_TRANSACTION' | 'REVERTED_TRANSACTION'; data: Record<string, unknown> }>(db, 'ledger_logs', ledger, ['id'], ['id', 'type', 'data'], types)) {
+  for await (const rows of pages<{ id: string; type: 'NEW_TRANSACTION' | 'REVERTED_TRANSACTION'; data: Record<string, unknown> }>(
+    db,
+    'ledger_logs',
+    ledger,
+    ['id'],
+    ['id', 'type', 'data'],
+    types,
+  )) {
     for (const row of rows) {
       const logId = BigInt(row.id);
       if (replay.skipped.has(logId)) continue;
@@ -255,7 +317,15 @@ async function* expectedTransactions(db: Executor, ledger: string, replay: State
       const id = loggedTxid(tx)!;
       const metadata = { ...tx.metadata };
       for (const change of replay.transactionChanges.get(id) ?? []) applyChange(metadata, change);
-      yield { logId, id, postings: tx.postings, metadata, timestamp: tx.timestamp, ...(tx.reference !== undefined ? { reference: tx.reference } : {}), reverted: replay.reverted.has(id) };
+      yield {
+        logId,
+        id,
+        postings: tx.postings,
+        metadata,
+        timestamp: tx.timestamp,
+        ...(tx.reference !== undefined ? { reference: tx.reference } : {}),
+        reverted: replay.reverted.has(id),
+      };
     }
   }
 }
@@ -263,12 +333,26 @@ async function* expectedTransactions(db: Executor, ledger: string, replay: State
 /** Stored transactions against the logs', merged in txid order (both ascend). */
 async function compareTransactions(db: Executor, ledger: string, replay: StateReplay, mismatches: MismatchList): Promise<void> {
   const stored = (async function* storedTransactions() {
-    for await (const rows of pages<TransactionRow>(db, 'ledger_transactions', ledger, ['id'], [...TRANSACTION_ROW_COLUMNS])) yield* rows.map(presentTransaction);
+    for await (const rows of pages<TransactionRow>(db, 'ledger_transactions', ledger, ['id'], [...TRANSACTION_ROW_COLUMNS]))
+      yield* rows.map(presentTransaction);
   })();
   const missing = (tx: ExpectedTransaction) =>
-    mismatches.add({ kind: 'TRANSACTION_MISMATCH', logId: tx.logId, transactionId: tx.id, expected: tx.id, actual: null, reason: `transaction ${tx.id}, created by log ${tx.logId}, is not stored` });
+    mismatches.add({
+      kind: 'TRANSACTION_MISMATCH',
+      logId: tx.logId,
+      transactionId: tx.id,
+      expected: tx.id,
+      actual: null,
+      reason: `transaction ${tx.id}, created by log ${tx.logId}, is not stored`,
+    });
   const extra = (tx: LedgerTransaction) =>
-    mismatches.add({ kind: 'TRANSACTION_MISMATCH', transactionId: tx.id, expected: null, actual: tx.id, reason: `transaction ${tx.id} is stored but no log creates it` });
+    mismatches.add({
+      kind: 'TRANSACTION_MISMATCH',
+      transactionId: tx.id,
+      expected: null,
+      actual: tx.id,
+      reason: `transaction ${tx.id} is stored but no log creates it`,
+    });
   let next = await stored.next();
   for await (const tx of expectedTransactions(db, ledger, replay)) {
     while (!next.done && next.value.id < tx.id) {

@@ -21,7 +21,8 @@ const isoDate = (sql: string) => jsonText(isoTimestampText(sql));
  * (decision 33). A row without it (written before migration 022, or one whose timestamp or postings an UPDATE named,
  * which the migration's trigger clears it for) is written out here at each read instead.
  */
-export const headJsonSql = (timestamp: string, postings: string): string => `'"timestamp":' || ${isoDate(timestamp)} || ',"postings":' || ${postings}::text`;
+export const headJsonSql = (timestamp: string, postings: string): string =>
+  `'"timestamp":' || ${isoDate(timestamp)} || ',"postings":' || ${postings}::text`;
 
 const head = `coalesce(t.json_head, ${headJsonSql('t.timestamp', 't.postings')})`;
 const volumes = `'"preCommitVolumes":' || t.pre_commit_volumes::text || ',"postCommitVolumes":' || t.post_commit_volumes::text`;
@@ -47,4 +48,15 @@ export const TRANSACTION_JSON_SQL: Record<'v1' | 'v2', string> = {
  * The columns a transaction row is read with (TransactionRow), named rather than `*`: a prepared statement's result
  * type must not change when a migration adds a column, and json_head is for the rendered reads alone.
  */
-export const TRANSACTION_ROW_COLUMNS = ['ledger', 'id', 'timestamp', 'reference', 'postings', 'metadata', 'pre_commit_volumes', 'post_commit_volumes', 'inserted_at', 'reverted_at'] as const;
+export const TRANSACTION_ROW_COLUMNS = [
+  'ledger',
+  'id',
+  'timestamp',
+  'reference',
+  'postings',
+  'metadata',
+  'pre_commit_volumes',
+  'post_commit_volumes',
+  'inserted_at',
+  'reverted_at',
+] as const;

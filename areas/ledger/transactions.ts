@@ -62,7 +62,9 @@ export async function getTransaction(db: Executor, ledger: string, id: bigint): 
   // Read by txid is the hottest read (op 11): outside a transaction it shares a statement with concurrent reads
   // (transaction-reads.ts); the ledger is looked up only to name a miss.
   const row = (db as Knex.Transaction).isTransaction
-    ? ((await db('ledger_transactions').where({ ledger, id: id.toString() }).first(...TRANSACTION_ROW_COLUMNS)) as TransactionRow | undefined)
+    ? ((await db('ledger_transactions')
+        .where({ ledger, id: id.toString() })
+        .first(...TRANSACTION_ROW_COLUMNS)) as TransactionRow | undefined)
     : await readTransactionRow(db as Knex, ledger, id);
   return row ? presentTransaction(row) : transactionMissing(db, ledger, id);
 }
@@ -126,7 +128,12 @@ function whereAccounts(query: import('knex').Knex.QueryBuilder, columns: string[
 }
 
 /** Newest first (txid desc), keyset-paginated so concurrent writes never shift a page. @throws ApiError LEDGER_NOT_FOUND */
-export async function listTransactions(db: Executor, ledger: string, filters: TransactionFilters, page: PageRequest): Promise<Page<LedgerTransaction>> {
+export async function listTransactions(
+  db: Executor,
+  ledger: string,
+  filters: TransactionFilters,
+  page: PageRequest,
+): Promise<Page<LedgerTransaction>> {
   await assertLedgerExists(db, ledger);
   const result = await keysetPage<TransactionRow>(transactionsQuery(db, ledger, filters).select(...TRANSACTION_ROW_COLUMNS), ['id'], 'desc', page);
   return { ...result, items: result.items.map(presentTransaction) };
@@ -180,7 +187,13 @@ export async function addTransactionMetadata(
 }
 
 /** The change and its log, in the caller's transaction (also a log import's replay). @returns the log's id @throws ApiError NOT_FOUND */
-export async function writeTransactionMetadata(trx: Executor, ledger: string, id: bigint, metadata: Record<string, string>, logDate?: Date): Promise<bigint | undefined> {
+export async function writeTransactionMetadata(
+  trx: Executor,
+  ledger: string,
+  id: bigint,
+  metadata: Record<string, string>,
+  logDate?: Date,
+): Promise<bigint | undefined> {
   const updated = await trx('ledger_transactions')
     .where({ ledger, id: id.toString() })
     .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });

@@ -30,7 +30,13 @@ interface LoggedTransaction {
   reference?: string;
 }
 
-const v1LoggedTransaction = (tx: LoggedTransaction) => ({ txid: tx.id, postings: tx.postings, reference: tx.reference ?? '', metadata: tx.metadata, timestamp: tx.timestamp });
+const v1LoggedTransaction = (tx: LoggedTransaction) => ({
+  txid: tx.id,
+  postings: tx.postings,
+  reference: tx.reference ?? '',
+  metadata: tx.metadata,
+  timestamp: tx.timestamp,
+});
 
 /**
  * v1's Log. v1 has two log types: a transaction (NEW_TRANSACTION, its data the v1 transaction without volumes) and

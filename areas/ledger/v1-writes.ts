@@ -16,7 +16,12 @@ import type { CreateTransactionInput, Executor, LedgerTransaction } from './type
  * contracts runs the write and the check in one database transaction, so a write that breaks a contract leaves
  * nothing (no txid, no log, no event).
  */
-async function checked<T>(db: Executor, ledger: string, write: (executor: Executor) => Promise<T>, touched: (result: T) => LedgerTransaction | undefined): Promise<T> {
+async function checked<T>(
+  db: Executor,
+  ledger: string,
+  write: (executor: Executor) => Promise<T>,
+  touched: (result: T) => LedgerTransaction | undefined,
+): Promise<T> {
   await ensureLedger(db, ledger);
   const contracts = await contractsOf(db, ledger);
   if (contracts.length === 0) return write(db);
@@ -35,11 +40,21 @@ export function createTransactionV1(
   input: CreateTransactionInput,
   options: { dryRun?: boolean; idempotencyKey?: string } = {},
 ): Promise<{ transaction: LedgerTransaction; idempotencyHit: boolean }> {
-  return checked(db, ledger, (executor) => createTransaction(executor, ledger, input, options), (r) => (r.idempotencyHit ? undefined : r.transaction));
+  return checked(
+    db,
+    ledger,
+    (executor) => createTransaction(executor, ledger, input, options),
+    (r) => (r.idempotencyHit ? undefined : r.transaction),
+  );
 }
 
 /** v1 revert; `disableChecks` is v2's `force` and also skips the mapping. */
-export async function revertTransactionV1(db: Executor, ledger: string, id: bigint, options: { disableChecks?: boolean } = {}): Promise<LedgerTransaction> {
+export async function revertTransactionV1(
+  db: Executor,
+  ledger: string,
+  id: bigint,
+  options: { disableChecks?: boolean } = {},
+): Promise<LedgerTransaction> {
   const revert = (executor: Executor) => revertTransaction(executor, ledger, id, { force: options.disableChecks === true });
   if (!options.disableChecks) return checked(db, ledger, revert, (tx) => tx);
   await ensureLedger(db, ledger);
@@ -69,7 +84,11 @@ export async function createTransactionsV1(db: Executor, ledger: string, inputs:
   return inWriteTransaction(db, async (trx) => {
     // All the batch's rows locked first, in the writers' order, as an atomic bulk does: locked transaction by
     // transaction, two batches sharing accounts in other orders deadlocked.
-    await lockAhead(trx, ledger, inputs.map((data) => ({ action: 'CREATE_TRANSACTION' as const, data })));
+    await lockAhead(
+      trx,
+      ledger,
+      inputs.map((data) => ({ action: 'CREATE_TRANSACTION' as const, data })),
+    );
     const contracts = await contractsOf(trx, ledger);
     const created: LedgerTransaction[] = [];
     for (const [index, input] of inputs.entries()) {

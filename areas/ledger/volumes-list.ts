@@ -20,14 +20,21 @@ export interface VolumesFilters {
 }
 
 const VOLUME_FIELDS = 'address, asset, balance, metadata[<key>]';
-const volumeField = (ledger: string): FieldResolver => (name) => {
-  if (name === 'address' || name === 'account') return { kind: 'address', sql: 'g.account' };
-  if (name === 'asset') return { kind: 'string', sql: 'g.asset' };
-  if (name === 'balance') return { kind: 'number', sql: '(g.input::numeric - g.output::numeric)' };
-  const metadata = /^metadata\[(.+)\]$/.exec(name);
-  if (metadata) return { kind: 'string', sql: '((SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ? AND am.address = g.account) ->> ?)', params: [ledger, metadata[1]] };
-  return undefined;
-};
+const volumeField =
+  (ledger: string): FieldResolver =>
+  (name) => {
+    if (name === 'address' || name === 'account') return { kind: 'address', sql: 'g.account' };
+    if (name === 'asset') return { kind: 'string', sql: 'g.asset' };
+    if (name === 'balance') return { kind: 'number', sql: '(g.input::numeric - g.output::numeric)' };
+    const metadata = /^metadata\[(.+)\]$/.exec(name);
+    if (metadata)
+      return {
+        kind: 'string',
+        sql: '((SELECT am.metadata FROM ledger_accounts am WHERE am.ledger = ? AND am.address = g.account) ->> ?)',
+        params: [ledger, metadata[1]],
+      };
+    return undefined;
+  };
 
 export interface VolumesWithBalance {
   account: string;
@@ -47,11 +54,14 @@ export interface VolumesWithBalance {
 export async function listVolumes(db: Executor, ledger: string, filters: VolumesFilters, page: PageRequest): Promise<Page<VolumesWithBalance>> {
   const condition = compileLedgerQuery(filters.query, volumeField(ledger), VOLUME_FIELDS);
   await assertLedgerExists(db, ledger);
-  const base = filters.startTime || filters.endTime ? volumesFromPostings(db, ledger, filters) : db('ledger_volumes')
-        .where({ ledger })
-        // A pair a script only read has a (0, 0) row; it never moved, so it is not listed (as from postings).
-        .where((q) => q.whereNot('input', 0).orWhereNot('output', 0))
-        .select('address', 'asset', 'input', 'output');
+  const base =
+    filters.startTime || filters.endTime
+      ? volumesFromPostings(db, ledger, filters)
+      : db('ledger_volumes')
+          .where({ ledger })
+          // A pair a script only read has a (0, 0) row; it never moved, so it is not listed (as from postings).
+          .where((q) => q.whereNot('input', 0).orWhereNot('output', 0))
+          .select('address', 'asset', 'input', 'output');
   const grouped = db
     .from(base.as('v'))
     .select(db.raw(`${accountExpression(filters.groupBy)} AS account`), 'asset')

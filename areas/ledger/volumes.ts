@@ -57,7 +57,14 @@ export async function lockVolumes(
          ${reads.map((_, i) => `UNION ALL SELECT NULL, NULL, NULL, NULL, ${i}, to_json(r${i}) FROM r${i}`).join(' ')}`;
   const result = await trx.raw(sql, [...bindings, ...reads.flatMap((read) => read.bindings)]);
   const readRows: Array<Array<Record<string, unknown>>> = reads.map(() => []);
-  for (const row of result.rows as Array<{ address: string; asset: string; input: string; output: string; read?: number | null; row?: Record<string, unknown> }>) {
+  for (const row of result.rows as Array<{
+    address: string;
+    asset: string;
+    input: string;
+    output: string;
+    read?: number | null;
+    row?: Record<string, unknown>;
+  }>) {
     if (row.read !== null && row.read !== undefined) readRows[row.read].push(row.row!);
     else into.set(pairKey(row.address, row.asset), { address: row.address, asset: row.asset, input: BigInt(row.input), output: BigInt(row.output) });
   }
@@ -76,10 +83,19 @@ export async function readBalance(db: Knex | Knex.Transaction, ledger: string, a
  * keyed by asset: Numscript's asset scaling (getScaledBalances). Unlocked; the caller locks what it then relies on.
  * A prefix comparison rather than LIKE: `_` in an asset (`USD_CENTS`) is a LIKE wildcard.
  */
-export async function readScaledBalances(db: Knex | Knex.Transaction, ledger: string, address: string, baseAsset: string): Promise<Record<string, bigint>> {
+export async function readScaledBalances(
+  db: Knex | Knex.Transaction,
+  ledger: string,
+  address: string,
+  baseAsset: string,
+): Promise<Record<string, bigint>> {
   const rows: Array<{ asset: string; balance: string }> = await db('ledger_volumes')
     .where({ ledger, address })
-    .where((q) => q.where('asset', baseAsset).orWhereRaw(`left(asset, ?) = ? AND substr(asset, ?) ~ '^[0-9]+$'`, [baseAsset.length + 1, `${baseAsset}/`, baseAsset.length + 2]))
+    .where((q) =>
+      q
+        .where('asset', baseAsset)
+        .orWhereRaw(`left(asset, ?) = ? AND substr(asset, ?) ~ '^[0-9]+$'`, [baseAsset.length + 1, `${baseAsset}/`, baseAsset.length + 2]),
+    )
     .select('asset', db.raw('(input - output)::text AS balance'));
   return Object.fromEntries(rows.map((r) => [r.asset, BigInt(r.balance)]));
 }
@@ -92,7 +108,11 @@ const volume = (input: bigint, output: bigint): Volume => ({ input, output, bala
  * plain postings to one `send` each (so a posting may spend what an earlier posting of the same transaction brought).
  * @throws ApiError INSUFFICIENT_FUND
  */
-export function applyPostings(locked: VolumeMap, postings: Posting[], checkFunds: boolean): { pre: VolumesByAccount; post: VolumesByAccount; changed: VolumeMap } {
+export function applyPostings(
+  locked: VolumeMap,
+  postings: Posting[],
+  checkFunds: boolean,
+): { pre: VolumesByAccount; post: VolumesByAccount; changed: VolumeMap } {
   const pre: VolumesByAccount = {};
   const changed: VolumeMap = new Map();
   const current = (address: string, asset: string) => {

@@ -71,7 +71,11 @@ export interface BatchOptions {
 export const idempotencyScope = (ledger: string) => `ledger/${ledger}/transactions`;
 
 /** The one builder of the COMMITTED_TRANSACTIONS event of a transaction. */
-export const committedEvent = (ledger: string, transaction: LedgerTransaction, accountMetadata: Record<string, Record<string, string>>): PlatformEvent => ({
+export const committedEvent = (
+  ledger: string,
+  transaction: LedgerTransaction,
+  accountMetadata: Record<string, Record<string, string>>,
+): PlatformEvent => ({
   app: 'ledger',
   type: 'COMMITTED_TRANSACTIONS',
   payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata },
@@ -89,7 +93,11 @@ interface Accepted {
   post: VolumesByAccount;
 }
 
-const pairsOf = (postings: Posting[]) => postings.flatMap((p): Array<[string, string]> => [[p.source, p.asset], [p.destination, p.asset]]);
+const pairsOf = (postings: Posting[]) =>
+  postings.flatMap((p): Array<[string, string]> => [
+    [p.source, p.asset],
+    [p.destination, p.asset],
+  ]);
 
 /**
  * Commits one write, in the caller's transaction: a batch of one.
@@ -109,7 +117,12 @@ export async function commitWrite(trx: Knex.Transaction, ledger: string, write: 
  * for a single write; the claims of refused writes are deleted before the commit, as a single write's rollback would.
  * The caller must not put two writes with the same key in one batch.
  */
-export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: LedgerWrite[], options: BatchOptions = {}): Promise<WriteOutcome[]> {
+export async function commitWrites(
+  trx: Knex.Transaction,
+  ledger: string,
+  writes: LedgerWrite[],
+  options: BatchOptions = {},
+): Promise<WriteOutcome[]> {
   const outcomes: Array<WriteOutcome | undefined> = writes.map(() => undefined);
   const scope = idempotencyScope(ledger);
   const claimed = await claimKeys(trx, scope, writes, outcomes);
@@ -121,7 +134,9 @@ export async function commitWrites(trx: Knex.Transaction, ledger: string, writes
     for (const row of rows as Array<{ reference: string; id: string }>) taken.set(row.reference, `transaction ${row.id}`);
   }
   const state: VolumeMap = new Map();
-  const pairs = writes.flatMap((w, i) => (outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])]));
+  const pairs = writes.flatMap((w, i) =>
+    outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])],
+  );
   // A script's pairs join the batch's one sorted lock: locked as each script ran, after the batch already held the plain
   // postings' rows, they broke the order every writer locks in, and the batch deadlocked with an atomic bulk or a
   // revert holding one of them. A script that reads something else under the locks still locks it as it runs.
@@ -188,14 +203,19 @@ export async function commitWrites(trx: Knex.Transaction, ledger: string, writes
       logId,
       logType: write.reverts === undefined ? 'NEW_TRANSACTION' : 'REVERTED_TRANSACTION',
       logDate: write.logDate ?? now,
-      logData: write.reverts === undefined ? { transaction: view, accountMetadata: a.accountMetadata } : { revertedTransaction: write.reverts, transaction: view },
+      logData:
+        write.reverts === undefined
+          ? { transaction: view, accountMetadata: a.accountMetadata }
+          : { revertedTransaction: write.reverts, transaction: view },
     };
   });
   const answered = accepted.flatMap((a, n) => {
     const key = writes[a.index].idempotencyKey;
     return key ? [{ key, response: stringifyJson({ id: committed[n].transaction.id.toString() }) }] : [];
   });
-  const events = accepted.flatMap((a, n) => (writes[a.index].emit === false ? [] : [committedEvent(ledger, committed[n].transaction, a.accountMetadata)]));
+  const events = accepted.flatMap((a, n) =>
+    writes[a.index].emit === false ? [] : [committedEvent(ledger, committed[n].transaction, a.accountMetadata)],
+  );
   const statements = sharedStatements(accepted.map((a) => ({ hooks: writes[a.index].hooks, postings: a.postings })));
   await insertCommitted(trx, ledger, now, rows, { scope, answered, released }, events, statements);
   for (const [n, a] of accepted.entries()) await writes[a.index].hooks?.finish?.(trx, committed[n].transaction);
@@ -204,7 +224,12 @@ export async function commitWrites(trx: Knex.Transaction, ledger: string, writes
 }
 
 /** Claims the batch's keys in one statement; a key already stored answers its write (hit or CONFLICT) right away. */
-async function claimKeys(trx: Knex.Transaction, scope: string, writes: LedgerWrite[], outcomes: Array<WriteOutcome | undefined>): Promise<Set<number>> {
+async function claimKeys(
+  trx: Knex.Transaction,
+  scope: string,
+  writes: LedgerWrite[],
+  outcomes: Array<WriteOutcome | undefined>,
+): Promise<Set<number>> {
   const keyed = writes.flatMap((w, index) => (w.idempotencyKey ? [{ index, key: w.idempotencyKey, hash: hashRequest(w.hashed ?? w.request) }] : []));
   const claimed = new Set<number>();
   if (keyed.length === 0) return claimed;
@@ -217,7 +242,13 @@ async function claimKeys(trx: Knex.Transaction, scope: string, writes: LedgerWri
   const stale = keyed.filter((k) => !fresh.has(k.key));
   const stored = new Map<string, { request_hash: string; response: string }>();
   if (stale.length > 0) {
-    const rows = await trx('idempotency_keys').where({ scope }).whereIn('key', stale.map((k) => k.key)).select('key', 'request_hash', 'response');
+    const rows = await trx('idempotency_keys')
+      .where({ scope })
+      .whereIn(
+        'key',
+        stale.map((k) => k.key),
+      )
+      .select('key', 'request_hash', 'response');
     for (const row of rows) stored.set(row.key, row);
   }
   for (const { index, key, hash } of keyed) {
@@ -239,7 +270,14 @@ async function claimKeys(trx: Knex.Transaction, scope: string, writes: LedgerWri
  * funds-checked unless forced; a script runs with the batch's running balances and locks what it reads beyond them.
  * Account metadata a script set is written now, so a later script of the batch reads it.
  */
-async function checkWrite(trx: Knex.Transaction, ledger: string, index: number, write: LedgerWrite, state: VolumeMap, taken: Map<string, string>): Promise<Accepted> {
+async function checkWrite(
+  trx: Knex.Transaction,
+  ledger: string,
+  index: number,
+  write: LedgerWrite,
+  state: VolumeMap,
+  taken: Map<string, string>,
+): Promise<Accepted> {
   const { request } = write;
   if (request.reference !== undefined && taken.has(request.reference)) {
     throw new ApiError('CONFLICT', `reference "${request.reference}" is already used by ${taken.get(request.reference)} of ledger "${ledger}"`);

@@ -135,7 +135,11 @@ export async function releaseKeys(trx: Knex.Transaction, scope: string, keys: st
 }
 
 /** Merges the account metadata a script set into its accounts, in address order (one statement, any number). */
-export async function mergeAccountMetadata(trx: Knex.Transaction, ledger: string, accountMetadata: Record<string, Record<string, string>>): Promise<void> {
+export async function mergeAccountMetadata(
+  trx: Knex.Transaction,
+  ledger: string,
+  accountMetadata: Record<string, Record<string, string>>,
+): Promise<void> {
   const addresses = Object.keys(accountMetadata).sort();
   if (addresses.length === 0) return;
   await trx.raw(

@@ -48,7 +48,8 @@ export const signalEvent = (temporal: TemporalDeps, instanceID: string, name: st
   onRunning(() => temporal.client.workflow.getHandle(instanceID).signal('event', { name }));
 
 /** Requests cancellation: the running stage and the instance end with "canceled". Throws InstanceNotRunning. */
-export const cancelInstance = (temporal: TemporalDeps, instanceID: string) => onRunning(() => temporal.client.workflow.getHandle(instanceID).cancel());
+export const cancelInstance = (temporal: TemporalDeps, instanceID: string) =>
+  onRunning(() => temporal.client.workflow.getHandle(instanceID).cancel());
 
 /** The instance workflow's whole event history (all pages); empty when the workflow never started. */
 export async function instanceHistory(temporal: TemporalDeps, instanceID: string): Promise<HistoryEvent[]> {

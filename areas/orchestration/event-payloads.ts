@@ -61,6 +61,10 @@ export const EVENT_PAYLOADS: Record<string, PayloadShape> = {
     amount: 'int',
     metadata: providerMetadata,
   },
-  SAVED_PAYMENT_INITIATION_ADJUSTMENT: { ...fields('id paymentInitiationID createdAt status asset error'), amount: 'int', metadata: providerMetadata },
+  SAVED_PAYMENT_INITIATION_ADJUSTMENT: {
+    ...fields('id paymentInitiationID createdAt status asset error'),
+    amount: 'int',
+    metadata: providerMetadata,
+  },
   SAVED_PAYMENT_INITIATION_RELATED_PAYMENT: fields('paymentInitiationID paymentID'),
 };

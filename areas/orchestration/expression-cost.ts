@@ -34,15 +34,40 @@ const SCALAR: Size = { len: 1, total: 1 };
 const MAX_CANDIDATES = 10_000;
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 const SCALAR_FUNCTIONS = new Set([
-  'size', 'contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'matches', 'int', 'uint', 'double', 'bool',
-  'has', 'at', 'hasValue', 'timestamp', 'duration', 'getDate', 'getDayOfMonth', 'getDayOfWeek', 'getDayOfYear',
-  'getFullYear', 'getHours', 'getMilliseconds', 'getMinutes', 'getMonth', 'getSeconds', 'type',
+  'size',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'indexOf',
+  'lastIndexOf',
+  'matches',
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'has',
+  'at',
+  'hasValue',
+  'timestamp',
+  'duration',
+  'getDate',
+  'getDayOfMonth',
+  'getDayOfWeek',
+  'getDayOfYear',
+  'getFullYear',
+  'getHours',
+  'getMilliseconds',
+  'getMinutes',
+  'getMonth',
+  'getSeconds',
+  'type',
 ]);
 // A function that builds a string or a list from its arguments (string(), split(), join(), trim(), hex(), ...) gives at
 // most twice their elements and characters, and at least GROWTH (string(-1.5e-300) is 10 characters, an int 20).
 const GROWTH = 32;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Map);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Map);
 
 const measured = new WeakMap<object, { len: number; total: number }>();
 
@@ -55,7 +80,13 @@ function measure(value: unknown): { len: number; total: number } {
   let result: { len: number; total: number };
   if (value instanceof Uint8Array) result = { len: Math.max(1, value.length), total: Math.max(1, value.length) };
   else {
-    const entries: Array<[unknown, unknown]> = Array.isArray(value) ? value.map((v) => [undefined, v]) : value instanceof Map ? [...value.entries()] : isRecord(value) ? Object.entries(value) : [];
+    const entries: Array<[unknown, unknown]> = Array.isArray(value)
+      ? value.map((v) => [undefined, v])
+      : value instanceof Map
+        ? [...value.entries()]
+        : isRecord(value)
+          ? Object.entries(value)
+          : [];
     let len = Math.max(1, entries.length);
     let total = 1;
     for (const [key, item] of entries) {

@@ -164,7 +164,12 @@ export function checkExpression(source: string, eventType: string, kind: 'filter
   const result = environmentOf(eventType).check(platformSource(source));
   if (!result.valid) {
     const error = result.error as { code?: string } | undefined;
-    const hint = error?.code === 'unknown_variable' ? ' (the one variable is event, the payload)' : error?.code === 'no_such_key' ? ` (not in a ${eventType} payload)` : '';
+    const hint =
+      error?.code === 'unknown_variable'
+        ? ' (the one variable is event, the payload)'
+        : error?.code === 'no_such_key'
+          ? ` (not in a ${eventType} payload)`
+          : '';
     return firstLine(result.error) + hint;
   }
   if (kind === 'filter' && result.type !== 'bool' && result.type !== 'dyn') return `the filter gives ${result.type}, not a bool`;
@@ -209,7 +214,9 @@ export function evaluateFilter(source: string, payload: unknown): { match: boole
   const result = run(source, payload);
   if ('error' in result) return { match: false, ...result };
   const { value } = result;
-  return value === true ? { match: true } : { match: false, ...(typeof value !== 'boolean' ? { error: `the filter gave ${typeof value}, not a boolean` } : {}) };
+  return value === true
+    ? { match: true }
+    : { match: false, ...(typeof value !== 'boolean' ? { error: `the filter gave ${typeof value}, not a boolean` } : {}) };
 }
 
 /** Evaluates one variable expression to the string the workflow receives (objects as JSON, numbers exactly). */

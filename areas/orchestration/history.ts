@@ -56,7 +56,8 @@ interface LocalActivity {
 function localActivityOf(event: HistoryEvent): LocalActivity | undefined {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_local_activity') return undefined;
-  const meta = decode(marker.details?.data?.payloads) as { activity_type?: string; attempt?: number; original_schedule_time?: { seconds: number; nanos: number } } | undefined;
+  const meta = decode(marker.details?.data?.payloads) as
+    { activity_type?: string; attempt?: number; original_schedule_time?: { seconds: number; nanos: number } } | undefined;
   const scheduled = meta?.original_schedule_time;
   return {
     type: meta?.activity_type ?? '',
@@ -94,7 +95,13 @@ function stageMarkOf(event: HistoryEvent): StageMark | undefined {
   if (!input?.stages?.[0]) return undefined;
   const { name, input: stageInput } = describeStage(input.stages[0], 0, input.variables ?? {});
   // Through the payload converter, as every other mark: the same JSON shape (big integers) as a recorded input.
-  return { kind: 'start', number: 0, name, input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)), at: input.firstStageStartedAt };
+  return {
+    kind: 'start',
+    number: 0,
+    name,
+    input: payloadConverter.fromPayload(payloadConverter.toPayload(stageInput)),
+    at: input.firstStageStartedAt,
+  };
 }
 
 /**
@@ -146,7 +153,8 @@ function addMark(entries: Map<number, InstanceHistoryEntry>, mark: StageMark): v
   } else {
     const entry = entries.get(mark.number);
     // A stage ends once; should a second end mark ever appear, it must not move the first.
-    if (entry && !entry.terminated) Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
+    if (entry && !entry.terminated)
+      Object.assign(entry, { terminated: true, terminatedAt: new Date(mark.at), ...(mark.error ? { error: mark.error } : {}) });
   }
 }
 
@@ -217,15 +225,24 @@ function stageStepsOf(events: HistoryEvent[], number: number) {
     if (scheduled?.activityId && prefix.test(scheduled.activityId)) {
       const name = scheduled.activityType?.name ?? '';
       // decode reads the first argument, the step's input (the second is its StepOptions).
-      const entry: StageHistoryEntry = { name, input: { [name]: decode(scheduled.input?.payloads) }, terminated: false, startedAt: eventTime(event), attempt: 1 };
+      const entry: StageHistoryEntry = {
+        name,
+        input: { [name]: decode(scheduled.input?.payloads) },
+        terminated: false,
+        startedAt: eventTime(event),
+        attempt: 1,
+      };
       entries.push(entry);
       byScheduledId.set(String(event.eventId), entry);
       byActivityId.set(scheduled.activityId, entry);
       continue;
     }
     const attrs =
-      event.activityTaskStartedEventAttributes ?? event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ??
-      event.activityTaskTimedOutEventAttributes ?? event.activityTaskCanceledEventAttributes;
+      event.activityTaskStartedEventAttributes ??
+      event.activityTaskCompletedEventAttributes ??
+      event.activityTaskFailedEventAttributes ??
+      event.activityTaskTimedOutEventAttributes ??
+      event.activityTaskCanceledEventAttributes;
     const entry = attrs ? byScheduledId.get(String(attrs.scheduledEventId)) : undefined;
     if (!entry) continue;
     if (event.activityTaskStartedEventAttributes) {
@@ -255,7 +272,11 @@ function stageStepsOf(events: HistoryEvent[], number: number) {
   if (closed) {
     for (const entry of entries) {
       if (entry.terminated) continue;
-      Object.assign(entry, { terminated: true, terminatedAt: eventTime(closed), error: closed.workflowExecutionCanceledEventAttributes ? 'canceled' : 'terminated' });
+      Object.assign(entry, {
+        terminated: true,
+        terminatedAt: eventTime(closed),
+        error: closed.workflowExecutionCanceledEventAttributes ? 'canceled' : 'terminated',
+      });
     }
     byActivityId.clear();
   }
@@ -264,8 +285,12 @@ function stageStepsOf(events: HistoryEvent[], number: number) {
 
 const isRunClosed = (event: HistoryEvent): boolean =>
   Boolean(
-    event.workflowExecutionCompletedEventAttributes ?? event.workflowExecutionFailedEventAttributes ?? event.workflowExecutionCanceledEventAttributes ??
-      event.workflowExecutionTerminatedEventAttributes ?? event.workflowExecutionTimedOutEventAttributes ?? event.workflowExecutionContinuedAsNewEventAttributes,
+    event.workflowExecutionCompletedEventAttributes ??
+    event.workflowExecutionFailedEventAttributes ??
+    event.workflowExecutionCanceledEventAttributes ??
+    event.workflowExecutionTerminatedEventAttributes ??
+    event.workflowExecutionTimedOutEventAttributes ??
+    event.workflowExecutionContinuedAsNewEventAttributes,
   );
 
 async function addPendingState(deps: OrchestrationDeps, id: string, entries: Map<string, StageHistoryEntry>): Promise<void> {

@@ -148,7 +148,14 @@ export async function runWorkflow(
     );
   } catch (cause) {
     // Stage 0 was recorded as started with the row: it ends with the instance (FAILED_WORKFLOW_STAGE, FAILED_WORKFLOW).
-    await recordStageEnded(deps.db, { instanceID: id, workflowID: workflow.id, number: 0, at: new Date(), error: 'the workflow could not be started', endsInstance: true });
+    await recordStageEnded(deps.db, {
+      instanceID: id,
+      workflowID: workflow.id,
+      number: 0,
+      at: new Date(),
+      error: 'the workflow could not be started',
+      endsInstance: true,
+    });
     throw new ApiError('SERVICE_UNAVAILABLE', 'the workflow engine is unavailable, retry later', { cause, headers: { 'Retry-After': '1' } });
   }
   if (options.wait) {
@@ -169,17 +176,24 @@ export async function getInstanceRow(db: Executor, id: string): Promise<Instance
 
 /** Throws NOT_FOUND. One query: `wait=true` reads the instance back on every run. */
 export async function getInstance(db: Executor, id: string): Promise<WorkflowInstance> {
-  const rows: Array<InstanceRow & { stage: number | null; stage_started_at: Date; stage_terminated_at: Date | null; stage_error: string | null }> = isUuid(id)
-    ? await db('orchestration_instances as i')
-        .leftJoin('orchestration_stage_statuses as s', 's.instance_id', 'i.id')
-        .where('i.id', id)
-        .orderBy('s.stage')
-        .select('i.*', 's.stage', 's.started_at as stage_started_at', 's.terminated_at as stage_terminated_at', 's.error as stage_error')
-    : [];
+  const rows: Array<InstanceRow & { stage: number | null; stage_started_at: Date; stage_terminated_at: Date | null; stage_error: string | null }> =
+    isUuid(id)
+      ? await db('orchestration_instances as i')
+          .leftJoin('orchestration_stage_statuses as s', 's.instance_id', 'i.id')
+          .where('i.id', id)
+          .orderBy('s.stage')
+          .select('i.*', 's.stage', 's.started_at as stage_started_at', 's.terminated_at as stage_terminated_at', 's.error as stage_error')
+      : [];
   if (rows.length === 0) throw notFound(`instance ${id} not found`);
   const stages = rows
     .filter((r) => r.stage !== null)
-    .map((r): StageRow => ({ instance_id: r.id, stage: r.stage as number, started_at: r.stage_started_at, terminated_at: r.stage_terminated_at, error: r.stage_error }));
+    .map((r): StageRow => ({
+      instance_id: r.id,
+      stage: r.stage as number,
+      started_at: r.stage_started_at,
+      terminated_at: r.stage_terminated_at,
+      error: r.stage_error,
+    }));
   return present(rows[0], stages);
 }
 
@@ -194,7 +208,14 @@ export async function listInstances(db: Executor, list: ListQuery<{ workflowID?:
   const page: Page<InstanceRow> = await keysetPage<InstanceRow>(query, ['created_at', 'id'], 'desc', list);
   const ids = page.items.map((r) => r.id);
   const stages: StageRow[] = ids.length ? await db('orchestration_stage_statuses').whereIn('instance_id', ids).orderBy('stage') : [];
-  return { page, present: (row: InstanceRow) => present(row, stages.filter((s) => s.instance_id === row.id)) };
+  return {
+    page,
+    present: (row: InstanceRow) =>
+      present(
+        row,
+        stages.filter((s) => s.instance_id === row.id),
+      ),
+  };
 }
 
 /**

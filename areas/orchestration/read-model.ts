@@ -19,7 +19,9 @@ export interface StageMark {
 
 /** One statement on the pool (retried as inStatement does), or inside the caller's transaction (a step's fence). */
 function statement(db: Executor, sql: string, bindings: readonly unknown[]) {
-  return (db as Knex.Transaction).isTransaction ? db.raw(sql, bindings as Knex.RawBinding[]).catch((error) => Promise.reject(translateDbError(error))) : inStatement(db as Db, sql, bindings);
+  return (db as Knex.Transaction).isTransaction
+    ? db.raw(sql, bindings as Knex.RawBinding[]).catch((error) => Promise.reject(translateDbError(error)))
+    : inStatement(db as Db, sql, bindings);
 }
 
 /**
@@ -30,7 +32,11 @@ function statement(db: Executor, sql: string, bindings: readonly unknown[]) {
  * @returns the start stored (an earlier one when the stage had already started: a replayed write)
  */
 export async function recordStageStarted(db: Executor, mark: StageMark): Promise<{ startedAt: Date }> {
-  const event: PlatformEvent = { app: 'orchestration', type: 'STARTED_WORKFLOW_STAGE', payload: { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number } };
+  const event: PlatformEvent = {
+    app: 'orchestration',
+    type: 'STARTED_WORKFLOW_STAGE',
+    payload: { id: mark.workflowID, instanceID: mark.instanceID, number: mark.number },
+  };
   const result = await statement(
     db,
     `WITH s AS (
@@ -43,7 +49,18 @@ export async function recordStageStarted(db: Executor, mark: StageMark): Promise
      n AS (${NOTIFY_IF_EMITTED})
      SELECT (SELECT count(*) FROM n) AS notified,
        coalesce((SELECT started_at FROM s), (SELECT started_at FROM orchestration_stage_statuses WHERE instance_id = ? AND stage = ?)) AS started_at`,
-    [mark.instanceID, mark.number, new Date(mark.at), mark.instanceID, mark.number, mark.instanceID, ...outboxParameters([event]), OUTBOX_CHANNEL, mark.instanceID, mark.number],
+    [
+      mark.instanceID,
+      mark.number,
+      new Date(mark.at),
+      mark.instanceID,
+      mark.number,
+      mark.instanceID,
+      ...outboxParameters([event]),
+      OUTBOX_CHANNEL,
+      mark.instanceID,
+      mark.number,
+    ],
   );
   const stored = (result.rows[0] as { started_at: Date | null } | undefined)?.started_at;
   return { startedAt: stored ? new Date(stored) : new Date(mark.at) };
@@ -93,7 +110,21 @@ export async function recordStageEnded(
      n AS (${NOTIFY_IF_EMITTED})
      SELECT (SELECT count(*) FROM n) AS notified, (SELECT terminated_at FROM before) AS already_ended_at, (SELECT error FROM before) AS earlier_error,
        (SELECT terminated_at FROM s) AS ended_at`,
-    [mark.instanceID, mark.number, at, error, mark.instanceID, mark.number, at, error, mark.instanceID, Boolean(mark.endsInstance), mark.instanceID, ...outboxParameters(events), OUTBOX_CHANNEL],
+    [
+      mark.instanceID,
+      mark.number,
+      at,
+      error,
+      mark.instanceID,
+      mark.number,
+      at,
+      error,
+      mark.instanceID,
+      Boolean(mark.endsInstance),
+      mark.instanceID,
+      ...outboxParameters(events),
+      OUTBOX_CHANNEL,
+    ],
   );
   const row = result.rows[0] as { already_ended_at: Date | null; earlier_error: string | null; ended_at: Date | null } | undefined;
   const earlier = row?.already_ended_at ? new Date(row.already_ended_at) : undefined;
@@ -106,7 +137,11 @@ export async function recordInstanceEnded(db: Db, mark: InstanceEndMark): Promis
   await inTransaction(db, (trx) => instanceEnded(trx, mark));
 }
 
-interface InstanceEndMark { instanceID: string; error?: string; at: Date | string }
+interface InstanceEndMark {
+  instanceID: string;
+  error?: string;
+  at: Date | string;
+}
 
 async function instanceEnded(trx: Executor, mark: InstanceEndMark): Promise<void> {
   const rows = await trx('orchestration_instances')

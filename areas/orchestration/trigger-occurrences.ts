@@ -62,7 +62,8 @@ function causationLimit(trigger: TriggerRow, event: EventEnvelope): string | und
     return `not fired: the event descends from instance ${own[own.length - 1].instanceID}, started by this trigger (self-causation depth ${own.length}, limit ${TRIGGER_MAX_SELF_DEPTH})`;
   }
   const triggered = chain.filter((link) => link.triggerID !== undefined).length;
-  if (triggered >= TRIGGER_MAX_CHAIN_DEPTH) return `not fired: the event's causation chain holds ${triggered} triggered instances (limit ${TRIGGER_MAX_CHAIN_DEPTH})`;
+  if (triggered >= TRIGGER_MAX_CHAIN_DEPTH)
+    return `not fired: the event's causation chain holds ${triggered} triggered instances (limit ${TRIGGER_MAX_CHAIN_DEPTH})`;
   return undefined;
 }
 
@@ -91,19 +92,35 @@ export async function matchTriggers(deps: OrchestrationDeps, event: EventEnvelop
     }
     const occurrence = await claimOccurrence(deps, trigger, event, error);
     if (occurrence.workflow_instance_id && !(await deps.db('orchestration_instances').where({ id: occurrence.workflow_instance_id }).first('id'))) {
-      await runWorkflow(deps, trigger.workflow_id, variables, { triggerID: trigger.id, instanceID: occurrence.workflow_instance_id, causation: event.causation?.chain ?? [] });
+      await runWorkflow(deps, trigger.workflow_id, variables, {
+        triggerID: trigger.id,
+        instanceID: occurrence.workflow_instance_id,
+        causation: event.causation?.chain ?? [],
+      });
     }
     occurrences.push(occurrence);
   }
   return occurrences;
 }
 
-async function claimOccurrence(deps: OrchestrationDeps, trigger: TriggerRow, event: EventEnvelope, error: string | undefined): Promise<OccurrenceRow> {
+async function claimOccurrence(
+  deps: OrchestrationDeps,
+  trigger: TriggerRow,
+  event: EventEnvelope,
+  error: string | undefined,
+): Promise<OccurrenceRow> {
   return inTransaction(deps.db, async (trx) => {
     const id = randomUUID();
     const instanceID = error === undefined ? randomUUID() : null;
     const [inserted] = await trx('orchestration_trigger_occurrences')
-      .insert({ id, trigger_id: trigger.id, event_id: event.id, workflow_instance_id: instanceID, event: stringifyJson(envelopeOf(event)), error: error ?? null })
+      .insert({
+        id,
+        trigger_id: trigger.id,
+        event_id: event.id,
+        workflow_instance_id: instanceID,
+        event: stringifyJson(envelopeOf(event)),
+        error: error ?? null,
+      })
       .onConflict(['trigger_id', 'event_id'])
       .ignore()
       .returning('*');

@@ -4,7 +4,9 @@ import { keysetJsonPage, keysetPage, type JsonPage, type Page, type PageRequest 
 import { getAccount } from './accounts';
 import { ACCOUNTS_TABLE, compilePaymentsQuery } from './payments-query';
 
-export interface AccountsFilters { query?: string }
+export interface AccountsFilters {
+  query?: string;
+}
 
 const member = (name: string, sql: string) => `',"${name}":' || ${jsonText(sql)}`;
 /** A jsonb column's text, `{}` for a JSON null, as the presenters' `?? {}` write it. */
@@ -41,11 +43,24 @@ export function listAccountsJson(db: Executor, filters: AccountsFilters, page: P
   const query = db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id');
   const condition = filters.query !== undefined ? compilePaymentsQuery(filters.query, ACCOUNTS_TABLE) : undefined;
   if (condition) query.whereRaw(condition.sql, condition.bindings as any[]);
-  return keysetJsonPage(db, query, ['a.created_at', 'a.id'], 'desc', page, { json: ACCOUNT_JSON[view], key: [isoTimestampText('a.created_at'), 'a.id'] });
+  return keysetJsonPage(db, query, ['a.created_at', 'a.id'], 'desc', page, {
+    json: ACCOUNT_JSON[view],
+    key: [isoTimestampText('a.created_at'), 'a.id'],
+  });
 }
 
-export interface Balance { accountID: string; asset: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }
-export interface BalancesFilters { asset?: string; fromTimestamp?: string; toTimestamp?: string }
+export interface Balance {
+  accountID: string;
+  asset: string;
+  balance: bigint;
+  createdAt: Date;
+  lastUpdatedAt: Date;
+}
+export interface BalancesFilters {
+  asset?: string;
+  fromTimestamp?: string;
+  toTimestamp?: string;
+}
 
 /**
  * An account's balances, one per asset. Only the last fetched balance of each asset is kept (no history), so the
@@ -60,7 +75,13 @@ export async function listAccountBalances(db: Executor, accountID: string, filte
   const rows = await keysetPage<any>(query, ['asset'], 'asc', page);
   return {
     ...rows,
-    items: rows.items.map((r) => ({ accountID: r.account_id, asset: r.asset, balance: BigInt(r.balance), createdAt: r.created_at, lastUpdatedAt: r.last_updated_at })),
+    items: rows.items.map((r) => ({
+      accountID: r.account_id,
+      asset: r.asset,
+      balance: BigInt(r.balance),
+      createdAt: r.created_at,
+      lastUpdatedAt: r.last_updated_at,
+    })),
   };
 }
 

@@ -16,20 +16,41 @@ export interface ProviderAccount {
   metadata: Record<string, string>;
   raw: unknown;
 }
-export interface ProviderBalance { accountReference: string; asset: string; amount: bigint }
+export interface ProviderBalance {
+  accountReference: string;
+  asset: string;
+  amount: bigint;
+}
 
 export interface Account {
-  id: string; connectorID: string; provider: string; reference: string; type: string; name?: string;
-  defaultAsset?: string; createdAt: Date; metadata: Record<string, string>; raw: unknown;
+  id: string;
+  connectorID: string;
+  provider: string;
+  reference: string;
+  type: string;
+  name?: string;
+  defaultAsset?: string;
+  createdAt: Date;
+  metadata: Record<string, string>;
+  raw: unknown;
   /** An account of an end user's bank connection (open banking): its payment service user and connection. */
-  psuID?: string; openBankingConnectionID?: string;
+  psuID?: string;
+  openBankingConnectionID?: string;
 }
 
 export const presentAccount = (r: any, provider: string): Account => ({
-  id: r.id, connectorID: r.connector_id, provider: providerLabel(provider), reference: r.reference, type: r.type,
-  ...(r.name ? { name: r.name } : {}), ...(r.default_asset ? { defaultAsset: r.default_asset } : {}),
-  createdAt: r.created_at, metadata: r.metadata ?? {}, raw: r.raw,
-  ...(r.psu_id ? { psuID: r.psu_id } : {}), ...(r.open_banking_connection_id ? { openBankingConnectionID: r.open_banking_connection_id } : {}),
+  id: r.id,
+  connectorID: r.connector_id,
+  provider: providerLabel(provider),
+  reference: r.reference,
+  type: r.type,
+  ...(r.name ? { name: r.name } : {}),
+  ...(r.default_asset ? { defaultAsset: r.default_asset } : {}),
+  createdAt: r.created_at,
+  metadata: r.metadata ?? {},
+  raw: r.raw,
+  ...(r.psu_id ? { psuID: r.psu_id } : {}),
+  ...(r.open_banking_connection_id ? { openBankingConnectionID: r.open_banking_connection_id } : {}),
 });
 
 /**
@@ -51,17 +72,28 @@ export async function upsertAccounts(trx: Executor, connectorID: string, provide
        WHERE (payments_accounts.type, payments_accounts.name, payments_accounts.default_asset, payments_accounts.metadata, payments_accounts.raw)
          IS DISTINCT FROM (excluded.type, excluded.name, excluded.default_asset, excluded.metadata, excluded.raw)
        RETURNING *`,
-      [connectorID, batch.map((a) => accountId(connectorID, a.reference)), batch.map((a) => a.reference), batch.map((a) => a.type),
-        nullable(batch.map((a) => a.name ?? null)), nullable(batch.map((a) => a.defaultAsset ?? null)), batch.map((a) => a.createdAt.toISOString()),
-        batch.map((a) => stringifyJson(a.metadata)), batch.map((a) => stringifyJson(a.raw ?? {}))],
+      [
+        connectorID,
+        batch.map((a) => accountId(connectorID, a.reference)),
+        batch.map((a) => a.reference),
+        batch.map((a) => a.type),
+        nullable(batch.map((a) => a.name ?? null)),
+        nullable(batch.map((a) => a.defaultAsset ?? null)),
+        batch.map((a) => a.createdAt.toISOString()),
+        batch.map((a) => stringifyJson(a.metadata)),
+        batch.map((a) => stringifyJson(a.raw ?? {})),
+      ],
     );
     const byId = new Map((rows as any[]).map((row) => [row.id as string, row]));
     const saved = batch.map((a) => byId.get(accountId(connectorID, a.reference))).filter((row) => row !== undefined);
     changed += saved.length;
-    await emitPaymentsEvents(trx, saved.map((row) => {
-      const { raw, ...rest } = presentAccount(row, provider);
-      return { type: 'SAVED_ACCOUNT', payload: { ...rest, rawData: raw } };
-    }));
+    await emitPaymentsEvents(
+      trx,
+      saved.map((row) => {
+        const { raw, ...rest } = presentAccount(row, provider);
+        return { type: 'SAVED_ACCOUNT', payload: { ...rest, rawData: raw } };
+      }),
+    );
   }
   return changed;
 }
@@ -89,18 +121,31 @@ export async function upsertBalances(trx: Executor, connectorID: string, provide
     const byKey = new Map((rows as any[]).map((row) => [keyOf(row.account_id, row.asset), row]));
     const saved = batch.map((b, i) => byKey.get(keyOf(ids[i], b.asset))).filter((row) => row !== undefined);
     changed += saved.length;
-    await emitPaymentsEvents(trx, saved.map((row) => ({
-      type: 'SAVED_BALANCE',
-      payload: { accountID: row.account_id, connectorID, provider: providerLabel(provider), asset: row.asset, balance: BigInt(row.balance),
-        createdAt: row.created_at, lastUpdatedAt: row.last_updated_at },
-    })));
+    await emitPaymentsEvents(
+      trx,
+      saved.map((row) => ({
+        type: 'SAVED_BALANCE',
+        payload: {
+          accountID: row.account_id,
+          connectorID,
+          provider: providerLabel(provider),
+          asset: row.asset,
+          balance: BigInt(row.balance),
+          createdAt: row.created_at,
+          lastUpdatedAt: row.last_updated_at,
+        },
+      })),
+    );
   }
   return changed;
 }
 
 /** Throws NOT_FOUND. */
 export async function getAccount(db: Executor, id: string): Promise<Account> {
-  const row = await db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id').where('a.id', id).first('a.*', 'c.provider');
+  const row = await db('payments_accounts as a')
+    .join('payments_connectors as c', 'c.id', 'a.connector_id')
+    .where('a.id', id)
+    .first('a.*', 'c.provider');
   if (!row) throw notFound(`account ${id} not found`);
   return presentAccount(row, row.provider);
 }

@@ -11,7 +11,11 @@ import { getPool } from './pools';
  * (db/settle.ts), the only ones that can still record a balance at or before it.
  * Throws NOT_FOUND (pool), VALIDATION (at), SERVICE_UNAVAILABLE (a writer open since before `at`).
  */
-export async function getPoolBalancesAt(db: Executor, id: string, at: Date): Promise<Array<{ asset: string; amount: bigint; relatedAccounts: string[] }>> {
+export async function getPoolBalancesAt(
+  db: Executor,
+  id: string,
+  at: Date,
+): Promise<Array<{ asset: string; amount: bigint; relatedAccounts: string[] }>> {
   if (Number.isNaN(at.getTime())) throw validationError('at: invalid date');
   const pool = await getPool(db, id);
   if (pool.poolAccounts.length === 0) return [];
@@ -24,5 +28,9 @@ export async function getPoolBalancesAt(db: Executor, id: string, at: Date): Pro
      ) last WHERE balance IS NOT NULL GROUP BY asset ORDER BY asset`,
     [pool.poolAccounts, at],
   );
-  return (rows as Array<{ asset: string; amount: string; related: string[] }>).map((r) => ({ asset: r.asset, amount: BigInt(r.amount), relatedAccounts: r.related }));
+  return (rows as Array<{ asset: string; amount: string; related: string[] }>).map((r) => ({
+    asset: r.asset,
+    amount: BigInt(r.amount),
+    relatedAccounts: r.related,
+  }));
 }

@@ -35,8 +35,16 @@ export async function forwardBankAccount(deps: { db: Db; temporal: TemporalDeps 
  * Formance's forward of one of a payment service user's bank accounts: the same forward, for a bank account linked to
  * that user. Throws NOT_FOUND (user, or bank account not linked to it) and as forwardBankAccount.
  */
-export async function forwardPsuBankAccount(deps: { db: Db; temporal: TemporalDeps }, psuID: string, bankAccountID: string, connectorID: string): Promise<{ taskID: string }> {
-  const linked = isUuid(psuID) && isUuid(bankAccountID) && (await deps.db('payments_psu_bank_accounts').where({ psu_id: psuID, bank_account_id: bankAccountID }).first());
+export async function forwardPsuBankAccount(
+  deps: { db: Db; temporal: TemporalDeps },
+  psuID: string,
+  bankAccountID: string,
+  connectorID: string,
+): Promise<{ taskID: string }> {
+  const linked =
+    isUuid(psuID) &&
+    isUuid(bankAccountID) &&
+    (await deps.db('payments_psu_bank_accounts').where({ psu_id: psuID, bank_account_id: bankAccountID }).first());
   if (!linked) throw notFound(`bank account ${bankAccountID} is not one of payment service user ${psuID}'s`);
   return forwardBankAccount(deps, bankAccountID, connectorID);
 }
@@ -48,7 +56,10 @@ export async function recordForwardedAccount(db: Db, id: string, connectorID: st
     await upsertAccounts(trx, connectorID, connector.provider, [account]);
     const relatedID = accountId(connectorID, account.reference);
     const inserted = await trx('payments_bank_account_related_accounts')
-      .insert({ bank_account_id: id, connector_id: connectorID, account_id: relatedID }).onConflict(['bank_account_id', 'connector_id']).ignore().returning('account_id');
+      .insert({ bank_account_id: id, connector_id: connectorID, account_id: relatedID })
+      .onConflict(['bank_account_id', 'connector_id'])
+      .ignore()
+      .returning('account_id');
     if (inserted.length) await emitSavedBankAccount(trx, id);
     return relatedID;
   });

@@ -4,7 +4,13 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { providerLabel } from './enums';
 import { isUuid } from './ids';
 
-export interface RelatedAccount { id: string; accountID: string; connectorID: string; provider: string; createdAt: Date }
+export interface RelatedAccount {
+  id: string;
+  accountID: string;
+  connectorID: string;
+  provider: string;
+  createdAt: Date;
+}
 export interface BankAccount {
   id: string;
   name: string;
@@ -31,15 +37,24 @@ export function maskValue(value: string, keepStart: number, keepEnd: number): st
 }
 
 async function relatedAccountsOf(db: Executor, ids: string[]): Promise<Map<string, RelatedAccount[]>> {
-  const rows = ids.length === 0 ? [] : await db('payments_bank_account_related_accounts as r')
-    .join('payments_connectors as c', 'c.id', 'r.connector_id')
-    .whereIn('r.bank_account_id', ids)
-    .orderBy('r.created_at')
-    .select('r.bank_account_id', 'r.account_id', 'r.connector_id', 'r.created_at', 'c.provider');
+  const rows =
+    ids.length === 0
+      ? []
+      : await db('payments_bank_account_related_accounts as r')
+          .join('payments_connectors as c', 'c.id', 'r.connector_id')
+          .whereIn('r.bank_account_id', ids)
+          .orderBy('r.created_at')
+          .select('r.bank_account_id', 'r.account_id', 'r.connector_id', 'r.created_at', 'c.provider');
   const byId = new Map<string, RelatedAccount[]>();
   for (const r of rows) {
     const list = byId.get(r.bank_account_id) ?? [];
-    list.push({ id: r.account_id, accountID: r.account_id, connectorID: r.connector_id, provider: providerLabel(r.provider), createdAt: r.created_at });
+    list.push({
+      id: r.account_id,
+      accountID: r.account_id,
+      connectorID: r.connector_id,
+      provider: providerLabel(r.provider),
+      createdAt: r.created_at,
+    });
     byId.set(r.bank_account_id, list);
   }
   return byId;
@@ -73,7 +88,10 @@ export async function getBankAccount(db: Executor, id: string, options: { unmask
 /** Newest first. */
 export async function listBankAccounts(db: Executor, page: PageRequest): Promise<Page<BankAccount>> {
   const rows = await keysetPage<any>(db('payments_bank_accounts').select('*'), ['created_at', 'id'], 'desc', page);
-  const related = await relatedAccountsOf(db, rows.items.map((r) => r.id));
+  const related = await relatedAccountsOf(
+    db,
+    rows.items.map((r) => r.id),
+  );
   return { ...rows, items: rows.items.map((r) => present(r, related.get(r.id) ?? [])) };
 }
 

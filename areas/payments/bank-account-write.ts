@@ -47,7 +47,9 @@ export async function createBankAccount(db: Db, input: BankAccountInput, options
 export async function updateBankAccountMetadata(db: Db, id: string, metadata: Record<string, string>): Promise<BankAccount> {
   return inTransaction(db, async (trx) => {
     await getBankAccount(trx, id);
-    const updated = await trx('payments_bank_accounts').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
+    const updated = await trx('payments_bank_accounts')
+      .where({ id })
+      .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
     if (updated === 0) throw notFound(`bank account ${id} not found`);
     await emitSavedBankAccount(trx, id);
     return getBankAccount(trx, id);

@@ -16,7 +16,10 @@ const presentV1 = (b: BankAccount): BankAccountV1 => ({ ...b, country: b.country
  * Formance v1 does), and the answer carries the related account. Throws NOT_FOUND (connector), VALIDATION,
  * SERVICE_UNAVAILABLE; a failed forward leaves the bank account created, as a v3 create then forward would.
  */
-export async function createBankAccountV1(deps: { db: Db; temporal: TemporalDeps }, input: BankAccountInput & { connectorID?: string }): Promise<BankAccountV1> {
+export async function createBankAccountV1(
+  deps: { db: Db; temporal: TemporalDeps },
+  input: BankAccountInput & { connectorID?: string },
+): Promise<BankAccountV1> {
   const { connectorID, ...rest } = input;
   const id = await createBankAccount(deps.db, rest);
   return presentV1(connectorID ? await forwardAndWait(deps, id, connectorID) : await getBankAccount(deps.db, id));

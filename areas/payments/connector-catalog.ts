@@ -3,9 +3,20 @@ import { CONNECTOR_PROVIDERS, type ConnectorProvider } from './connector-config'
 
 /** Formance's capability names (payments v3 `V3Capability`). */
 export const CAPABILITIES = [
-  'FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'FETCH_OTHERS', 'FETCH_ORDERS',
-  'FETCH_CONVERSIONS', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
-  'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION',
+  'FETCH_ACCOUNTS',
+  'FETCH_BALANCES',
+  'FETCH_EXTERNAL_ACCOUNTS',
+  'FETCH_PAYMENTS',
+  'FETCH_OTHERS',
+  'FETCH_ORDERS',
+  'FETCH_CONVERSIONS',
+  'CREATE_WEBHOOKS',
+  'TRANSLATE_WEBHOOKS',
+  'CREATE_BANK_ACCOUNT',
+  'CREATE_TRANSFER',
+  'CREATE_PAYOUT',
+  'ALLOW_FORMANCE_ACCOUNT_CREATION',
+  'ALLOW_FORMANCE_PAYMENT_CREATION',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -15,11 +26,39 @@ export type Capability = (typeof CAPABILITIES)[number];
  * generic one's provider is the only source of its data.
  */
 const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
-  simulated: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
-    'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS'],
-  generic: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT'],
+  simulated: [
+    'FETCH_ACCOUNTS',
+    'FETCH_BALANCES',
+    'FETCH_EXTERNAL_ACCOUNTS',
+    'FETCH_PAYMENTS',
+    'CREATE_BANK_ACCOUNT',
+    'CREATE_TRANSFER',
+    'CREATE_PAYOUT',
+    'ALLOW_FORMANCE_ACCOUNT_CREATION',
+    'ALLOW_FORMANCE_PAYMENT_CREATION',
+    'FETCH_CONVERSIONS',
+    'FETCH_ORDERS',
+  ],
+  generic: [
+    'FETCH_ACCOUNTS',
+    'FETCH_BALANCES',
+    'FETCH_EXTERNAL_ACCOUNTS',
+    'FETCH_PAYMENTS',
+    'CREATE_BANK_ACCOUNT',
+    'CREATE_TRANSFER',
+    'CREATE_PAYOUT',
+  ],
   // Formance's Stripe plugin lists the fetches and both writes; webhooks are registered and translated here as well.
-  stripe: ['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_TRANSFER', 'CREATE_PAYOUT', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS'],
+  stripe: [
+    'FETCH_ACCOUNTS',
+    'FETCH_BALANCES',
+    'FETCH_EXTERNAL_ACCOUNTS',
+    'FETCH_PAYMENTS',
+    'CREATE_TRANSFER',
+    'CREATE_PAYOUT',
+    'CREATE_WEBHOOKS',
+    'TRANSLATE_WEBHOOKS',
+  ],
 };
 
 /**
@@ -29,7 +68,11 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
 export const FETCH_KINDS = ['accounts', 'balances', 'payments', 'conversions', 'orders'] as const;
 export type FetchKind = (typeof FETCH_KINDS)[number];
 const KIND_CAPABILITY: Record<FetchKind, Capability> = {
-  accounts: 'FETCH_ACCOUNTS', balances: 'FETCH_BALANCES', payments: 'FETCH_PAYMENTS', conversions: 'FETCH_CONVERSIONS', orders: 'FETCH_ORDERS',
+  accounts: 'FETCH_ACCOUNTS',
+  balances: 'FETCH_BALANCES',
+  payments: 'FETCH_PAYMENTS',
+  conversions: 'FETCH_CONVERSIONS',
+  orders: 'FETCH_ORDERS',
 };
 
 /**
@@ -39,7 +82,11 @@ const KIND_CAPABILITY: Record<FetchKind, Capability> = {
  */
 export type OperationCapability = 'REVERSE_TRANSFER' | 'REVERSE_PAYOUT';
 // Stripe reverses transfers (transfer reversals); a payout cannot be taken back through its API once sent.
-const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = { simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'], generic: [], stripe: ['REVERSE_TRANSFER'] };
+const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = {
+  simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'],
+  generic: [],
+  stripe: ['REVERSE_TRANSFER'],
+};
 
 export function capabilitiesOf(provider: string): Capability[] {
   return PROVIDER_CAPABILITIES[provider as ConnectorProvider] ?? [];
@@ -62,7 +109,11 @@ export function allCapabilities(): Record<string, Capability[]> {
   return Object.fromEntries(CONNECTOR_PROVIDERS.map((provider) => [provider, capabilitiesOf(provider)]));
 }
 
-interface ConfigField { dataType: 'string' | 'duration' | 'integer'; required: boolean; defaultValue?: string }
+interface ConfigField {
+  dataType: 'string' | 'duration' | 'integer';
+  required: boolean;
+  defaultValue?: string;
+}
 
 const common: Record<string, ConfigField> = {
   name: { dataType: 'string', required: true },
@@ -74,9 +125,18 @@ const common: Record<string, ConfigField> = {
 export function connectorConfigFields(): Record<ConnectorProvider, Record<string, ConfigField>> {
   return {
     simulated: { ...common, directory: { dataType: 'string', required: true } },
-    generic: { ...common, endpoint: { dataType: 'string', required: true }, apiKey: { dataType: 'string', required: false }, timeout: { dataType: 'duration', required: false, defaultValue: '10s' } },
-    stripe: { ...common, apiKey: { dataType: 'string', required: true }, endpoint: { dataType: 'string', required: false, defaultValue: 'https://api.stripe.com' },
-      webhookSecret: { dataType: 'string', required: false } },
+    generic: {
+      ...common,
+      endpoint: { dataType: 'string', required: true },
+      apiKey: { dataType: 'string', required: false },
+      timeout: { dataType: 'duration', required: false, defaultValue: '10s' },
+    },
+    stripe: {
+      ...common,
+      apiKey: { dataType: 'string', required: true },
+      endpoint: { dataType: 'string', required: false, defaultValue: 'https://api.stripe.com' },
+      webhookSecret: { dataType: 'string', required: false },
+    },
   };
 }
 
@@ -85,10 +145,20 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
  * `getConnectorCapabilities` answers: the SDK's `V3Capability` is a closed enum that would refuse them.
  */
 export const OPEN_BANKING_CAPABILITIES = [
-  'CREATE_USER', 'CREATE_USER_LINK', 'COMPLETE_USER_LINK', 'UPDATE_USER_LINK', 'COMPLETE_UPDATE_USER_LINK', 'DELETE_USER', 'DELETE_USER_CONNECTION',
+  'CREATE_USER',
+  'CREATE_USER_LINK',
+  'COMPLETE_USER_LINK',
+  'UPDATE_USER_LINK',
+  'COMPLETE_UPDATE_USER_LINK',
+  'DELETE_USER',
+  'DELETE_USER_CONNECTION',
 ] as const;
 export type OpenBankingCapability = (typeof OPEN_BANKING_CAPABILITIES)[number];
-const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapability[]> = { simulated: OPEN_BANKING_CAPABILITIES, generic: [], stripe: [] };
+const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapability[]> = {
+  simulated: OPEN_BANKING_CAPABILITIES,
+  generic: [],
+  stripe: [],
+};
 
 /** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */
 export function requireOpenBankingCapability(connector: { id: string; provider: string }, capability: OpenBankingCapability): void {

@@ -7,14 +7,30 @@ import { validationError } from '../../lib/errors';
 export const CONNECTOR_PROVIDERS = ['simulated', 'generic', 'stripe'] as const;
 export type ConnectorProvider = (typeof CONNECTOR_PROVIDERS)[number];
 
-export interface SimulatedConfig { name: string; directory: string; pollingPeriod: string }
-export interface GenericConfig { name: string; endpoint: string; apiKey?: string; pollingPeriod: string; timeout: string }
+export interface SimulatedConfig {
+  name: string;
+  directory: string;
+  pollingPeriod: string;
+}
+export interface GenericConfig {
+  name: string;
+  endpoint: string;
+  apiKey?: string;
+  pollingPeriod: string;
+  timeout: string;
+}
 /**
  * Stripe: `endpoint` is the API base (Stripe's own by default; a stripe-mock in tests). `webhookSecret` is the signing
  * secret of an endpoint the operator registered (Stripe dashboard, `stripe listen`); without it the secret Stripe gave
  * when the connector registered its own endpoint at install is used.
  */
-export interface StripeConfig { name: string; apiKey: string; endpoint: string; pollingPeriod: string; webhookSecret?: string }
+export interface StripeConfig {
+  name: string;
+  apiKey: string;
+  endpoint: string;
+  pollingPeriod: string;
+  webhookSecret?: string;
+}
 export const STRIPE_API_BASE = 'https://api.stripe.com';
 export type ConnectorConfig = SimulatedConfig | GenericConfig | StripeConfig;
 
@@ -68,11 +84,24 @@ export function normalizeConnectorConfig(provider: ConnectorProvider, config: an
   }
   if (provider === 'stripe') {
     const endpoint = String(config.endpoint ?? STRIPE_API_BASE).replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/?#]+$/.test(endpoint)) throw validationError('body.endpoint: must be an http(s) origin such as https://api.stripe.com (no path)');
+    if (!/^https?:\/\/[^/?#]+$/.test(endpoint))
+      throw validationError('body.endpoint: must be an http(s) origin such as https://api.stripe.com (no path)');
     if (typeof config.apiKey !== 'string' || config.apiKey === '') throw validationError('body.apiKey: required by the stripe connector');
-    return { name: config.name, apiKey: config.apiKey, endpoint, pollingPeriod, ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}) };
+    return {
+      name: config.name,
+      apiKey: config.apiKey,
+      endpoint,
+      pollingPeriod,
+      ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
+    };
   }
   const timeout = config.timeout ?? '10s';
   durationMs(timeout, 'timeout', 100, 60_000);
-  return { name: config.name, endpoint: String(config.endpoint).replace(/\/+$/, ''), ...(config.apiKey ? { apiKey: config.apiKey } : {}), pollingPeriod, timeout };
+  return {
+    name: config.name,
+    endpoint: String(config.endpoint).replace(/\/+$/, ''),
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    pollingPeriod,
+    timeout,
+  };
 }

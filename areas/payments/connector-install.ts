@@ -18,15 +18,20 @@ const unavailable = (what: string, cause: unknown) => new ApiError('SERVICE_UNAV
  * removed and the row is marked uninstalled again, so nothing half-installed remains. Throws VALIDATION (config),
  * CONFLICT (name in use), SERVICE_UNAVAILABLE.
  */
-export async function installConnector(deps: Deps & { dataDir: string }, provider: ConnectorProvider, rawConfig: Record<string, unknown>): Promise<string> {
+export async function installConnector(
+  deps: Deps & { dataDir: string },
+  provider: ConnectorProvider,
+  rawConfig: Record<string, unknown>,
+): Promise<string> {
   const config = normalizeConnectorConfig(provider, rawConfig, deps.dataDir);
   const id = connectorId(provider);
-  await inTransaction(deps.db, (trx) => trx('payments_connectors').insert({ id, provider, name: config.name, config: stringifyJson(config) }))
-    .catch((error) => {
+  await inTransaction(deps.db, (trx) => trx('payments_connectors').insert({ id, provider, name: config.name, config: stringifyJson(config) })).catch(
+    (error) => {
       throw isUniqueViolation((error as ApiError).cause ?? error) || (error as ApiError).code === 'CONFLICT'
         ? new ApiError('CONFLICT', `a connector named "${config.name}" is already installed`)
         : error;
-    });
+    },
+  );
   const connector = { id, provider, name: config.name };
   try {
     await createConnectorSchedules(deps.temporal, connector, pollingPeriodMs(config));
@@ -34,7 +39,7 @@ export async function installConnector(deps: Deps & { dataDir: string }, provide
   } catch (error) {
     await deleteConnectorSchedules(deps.temporal, connector).catch(() => undefined);
     await deps.db('payments_connectors').where({ id }).update({ uninstalled_at: deps.db.fn.now() });
-    throw unavailable('could not create the connector\'s schedules on Temporal; nothing was installed', error);
+    throw unavailable("could not create the connector's schedules on Temporal; nothing was installed", error);
   }
   return id;
 }

@@ -10,16 +10,33 @@ type Deps = { db: Db; temporal: TemporalDeps };
 
 /** Formance's V3Schedule, read from Temporal, plus the kind of data it polls and whether it is paused. */
 export interface ConnectorSchedule {
-  id: string; connectorID: string; createdAt: Date; kind: string; paused: boolean; pausedAt?: Date; pausedReason?: string;
+  id: string;
+  connectorID: string;
+  createdAt: Date;
+  kind: string;
+  paused: boolean;
+  pausedAt?: Date;
+  pausedReason?: string;
   nextRunAt?: Date;
 }
 /** Formance's V3Instance: one run a schedule started. */
 export interface ScheduleInstance {
-  id: string; scheduleID: string; connectorID: string; createdAt: Date; updatedAt: Date; terminated: boolean; terminatedAt?: Date; error?: string;
+  id: string;
+  scheduleID: string;
+  connectorID: string;
+  createdAt: Date;
+  updatedAt: Date;
+  terminated: boolean;
+  terminatedAt?: Date;
+  error?: string;
 }
 
 const present = (connectorID: string, kind: string, s: ScheduleState): ConnectorSchedule => ({
-  id: s.scheduleId, connectorID, createdAt: s.createdAt, kind, paused: s.paused,
+  id: s.scheduleId,
+  connectorID,
+  createdAt: s.createdAt,
+  kind,
+  paused: s.paused,
   ...(s.paused ? { pausedAt: s.lastUpdatedAt ?? s.createdAt, pausedReason: s.note ?? '' } : {}),
   ...(s.nextRunAt ? { nextRunAt: s.nextRunAt } : {}),
 });
@@ -75,13 +92,22 @@ export async function listScheduleInstances(deps: Deps, connectorID: string, sch
   await findSchedule(deps, connectorID, scheduleID);
   const runs = await listScheduleRuns(deps.temporal, scheduleID, MAX_LISTED_RUNS);
   const instances = runs.map((run): ScheduleInstance & { runId: string; status: string } => ({
-    id: run.workflowId, runId: run.runId, status: run.status, scheduleID, connectorID, createdAt: run.startTime, updatedAt: run.closeTime ?? run.startTime,
-    terminated: run.status !== 'RUNNING', ...(run.closeTime ? { terminatedAt: run.closeTime } : {}),
+    id: run.workflowId,
+    runId: run.runId,
+    status: run.status,
+    scheduleID,
+    connectorID,
+    createdAt: run.startTime,
+    updatedAt: run.closeTime ?? run.startTime,
+    terminated: run.status !== 'RUNNING',
+    ...(run.closeTime ? { terminatedAt: run.closeTime } : {}),
   }));
   const result = pageOf(instances, page);
-  const items = await Promise.all(result.items.map(async ({ runId, status, ...instance }): Promise<ScheduleInstance> => {
-    if (!['FAILED', 'TIMED_OUT', 'TERMINATED', 'CANCELLED'].includes(status)) return instance;
-    return { ...instance, error: (await runFailure(deps.temporal, instance.id, runId)) ?? status };
-  }));
+  const items = await Promise.all(
+    result.items.map(async ({ runId, status, ...instance }): Promise<ScheduleInstance> => {
+      if (!['FAILED', 'TIMED_OUT', 'TERMINATED', 'CANCELLED'].includes(status)) return instance;
+      return { ...instance, error: (await runFailure(deps.temporal, instance.id, runId)) ?? status };
+    }),
+  );
   return { ...result, items };
 }

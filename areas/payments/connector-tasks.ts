@@ -4,8 +4,13 @@ import { describeTaskRun } from './engine';
 
 /** Formance's V3Task. */
 export interface Task {
-  id: string; status: 'PROCESSING' | 'SUCCEEDED' | 'FAILED'; connectorID?: string; createdAt: Date; updatedAt: Date;
-  createdObjectID?: string; error?: string;
+  id: string;
+  status: 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
+  connectorID?: string;
+  createdAt: Date;
+  updatedAt: Date;
+  createdObjectID?: string;
+  error?: string;
 }
 
 /**
@@ -18,7 +23,12 @@ export interface Task {
 export async function getTask(temporal: TemporalDeps, taskID: string): Promise<Task> {
   const run = await describeTaskRun(temporal, taskID);
   if (!run) throw notFound(`task ${taskID} not found`);
-  const base = { id: taskID, ...(run.connectorID ? { connectorID: run.connectorID } : {}), createdAt: run.startTime, updatedAt: run.closeTime ?? run.startTime };
+  const base = {
+    id: taskID,
+    ...(run.connectorID ? { connectorID: run.connectorID } : {}),
+    createdAt: run.startTime,
+    updatedAt: run.closeTime ?? run.startTime,
+  };
   if (run.status === 'RUNNING' || run.status === 'CONTINUED_AS_NEW') return { ...base, status: 'PROCESSING' };
   if (run.error !== undefined || run.status !== 'COMPLETED') return { ...base, status: 'FAILED', error: run.error ?? run.status };
   const result = run.result as { status?: string; error?: string; paymentID?: string } | string | undefined;

@@ -15,7 +15,11 @@ import { setConnectorPollingPeriod } from './engine';
  * cannot change (it is part of the connector's Temporal ids). A generic `apiKey` sent back as read (`********`) keeps
  * the stored key. Throws NOT_FOUND, VALIDATION, SERVICE_UNAVAILABLE.
  */
-export async function updateConnectorConfig(deps: { db: Db; temporal: TemporalDeps; dataDir: string }, id: string, body: Record<string, unknown>): Promise<void> {
+export async function updateConnectorConfig(
+  deps: { db: Db; temporal: TemporalDeps; dataDir: string },
+  id: string,
+  body: Record<string, unknown>,
+): Promise<void> {
   const row = await getConnectorRow(deps.db, id, { installed: true });
   const provider = row.provider as ConnectorProvider;
   const fields = connectorConfigFields()[provider];
@@ -34,10 +38,12 @@ export async function updateConnectorConfig(deps: { db: Db; temporal: TemporalDe
   const config = normalizeConnectorConfig(provider, raw, deps.dataDir);
   await inTransaction(deps.db, async (trx) => {
     await trx('payments_connectors').where({ id }).forUpdate().first();
-    await trx('payments_connectors').where({ id }).update({ config: stringifyJson(config) });
+    await trx('payments_connectors')
+      .where({ id })
+      .update({ config: stringifyJson(config) });
     if (pollingPeriodMs(config) === pollingPeriodMs(row.config)) return;
     await setConnectorPollingPeriod(deps.temporal, row, pollingPeriodMs(config)).catch((error) => {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'could not update the connector\'s schedules on Temporal; the config is unchanged', { cause: error });
+      throw new ApiError('SERVICE_UNAVAILABLE', "could not update the connector's schedules on Temporal; the config is unchanged", { cause: error });
     });
   });
 }

@@ -19,13 +19,26 @@ export interface Connector {
   installed: boolean;
   uninstalledAt?: Date;
 }
-export interface ConnectorRow { id: string; name: string; provider: string; config: ConnectorConfig; created_at: Date; uninstalled_at: Date | null }
-
+export interface ConnectorRow {
+  id: string;
+  name: string;
+  provider: string;
+  config: ConnectorConfig;
+  created_at: Date;
+  uninstalled_at: Date | null;
+}
 
 const present = (r: ConnectorRow): Connector => ({
-  id: r.id, reference: connectorReference(r.id) ?? r.id, name: r.name, provider: providerLabel(r.provider), createdAt: r.created_at,
-  config: readableConfig(r), capabilities: capabilitiesOf(r.provider), scheduledForDeletion: r.uninstalled_at !== null,
-  installed: r.uninstalled_at === null, ...(r.uninstalled_at ? { uninstalledAt: r.uninstalled_at } : {}),
+  id: r.id,
+  reference: connectorReference(r.id) ?? r.id,
+  name: r.name,
+  provider: providerLabel(r.provider),
+  createdAt: r.created_at,
+  config: readableConfig(r),
+  capabilities: capabilitiesOf(r.provider),
+  scheduledForDeletion: r.uninstalled_at !== null,
+  installed: r.uninstalled_at === null,
+  ...(r.uninstalled_at ? { uninstalledAt: r.uninstalled_at } : {}),
 });
 
 /**

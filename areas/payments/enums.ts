@@ -1,20 +1,60 @@
 /** Value sets of the payments area (Formance's payments v2 API, which the spec's Payment shape follows). */
 export const PAYMENT_TYPES = ['PAY-IN', 'PAYOUT', 'TRANSFER', 'OTHER'] as const;
 export const PAYMENT_STATUSES = [
-  'PENDING', 'SUCCEEDED', 'CANCELLED', 'FAILED', 'EXPIRED', 'REFUNDED', 'REFUNDED_FAILURE', 'DISPUTE', 'DISPUTE_WON',
-  'DISPUTE_LOST', 'AUTHORISATION', 'CAPTURE', 'CAPTURE_FAILED', 'OTHER',
+  'PENDING',
+  'SUCCEEDED',
+  'CANCELLED',
+  'FAILED',
+  'EXPIRED',
+  'REFUNDED',
+  'REFUNDED_FAILURE',
+  'DISPUTE',
+  'DISPUTE_WON',
+  'DISPUTE_LOST',
+  'AUTHORISATION',
+  'CAPTURE',
+  'CAPTURE_FAILED',
+  'OTHER',
 ] as const;
 /** Lower case, as the legacy payments list writes them. */
 export const PAYMENT_SCHEMES = [
-  'unknown', 'other', 'visa', 'mastercard', 'amex', 'diners', 'discover', 'jcb', 'unionpay', 'alipay', 'cup',
-  'sepa debit', 'sepa credit', 'sepa', 'apple pay', 'google pay', 'doku', 'dragonpay', 'maestro', 'molpay', 'a2a',
-  'ach debit', 'ach', 'rtp',
+  'unknown',
+  'other',
+  'visa',
+  'mastercard',
+  'amex',
+  'diners',
+  'discover',
+  'jcb',
+  'unionpay',
+  'alipay',
+  'cup',
+  'sepa debit',
+  'sepa credit',
+  'sepa',
+  'apple pay',
+  'google pay',
+  'doku',
+  'dragonpay',
+  'maestro',
+  'molpay',
+  'a2a',
+  'ach debit',
+  'ach',
+  'rtp',
 ] as const;
 export const ACCOUNT_TYPES = ['INTERNAL', 'EXTERNAL'] as const;
 export const PAYMENT_INITIATION_TYPES = ['TRANSFER', 'PAYOUT'] as const;
 export const PAYMENT_INITIATION_STATUSES = [
-  'WAITING_FOR_VALIDATION', 'SCHEDULED_FOR_PROCESSING', 'PROCESSING', 'PROCESSED', 'FAILED', 'REJECTED',
-  'REVERSE_PROCESSING', 'REVERSE_FAILED', 'REVERSED',
+  'WAITING_FOR_VALIDATION',
+  'SCHEDULED_FOR_PROCESSING',
+  'PROCESSING',
+  'PROCESSED',
+  'FAILED',
+  'REJECTED',
+  'REVERSE_PROCESSING',
+  'REVERSE_FAILED',
+  'REVERSED',
 ] as const;
 
 export type PaymentType = (typeof PAYMENT_TYPES)[number];

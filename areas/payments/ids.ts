@@ -44,7 +44,12 @@ export function connectorReference(connectorID: string): string | undefined {
  * provider, name and reference never change.
  */
 export function connectorLabel(connector: { id: string; provider: string; name: string }): string {
-  const slug = connector.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'unnamed';
+  const slug =
+    connector.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'unnamed';
   const short = (connectorReference(connector.id) ?? Buffer.from(connector.id).toString('hex')).replace(/-/g, '').slice(0, 8);
   return `connector-${connector.provider}-${slug}-${short}`;
 }

@@ -41,30 +41,47 @@ export async function createPaymentInitiation(
   options: { noValidation?: boolean; idempotencyKey?: string; idempotencyScope?: string } = {},
 ): Promise<{ paymentInitiationID: string; taskID?: string }> {
   const { value } = await inTransaction(deps.db, (trx) =>
-    withIdempotencyKey(trx, { scope: options.idempotencyScope ?? 'payments.payment-initiations', key: options.idempotencyKey, request: { input, noValidation: !!options.noValidation } }, async () => {
-      const connector = await getConnectorRow(trx, input.connectorID, { installed: true }).catch(() => {
-        throw notFound(`connector ${input.connectorID} not found or uninstalled`);
-      });
-      requireCapability(connector, input.type === 'PAYOUT' ? 'CREATE_PAYOUT' : 'CREATE_TRANSFER');
-      await assertConnectorAccount(trx, input.connectorID, input.destinationAccountID, 'destinationAccountID');
-      if (input.sourceAccountID) await assertConnectorAccount(trx, input.connectorID, input.sourceAccountID, 'sourceAccountID');
-      const id = paymentInitiationId(input.connectorID, input.reference);
-      try {
-        await trx('payments_initiations').insert({
-          id, connector_id: input.connectorID, reference: input.reference, type: input.type, amount: input.amount.toString(), asset: input.asset,
-          source_account_id: input.sourceAccountID ?? null, destination_account_id: input.destinationAccountID, description: input.description ?? '',
-          metadata: stringifyJson(input.metadata ?? {}), scheduled_at: input.scheduledAt ?? null, status: 'WAITING_FOR_VALIDATION',
+    withIdempotencyKey(
+      trx,
+      {
+        scope: options.idempotencyScope ?? 'payments.payment-initiations',
+        key: options.idempotencyKey,
+        request: { input, noValidation: !!options.noValidation },
+      },
+      async () => {
+        const connector = await getConnectorRow(trx, input.connectorID, { installed: true }).catch(() => {
+          throw notFound(`connector ${input.connectorID} not found or uninstalled`);
         });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        throw conflict(`reference "${input.reference}" is already used by a payment initiation of this connector`);
-      }
-      const initiation = await getPaymentInitiation(trx, id, { lock: true });
-      await emitSavedInitiation(trx, initiation);
-      await addInitiationAdjustment(trx, initiation, 'WAITING_FOR_VALIDATION');
-      if (options.noValidation) await addInitiationAdjustment(trx, initiation, 'SCHEDULED_FOR_PROCESSING', { attempts: 1 });
-      return { paymentInitiationID: id, connectorID: input.connectorID };
-    }),
+        requireCapability(connector, input.type === 'PAYOUT' ? 'CREATE_PAYOUT' : 'CREATE_TRANSFER');
+        await assertConnectorAccount(trx, input.connectorID, input.destinationAccountID, 'destinationAccountID');
+        if (input.sourceAccountID) await assertConnectorAccount(trx, input.connectorID, input.sourceAccountID, 'sourceAccountID');
+        const id = paymentInitiationId(input.connectorID, input.reference);
+        try {
+          await trx('payments_initiations').insert({
+            id,
+            connector_id: input.connectorID,
+            reference: input.reference,
+            type: input.type,
+            amount: input.amount.toString(),
+            asset: input.asset,
+            source_account_id: input.sourceAccountID ?? null,
+            destination_account_id: input.destinationAccountID,
+            description: input.description ?? '',
+            metadata: stringifyJson(input.metadata ?? {}),
+            scheduled_at: input.scheduledAt ?? null,
+            status: 'WAITING_FOR_VALIDATION',
+          });
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          throw conflict(`reference "${input.reference}" is already used by a payment initiation of this connector`);
+        }
+        const initiation = await getPaymentInitiation(trx, id, { lock: true });
+        await emitSavedInitiation(trx, initiation);
+        await addInitiationAdjustment(trx, initiation, 'WAITING_FOR_VALIDATION');
+        if (options.noValidation) await addInitiationAdjustment(trx, initiation, 'SCHEDULED_FOR_PROCESSING', { attempts: 1 });
+        return { paymentInitiationID: id, connectorID: input.connectorID };
+      },
+    ),
   );
   if (!options.noValidation) return { paymentInitiationID: value.paymentInitiationID };
   // Also on an idempotent replay: the deterministic workflow id makes a second start a no-op.

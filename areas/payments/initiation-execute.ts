@@ -34,7 +34,11 @@ export async function recordInitiationPayment(db: Db, id: string, attempt: numbe
   return inTransaction(db, async (trx) => {
     const pi = await getPaymentInitiation(trx, id, { lock: true });
     const { id: paymentID } = await upsertPayment(trx, pi.connectorID, payment);
-    const linked = await trx('payments_initiation_payments').insert({ payment_initiation_id: id, payment_id: paymentID }).onConflict().ignore().returning('payment_id');
+    const linked = await trx('payments_initiation_payments')
+      .insert({ payment_initiation_id: id, payment_id: paymentID })
+      .onConflict()
+      .ignore()
+      .returning('payment_id');
     if (linked.length) {
       await emitPaymentsEvents(trx, [{ type: 'SAVED_PAYMENT_INITIATION_RELATED_PAYMENT', payload: { paymentInitiationID: id, paymentID } }]);
     }

@@ -5,7 +5,14 @@ import { type Payment, paymentsQuery, presentPayments } from './payments';
 
 /** Formance's V3PaymentInitiationAdjustment: one status change, with the initiation's amount and asset. */
 export interface InitiationAdjustment {
-  id: string; status: string; createdAt: Date; amount: bigint; asset: string; error?: string; metadata: Record<string, string>; seq: string;
+  id: string;
+  status: string;
+  createdAt: Date;
+  amount: bigint;
+  asset: string;
+  error?: string;
+  metadata: Record<string, string>;
+  seq: string;
 }
 
 /** An initiation's status changes, newest first. Throws NOT_FOUND. */
@@ -15,8 +22,14 @@ export async function listInitiationAdjustments(db: Executor, id: string, page: 
   return {
     ...rows,
     items: rows.items.map((a) => ({
-      id: a.id, status: a.status, createdAt: a.created_at, amount: a.amount !== null ? BigInt(a.amount) : initiation.amount, asset: initiation.asset,
-      ...(a.error ? { error: a.error } : {}), metadata: a.metadata ?? {}, seq: String(a.seq),
+      id: a.id,
+      status: a.status,
+      createdAt: a.created_at,
+      amount: a.amount !== null ? BigInt(a.amount) : initiation.amount,
+      asset: initiation.asset,
+      ...(a.error ? { error: a.error } : {}),
+      metadata: a.metadata ?? {},
+      seq: String(a.seq),
     })),
   };
 }

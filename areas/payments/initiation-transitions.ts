@@ -14,7 +14,10 @@ import { addInitiationAdjustment, getPaymentInitiation, type PaymentInitiation }
  * Every other request is refused with 400 VALIDATION naming the current status. Each transition holds the row lock.
  */
 async function transition(
-  db: Db, id: string, from: PaymentInitiationStatus, action: string,
+  db: Db,
+  id: string,
+  from: PaymentInitiationStatus,
+  action: string,
   apply: (trx: import('knex').Knex.Transaction, initiation: PaymentInitiation) => Promise<void>,
 ): Promise<PaymentInitiation> {
   return inTransaction(db, async (trx) => {
@@ -30,14 +33,16 @@ async function transition(
 /** Throws NOT_FOUND, VALIDATION (not waiting for validation), SERVICE_UNAVAILABLE. Returns the Temporal workflow id. */
 export async function approvePaymentInitiation(deps: { db: Db; temporal: TemporalDeps }, id: string): Promise<string> {
   const initiation = await transition(deps.db, id, 'WAITING_FOR_VALIDATION', 'approve', (trx, pi) =>
-    addInitiationAdjustment(trx, pi, 'SCHEDULED_FOR_PROCESSING', { attempts: pi.attempts + 1 }));
+    addInitiationAdjustment(trx, pi, 'SCHEDULED_FOR_PROCESSING', { attempts: pi.attempts + 1 }),
+  );
   return startInitiationWorkflow(deps.db, deps.temporal, id, initiation.attempts + 1, initiation.connectorID);
 }
 
 /** Throws NOT_FOUND, VALIDATION (not FAILED), SERVICE_UNAVAILABLE. Returns the Temporal workflow id. */
 export async function retryPaymentInitiation(deps: { db: Db; temporal: TemporalDeps }, id: string): Promise<string> {
   const initiation = await transition(deps.db, id, 'FAILED', 'retry', (trx, pi) =>
-    addInitiationAdjustment(trx, pi, 'SCHEDULED_FOR_PROCESSING', { attempts: pi.attempts + 1 }));
+    addInitiationAdjustment(trx, pi, 'SCHEDULED_FOR_PROCESSING', { attempts: pi.attempts + 1 }),
+  );
   return startInitiationWorkflow(deps.db, deps.temporal, id, initiation.attempts + 1, initiation.connectorID);
 }
 

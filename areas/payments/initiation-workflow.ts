@@ -18,7 +18,8 @@ export async function startInitiationWorkflow(db: Db, temporal: TemporalDeps, id
   } catch (error) {
     await inTransaction(db, async (trx) => {
       const initiation = await getPaymentInitiation(trx, id, { lock: true });
-      if (initiation.status === 'SCHEDULED_FOR_PROCESSING') await addInitiationAdjustment(trx, initiation, 'FAILED', { error: 'could not start the execution on Temporal' });
+      if (initiation.status === 'SCHEDULED_FOR_PROCESSING')
+        await addInitiationAdjustment(trx, initiation, 'FAILED', { error: 'could not start the execution on Temporal' });
     });
     throw new ApiError('SERVICE_UNAVAILABLE', 'could not start the execution; the payment initiation is FAILED and can be retried', { cause: error });
   }

@@ -6,21 +6,53 @@ import { emitPaymentsEvents } from './events';
 import { stringifyJson } from '../../lib/json';
 import { compilePaymentsQuery, INITIATIONS_TABLE } from './payments-query';
 
-export interface PaymentInitiationAdjustment { id: string; status: string; createdAt: Date; error?: string; metadata: Record<string, string> }
+export interface PaymentInitiationAdjustment {
+  id: string;
+  status: string;
+  createdAt: Date;
+  error?: string;
+  metadata: Record<string, string>;
+}
 export interface PaymentInitiation {
-  id: string; connectorID: string; provider: string; reference: string; createdAt: Date; scheduledAt: Date; description: string;
-  type: string; amount: bigint; asset: string; status: string; sourceAccountID?: string; destinationAccountID: string;
-  error?: string; metadata: Record<string, string>; attempts: number;
+  id: string;
+  connectorID: string;
+  provider: string;
+  reference: string;
+  createdAt: Date;
+  scheduledAt: Date;
+  description: string;
+  type: string;
+  amount: bigint;
+  asset: string;
+  status: string;
+  sourceAccountID?: string;
+  destinationAccountID: string;
+  error?: string;
+  metadata: Record<string, string>;
+  attempts: number;
 }
 
-const SELECT = (db: Executor) => db('payments_initiations as i').join('payments_connectors as c', 'c.id', 'i.connector_id').select('i.*', 'c.provider');
+const SELECT = (db: Executor) =>
+  db('payments_initiations as i').join('payments_connectors as c', 'c.id', 'i.connector_id').select('i.*', 'c.provider');
 
 export const presentInitiation = (r: any): PaymentInitiation => ({
-  id: r.id, connectorID: r.connector_id, provider: providerLabel(r.provider), reference: r.reference, createdAt: r.created_at,
+  id: r.id,
+  connectorID: r.connector_id,
+  provider: providerLabel(r.provider),
+  reference: r.reference,
+  createdAt: r.created_at,
   // Formance's V3PaymentInitiation always has one: an initiation without a schedule is due when it is created.
-  scheduledAt: r.scheduled_at ?? r.created_at, description: r.description, type: r.type, amount: BigInt(r.amount),
-  asset: r.asset, status: r.status, ...(r.source_account_id ? { sourceAccountID: r.source_account_id } : {}),
-  destinationAccountID: r.destination_account_id, ...(r.error ? { error: r.error } : {}), metadata: r.metadata ?? {}, attempts: r.attempts,
+  scheduledAt: r.scheduled_at ?? r.created_at,
+  description: r.description,
+  type: r.type,
+  amount: BigInt(r.amount),
+  asset: r.asset,
+  status: r.status,
+  ...(r.source_account_id ? { sourceAccountID: r.source_account_id } : {}),
+  destinationAccountID: r.destination_account_id,
+  ...(r.error ? { error: r.error } : {}),
+  metadata: r.metadata ?? {},
+  attempts: r.attempts,
 });
 
 /** Throws NOT_FOUND. `lock` takes the row lock every state transition holds, so transitions are serialised. */
@@ -39,7 +71,11 @@ export async function getPaymentInitiationDetails(db: Executor, id: string) {
   return {
     ...initiation,
     adjustments: adjustments.map((a: any): PaymentInitiationAdjustment => ({
-      id: a.id, status: a.status, createdAt: a.created_at, ...(a.error ? { error: a.error } : {}), metadata: a.metadata ?? {},
+      id: a.id,
+      status: a.status,
+      createdAt: a.created_at,
+      ...(a.error ? { error: a.error } : {}),
+      metadata: a.metadata ?? {},
     })),
     relatedPaymentIDs: payments,
   };
@@ -63,18 +99,37 @@ export async function emitSavedInitiation(trx: Executor, initiation: PaymentInit
 
 /** Appends an adjustment and moves the initiation's status; the caller holds the row lock. */
 export async function addInitiationAdjustment(
-  trx: Executor, initiation: PaymentInitiation, status: PaymentInitiationStatus,
+  trx: Executor,
+  initiation: PaymentInitiation,
+  status: PaymentInitiationStatus,
   changes: { error?: string; attempts?: number; amount?: bigint; metadata?: Record<string, string> } = {},
 ): Promise<void> {
   // A reversal's adjustments carry the reversal's amount and metadata; the others the initiation's amount.
   const [adjustment] = await trx('payments_initiation_adjustments')
-    .insert({ payment_initiation_id: initiation.id, status, error: changes.error ?? null, amount: changes.amount?.toString() ?? null,
-      metadata: stringifyJson(changes.metadata ?? {}) }).returning('*');
-  await trx('payments_initiations').where({ id: initiation.id })
+    .insert({
+      payment_initiation_id: initiation.id,
+      status,
+      error: changes.error ?? null,
+      amount: changes.amount?.toString() ?? null,
+      metadata: stringifyJson(changes.metadata ?? {}),
+    })
+    .returning('*');
+  await trx('payments_initiations')
+    .where({ id: initiation.id })
     .update({ status, error: changes.error ?? null, ...(changes.attempts !== undefined ? { attempts: changes.attempts } : {}) });
-  await emitPaymentsEvents(trx, [{
-    type: 'SAVED_PAYMENT_INITIATION_ADJUSTMENT',
-    payload: { id: adjustment.id, paymentInitiationID: initiation.id, createdAt: adjustment.created_at, status, amount: changes.amount ?? initiation.amount,
-      asset: initiation.asset, ...(changes.error ? { error: changes.error } : {}), metadata: changes.metadata ?? {} },
-  }]);
+  await emitPaymentsEvents(trx, [
+    {
+      type: 'SAVED_PAYMENT_INITIATION_ADJUSTMENT',
+      payload: {
+        id: adjustment.id,
+        paymentInitiationID: initiation.id,
+        createdAt: adjustment.created_at,
+        status,
+        amount: changes.amount ?? initiation.amount,
+        asset: initiation.asset,
+        ...(changes.error ? { error: changes.error } : {}),
+        metadata: changes.metadata ?? {},
+      },
+    },
+  ]);
 }

@@ -15,26 +15,55 @@ import { upsertPayment } from './payments-upsert';
  * (connector, reference) like fetched ones, so recording the same reference again updates it.
  */
 export interface ManualAccountInput {
-  connectorID: string; reference: string; accountName: string; type: 'INTERNAL' | 'EXTERNAL'; createdAt: string;
-  defaultAsset?: string | null; metadata?: Record<string, string> | null;
+  connectorID: string;
+  reference: string;
+  accountName: string;
+  type: 'INTERNAL' | 'EXTERNAL';
+  createdAt: string;
+  defaultAsset?: string | null;
+  metadata?: Record<string, string> | null;
 }
 
 export async function createManualAccount(db: Db, input: ManualAccountInput): Promise<Account> {
   return inTransaction(db, async (trx) => {
     const connector = await getConnectorRow(trx, input.connectorID, { installed: true });
     requireCapability(connector, 'ALLOW_FORMANCE_ACCOUNT_CREATION');
-    await upsertAccounts(trx, connector.id, connector.provider, [{
-      reference: input.reference, type: input.type, name: input.accountName, ...(input.defaultAsset ? { defaultAsset: input.defaultAsset } : {}),
-      createdAt: new Date(input.createdAt), metadata: input.metadata ?? {}, raw: {},
-    }]);
+    await upsertAccounts(trx, connector.id, connector.provider, [
+      {
+        reference: input.reference,
+        type: input.type,
+        name: input.accountName,
+        ...(input.defaultAsset ? { defaultAsset: input.defaultAsset } : {}),
+        createdAt: new Date(input.createdAt),
+        metadata: input.metadata ?? {},
+        raw: {},
+      },
+    ]);
     return getAccount(trx, accountId(connector.id, input.reference));
   });
 }
 
-export interface ManualAdjustmentInput { reference: string; createdAt: string; status: string; amount?: bigint; asset?: string; metadata?: Record<string, string> | null }
+export interface ManualAdjustmentInput {
+  reference: string;
+  createdAt: string;
+  status: string;
+  amount?: bigint;
+  asset?: string;
+  metadata?: Record<string, string> | null;
+}
 export interface ManualPaymentInput {
-  connectorID: string; reference: string; type: string; scheme: string; asset: string; amount: bigint; initialAmount: bigint; createdAt: string;
-  sourceAccountID?: string; destinationAccountID?: string; metadata?: Record<string, string> | null; adjustments?: ManualAdjustmentInput[];
+  connectorID: string;
+  reference: string;
+  type: string;
+  scheme: string;
+  asset: string;
+  amount: bigint;
+  initialAmount: bigint;
+  createdAt: string;
+  sourceAccountID?: string;
+  destinationAccountID?: string;
+  metadata?: Record<string, string> | null;
+  adjustments?: ManualAdjustmentInput[];
 }
 
 /** The reference of one of the connector's accounts, from its id. Throws VALIDATION. */
@@ -60,10 +89,19 @@ export async function createManualPayment(db: Db, input: ManualPaymentInput): Pr
     let id = '';
     for (const state of states) {
       ({ id } = await upsertPayment(trx, connector.id, {
-        reference: input.reference, createdAt: new Date(input.createdAt), updatedAt: new Date(state.createdAt), type: input.type, status: state.status,
-        scheme: input.scheme, asset: input.asset, amount: state.amount ?? input.amount, initialAmount: input.initialAmount,
-        ...(sourceAccountReference ? { sourceAccountReference } : {}), ...(destinationAccountReference ? { destinationAccountReference } : {}),
-        metadata: { ...input.metadata, ...state.metadata }, raw: {},
+        reference: input.reference,
+        createdAt: new Date(input.createdAt),
+        updatedAt: new Date(state.createdAt),
+        type: input.type,
+        status: state.status,
+        scheme: input.scheme,
+        asset: input.asset,
+        amount: state.amount ?? input.amount,
+        initialAmount: input.initialAmount,
+        ...(sourceAccountReference ? { sourceAccountReference } : {}),
+        ...(destinationAccountReference ? { destinationAccountReference } : {}),
+        metadata: { ...input.metadata, ...state.metadata },
+        raw: {},
       }));
     }
     return getPayment(trx, id, { v3: true });

@@ -25,14 +25,28 @@ export async function providerTransfer(
   const reference = `orchestration-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 32)}`;
   const { paymentInitiationID } = await createPaymentInitiation(
     deps,
-    { reference, connectorID: input.connectorID, type: 'TRANSFER', amount: input.amount, asset: input.asset,
-      destinationAccountID: exists ? input.destination : byReference, metadata: input.metadata, description: 'orchestration ProviderTransfer' },
+    {
+      reference,
+      connectorID: input.connectorID,
+      type: 'TRANSFER',
+      amount: input.amount,
+      asset: input.asset,
+      destinationAccountID: exists ? input.destination : byReference,
+      metadata: input.metadata,
+      description: 'orchestration ProviderTransfer',
+    },
     { noValidation: !input.waitingValidation, idempotencyKey, idempotencyScope: 'payments.orchestration.provider-transfer' },
   );
   return { paymentInitiationID };
 }
 
-export interface StageAdjustment { status: string; amount: bigint; date: Date; raw: unknown; absolute: boolean }
+export interface StageAdjustment {
+  status: string;
+  amount: bigint;
+  date: Date;
+  raw: unknown;
+  absolute: boolean;
+}
 export type StagePayment = Omit<Awaited<ReturnType<typeof getPayment>>, 'amount' | 'adjustments'> & { adjustments: StageAdjustment[] };
 
 /** The spec's Payment without `amount`, with string metadata and stage-shaped adjustments. Throws NOT_FOUND. */
@@ -54,10 +68,12 @@ export async function getPaymentForStage(db: Executor, id: string): Promise<Stag
 export async function findConnectorByProvider(db: Executor, provider: string, destination?: string): Promise<{ connectorID: string } | undefined> {
   const installed = () => db('payments_connectors as c').whereRaw('lower(c.provider) = ?', [provider.toLowerCase()]).whereNull('c.uninstalled_at');
   if (destination) {
-    const owner = await installed().join('payments_accounts as a', 'a.connector_id', 'c.id')
+    const owner = await installed()
+      .join('payments_accounts as a', 'a.connector_id', 'c.id')
       .where((q) => q.where('a.id', destination).orWhere('a.reference', destination))
       // An account id names exactly one connector; a reference may exist on several, then the oldest wins.
-      .orderByRaw('(a.id = ?) DESC, c.created_at', [destination]).first('c.id');
+      .orderByRaw('(a.id = ?) DESC, c.created_at', [destination])
+      .first('c.id');
     if (owner) return { connectorID: owner.id };
   }
   const row = await installed().orderBy('c.created_at').first('c.id');

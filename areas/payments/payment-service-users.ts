@@ -9,8 +9,19 @@ import { startPaymentServiceUserDelete } from './engine';
 import { isUuid } from './ids';
 import { stringifyJson } from '../../lib/json';
 
-export interface ContactDetails { email?: string; phoneNumber?: string; locale?: string }
-export interface Address { streetNumber?: string; streetName?: string; city?: string; region?: string; postalCode?: string; country?: string }
+export interface ContactDetails {
+  email?: string;
+  phoneNumber?: string;
+  locale?: string;
+}
+export interface Address {
+  streetNumber?: string;
+  streetName?: string;
+  city?: string;
+  region?: string;
+  postalCode?: string;
+  country?: string;
+}
 export interface PaymentServiceUserInput {
   name: string;
   contactDetails?: ContactDetails;
@@ -55,7 +66,14 @@ export async function createPaymentServiceUser(db: Db, input: PaymentServiceUser
 }
 
 async function present(db: Executor, rows: any[]): Promise<PaymentServiceUser[]> {
-  const links = rows.length ? await db('payments_psu_bank_accounts').whereIn('psu_id', rows.map((r) => r.id)).orderBy('bank_account_id') : [];
+  const links = rows.length
+    ? await db('payments_psu_bank_accounts')
+        .whereIn(
+          'psu_id',
+          rows.map((r) => r.id),
+        )
+        .orderBy('bank_account_id')
+    : [];
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -87,7 +105,10 @@ export async function linkBankAccount(db: Db, psuId: string, bankAccountId: stri
     await getPaymentServiceUser(trx, psuId);
     const exists = isUuid(bankAccountId) && (await trx('payments_bank_accounts').where({ id: bankAccountId }).first());
     if (!exists) throw notFound(`bank account ${bankAccountId} not found`);
-    await trx('payments_psu_bank_accounts').insert({ psu_id: psuId, bank_account_id: bankAccountId }).onConflict(['psu_id', 'bank_account_id']).ignore();
+    await trx('payments_psu_bank_accounts')
+      .insert({ psu_id: psuId, bank_account_id: bankAccountId })
+      .onConflict(['psu_id', 'bank_account_id'])
+      .ignore();
   });
 }
 

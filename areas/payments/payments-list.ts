@@ -5,7 +5,6 @@ import type { Knex } from 'knex';
 import { pageKeys, renderedPage, type JsonPage, type PageKey, type PageRequest } from '../../db/pagination';
 import { compilePaymentsQuery } from './payments-query';
 
-
 /**
  * Sortable fields (`field:asc|desc`); `date` and `createdAt` are the same column. The id breaks ties. `key` is the
  * field as a cursor carries it (text: ISO 8601 dates, exact amounts), written by PostgreSQL.
@@ -24,12 +23,22 @@ const SORT_COLUMNS: Record<string, { sql: string; key: string }> = {
 };
 export const SORT_FIELDS = Object.keys(SORT_COLUMNS);
 
-export interface PaymentsFilters { sort?: string[]; query?: string }
-interface SortKey { field: string; sql: string; dir: 'asc' | 'desc' }
+export interface PaymentsFilters {
+  sort?: string[];
+  query?: string;
+}
+interface SortKey {
+  field: string;
+  sql: string;
+  dir: 'asc' | 'desc';
+}
 
 /** `["amount:asc", "date:desc"]` or `["amount:asc,date:desc"]`; default `date:desc`. Throws VALIDATION. */
 export function parseSort(sort: string[] | undefined): SortKey[] {
-  const items = (sort ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const items = (sort ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   const keys = (items.length ? items : ['date:desc']).map((item) => {
     const [field, dir = 'asc', ...rest] = item.split(':');
     const column = Object.hasOwn(SORT_COLUMNS, field) ? SORT_COLUMNS[field] : undefined;
@@ -64,8 +73,14 @@ export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: P
   const keys = parseSort(filters.sort);
   const select = db('payments_payments as p')
     .join('payments_connectors as c', 'c.id', 'p.connector_id')
-    .select(db.raw(`${paymentJson(options.v3 ?? false)} AS json`), db.raw(`json_build_array(${keys.map((k) => SORT_COLUMNS[k.field].key).join(', ')})::text AS sort_key`));
-  const order = pageKeys(keys.map((k): PageKey => ({ column: k.sql, dir: k.dir })), page);
+    .select(
+      db.raw(`${paymentJson(options.v3 ?? false)} AS json`),
+      db.raw(`json_build_array(${keys.map((k) => SORT_COLUMNS[k.field].key).join(', ')})::text AS sort_key`),
+    );
+  const order = pageKeys(
+    keys.map((k): PageKey => ({ column: k.sql, dir: k.dir })),
+    page,
+  );
   return renderedPage(db, pagedQuery(filters, page, keys, order, select), page, order);
 }
 

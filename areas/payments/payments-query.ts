@@ -7,7 +7,12 @@ import { MAX_JSON_DEPTH, parseJson } from '../../lib/json';
  * Field names come from a whitelist and values are always bound, so no client text reaches the SQL.
  */
 type Kind = 'string' | 'number' | 'date';
-interface Field { sql: string; kind: Kind; caseInsensitive?: boolean; params?: unknown[] }
+interface Field {
+  sql: string;
+  kind: Kind;
+  caseInsensitive?: boolean;
+  params?: unknown[];
+}
 
 const FIELDS: Record<string, Field> = {
   id: { sql: 'p.id', kind: 'string' },
@@ -26,40 +31,74 @@ const FIELDS: Record<string, Field> = {
 };
 // Formance's snake_case names and the spec's `date` are accepted as aliases.
 const ALIASES: Record<string, string> = {
-  connector_id: 'connectorID', source_account_id: 'sourceAccountID', destination_account_id: 'destinationAccountID',
-  initial_amount: 'initialAmount', created_at: 'createdAt', date: 'createdAt',
+  connector_id: 'connectorID',
+  source_account_id: 'sourceAccountID',
+  destination_account_id: 'destinationAccountID',
+  initial_amount: 'initialAmount',
+  created_at: 'createdAt',
+  date: 'createdAt',
 };
 export const QUERY_FIELDS = [...Object.keys(FIELDS), ...Object.keys(ALIASES), 'metadata[<key>]'];
 
-export interface SqlCondition { sql: string; bindings: unknown[] }
+export interface SqlCondition {
+  sql: string;
+  bindings: unknown[];
+}
 
 /** The fields one list filters on: the same language serves payments and, with their own table, other v3 lists. */
-export interface QueryTable { fields: Record<string, Field>; aliases: Record<string, string>; metadata: string; names: string[] }
+export interface QueryTable {
+  fields: Record<string, Field>;
+  aliases: Record<string, string>;
+  metadata: string;
+  names: string[];
+}
 const PAYMENTS_TABLE: QueryTable = { fields: FIELDS, aliases: ALIASES, metadata: 'p.metadata', names: QUERY_FIELDS };
 
 /** Accounts (`a`), as Formance's v3 account list filters them. */
 const ACCOUNT_FIELDS: Record<string, Field> = {
-  id: { sql: 'a.id', kind: 'string' }, reference: { sql: 'a.reference', kind: 'string' }, connectorID: { sql: 'a.connector_id', kind: 'string' },
-  type: { sql: 'a.type', kind: 'string' }, name: { sql: 'a.name', kind: 'string' }, defaultAsset: { sql: 'a.default_asset', kind: 'string' },
+  id: { sql: 'a.id', kind: 'string' },
+  reference: { sql: 'a.reference', kind: 'string' },
+  connectorID: { sql: 'a.connector_id', kind: 'string' },
+  type: { sql: 'a.type', kind: 'string' },
+  name: { sql: 'a.name', kind: 'string' },
+  defaultAsset: { sql: 'a.default_asset', kind: 'string' },
   createdAt: { sql: 'a.created_at', kind: 'date' },
 };
 const ACCOUNT_ALIASES: Record<string, string> = { connector_id: 'connectorID', default_asset: 'defaultAsset', created_at: 'createdAt' };
 export const ACCOUNTS_TABLE: QueryTable = {
-  fields: ACCOUNT_FIELDS, aliases: ACCOUNT_ALIASES, metadata: 'a.metadata', names: [...Object.keys(ACCOUNT_FIELDS), ...Object.keys(ACCOUNT_ALIASES), 'metadata[<key>]'],
+  fields: ACCOUNT_FIELDS,
+  aliases: ACCOUNT_ALIASES,
+  metadata: 'a.metadata',
+  names: [...Object.keys(ACCOUNT_FIELDS), ...Object.keys(ACCOUNT_ALIASES), 'metadata[<key>]'],
 };
 
 /** Payment initiations (`i`), as Formance's v3 initiation list filters them. */
 const INITIATION_FIELDS: Record<string, Field> = {
-  id: { sql: 'i.id', kind: 'string' }, reference: { sql: 'i.reference', kind: 'string' }, connectorID: { sql: 'i.connector_id', kind: 'string' },
-  provider: { sql: 'c.provider', kind: 'string', caseInsensitive: true }, type: { sql: 'i.type', kind: 'string' }, status: { sql: 'i.status', kind: 'string' },
-  asset: { sql: 'i.asset', kind: 'string' }, amount: { sql: 'i.amount', kind: 'number' }, sourceAccountID: { sql: 'i.source_account_id', kind: 'string' },
-  destinationAccountID: { sql: 'i.destination_account_id', kind: 'string' }, createdAt: { sql: 'i.created_at', kind: 'date' }, scheduledAt: { sql: 'i.scheduled_at', kind: 'date' },
+  id: { sql: 'i.id', kind: 'string' },
+  reference: { sql: 'i.reference', kind: 'string' },
+  connectorID: { sql: 'i.connector_id', kind: 'string' },
+  provider: { sql: 'c.provider', kind: 'string', caseInsensitive: true },
+  type: { sql: 'i.type', kind: 'string' },
+  status: { sql: 'i.status', kind: 'string' },
+  asset: { sql: 'i.asset', kind: 'string' },
+  amount: { sql: 'i.amount', kind: 'number' },
+  sourceAccountID: { sql: 'i.source_account_id', kind: 'string' },
+  destinationAccountID: { sql: 'i.destination_account_id', kind: 'string' },
+  createdAt: { sql: 'i.created_at', kind: 'date' },
+  scheduledAt: { sql: 'i.scheduled_at', kind: 'date' },
 };
 const INITIATION_ALIASES: Record<string, string> = {
-  connector_id: 'connectorID', source_account_id: 'sourceAccountID', destination_account_id: 'destinationAccountID', created_at: 'createdAt', scheduled_at: 'scheduledAt',
+  connector_id: 'connectorID',
+  source_account_id: 'sourceAccountID',
+  destination_account_id: 'destinationAccountID',
+  created_at: 'createdAt',
+  scheduled_at: 'scheduledAt',
 };
 export const INITIATIONS_TABLE: QueryTable = {
-  fields: INITIATION_FIELDS, aliases: INITIATION_ALIASES, metadata: 'i.metadata', names: [...Object.keys(INITIATION_FIELDS), ...Object.keys(INITIATION_ALIASES), 'metadata[<key>]'],
+  fields: INITIATION_FIELDS,
+  aliases: INITIATION_ALIASES,
+  metadata: 'i.metadata',
+  names: [...Object.keys(INITIATION_FIELDS), ...Object.keys(INITIATION_ALIASES), 'metadata[<key>]'],
 };
 
 function resolveField(table: QueryTable, name: string): Field {
@@ -124,7 +163,8 @@ function compile(table: QueryTable, expression: unknown): SqlCondition {
     return { sql: `(${field.sql} IS ${raw ? 'NOT ' : ''}NULL)`, bindings: cp };
   }
   const comparison = COMPARISONS[op];
-  if (!comparison) throw validationError(`query: unknown operator "${op}"; operators are $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not`);
+  if (!comparison)
+    throw validationError(`query: unknown operator "${op}"; operators are $match, $lt, $lte, $gt, $gte, $exists, $in, $and, $or, $not`);
   if (field.kind === 'string') throw validationError(`query: ${op} applies to numbers and dates, not "${name}"`);
   return { sql: `(${column} ${comparison} ?)`, bindings: [...cp, value(field, name, raw)] };
 }

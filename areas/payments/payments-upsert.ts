@@ -52,11 +52,21 @@ export async function upsertPayments(trx: Executor, connectorID: string, payment
     const ids = batch.map((p) => paymentId(connectorID, p.reference));
     const column = <T>(value: (p: ProviderPayment, i: number) => T): T[] => batch.map(value);
     const bindings: Knex.Value[] = [
-      ids, column((p) => p.reference), column((p) => p.type), column((p) => p.status), column((p) => p.scheme), column((p) => p.asset),
-      column((p) => (p.initialAmount ?? p.amount).toString()), column((p) => p.amount.toString()),
-      nullable(column((p) => account(p.sourceAccountReference))), nullable(column((p) => account(p.destinationAccountReference))),
-      column((p) => p.createdAt.toISOString()), column((p) => stringifyJson(p.raw ?? {})), column((p) => stringifyJson(p.metadata)),
-      column((p, i) => adjustmentId(ids[i], p.reference, p.updatedAt ?? p.createdAt, p.status)), column((p) => (p.updatedAt ?? p.createdAt).toISOString()),
+      ids,
+      column((p) => p.reference),
+      column((p) => p.type),
+      column((p) => p.status),
+      column((p) => p.scheme),
+      column((p) => p.asset),
+      column((p) => (p.initialAmount ?? p.amount).toString()),
+      column((p) => p.amount.toString()),
+      nullable(column((p) => account(p.sourceAccountReference))),
+      nullable(column((p) => account(p.destinationAccountReference))),
+      column((p) => p.createdAt.toISOString()),
+      column((p) => stringifyJson(p.raw ?? {})),
+      column((p) => stringifyJson(p.metadata)),
+      column((p, i) => adjustmentId(ids[i], p.reference, p.updatedAt ?? p.createdAt, p.status)),
+      column((p) => (p.updatedAt ?? p.createdAt).toISOString()),
       connectorID,
     ];
     const { rows } = await trx.raw(UPSERT_SQL, bindings);

@@ -23,8 +23,16 @@ function referenceOf(accountID: string, connectorID: string, field: string): str
 }
 
 export interface PaymentInputV1 {
-  connectorID: string; reference: string; createdAt: string; type: string; status: string; scheme: string; asset: string;
-  amount: bigint; sourceAccountID?: string; destinationAccountID?: string;
+  connectorID: string;
+  reference: string;
+  createdAt: string;
+  type: string;
+  status: string;
+  scheme: string;
+  asset: string;
+  amount: bigint;
+  sourceAccountID?: string;
+  destinationAccountID?: string;
 }
 
 /**
@@ -33,42 +41,94 @@ export interface PaymentInputV1 {
  */
 export async function createPaymentV1(db: Db, input: PaymentInputV1): Promise<Payment> {
   const connector = await getConnectorRow(db, input.connectorID);
-  const { id } = await inTransaction(db, (trx) => upsertPayment(trx, connector.id, {
-    reference: input.reference, createdAt: new Date(input.createdAt), type: input.type, status: input.status, scheme: input.scheme,
-    asset: input.asset, amount: input.amount, metadata: {}, raw: {},
-    ...(input.sourceAccountID ? { sourceAccountReference: referenceOf(input.sourceAccountID, connector.id, 'sourceAccountID') } : {}),
-    ...(input.destinationAccountID ? { destinationAccountReference: referenceOf(input.destinationAccountID, connector.id, 'destinationAccountID') } : {}),
-  }));
+  const { id } = await inTransaction(db, (trx) =>
+    upsertPayment(trx, connector.id, {
+      reference: input.reference,
+      createdAt: new Date(input.createdAt),
+      type: input.type,
+      status: input.status,
+      scheme: input.scheme,
+      asset: input.asset,
+      amount: input.amount,
+      metadata: {},
+      raw: {},
+      ...(input.sourceAccountID ? { sourceAccountReference: referenceOf(input.sourceAccountID, connector.id, 'sourceAccountID') } : {}),
+      ...(input.destinationAccountID
+        ? { destinationAccountReference: referenceOf(input.destinationAccountID, connector.id, 'destinationAccountID') }
+        : {}),
+    }),
+  );
   return getPayment(db, id);
 }
 
 /** Formance's v1 Account. */
 export interface AccountV1 {
-  id: string; reference: string; connectorID: string; provider: string; createdAt: Date; accountName: string; defaultAsset: string;
-  defaultCurrency: string; type: string; metadata: Record<string, string>; raw: unknown; pools: string[];
+  id: string;
+  reference: string;
+  connectorID: string;
+  provider: string;
+  createdAt: Date;
+  accountName: string;
+  defaultAsset: string;
+  defaultCurrency: string;
+  type: string;
+  metadata: Record<string, string>;
+  raw: unknown;
+  pools: string[];
 }
 
-const accountsQuery = (db: Executor) => db('payments_accounts as a').join('payments_connectors as c', 'c.id', 'a.connector_id')
-  .select('a.*', 'c.provider', db.raw('coalesce((SELECT array_agg(pool_id::text ORDER BY pool_id) FROM payments_pool_accounts pa WHERE pa.account_id = a.id), \'{}\'::text[]) AS pools'));
+const accountsQuery = (db: Executor) =>
+  db('payments_accounts as a')
+    .join('payments_connectors as c', 'c.id', 'a.connector_id')
+    .select(
+      'a.*',
+      'c.provider',
+      db.raw(
+        "coalesce((SELECT array_agg(pool_id::text ORDER BY pool_id) FROM payments_pool_accounts pa WHERE pa.account_id = a.id), '{}'::text[]) AS pools",
+      ),
+    );
 
 const presentAccountV1 = (r: any): AccountV1 => ({
-  id: r.id, reference: r.reference, connectorID: r.connector_id, provider: r.provider.toUpperCase(), createdAt: r.created_at,
-  accountName: r.name ?? '', defaultAsset: r.default_asset ?? '', defaultCurrency: r.default_asset ?? '', type: r.type,
-  metadata: r.metadata ?? {}, raw: r.raw ?? {}, pools: r.pools ?? [],
+  id: r.id,
+  reference: r.reference,
+  connectorID: r.connector_id,
+  provider: r.provider.toUpperCase(),
+  createdAt: r.created_at,
+  accountName: r.name ?? '',
+  defaultAsset: r.default_asset ?? '',
+  defaultCurrency: r.default_asset ?? '',
+  type: r.type,
+  metadata: r.metadata ?? {},
+  raw: r.raw ?? {},
+  pools: r.pools ?? [],
 });
 
 export interface AccountInputV1 {
-  connectorID: string; reference: string; createdAt: string; type: 'INTERNAL' | 'EXTERNAL'; accountName?: string; defaultAsset?: string;
+  connectorID: string;
+  reference: string;
+  createdAt: string;
+  type: 'INTERNAL' | 'EXTERNAL';
+  accountName?: string;
+  defaultAsset?: string;
   metadata?: Record<string, string> | null;
 }
 
 /** Payments v1's createAccount: an account recorded as if the connector's provider had listed it. Throws NOT_FOUND. */
 export async function createAccountV1(db: Db, input: AccountInputV1): Promise<AccountV1> {
   const connector = await getConnectorRow(db, input.connectorID);
-  await inTransaction(db, (trx) => upsertAccounts(trx, connector.id, connector.provider, [{
-    reference: input.reference, type: input.type, createdAt: new Date(input.createdAt), metadata: input.metadata ?? {}, raw: {},
-    ...(input.accountName ? { name: input.accountName } : {}), ...(input.defaultAsset ? { defaultAsset: input.defaultAsset } : {}),
-  }]));
+  await inTransaction(db, (trx) =>
+    upsertAccounts(trx, connector.id, connector.provider, [
+      {
+        reference: input.reference,
+        type: input.type,
+        createdAt: new Date(input.createdAt),
+        metadata: input.metadata ?? {},
+        raw: {},
+        ...(input.accountName ? { name: input.accountName } : {}),
+        ...(input.defaultAsset ? { defaultAsset: input.defaultAsset } : {}),
+      },
+    ]),
+  );
   const row = await accountsQuery(db).where('a.connector_id', connector.id).where('a.reference', input.reference).first();
   return presentAccountV1(row);
 }
@@ -81,16 +141,36 @@ export async function getAccountV1(db: Executor, id: string): Promise<AccountV1>
 }
 
 /** Formance's v1 AccountBalance: the last fetched balance per asset (`currency` repeats the asset, as v1 does). */
-export interface BalanceV1 { accountId: string; asset: string; currency: string; balance: bigint; createdAt: Date; lastUpdatedAt: Date }
+export interface BalanceV1 {
+  accountId: string;
+  asset: string;
+  currency: string;
+  balance: bigint;
+  createdAt: Date;
+  lastUpdatedAt: Date;
+}
 
 /** The account's balances by asset; `asset` narrows to one. Throws NOT_FOUND. */
-export async function listAccountBalancesV1(db: Executor, accountID: string, filters: { asset?: string }, page: PageRequest): Promise<Page<BalanceV1>> {
+export async function listAccountBalancesV1(
+  db: Executor,
+  accountID: string,
+  filters: { asset?: string },
+  page: PageRequest,
+): Promise<Page<BalanceV1>> {
   await getAccountV1(db, accountID);
   const query = db('payments_balances').where({ account_id: accountID });
   if (filters.asset) query.where({ asset: filters.asset });
   const rows = await keysetPage<any>(query, ['asset'], 'asc', page);
-  return { ...rows, items: rows.items.map((r) => ({
-    accountId: r.account_id, asset: r.asset, currency: r.asset, balance: BigInt(r.balance), createdAt: r.created_at, lastUpdatedAt: r.last_updated_at,
-  })) };
+  return {
+    ...rows,
+    items: rows.items.map((r) => ({
+      accountId: r.account_id,
+      asset: r.asset,
+      currency: r.asset,
+      balance: BigInt(r.balance),
+      createdAt: r.created_at,
+      lastUpdatedAt: r.last_updated_at,
+    })),
+  };
 }
 export const balanceV1Key = (b: BalanceV1): unknown[] => [b.asset];

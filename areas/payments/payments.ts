@@ -22,11 +22,31 @@ export interface ProviderPayment {
   raw: unknown;
 }
 
-export interface PaymentAdjustment { id?: string; reference: string; createdAt: Date; status: string; amount: bigint; raw: unknown }
+export interface PaymentAdjustment {
+  id?: string;
+  reference: string;
+  createdAt: Date;
+  status: string;
+  amount: bigint;
+  raw: unknown;
+}
 export interface Payment {
-  id: string; reference: string; sourceAccountID: string | null; destinationAccountID: string | null; connectorID: string; provider: string;
-  type: string; status: string; initialAmount: bigint; amount: bigint; scheme: string; asset: string; createdAt: Date;
-  raw: unknown; adjustments: PaymentAdjustment[]; metadata: Record<string, string>;
+  id: string;
+  reference: string;
+  sourceAccountID: string | null;
+  destinationAccountID: string | null;
+  connectorID: string;
+  provider: string;
+  type: string;
+  status: string;
+  initialAmount: bigint;
+  amount: bigint;
+  scheme: string;
+  asset: string;
+  createdAt: Date;
+  raw: unknown;
+  adjustments: PaymentAdjustment[];
+  metadata: Record<string, string>;
 }
 
 /**
@@ -35,7 +55,15 @@ export interface Payment {
  * has none (the spec's shape writes ""). `withoutAdjustments` reads none (events carry no adjustments).
  */
 export async function presentPayments(db: Executor, rows: any[], options: { v3?: boolean; withoutAdjustments?: boolean } = {}): Promise<Payment[]> {
-  const adjustments = rows.length && !options.withoutAdjustments ? await db('payments_adjustments').whereIn('payment_id', rows.map((r) => r.id)).orderBy('seq', 'desc') : [];
+  const adjustments =
+    rows.length && !options.withoutAdjustments
+      ? await db('payments_adjustments')
+          .whereIn(
+            'payment_id',
+            rows.map((r) => r.id),
+          )
+          .orderBy('seq', 'desc')
+      : [];
   // Grouped once: a page of 1000 payments would otherwise scan every adjustment for every payment.
   const byPayment = new Map<string, any[]>();
   for (const a of adjustments) {
@@ -58,8 +86,14 @@ export async function presentPayments(db: Executor, rows: any[], options: { v3?:
     asset: r.asset,
     createdAt: r.created_at,
     raw: r.raw,
-    adjustments: (byPayment.get(r.id) ?? [])
-      .map((a: any) => ({ ...(options.v3 ? { id: a.id } : {}), reference: a.reference, createdAt: a.created_at, status: a.status, amount: BigInt(a.amount), raw: a.raw })),
+    adjustments: (byPayment.get(r.id) ?? []).map((a: any) => ({
+      ...(options.v3 ? { id: a.id } : {}),
+      reference: a.reference,
+      createdAt: a.created_at,
+      status: a.status,
+      amount: BigInt(a.amount),
+      raw: a.raw,
+    })),
     metadata: r.metadata ?? {},
   }));
 }
@@ -79,16 +113,21 @@ export async function emitSavedPayments(trx: Executor, ids: string[]): Promise<v
   if (ids.length === 0) return;
   const presented = await presentPayments(trx, await paymentsQuery(trx).whereIn('p.id', ids), { withoutAdjustments: true });
   const byId = new Map(presented.map((p) => [p.id, p]));
-  await emitPaymentsEvents(trx, ids.map((id) => {
-    const { raw, adjustments: _adjustments, ...payment } = byId.get(id)!;
-    return { type: 'SAVED_PAYMENT', payload: { ...payment, rawData: raw } };
-  }));
+  await emitPaymentsEvents(
+    trx,
+    ids.map((id) => {
+      const { raw, adjustments: _adjustments, ...payment } = byId.get(id)!;
+      return { type: 'SAVED_PAYMENT', payload: { ...payment, rawData: raw } };
+    }),
+  );
 }
 
 /** Merges metadata into a payment's metadata. Throws NOT_FOUND. */
 export async function updatePaymentMetadata(db: Db, id: string, metadata: Record<string, string>): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const updated = await trx('payments_payments').where({ id }).update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
+    const updated = await trx('payments_payments')
+      .where({ id })
+      .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
     if (updated === 0) throw notFound(`payment ${id} not found`);
     await emitSavedPayments(trx, [id]);
   });

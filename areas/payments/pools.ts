@@ -11,7 +11,14 @@ import { ACCOUNTS_TABLE, compilePaymentsQuery } from './payments-query';
 
 export type PoolQuery = Record<string, unknown>;
 /** A STATIC pool lists its accounts; a DYNAMIC one (Formance v3) holds the INTERNAL accounts its `query` matches when read. */
-export interface Pool { id: string; name: string; createdAt: Date; type: 'STATIC' | 'DYNAMIC'; query?: PoolQuery; poolAccounts: string[] }
+export interface Pool {
+  id: string;
+  name: string;
+  createdAt: Date;
+  type: 'STATIC' | 'DYNAMIC';
+  query?: PoolQuery;
+  poolAccounts: string[];
+}
 
 /** Compiles a dynamic pool's query (the v3 account list's filter language). Throws VALIDATION naming `where`. */
 function compilePoolQuery(query: PoolQuery, where: string) {
@@ -40,26 +47,50 @@ async function assertPoolAccounts(trx: Executor, ids: string[], where: string): 
 }
 
 async function present(db: Executor, rows: any[]): Promise<Pool[]> {
-  const links = rows.length ? await db('payments_pool_accounts').whereIn('pool_id', rows.map((r) => r.id)).orderBy('account_id') : [];
-  return Promise.all(rows.map(async (r): Promise<Pool> => (r.query
-    ? { id: r.id, name: r.name, createdAt: r.created_at, type: 'DYNAMIC', query: r.query, poolAccounts: await matchingAccounts(db, r.query) }
-    : { id: r.id, name: r.name, createdAt: r.created_at, type: 'STATIC', poolAccounts: links.filter((l: any) => l.pool_id === r.id).map((l: any) => l.account_id) })));
+  const links = rows.length
+    ? await db('payments_pool_accounts')
+        .whereIn(
+          'pool_id',
+          rows.map((r) => r.id),
+        )
+        .orderBy('account_id')
+    : [];
+  return Promise.all(
+    rows.map(async (r): Promise<Pool> =>
+      r.query
+        ? { id: r.id, name: r.name, createdAt: r.created_at, type: 'DYNAMIC', query: r.query, poolAccounts: await matchingAccounts(db, r.query) }
+        : {
+            id: r.id,
+            name: r.name,
+            createdAt: r.created_at,
+            type: 'STATIC',
+            poolAccounts: links.filter((l: any) => l.pool_id === r.id).map((l: any) => l.account_id),
+          },
+    ),
+  );
 }
 
 async function emitSavedPool(trx: Executor, id: string): Promise<void> {
   const pool = await getPool(trx, id);
-  await emitPaymentsEvents(trx, [{ type: 'SAVED_POOL', payload: { id: pool.id, name: pool.name, createdAt: pool.createdAt, type: pool.type, accountIDs: pool.poolAccounts } }]);
+  await emitPaymentsEvents(trx, [
+    { type: 'SAVED_POOL', payload: { id: pool.id, name: pool.name, createdAt: pool.createdAt, type: pool.type, accountIDs: pool.poolAccounts } },
+  ]);
 }
 
 /**
  * Op 5: a static pool of `accountIDs`, or (Formance v3) a dynamic one with a `query`, not both. Throws VALIDATION
  * (unknown or EXTERNAL account, malformed query), CONFLICT (name taken).
  */
-export async function createPool(db: Db, input: { name: string; accountIDs?: string[]; query?: PoolQuery }, options: { idempotencyKey?: string } = {}): Promise<string> {
+export async function createPool(
+  db: Db,
+  input: { name: string; accountIDs?: string[]; query?: PoolQuery },
+  options: { idempotencyKey?: string } = {},
+): Promise<string> {
   return inTransaction(db, async (trx) => {
     const { value } = await withIdempotencyKey(trx, { scope: 'payments.pools', key: options.idempotencyKey, request: input }, async () => {
       const accountIDs = [...new Set(input.accountIDs ?? [])];
-      if (input.query !== undefined && accountIDs.length) throw validationError('body: a pool has either accountIDs (static) or a query (dynamic), not both');
+      if (input.query !== undefined && accountIDs.length)
+        throw validationError('body: a pool has either accountIDs (static) or a query (dynamic), not both');
       if (input.query !== undefined) compilePoolQuery(input.query, 'body.query');
       await assertPoolAccounts(trx, accountIDs, 'body.accountIDs');
       const id = randomUUID();
@@ -123,7 +154,9 @@ export async function updatePoolQuery(db: Db, id: string, query: PoolQuery): Pro
     const pool = await getPool(trx, id);
     if (pool.type === 'STATIC') throw validationError(`pool ${id} is static: its accounts are added and removed one by one`);
     compilePoolQuery(query, 'body.query');
-    await trx('payments_pools').where({ id }).update({ query: stringifyJson(query) });
+    await trx('payments_pools')
+      .where({ id })
+      .update({ query: stringifyJson(query) });
     await emitSavedPool(trx, id);
   });
 }
@@ -134,7 +167,13 @@ export async function updatePoolQuery(db: Db, id: string, query: PoolQuery): Pro
  */
 export async function getPoolBalances(db: Executor, id: string): Promise<Array<{ asset: string; amount: bigint; relatedAccounts: string[] }>> {
   const pool = await getPool(db, id);
-  const rows = pool.poolAccounts.length === 0 ? [] : await db('payments_balances as b').whereIn('b.account_id', pool.poolAccounts)
-    .groupBy('b.asset').orderBy('b.asset').select('b.asset', db.raw('sum(b.balance)::text AS amount'), db.raw('array_agg(b.account_id ORDER BY b.account_id) AS related'));
+  const rows =
+    pool.poolAccounts.length === 0
+      ? []
+      : await db('payments_balances as b')
+          .whereIn('b.account_id', pool.poolAccounts)
+          .groupBy('b.asset')
+          .orderBy('b.asset')
+          .select('b.asset', db.raw('sum(b.balance)::text AS amount'), db.raw('array_agg(b.account_id ORDER BY b.account_id) AS related'));
   return rows.map((r: any) => ({ asset: r.asset, amount: BigInt(r.amount), relatedAccounts: r.related }));
 }

@@ -13,7 +13,11 @@ import { isUuid } from './ids';
  */
 
 /** The user as the provider learns it, with the connector to forward it to. Throws NOT_FOUND. */
-export async function loadPsuForConnector(db: Db, psuID: string, connectorID: string): Promise<{ user: { id: string; name: string; email?: string }; connector: ConnectorRow }> {
+export async function loadPsuForConnector(
+  db: Db,
+  psuID: string,
+  connectorID: string,
+): Promise<{ user: { id: string; name: string; email?: string }; connector: ConnectorRow }> {
   const row = isUuid(psuID) ? await db('payments_psus').where({ id: psuID }).first() : undefined;
   if (!row) throw notFound(`payment service user ${psuID} not found`);
   const connector = await getConnectorRow(db, connectorID, { installed: true });
@@ -24,7 +28,13 @@ export async function recordPsuForward(db: Db, psuID: string, connectorID: strin
   await db('payments_psu_connectors').insert({ psu_id: psuID, connector_id: connectorID }).onConflict(['psu_id', 'connector_id']).ignore();
 }
 
-export interface PendingAttempt { id: string; psuID: string; connectorID: string; connectionID: string; connector: ConnectorRow }
+export interface PendingAttempt {
+  id: string;
+  psuID: string;
+  connectorID: string;
+  connectionID: string;
+  connector: ConnectorRow;
+}
 
 /**
  * The attempt to complete, or undefined when it is no longer pending (already completed, exited or deleted). A new
@@ -43,7 +53,9 @@ export async function loadPendingAttempt(db: Db, attemptID: string): Promise<Pen
  * attempt is still pending (a second completion writes nothing).
  */
 export async function recordLinkCompletion(
-  db: Db, attempt: PendingAttempt, data: { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] },
+  db: Db,
+  attempt: PendingAttempt,
+  data: { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] },
 ): Promise<void> {
   await inTransaction(db, async (trx) => {
     // Locked, so a concurrent completion waits here and then finds the attempt no longer pending.
@@ -53,19 +65,26 @@ export async function recordLinkCompletion(
     if (!(await lockInstalledConnector(trx, attempt.connectorID))) throw notFound(`connector ${attempt.connectorID} not found or uninstalled`);
     await trx('payments_psu_connections')
       .insert({ id: attempt.connectionID, psu_id: attempt.psuID, connector_id: attempt.connectorID, status: 'ACTIVE' })
-      .onConflict('id').merge({ status: 'ACTIVE', error: null, updated_at: trx.fn.now(), data_updated_at: trx.fn.now() });
-    await trx('payments_psu_link_attempts').where({ id: attempt.id }).update({ status: 'completed', connection_id: attempt.connectionID, updated_at: trx.fn.now() });
+      .onConflict('id')
+      .merge({ status: 'ACTIVE', error: null, updated_at: trx.fn.now(), data_updated_at: trx.fn.now() });
+    await trx('payments_psu_link_attempts')
+      .where({ id: attempt.id })
+      .update({ status: 'completed', connection_id: attempt.connectionID, updated_at: trx.fn.now() });
     await upsertAccounts(trx, attempt.connectorID, attempt.connector.provider, data.accounts);
     const references = data.accounts.map((a) => a.reference);
     if (references.length) {
-      await trx('payments_accounts').where({ connector_id: attempt.connectorID }).whereIn('reference', references)
+      await trx('payments_accounts')
+        .where({ connector_id: attempt.connectorID })
+        .whereIn('reference', references)
         .update({ psu_id: attempt.psuID, open_banking_connection_id: attempt.connectionID });
     }
     await upsertBalances(trx, attempt.connectorID, attempt.connector.provider, data.balances);
     await upsertPayments(trx, attempt.connectorID, data.payments);
     const paymentReferences = data.payments.map((p) => p.reference);
     if (paymentReferences.length) {
-      await trx('payments_payments').where({ connector_id: attempt.connectorID }).whereIn('reference', paymentReferences)
+      await trx('payments_payments')
+        .where({ connector_id: attempt.connectorID })
+        .whereIn('reference', paymentReferences)
         .update({ psu_id: attempt.psuID, open_banking_connection_id: attempt.connectionID });
     }
   });
@@ -99,17 +118,26 @@ export async function findConnection(db: Executor, connectionID: string): Promis
 export async function removeConnection(db: Db, connectionID: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const payments = trx('payments_payments').where({ open_banking_connection_id: connectionID }).select('id');
-    const unreferenced = trx('payments_payments').where({ open_banking_connection_id: connectionID })
-      .whereNotExists(trx('payments_initiation_payments').whereRaw('payments_initiation_payments.payment_id = payments_payments.id')).select('id');
+    const unreferenced = trx('payments_payments')
+      .where({ open_banking_connection_id: connectionID })
+      .whereNotExists(trx('payments_initiation_payments').whereRaw('payments_initiation_payments.payment_id = payments_payments.id'))
+      .select('id');
     await trx('payments_adjustments').whereIn('payment_id', unreferenced.clone()).delete();
     await trx('payments_payments').whereIn('id', unreferenced.clone()).delete();
     await trx('payments_payments').whereIn('id', payments.clone()).update({ open_banking_connection_id: null });
     const accounts = trx('payments_accounts').where({ open_banking_connection_id: connectionID }).select('id');
     await trx('payments_balances').whereIn('account_id', accounts.clone()).delete();
     await trx('payments_pool_accounts').whereIn('account_id', accounts.clone()).delete();
-    await trx('payments_accounts').where({ open_banking_connection_id: connectionID })
-      .whereNotExists(trx('payments_initiations').whereRaw('payments_initiations.source_account_id = payments_accounts.id OR payments_initiations.destination_account_id = payments_accounts.id'))
-      .whereNotExists(trx('payments_bank_account_related_accounts').whereRaw('payments_bank_account_related_accounts.account_id = payments_accounts.id'))
+    await trx('payments_accounts')
+      .where({ open_banking_connection_id: connectionID })
+      .whereNotExists(
+        trx('payments_initiations').whereRaw(
+          'payments_initiations.source_account_id = payments_accounts.id OR payments_initiations.destination_account_id = payments_accounts.id',
+        ),
+      )
+      .whereNotExists(
+        trx('payments_bank_account_related_accounts').whereRaw('payments_bank_account_related_accounts.account_id = payments_accounts.id'),
+      )
       .delete();
     await trx('payments_accounts').where({ open_banking_connection_id: connectionID }).update({ open_banking_connection_id: null });
     await trx('payments_psu_connections').where({ id: connectionID }).delete();

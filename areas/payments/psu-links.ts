@@ -17,43 +17,82 @@ import { getConnection, isForwarded, openBankingTarget } from './psu-open-bankin
  * the link carries (its SHA-256 is stored).
  */
 export interface LinkAttempt {
-  id: string; psuID: string; connectorID: string; status: 'pending' | 'completed' | 'exited'; clientRedirectURL: string; createdAt: Date; error: string | null;
+  id: string;
+  psuID: string;
+  connectorID: string;
+  status: 'pending' | 'completed' | 'exited';
+  clientRedirectURL: string;
+  createdAt: Date;
+  error: string | null;
 }
-export interface LinkInput { clientRedirectURL: string; applicationName?: string }
+export interface LinkInput {
+  clientRedirectURL: string;
+  applicationName?: string;
+}
 
 const presentAttempt = (r: any): LinkAttempt => ({
-  id: r.id, psuID: r.psu_id, connectorID: r.connector_id, status: r.status, clientRedirectURL: r.client_redirect_url, createdAt: r.created_at, error: r.error ?? null,
+  id: r.id,
+  psuID: r.psu_id,
+  connectorID: r.connector_id,
+  status: r.status,
+  clientRedirectURL: r.client_redirect_url,
+  createdAt: r.created_at,
+  error: r.error ?? null,
 });
 const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** The public page the end user's browser opens (Formance's unauthenticated open-banking callback route). */
 export const consentPath = (connectorID: string): string => `/api/payments/v3/connectors/open-banking/${encodeURIComponent(connectorID)}/redirect`;
 
-async function newAttempt(db: Db, publicUrl: string, target: { psuID: string; connectorID: string; connectionID?: string }, input: LinkInput): Promise<{ attemptID: string; link: string }> {
+async function newAttempt(
+  db: Db,
+  publicUrl: string,
+  target: { psuID: string; connectorID: string; connectionID?: string },
+  input: LinkInput,
+): Promise<{ attemptID: string; link: string }> {
   const attemptID = randomUUID();
   const token = randomBytes(32).toString('base64url');
   await db('payments_psu_link_attempts').insert({
-    id: attemptID, psu_id: target.psuID, connector_id: target.connectorID, connection_id: target.connectionID ?? null, status: 'pending',
-    client_redirect_url: input.clientRedirectURL, application_name: input.applicationName ?? null, token_hash: hashToken(token),
+    id: attemptID,
+    psu_id: target.psuID,
+    connector_id: target.connectorID,
+    connection_id: target.connectionID ?? null,
+    status: 'pending',
+    client_redirect_url: input.clientRedirectURL,
+    application_name: input.applicationName ?? null,
+    token_hash: hashToken(token),
   });
   return { attemptID, link: `${publicUrl}${consentPath(target.connectorID)}?state=${attemptID}.${token}` };
 }
 
 async function requireForwarded(db: Executor, psuID: string, connectorID: string): Promise<void> {
   if (!(await isForwarded(db, psuID, connectorID))) {
-    throw validationError(`payment service user ${psuID} is not registered at connector ${connectorID}: forward it first (forwardPaymentServiceUserToProvider)`);
+    throw validationError(
+      `payment service user ${psuID} is not registered at connector ${connectorID}: forward it first (forwardPaymentServiceUserToProvider)`,
+    );
   }
 }
 
 /** Starts a consent flow for a new bank connection. Throws NOT_FOUND, VALIDATION (capability, user not forwarded). */
-export async function createPsuLink(deps: { db: Db; publicUrl: string }, psuID: string, connectorID: string, input: LinkInput): Promise<{ attemptID: string; link: string }> {
+export async function createPsuLink(
+  deps: { db: Db; publicUrl: string },
+  psuID: string,
+  connectorID: string,
+  input: LinkInput,
+): Promise<{ attemptID: string; link: string }> {
   await openBankingTarget(deps.db, psuID, connectorID, 'CREATE_USER_LINK');
   await requireForwarded(deps.db, psuID, connectorID);
   return newAttempt(deps.db, deps.publicUrl, { psuID, connectorID }, input);
 }
 
 /** Starts a consent flow that renews an existing connection (re-consent). Throws NOT_FOUND, VALIDATION. */
-export async function updatePsuLink(deps: { db: Db; publicUrl: string }, psuID: string, connectorID: string, connectionID: string, input: LinkInput): Promise<{ attemptID: string; link: string }> {
+export async function updatePsuLink(
+  deps: { db: Db; publicUrl: string },
+  psuID: string,
+  connectorID: string,
+  connectionID: string,
+  input: LinkInput,
+): Promise<{ attemptID: string; link: string }> {
   await openBankingTarget(deps.db, psuID, connectorID, 'UPDATE_USER_LINK');
   await getConnection(deps.db, psuID, connectorID, connectionID);
   return newAttempt(deps.db, deps.publicUrl, { psuID, connectorID, connectionID }, input);
@@ -63,7 +102,9 @@ export async function updatePsuLink(deps: { db: Db; publicUrl: string }, psuID: 
 export async function getLinkAttempt(db: Executor, psuID: string, connectorID: string, attemptID: string): Promise<LinkAttempt> {
   await getPaymentServiceUser(db, psuID);
   await getConnectorRow(db, connectorID);
-  const row = isUuid(attemptID) ? await db('payments_psu_link_attempts').where({ id: attemptID, psu_id: psuID, connector_id: connectorID }).first() : undefined;
+  const row = isUuid(attemptID)
+    ? await db('payments_psu_link_attempts').where({ id: attemptID, psu_id: psuID, connector_id: connectorID }).first()
+    : undefined;
   if (!row) throw notFound(`link attempt ${attemptID} not found`);
   return presentAttempt(row);
 }
@@ -72,7 +113,12 @@ export async function getLinkAttempt(db: Executor, psuID: string, connectorID: s
 export async function listLinkAttempts(db: Executor, psuID: string, connectorID: string, page: PageRequest): Promise<Page<LinkAttempt>> {
   await getPaymentServiceUser(db, psuID);
   await getConnectorRow(db, connectorID);
-  const rows = await keysetPage<any>(db('payments_psu_link_attempts').where({ psu_id: psuID, connector_id: connectorID }).select('*'), ['created_at', 'id'], 'desc', page);
+  const rows = await keysetPage<any>(
+    db('payments_psu_link_attempts').where({ psu_id: psuID, connector_id: connectorID }).select('*'),
+    ['created_at', 'id'],
+    'desc',
+    page,
+  );
   return { ...rows, items: rows.items.map(presentAttempt) };
 }
 
@@ -103,7 +149,11 @@ function undecidedAttempt(row: any, attemptID: string, token: string): any {
  * The attempt a consent link's `state` (`<attemptID>.<token>`) stands for, still undecided. Throws VALIDATION (malformed
  * state), NOT_FOUND, FORBIDDEN, CONFLICT (see undecidedAttempt).
  */
-export async function checkConsentState(db: Executor, connectorID: string, state: string): Promise<{ attemptID: string; clientRedirectURL: string; applicationName?: string }> {
+export async function checkConsentState(
+  db: Executor,
+  connectorID: string,
+  state: string,
+): Promise<{ attemptID: string; clientRedirectURL: string; applicationName?: string }> {
   const { attemptID, token } = parseState(state);
   const row = undecidedAttempt(await db('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).first(), attemptID, token);
   return { attemptID, clientRedirectURL: row.client_redirect_url, ...(row.application_name ? { applicationName: row.application_name } : {}) };
@@ -119,10 +169,19 @@ export async function checkConsentState(db: Executor, connectorID: string, state
  * little for the completion, outside the transaction, so the client usually finds the attempt done when the browser
  * reaches it; the completion goes on in any case.
  */
-export async function decideConsent(deps: { db: Db; temporal: TemporalDeps }, connectorID: string, state: string, decision: 'approve' | 'reject'): Promise<string> {
+export async function decideConsent(
+  deps: { db: Db; temporal: TemporalDeps },
+  connectorID: string,
+  state: string,
+  decision: 'approve' | 'reject',
+): Promise<string> {
   const { attemptID, token } = parseState(state);
   const clientRedirectURL = await inTransaction(deps.db, async (trx) => {
-    const row = undecidedAttempt(await trx('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).forUpdate().first(), attemptID, token);
+    const row = undecidedAttempt(
+      await trx('payments_psu_link_attempts').where({ id: attemptID, connector_id: connectorID }).forUpdate().first(),
+      attemptID,
+      token,
+    );
     await trx('payments_psu_link_attempts').where({ id: attemptID }).update({ decision, decided_at: trx.fn.now(), updated_at: trx.fn.now() });
     let started: boolean;
     try {

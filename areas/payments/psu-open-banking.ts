@@ -16,13 +16,25 @@ import { getPaymentServiceUser } from './payment-service-users';
 
 /** Formance's connection as its API shows it (the provider's tokens are never part of it). */
 export interface OpenBankingConnection {
-  connectionID: string; connectorID: string; createdAt: Date; dataUpdatedAt: Date; status: string; updatedAt: Date;
-  error: string | null; metadata: Record<string, string>;
+  connectionID: string;
+  connectorID: string;
+  createdAt: Date;
+  dataUpdatedAt: Date;
+  status: string;
+  updatedAt: Date;
+  error: string | null;
+  metadata: Record<string, string>;
 }
 
 const presentConnection = (r: any): OpenBankingConnection => ({
-  connectionID: r.id, connectorID: r.connector_id, createdAt: r.created_at, dataUpdatedAt: r.data_updated_at, status: r.status,
-  updatedAt: r.updated_at, error: r.error ?? null, metadata: r.metadata ?? {},
+  connectionID: r.id,
+  connectorID: r.connector_id,
+  createdAt: r.created_at,
+  dataUpdatedAt: r.data_updated_at,
+  status: r.status,
+  updatedAt: r.updated_at,
+  error: r.error ?? null,
+  metadata: r.metadata ?? {},
 });
 
 /** The user and the installed connector of an operation, whose plugin must have `capability`. Throws NOT_FOUND, VALIDATION. */
@@ -43,7 +55,11 @@ const unavailable = (what: string, error: unknown) => new ApiError('SERVICE_UNAV
  * Registers the user at the connector's provider and answers once it is done (Formance's 204); forwarding again is a
  * no-op. A provider refusal is 400 with its message. Throws NOT_FOUND, VALIDATION, SERVICE_UNAVAILABLE.
  */
-export async function forwardPaymentServiceUserToProvider(deps: { db: Db; temporal: TemporalDeps }, psuID: string, connectorID: string): Promise<void> {
+export async function forwardPaymentServiceUserToProvider(
+  deps: { db: Db; temporal: TemporalDeps },
+  psuID: string,
+  connectorID: string,
+): Promise<void> {
   await openBankingTarget(deps.db, psuID, connectorID, 'CREATE_USER');
   if (await isForwarded(deps.db, psuID, connectorID)) return;
   let run;
@@ -53,11 +69,17 @@ export async function forwardPaymentServiceUserToProvider(deps: { db: Db; tempor
     throw unavailable('the forward', error);
   }
   if (run.outcome === 'failed') throw validationError(`the provider refused the payment service user: ${run.message}`);
-  if (run.outcome === 'timeout') throw new ApiError('SERVICE_UNAVAILABLE', 'the provider did not answer in time; the forward goes on, retry to see it done');
+  if (run.outcome === 'timeout')
+    throw new ApiError('SERVICE_UNAVAILABLE', 'the provider did not answer in time; the forward goes on, retry to see it done');
 }
 
 /** Throws NOT_FOUND when the user (or connector) is unknown. */
-export async function listConnections(db: Executor, psuID: string, connectorID: string | undefined, page: PageRequest): Promise<Page<OpenBankingConnection>> {
+export async function listConnections(
+  db: Executor,
+  psuID: string,
+  connectorID: string | undefined,
+  page: PageRequest,
+): Promise<Page<OpenBankingConnection>> {
   await getPaymentServiceUser(db, psuID);
   if (connectorID !== undefined) await getConnectorRow(db, connectorID);
   const query = db('payments_psu_connections').where({ psu_id: psuID }).select('*');
@@ -70,13 +92,20 @@ export const connectionKey = (c: OpenBankingConnection): unknown[] => [c.created
 
 /** The user's connection at that connector. Throws NOT_FOUND. */
 export async function getConnection(db: Executor, psuID: string, connectorID: string, connectionID: string): Promise<OpenBankingConnection> {
-  const row = isUuid(psuID) ? await db('payments_psu_connections').where({ id: connectionID, psu_id: psuID, connector_id: connectorID }).first() : undefined;
+  const row = isUuid(psuID)
+    ? await db('payments_psu_connections').where({ id: connectionID, psu_id: psuID, connector_id: connectorID }).first()
+    : undefined;
   if (!row) throw notFound(`connection ${connectionID} not found`);
   return presentConnection(row);
 }
 
 /** Formance's 202 with a task: deletes the connection at the provider, then its accounts here. Throws NOT_FOUND, VALIDATION. */
-export async function deletePaymentServiceUserConnection(deps: { db: Db; temporal: TemporalDeps }, psuID: string, connectorID: string, connectionID: string): Promise<{ taskID: string }> {
+export async function deletePaymentServiceUserConnection(
+  deps: { db: Db; temporal: TemporalDeps },
+  psuID: string,
+  connectorID: string,
+  connectionID: string,
+): Promise<{ taskID: string }> {
   await openBankingTarget(deps.db, psuID, connectorID, 'DELETE_USER_CONNECTION');
   await getConnection(deps.db, psuID, connectorID, connectionID);
   try {
@@ -90,9 +119,14 @@ export async function deletePaymentServiceUserConnection(deps: { db: Db; tempora
  * Formance's 202 with a task: removes the user from the connector (each connection, then the user at the provider);
  * the user itself stays. Throws NOT_FOUND (also when the user was never forwarded there), VALIDATION.
  */
-export async function deletePaymentServiceUserConnector(deps: { db: Db; temporal: TemporalDeps }, psuID: string, connectorID: string): Promise<{ taskID: string }> {
+export async function deletePaymentServiceUserConnector(
+  deps: { db: Db; temporal: TemporalDeps },
+  psuID: string,
+  connectorID: string,
+): Promise<{ taskID: string }> {
   await openBankingTarget(deps.db, psuID, connectorID, 'DELETE_USER');
-  if (!(await isForwarded(deps.db, psuID, connectorID))) throw notFound(`payment service user ${psuID} is not registered at connector ${connectorID}`);
+  if (!(await isForwarded(deps.db, psuID, connectorID)))
+    throw notFound(`payment service user ${psuID} is not registered at connector ${connectorID}`);
   try {
     return { taskID: await startPsuConnectorDelete(deps.temporal, psuID, connectorID) };
   } catch (error) {

@@ -26,19 +26,28 @@ export async function loadReversalForConnector(db: Db, id: string) {
   const pi = await getPaymentInitiation(db, reversal.payment_initiation_id);
   const connector = await getConnectorRow(db, pi.connectorID);
   // The payment the execution produced: the initiation's related payment that no reversal produced.
-  const payment = await db('payments_initiation_payments as ip').join('payments_payments as p', 'p.id', 'ip.payment_id')
+  const payment = await db('payments_initiation_payments as ip')
+    .join('payments_payments as p', 'p.id', 'ip.payment_id')
     .where('ip.payment_initiation_id', pi.id)
     .whereNotExists(db('payments_initiation_reversals as r').whereRaw('r.payment_id = p.id'))
-    .orderBy('p.created_at').first('p.reference');
+    .orderBy('p.created_at')
+    .first('p.reference');
   if (!payment) throw notFound(`payment initiation ${pi.id} has no payment to reverse`);
   const destination = await getAccount(db, pi.destinationAccountID);
   const source = pi.sourceAccountID ? await getAccount(db, pi.sourceAccountID) : undefined;
   return {
     connector,
     request: {
-      idempotencyKey: id, type: pi.type as 'TRANSFER' | 'PAYOUT', reference: reversal.reference as string, paymentReference: payment.reference as string,
-      amount: BigInt(reversal.amount), asset: reversal.asset as string, sourceAccountReference: source?.reference, destinationAccountReference: destination.reference,
-      description: reversal.description as string, metadata: (reversal.metadata ?? {}) as Record<string, string>,
+      idempotencyKey: id,
+      type: pi.type as 'TRANSFER' | 'PAYOUT',
+      reference: reversal.reference as string,
+      paymentReference: payment.reference as string,
+      amount: BigInt(reversal.amount),
+      asset: reversal.asset as string,
+      sourceAccountReference: source?.reference,
+      destinationAccountReference: destination.reference,
+      description: reversal.description as string,
+      metadata: (reversal.metadata ?? {}) as Record<string, string>,
     },
   };
 }
@@ -50,8 +59,13 @@ export async function recordReversalPayment(db: Db, id: string, payment: Provide
     const pi = await getPaymentInitiation(trx, reversal.payment_initiation_id, { lock: true });
     const { id: paymentID } = await upsertPayment(trx, pi.connectorID, payment);
     if (reversal.status !== 'PROCESSING') return reversal.payment_id ?? paymentID;
-    const linked = await trx('payments_initiation_payments').insert({ payment_initiation_id: pi.id, payment_id: paymentID }).onConflict().ignore().returning('payment_id');
-    if (linked.length) await emitPaymentsEvents(trx, [{ type: 'SAVED_PAYMENT_INITIATION_RELATED_PAYMENT', payload: { paymentInitiationID: pi.id, paymentID } }]);
+    const linked = await trx('payments_initiation_payments')
+      .insert({ payment_initiation_id: pi.id, payment_id: paymentID })
+      .onConflict()
+      .ignore()
+      .returning('payment_id');
+    if (linked.length)
+      await emitPaymentsEvents(trx, [{ type: 'SAVED_PAYMENT_INITIATION_RELATED_PAYMENT', payload: { paymentInitiationID: pi.id, paymentID } }]);
     await trx('payments_initiation_reversals').where({ id }).update({ status: 'PROCESSED', payment_id: paymentID });
     await addInitiationAdjustment(trx, pi, 'REVERSED', { amount: BigInt(reversal.amount), metadata: reversal.metadata ?? {} });
     return paymentID;

@@ -45,10 +45,20 @@ const idOf = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as Obj).id === 'string' ? (value as Obj).id : undefined;
 const int = (value: unknown): bigint => (typeof value === 'number' && Number.isInteger(value) ? BigInt(Math.abs(value)) : 0n);
 const strings = (value: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(value && typeof value === 'object' ? value : {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  Object.fromEntries(Object.entries(value && typeof value === 'object' ? value : {}).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
 
 const CARD_SCHEMES: Record<string, string> = {
-  visa: 'visa', mastercard: 'mastercard', amex: 'amex', american_express: 'amex', discover: 'discover', jcb: 'jcb', diners: 'diners', unionpay: 'unionpay',
+  visa: 'visa',
+  mastercard: 'mastercard',
+  amex: 'amex',
+  american_express: 'amex',
+  discover: 'discover',
+  jcb: 'jcb',
+  diners: 'diners',
+  unionpay: 'unionpay',
 };
 function chargeScheme(charge: Obj): string {
   const details = charge.payment_method_details ?? {};
@@ -59,7 +69,11 @@ function chargeScheme(charge: Obj): string {
   return 'other';
 }
 
-function payment(object: Obj, fields: Pick<ProviderPayment, 'type' | 'status'> & Partial<ProviderPayment>, extra: Record<string, string> = {}): ProviderPayment {
+function payment(
+  object: Obj,
+  fields: Pick<ProviderPayment, 'type' | 'status'> & Partial<ProviderPayment>,
+  extra: Record<string, string> = {},
+): ProviderPayment {
   const createdAt = at(object.created);
   return {
     reference: object.id,
@@ -76,29 +90,65 @@ function payment(object: Obj, fields: Pick<ProviderPayment, 'type' | 'status'> &
 
 const CHARGE_STATUS: Record<string, string> = { succeeded: 'SUCCEEDED', pending: 'PENDING', failed: 'FAILED' };
 export const stripeCharge = (charge: Obj, account: string): ProviderPayment =>
-  payment(charge, { type: 'PAY-IN', status: CHARGE_STATUS[charge.status] ?? 'OTHER', scheme: chargeScheme(charge), destinationAccountReference: account });
+  payment(charge, {
+    type: 'PAY-IN',
+    status: CHARGE_STATUS[charge.status] ?? 'OTHER',
+    scheme: chargeScheme(charge),
+    destinationAccountReference: account,
+  });
 
-const REFUND_STATUS: Record<string, string> = { succeeded: 'REFUNDED', pending: 'PENDING', requires_action: 'PENDING', failed: 'REFUNDED_FAILURE', canceled: 'CANCELLED' };
+const REFUND_STATUS: Record<string, string> = {
+  succeeded: 'REFUNDED',
+  pending: 'PENDING',
+  requires_action: 'PENDING',
+  failed: 'REFUNDED_FAILURE',
+  canceled: 'CANCELLED',
+};
 export const stripeRefund = (refund: Obj, account: string): ProviderPayment =>
-  payment(refund, { type: 'PAY-IN', status: REFUND_STATUS[refund.status] ?? 'REFUNDED', destinationAccountReference: account },
-    idOf(refund.charge) ? { 'stripe/charge': idOf(refund.charge)! } : {});
+  payment(
+    refund,
+    { type: 'PAY-IN', status: REFUND_STATUS[refund.status] ?? 'REFUNDED', destinationAccountReference: account },
+    idOf(refund.charge) ? { 'stripe/charge': idOf(refund.charge)! } : {},
+  );
 
-const PAYOUT_STATUS: Record<string, string> = { paid: 'SUCCEEDED', pending: 'PENDING', in_transit: 'PENDING', failed: 'FAILED', canceled: 'CANCELLED' };
+const PAYOUT_STATUS: Record<string, string> = {
+  paid: 'SUCCEEDED',
+  pending: 'PENDING',
+  in_transit: 'PENDING',
+  failed: 'FAILED',
+  canceled: 'CANCELLED',
+};
 export const stripePayout = (payout: Obj, account: string): ProviderPayment =>
-  payment(payout, { type: 'PAYOUT', status: PAYOUT_STATUS[payout.status] ?? 'OTHER', sourceAccountReference: account, destinationAccountReference: idOf(payout.destination) });
+  payment(payout, {
+    type: 'PAYOUT',
+    status: PAYOUT_STATUS[payout.status] ?? 'OTHER',
+    sourceAccountReference: account,
+    destinationAccountReference: idOf(payout.destination),
+  });
 
 // A transfer between Stripe balances settles when it is created; its reversals are payments of their own.
 export const stripeTransfer = (transfer: Obj, account: string): ProviderPayment =>
-  payment(transfer, { type: 'TRANSFER', status: 'SUCCEEDED', sourceAccountReference: account, destinationAccountReference: idOf(transfer.destination) });
+  payment(transfer, {
+    type: 'TRANSFER',
+    status: 'SUCCEEDED',
+    sourceAccountReference: account,
+    destinationAccountReference: idOf(transfer.destination),
+  });
 
 export const stripeTransferReversal = (reversal: Obj, account: string, destination?: string): ProviderPayment =>
-  payment(reversal, { type: 'TRANSFER', status: 'REFUNDED', sourceAccountReference: account, destinationAccountReference: destination },
-    idOf(reversal.transfer) ? { 'stripe/transfer': idOf(reversal.transfer)! } : {});
+  payment(
+    reversal,
+    { type: 'TRANSFER', status: 'REFUNDED', sourceAccountReference: account, destinationAccountReference: destination },
+    idOf(reversal.transfer) ? { 'stripe/transfer': idOf(reversal.transfer)! } : {},
+  );
 
 const DISPUTE_STATUS: Record<string, string> = { won: 'DISPUTE_WON', lost: 'DISPUTE_LOST' };
 export const stripeDispute = (dispute: Obj, account: string): ProviderPayment =>
-  payment(dispute, { type: 'PAY-IN', status: DISPUTE_STATUS[dispute.status] ?? 'DISPUTE', destinationAccountReference: account },
-    idOf(dispute.charge) ? { 'stripe/charge': idOf(dispute.charge)! } : {});
+  payment(
+    dispute,
+    { type: 'PAY-IN', status: DISPUTE_STATUS[dispute.status] ?? 'DISPUTE', destinationAccountReference: account },
+    idOf(dispute.charge) ? { 'stripe/charge': idOf(dispute.charge)! } : {},
+  );
 
 /**
  * One balance transaction (listed with its `source` expanded) as a payment state, or undefined for the kinds that are
@@ -111,9 +161,15 @@ export function stripeBalanceTransaction(bt: Obj, account: string): ProviderPaym
   const is = (kind: string) => source?.object === kind;
   const fallback = (type: string, status: string): ProviderPayment => {
     const incoming = typeof bt.amount === 'number' && bt.amount >= 0;
-    return payment({ ...bt, id: idOf(bt.source) ?? bt.id, metadata: {} }, {
-      type, status, raw: bt, ...(incoming ? { destinationAccountReference: account } : { sourceAccountReference: account }),
-    });
+    return payment(
+      { ...bt, id: idOf(bt.source) ?? bt.id, metadata: {} },
+      {
+        type,
+        status,
+        raw: bt,
+        ...(incoming ? { destinationAccountReference: account } : { sourceAccountReference: account }),
+      },
+    );
   };
   let mapped: ProviderPayment | undefined;
   switch (bt.type) {
@@ -194,18 +250,43 @@ export const stripeExternalAccount = (external: Obj, owner: string): ProviderAcc
 
 /** The available balance per currency (Formance reads `available` too; pending funds cannot be paid out yet). */
 export const stripeBalances = (balance: Obj, account: string): ProviderBalance[] =>
-  (Array.isArray(balance.available) ? balance.available : []).map((b: Obj) => ({ accountReference: account, asset: stripeAsset(b.currency), amount: BigInt(b.amount) }));
+  (Array.isArray(balance.available) ? balance.available : []).map((b: Obj) => ({
+    accountReference: account,
+    asset: stripeAsset(b.currency),
+    amount: BigInt(b.amount),
+  }));
 
 /** The events the connector registers its endpoints for, and turns into rows (stripe-webhooks.ts). */
 export const STRIPE_WEBHOOK_EVENTS = [
-  'charge.succeeded', 'charge.failed', 'charge.pending', 'charge.captured', 'charge.updated', 'charge.refunded', 'charge.refund.updated',
-  'charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.closed',
-  'payout.created', 'payout.updated', 'payout.paid', 'payout.failed', 'payout.canceled',
-  'transfer.created', 'transfer.updated', 'transfer.reversed',
-  'account.updated', 'account.external_account.created', 'account.external_account.updated', 'balance.available',
+  'charge.succeeded',
+  'charge.failed',
+  'charge.pending',
+  'charge.captured',
+  'charge.updated',
+  'charge.refunded',
+  'charge.refund.updated',
+  'charge.dispute.created',
+  'charge.dispute.updated',
+  'charge.dispute.closed',
+  'payout.created',
+  'payout.updated',
+  'payout.paid',
+  'payout.failed',
+  'payout.canceled',
+  'transfer.created',
+  'transfer.updated',
+  'transfer.reversed',
+  'account.updated',
+  'account.external_account.created',
+  'account.external_account.updated',
+  'balance.available',
 ] as const;
 
-export interface StripeEventRows { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] }
+export interface StripeEventRows {
+  accounts: ProviderAccount[];
+  balances: ProviderBalance[];
+  payments: ProviderPayment[];
+}
 
 /**
  * What one Stripe event says, as rows: the object it carries mapped as the fetch maps it, its state dated by the
@@ -226,7 +307,8 @@ export function stripeEventRows(event: { type: string; created: number; account?
   } else if (kind === 'payout') rows.payments.push(state(stripePayout(object, account)));
   else if (kind === 'transfer') {
     rows.payments.push(state(stripeTransfer(object, account)));
-    for (const reversal of object.reversals?.data ?? []) rows.payments.push(state(stripeTransferReversal(reversal, account, idOf(object.destination))));
+    for (const reversal of object.reversals?.data ?? [])
+      rows.payments.push(state(stripeTransferReversal(reversal, account, idOf(object.destination))));
   } else if (event.type === 'account.updated') rows.accounts.push(event.account ? stripeConnectedAccount(object) : stripePlatformAccount(object));
   else if (event.type.startsWith('account.external_account.')) rows.accounts.push(stripeExternalAccount(object, idOf(object.account) ?? account));
   else if (event.type === 'balance.available') rows.balances.push(...stripeBalances(object, account));

@@ -10,7 +10,10 @@ import { upsertPayments } from './payments-upsert';
 import { stripeEventRows } from './stripe-mapping';
 
 /** What the install task stores under the `webhooks` state: the endpoints registered at Stripe, with their secrets. */
-export interface StripeWebhooksState { url: string; endpoints: Array<{ id: string; connect: boolean; secret?: string }> }
+export interface StripeWebhooksState {
+  url: string;
+  endpoints: Array<{ id: string; connect: boolean; secret?: string }>;
+}
 
 /** The public path Stripe posts a connector's events to (registered at install). */
 export const webhookPath = (connectorID: string): string => `/api/payments/v3/connectors/webhooks/${encodeURIComponent(connectorID)}`;
@@ -25,7 +28,12 @@ const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
  * one transaction with its id: an event Stripe delivers again (it retries until it gets a 2xx) is recognised by its id
  * and changes nothing. Throws NOT_FOUND (unknown, uninstalled or not a Stripe connector), UNAUTHORIZED.
  */
-export async function receiveStripeWebhook(db: Db, connectorID: string, payload: string | undefined, signature: string | undefined): Promise<{ eventID: string; duplicate: boolean; changed: number }> {
+export async function receiveStripeWebhook(
+  db: Db,
+  connectorID: string,
+  payload: string | undefined,
+  signature: string | undefined,
+): Promise<{ eventID: string; duplicate: boolean; changed: number }> {
   const row = await getConnectorRow(db, connectorID, { installed: true });
   if (row.provider !== 'stripe') throw notFound(`connector ${connectorID} does not receive Stripe events`);
   const config = row.config as StripeConfig;
@@ -48,8 +56,11 @@ export async function receiveStripeWebhook(db: Db, connectorID: string, payload:
   const eventID = event.id;
   return inTransaction(db, async (trx) => {
     if (!(await lockInstalledConnector(trx, connectorID))) throw notFound(`connector ${connectorID} not found or uninstalled`);
-    const claimed = await trx('payments_webhook_events').insert({ connector_id: connectorID, event_id: eventID, type: event!.type })
-      .onConflict(['connector_id', 'event_id']).ignore().returning('event_id');
+    const claimed = await trx('payments_webhook_events')
+      .insert({ connector_id: connectorID, event_id: eventID, type: event!.type })
+      .onConflict(['connector_id', 'event_id'])
+      .ignore()
+      .returning('event_id');
     if (claimed.length === 0) return { eventID, duplicate: true, changed: 0 };
     let changed = await upsertAccounts(trx, connectorID, 'stripe', rows.accounts);
     changed += await upsertBalances(trx, connectorID, 'stripe', rows.balances);

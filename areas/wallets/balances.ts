@@ -22,7 +22,11 @@ const present = (row: BalanceRow): WalletBalance => ({ name: row.name, expiresAt
 const MAIN: WalletBalance = { name: MAIN_BALANCE, expiresAt: null, priority: 0 };
 
 /** Creates a named balance. @throws ApiError NOT_FOUND (wallet), VALIDATION (`main` or a bad name), CONFLICT (exists) */
-export async function createBalance(db: Executor, walletId: string, input: { name: string; expiresAt?: Date; priority?: number }): Promise<WalletBalance> {
+export async function createBalance(
+  db: Executor,
+  walletId: string,
+  input: { name: string; expiresAt?: Date; priority?: number },
+): Promise<WalletBalance> {
   if (input.name === MAIN_BALANCE) throw validationError('balance name "main" is reserved: every wallet has it');
   if (!new RegExp(BALANCE_NAME_PATTERN).test(input.name)) throw validationError('balance name: 1 to 64 of [a-zA-Z0-9_-]');
   await getWalletRow(db, walletId);

@@ -42,7 +42,9 @@ export async function holdTerms(db: Executor, id: string): Promise<SettleTerms> 
   const known = canonical === undefined ? undefined : knownHolds.get(canonical);
   if (known) return known;
   const row: SettleTerms | undefined =
-    canonical === undefined ? undefined : await db('wallet_holds').where({ id: canonical }).first('id', 'wallet_id', 'asset', 'original_amount', 'destination', 'sources');
+    canonical === undefined
+      ? undefined
+      : await db('wallet_holds').where({ id: canonical }).first('id', 'wallet_id', 'asset', 'original_amount', 'destination', 'sources');
   if (!row) throw notFound(`hold "${id}" not found`);
   rememberHold(row);
   return row;
@@ -54,7 +56,8 @@ export type NewHold = HoldTerms;
 /** Writes the holds of a batch's pending debits, with the batch's transactions: what each source gave is known once the script ran. */
 export const insertHolds: SharedHooks<NewHold> = {
   write(done) {
-    for (const { item, postings } of done) item.sources = postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
+    for (const { item, postings } of done)
+      item.sources = postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
     const items = done.map((d) => d.item);
     return {
       sql: `INSERT INTO wallet_holds (id, wallet_id, asset, original_amount, description, metadata, destination, sources)

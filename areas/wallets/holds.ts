@@ -35,14 +35,19 @@ async function remainingOfAll(db: Executor, rows: HoldRow[]): Promise<Map<string
   const balances: Array<{ address: string; asset: string; balance: string }> = open.length
     ? await db('ledger_volumes')
         .where({ ledger: WALLETS_LEDGER })
-        .whereIn('address', open.map((row) => holdAccount(row.id)))
+        .whereIn(
+          'address',
+          open.map((row) => holdAccount(row.id)),
+        )
         .select('address', 'asset', db.raw('(input - output)::text AS balance'))
     : [];
   const byKey = new Map(balances.map((b) => [`${b.address} ${b.asset}`, BigInt(b.balance)]));
-  return new Map(rows.map((row) => {
-    const balance = row.closed_at === null ? (byKey.get(`${holdAccount(row.id)} ${row.asset}`) ?? 0n) : 0n;
-    return [row.id, balance > 0n ? balance : 0n];
-  }));
+  return new Map(
+    rows.map((row) => {
+      const balance = row.closed_at === null ? (byKey.get(`${holdAccount(row.id)} ${row.asset}`) ?? 0n) : 0n;
+      return [row.id, balance > 0n ? balance : 0n];
+    }),
+  );
 }
 
 const remainingOf = async (db: Executor, row: HoldRow): Promise<bigint> => (await remainingOfAll(db, [row])).get(row.id) ?? 0n;
@@ -72,7 +77,11 @@ export async function getHold(db: Executor, id: string): Promise<Hold> {
 }
 
 /** Holds in creation order, optionally of one wallet and with a metadata subset. @throws ApiError NOT_FOUND (wallet) */
-export async function listHolds(db: Executor, filters: { walletID?: string; metadata?: Record<string, string> }, page: PageRequest): Promise<Page<Hold & { seq: string }>> {
+export async function listHolds(
+  db: Executor,
+  filters: { walletID?: string; metadata?: Record<string, string> },
+  page: PageRequest,
+): Promise<Page<Hold & { seq: string }>> {
   const query = db('wallet_holds').select('*');
   if (filters.metadata && Object.keys(filters.metadata).length > 0) query.whereRaw('metadata @> ?::jsonb', [stringifyJson(filters.metadata)]);
   if (filters.walletID) {
@@ -131,7 +140,12 @@ async function settleHold(
   // Whether the hold is open, and what it holds, is known only under the locks: `prepare` computes the request that is
   // committed (or refuses it: closed, more than is left). A retry of a settle that went through under an
   // Idempotency-Key gets its stored answer before any of this, not HOLD_CLOSED. The request given here only stands in.
-  const placeholder: Posting = { source: holdAccount(id), destination: subjectAccount(terms.destination), amount: BigInt(terms.original_amount), asset: terms.asset };
+  const placeholder: Posting = {
+    source: holdAccount(id),
+    destination: subjectAccount(terms.destination),
+    amount: BigInt(terms.original_amount),
+    asset: terms.asset,
+  };
   await withWalletKey(db, `wallets/${scope}/${holdId}`, idempotencyKey, request, async (executor) => {
     await createTransaction(executor, WALLETS_LEDGER, { postings: [placeholder], metadata }, { hooks });
     return true;
@@ -155,7 +169,12 @@ function returnPostings(row: SettleTerms, amount: bigint): Posting[] {
  * left goes back to the wallet and the hold closes; it also closes when nothing remains.
  * @throws ApiError NOT_FOUND, HOLD_CLOSED, INSUFFICIENT_FUND (more than remains)
  */
-export async function confirmHold(db: Db, holdId: string, input: { amount?: bigint; final?: boolean } = {}, options: { idempotencyKey?: string } = {}): Promise<void> {
+export async function confirmHold(
+  db: Db,
+  holdId: string,
+  input: { amount?: bigint; final?: boolean } = {},
+  options: { idempotencyKey?: string } = {},
+): Promise<void> {
   await settleHold(db, holdId, 'confirm', input, options.idempotencyKey, (row, remaining) => {
     const amount = input.amount && input.amount > 0n ? input.amount : remaining;
     if (amount > remaining) throw new ApiError('INSUFFICIENT_FUND', `hold "${holdId}" has ${remaining} ${row.asset} left, cannot confirm ${amount}`);

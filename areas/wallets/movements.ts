@@ -92,7 +92,15 @@ export async function creditWallet(
 export async function debitWallet(
   db: Db,
   id: string,
-  input: { amount: Amount; balances?: string[]; destination?: Subject; metadata?: Record<string, string>; description?: string; pending?: boolean; timestamp?: Date },
+  input: {
+    amount: Amount;
+    balances?: string[];
+    destination?: Subject;
+    metadata?: Record<string, string>;
+    description?: string;
+    pending?: boolean;
+    timestamp?: Date;
+  },
   options: { idempotencyKey?: string } = {},
 ): Promise<WalletDebitResult | undefined> {
   await ensureLedger(db, WALLETS_LEDGER);
@@ -129,11 +137,23 @@ export async function debitWallet(
         metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
       },
-      { hooks: { lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]), ...(hold ? { shared: shareHooks(insertHolds, hold) } : {}) } },
+      {
+        hooks: {
+          lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]),
+          ...(hold ? { shared: shareHooks(insertHolds, hold) } : {}),
+        },
+      },
     );
     wrote = true;
     if (!hold) return null;
-    const result: WalletDebitResult = { id: hold.id, walletID: id, asset: hold.asset, metadata: hold.metadata, description: hold.description, destination };
+    const result: WalletDebitResult = {
+      id: hold.id,
+      walletID: id,
+      asset: hold.asset,
+      metadata: hold.metadata,
+      description: hold.description,
+      destination,
+    };
     return result;
   });
   // Once committed (not from inside a keyed write's transaction), and not on a replay, whose hold is the first request's.
@@ -147,7 +167,13 @@ export async function debitWallet(
  * stored result are one database transaction, as every keyed write is.
  * @returns the write's result, or the stored result of the first request with that key
  */
-export async function withWalletKey<T>(db: Db, scope: string, key: string | undefined, request: unknown, write: (executor: Executor) => Promise<T>): Promise<T> {
+export async function withWalletKey<T>(
+  db: Db,
+  scope: string,
+  key: string | undefined,
+  request: unknown,
+  write: (executor: Executor) => Promise<T>,
+): Promise<T> {
   if (key === undefined) return write(db);
   const claim = await inWriteTransaction(db, (trx) => withIdempotencyKey(trx, { scope, key, request }, () => write(trx)));
   return claim.value;

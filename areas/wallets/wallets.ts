@@ -62,7 +62,11 @@ export async function assertWalletExists(db: Executor, id: string): Promise<void
  * the wallet created the first time.
  * @throws ApiError CONFLICT (key reused with another body), VALIDATION
  */
-export async function createWallet(db: Db, input: { name: string; metadata?: Record<string, string> }, options: { idempotencyKey?: string } = {}): Promise<Wallet> {
+export async function createWallet(
+  db: Db,
+  input: { name: string; metadata?: Record<string, string> },
+  options: { idempotencyKey?: string } = {},
+): Promise<Wallet> {
   await ensureLedger(db, WALLETS_LEDGER);
   const id = await inWriteTransaction(db, async (trx) => {
     const claim = await withIdempotencyKey(trx, { scope: 'wallets/create', key: options.idempotencyKey, request: input }, async () => {
@@ -113,5 +117,7 @@ export async function listWallets(
 /** Merges keys into the wallet's metadata. @throws ApiError NOT_FOUND */
 export async function updateWalletMetadata(db: Executor, id: string, metadata: Record<string, string>): Promise<void> {
   await getWalletRow(db, id);
-  await db('wallets').where({ id }).update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
+  await db('wallets')
+    .where({ id })
+    .update({ metadata: db.raw('metadata || ?::jsonb', [stringifyJson(metadata)]) });
 }

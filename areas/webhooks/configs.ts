@@ -111,7 +111,10 @@ export async function updateConfig(db: Executor, id: string, input: Omit<Webhook
 export async function setConfigActive(db: Executor, id: string, active: boolean): Promise<WebhookConfig> {
   const fresh = active ? { disabled_at: null, disabled_reason: null, failing_since: null, backoff_attempts: 0, retry_at: null } : {};
   const [row] = isUuid(id)
-    ? await db<WebhookConfigRow>('webhook_configs').where({ id }).update({ active, ...fresh, updated_at: db.fn.now() as unknown as Date }).returning('*')
+    ? await db<WebhookConfigRow>('webhook_configs')
+        .where({ id })
+        .update({ active, ...fresh, updated_at: db.fn.now() as unknown as Date })
+        .returning('*')
     : [];
   if (!row) throw notFound('config not found');
   return presentConfig(row);

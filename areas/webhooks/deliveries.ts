@@ -127,5 +127,7 @@ export interface AttemptRecord {
 
 /** Final failure decided outside an attempt (the send activity of a previous release's delivery workflow timed out). */
 export async function markDeliveryFailed(db: Executor, id: string, error: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'failed', last_error: error, next_retry_at: null, queued: false, updated_at: db.fn.now() });
+  await db('webhook_deliveries')
+    .where({ id, status: 'pending' })
+    .update({ status: 'failed', last_error: error, next_retry_at: null, queued: false, updated_at: db.fn.now() });
 }

@@ -53,7 +53,9 @@ export interface DeliveryToSend {
 
 /** Reads deliveries and their configs in two queries. */
 export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise<DeliveryToSend[]> {
-  const rows = await db('webhook_deliveries').select('id', 'config_id', 'payload', 'status', 'queued', 'attempt_count', 'replay_generation', 'next_retry_at', 'run_started_at').whereIn('id', ids);
+  const rows = await db('webhook_deliveries')
+    .select('id', 'config_id', 'payload', 'status', 'queued', 'attempt_count', 'replay_generation', 'next_retry_at', 'run_started_at')
+    .whereIn('id', ids);
   const configIds = [...new Set(rows.map((r: { config_id: string }) => r.config_id))];
   const configs = new Map<string, WebhookConfigRow>((await db<WebhookConfigRow>('webhook_configs').whereIn('id', configIds)).map((c) => [c.id, c]));
   return rows.map((r: any) => ({
@@ -73,5 +75,8 @@ export async function loadDeliveriesToSend(db: Executor, ids: string[]): Promise
 /** Deliveries whose config is gone or inactive (Formance cancels them); a delivery already final is left as it is. */
 export async function cancelDeliveries(db: Executor, ids: string[], reason: string): Promise<void> {
   if (ids.length === 0) return;
-  await db('webhook_deliveries').whereIn('id', ids).where('status', 'pending').update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
+  await db('webhook_deliveries')
+    .whereIn('id', ids)
+    .where('status', 'pending')
+    .update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
 }

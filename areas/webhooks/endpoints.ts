@@ -41,14 +41,19 @@ export const ENDPOINT_DISABLED_EVENT = 'ENDPOINT_DISABLED';
 /** `count` values of the queue sequence, ascending: the positions of deliveries joining queues, in the given order. */
 export async function queuePositions(trx: Executor, count: number): Promise<string[]> {
   if (count === 0) return [];
-  const result = await trx.raw(`SELECT v::text AS v FROM (SELECT nextval('webhook_delivery_queue_seq') AS v FROM generate_series(1, ?::int)) s ORDER BY s.v`, [count]);
+  const result = await trx.raw(
+    `SELECT v::text AS v FROM (SELECT nextval('webhook_delivery_queue_seq') AS v FROM generate_series(1, ?::int)) s ORDER BY s.v`,
+    [count],
+  );
   return result.rows.map((r: { v: string }) => r.v);
 }
 
 /** Locks configs in id order (the one lock order of the area, so two writers never deadlock on them). */
 async function lockConfigs(trx: Executor, ids: string[], mode: 'update' | 'share'): Promise<EndpointConfigRow[]> {
   if (ids.length === 0) return [];
-  const query = trx<EndpointConfigRow>('webhook_configs').whereIn('id', [...new Set(ids)]).orderBy('id');
+  const query = trx<EndpointConfigRow>('webhook_configs')
+    .whereIn('id', [...new Set(ids)])
+    .orderBy('id');
   return mode === 'update' ? query.forUpdate() : query.forShare();
 }
 
@@ -70,8 +75,15 @@ export async function claimDrains(trx: Executor, configIds: string[]): Promise<E
 export async function enqueueDeliveries(db: Db, ids: string[]): Promise<EndpointDrain[]> {
   if (ids.length === 0) return [];
   return db.transaction(async (trx) => {
-    const rows: Array<{ id: string; config_id: string; queued: boolean }> = await trx('webhook_deliveries').whereIn('id', ids).where('status', 'pending').select('id', 'config_id', 'queued');
-    const configs = await lockConfigs(trx, rows.map((r) => r.config_id), 'update');
+    const rows: Array<{ id: string; config_id: string; queued: boolean }> = await trx('webhook_deliveries')
+      .whereIn('id', ids)
+      .where('status', 'pending')
+      .select('id', 'config_id', 'queued');
+    const configs = await lockConfigs(
+      trx,
+      rows.map((r) => r.config_id),
+      'update',
+    );
     const live = new Set(configs.map((c) => c.id));
     const joining = ids.filter((id) => rows.some((r) => r.id === id && !r.queued && live.has(r.config_id)));
     await setQueued(trx, joining);
@@ -96,7 +108,10 @@ async function setQueued(trx: Executor, ids: string[]): Promise<void> {
  * under a share lock of the configs, so a drain cannot end between the check and the queueing.
  * @param deliveries in event order. @returns the ids queued, and the drains to make sure of.
  */
-export async function queueBehindDrains(db: Db, deliveries: Array<{ id: string; configId: string }>): Promise<{ queued: Set<string>; drains: EndpointDrain[] }> {
+export async function queueBehindDrains(
+  db: Db,
+  deliveries: Array<{ id: string; configId: string }>,
+): Promise<{ queued: Set<string>; drains: EndpointDrain[] }> {
   if (deliveries.length === 0) return { queued: new Set(), drains: [] };
   // The common case, no queue anywhere, takes no lock: a drain that starts just after this read is the same race as
   // one starting just after the locked check, and the deliveries sent meanwhile join its queue only if they fail.
@@ -139,7 +154,14 @@ export async function disableEndpoint(db: Db, configId: string, reason: string):
   return db.transaction(async (trx) => {
     const [row] = await trx<EndpointConfigRow>('webhook_configs')
       .where({ id: configId, active: true })
-      .update({ active: false, disabled_at: trx.fn.now() as unknown as Date, disabled_reason: reason, drain_running: false, retry_at: null, updated_at: trx.fn.now() as unknown as Date })
+      .update({
+        active: false,
+        disabled_at: trx.fn.now() as unknown as Date,
+        disabled_reason: reason,
+        drain_running: false,
+        retry_at: null,
+        updated_at: trx.fn.now() as unknown as Date,
+      })
       .returning('*');
     if (!row) return false;
     await closeQueue(trx, configId, 'failed', `the endpoint was disabled: ${reason}`);
@@ -169,7 +191,13 @@ export async function disableEndpoint(db: Db, configId: string, reason: string):
  * endpoint waits for its next probe and is probed with its oldest delivery; a healthy one gets the next `chunk`.
  * An empty queue ends the drain, under the config's lock.
  */
-export async function nextEndpointStep(db: Db, configId: string, episode: number, settings: Pick<WebhookSettings, 'retryForMs' | 'disableAfterMs'>, chunk: number): Promise<EndpointStep> {
+export async function nextEndpointStep(
+  db: Db,
+  configId: string,
+  episode: number,
+  settings: Pick<WebhookSettings, 'retryForMs' | 'disableAfterMs'>,
+  chunk: number,
+): Promise<EndpointStep> {
   const config = await db<EndpointConfigRow>('webhook_configs').where({ id: configId }).first();
   if (!config) {
     await closeQueue(db, configId, 'cancelled', 'the config was deleted');
@@ -186,7 +214,13 @@ export async function nextEndpointStep(db: Db, configId: string, episode: number
   await db('webhook_deliveries')
     .where({ config_id: configId, status: 'pending', queued: true })
     .where('run_started_at', '<', db.raw(`now() - make_interval(secs => ?)`, [settings.retryForMs / 1000]))
-    .update({ status: 'failed', queued: false, next_retry_at: null, last_error: db.raw(`coalesce(last_error || '; ', '') || 'retries exhausted'`), updated_at: db.fn.now() });
+    .update({
+      status: 'failed',
+      queued: false,
+      next_retry_at: null,
+      last_error: db.raw(`coalesce(last_error || '; ', '') || 'retries exhausted'`),
+      updated_at: db.fn.now(),
+    });
   const now = Date.now();
   if (config.failing_since && now - config.failing_since.getTime() >= settings.disableAfterMs) {
     const hours = Math.round((settings.disableAfterMs / 3600_000) * 100) / 100;
@@ -231,8 +265,18 @@ export async function drainsToEnsure(db: Db): Promise<EndpointDrain[]> {
     .where('c.drain_running', false)
     .whereExists(db('webhook_deliveries as d').whereRaw('d.config_id = c.id').where({ 'd.status': 'pending', 'd.queued': true }))
     .pluck('c.id');
-  const claimed = orphaned.length > 0 ? await db.transaction(async (trx) => claimDrains(trx, (await lockConfigs(trx, orphaned, 'update')).filter((c) => !c.drain_running).map((c) => c.id))) : [];
-  const running: Array<{ id: string; drain_episode: number }> = await db('webhook_configs').where('drain_running', true).select('id', 'drain_episode');
+  const claimed =
+    orphaned.length > 0
+      ? await db.transaction(async (trx) =>
+          claimDrains(
+            trx,
+            (await lockConfigs(trx, orphaned, 'update')).filter((c) => !c.drain_running).map((c) => c.id),
+          ),
+        )
+      : [];
+  const running: Array<{ id: string; drain_episode: number }> = await db('webhook_configs')
+    .where('drain_running', true)
+    .select('id', 'drain_episode');
   const all = new Map(running.map((r) => [r.id, r.drain_episode]));
   for (const d of claimed) all.set(d.configId, d.episode);
   return [...all].map(([configId, episode]) => ({ configId, episode }));

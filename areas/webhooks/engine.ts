@@ -31,7 +31,11 @@ export async function runTestSend(temporal: TemporalDeps, configID: string): Pro
  * is started again (its lease is still held, so its queue still needs it); one that completed released its lease, so
  * a start refused for it is harmless. @returns the drains Temporal refused to start (the sweep retries them).
  */
-export async function startEndpointDrains(temporal: TemporalDeps, drains: EndpointDrain[], httpTimeoutMs: number): Promise<Array<{ drain: EndpointDrain; error: unknown }>> {
+export async function startEndpointDrains(
+  temporal: TemporalDeps,
+  drains: EndpointDrain[],
+  httpTimeoutMs: number,
+): Promise<Array<{ drain: EndpointDrain; error: unknown }>> {
   const refused: Array<{ drain: EndpointDrain; error: unknown }> = [];
   await Promise.all(
     drains.map(async (drain) => {

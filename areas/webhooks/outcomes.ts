@@ -45,12 +45,19 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
     // Only the configs whose state changes are locked and written: a healthy endpoint's successes update its
     // last success at most once a second, so concurrent batches to one endpoint do not queue on its row.
     const changing = (c: Pick<EndpointConfigRow, 'id' | 'failing_since' | 'last_success_at'>) =>
-      records.some((r) => r.config.id === c.id && r.status !== 'success') || c.failing_since !== null || !c.last_success_at || now - c.last_success_at.getTime() >= 1000;
+      records.some((r) => r.config.id === c.id && r.status !== 'success') ||
+      c.failing_since !== null ||
+      !c.last_success_at ||
+      now - c.last_success_at.getTime() >= 1000;
     const seen: Array<Pick<EndpointConfigRow, 'id' | 'failing_since' | 'last_success_at'>> = await trx('webhook_configs')
       .whereIn('id', [...new Set(records.map((r) => r.config.id))])
       .select('id', 'failing_since', 'last_success_at');
-    const configIds = seen.filter(changing).map((c) => c.id).sort();
-    const configs: EndpointConfigRow[] = configIds.length > 0 ? await trx<EndpointConfigRow>('webhook_configs').whereIn('id', configIds).orderBy('id').forUpdate() : [];
+    const configIds = seen
+      .filter(changing)
+      .map((c) => c.id)
+      .sort();
+    const configs: EndpointConfigRow[] =
+      configIds.length > 0 ? await trx<EndpointConfigRow>('webhook_configs').whereIn('id', configIds).orderBy('id').forUpdate() : [];
     const retryAt = new Map<string, Date>();
     const claimed: EndpointDrain[] = [];
     for (const config of configs) {

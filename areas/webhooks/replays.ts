@@ -36,7 +36,11 @@ async function restartDeliveries(trx: Executor, ids: string[], statuses: string[
 
 /** Locks the configs of these deliveries (id order, before any delivery row: the area's lock order) and returns the active ones. */
 async function lockActiveConfigs(trx: Executor, configIds: string[]): Promise<Set<string>> {
-  const rows: Array<{ id: string; active: boolean }> = await trx('webhook_configs').whereIn('id', [...new Set(configIds)]).orderBy('id').forUpdate().select('id', 'active');
+  const rows: Array<{ id: string; active: boolean }> = await trx('webhook_configs')
+    .whereIn('id', [...new Set(configIds)])
+    .orderBy('id')
+    .forUpdate()
+    .select('id', 'active');
   return new Set(rows.filter((r) => r.active).map((r) => r.id));
 }
 
@@ -82,28 +86,40 @@ export interface RecoverResult {
  * number, and one drain for the endpoint. Idempotent per key.
  * @throws ApiError NOT_FOUND (config), CONFLICT (config inactive, key used for another request), VALIDATION (window)
  */
-export async function claimRecovery(db: Db, configId: string, window: { since: Date; until?: Date }, key: string | undefined): Promise<{ result: RecoverResult; drains: EndpointDrain[] }> {
+export async function claimRecovery(
+  db: Db,
+  configId: string,
+  window: { since: Date; until?: Date },
+  key: string | undefined,
+): Promise<{ result: RecoverResult; drains: EndpointDrain[] }> {
   const until = window.until ?? new Date();
   if (until < window.since || until.getTime() - window.since.getTime() > MAX_REPLAY_WINDOW_MS) {
     throw validationError('recovery window must be positive and at most 90 days (since to until, or now)');
   }
   let drains: EndpointDrain[] = [];
   const { value } = await db.transaction((trx) =>
-    withIdempotencyKey(trx, { scope: REPLAY_SCOPE, key, request: { recover: configId, since: window.since.toISOString(), until: window.until?.toISOString() ?? null } }, async () => {
-      const exists = isUuid(configId) ? await trx('webhook_configs').where({ id: configId }).first('id') : undefined;
-      if (!exists) throw notFound('config not found');
-      if (!(await lockActiveConfigs(trx, [configId])).has(configId)) throw conflict('deliveries cannot be resent: the config is inactive');
-      const ids: string[] = await trx('webhook_deliveries')
-        .where({ config_id: configId, status: 'failed' })
-        .where('created_at', '>=', window.since)
-        .where('created_at', '<=', until)
-        .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
-        .forUpdate()
-        .pluck('id');
-      const started = await restartDeliveries(trx, ids, ['failed']);
-      if (started.length > 0) drains = await claimDrains(trx, [configId]);
-      return { replayed: started.length, since: window.since.toISOString(), until: until.toISOString() };
-    }),
+    withIdempotencyKey(
+      trx,
+      { scope: REPLAY_SCOPE, key, request: { recover: configId, since: window.since.toISOString(), until: window.until?.toISOString() ?? null } },
+      async () => {
+        const exists = isUuid(configId) ? await trx('webhook_configs').where({ id: configId }).first('id') : undefined;
+        if (!exists) throw notFound('config not found');
+        if (!(await lockActiveConfigs(trx, [configId])).has(configId)) throw conflict('deliveries cannot be resent: the config is inactive');
+        const ids: string[] = await trx('webhook_deliveries')
+          .where({ config_id: configId, status: 'failed' })
+          .where('created_at', '>=', window.since)
+          .where('created_at', '<=', until)
+          .orderBy([
+            { column: 'created_at', order: 'asc' },
+            { column: 'id', order: 'asc' },
+          ])
+          .forUpdate()
+          .pluck('id');
+        const started = await restartDeliveries(trx, ids, ['failed']);
+        if (started.length > 0) drains = await claimDrains(trx, [configId]);
+        return { replayed: started.length, since: window.since.toISOString(), until: until.toISOString() };
+      },
+    ),
   );
   return { result: value, drains };
 }
@@ -136,7 +152,11 @@ export interface BulkReplayResult {
  * claimDeliveryReplay; the others are skipped. Idempotent per key, like claimDeliveryReplay.
  * @throws ApiError VALIDATION (window), CONFLICT (key used for another request)
  */
-export async function claimBulkReplay(db: Db, request: BulkReplayRequest, key: string | undefined): Promise<{ result: BulkReplayResult; drains: EndpointDrain[] }> {
+export async function claimBulkReplay(
+  db: Db,
+  request: BulkReplayRequest,
+  key: string | undefined,
+): Promise<{ result: BulkReplayResult; drains: EndpointDrain[] }> {
   const to = request.createdAtTo ?? new Date();
   if (to < request.createdAtFrom || to.getTime() - request.createdAtFrom.getTime() > MAX_REPLAY_WINDOW_MS) {
     throw validationError('replay window must be positive and at most 90 days (createdAtFrom to createdAtTo, or now)');
@@ -145,7 +165,10 @@ export async function claimBulkReplay(db: Db, request: BulkReplayRequest, key: s
   const { value } = await db.transaction((trx) =>
     withIdempotencyKey(trx, { scope: REPLAY_SCOPE, key, request: { deliveries: request } }, async () => {
       // Configs first (the area's lock order), then the page's deliveries.
-      const configs = await lockActiveConfigs(trx, request.configIds.length > 0 ? request.configIds : await trx('webhook_configs').where('active', true).pluck('id'));
+      const configs = await lockActiveConfigs(
+        trx,
+        request.configIds.length > 0 ? request.configIds : await trx('webhook_configs').where('active', true).pluck('id'),
+      );
       const query = trx('webhook_deliveries as d')
         .join('webhook_configs as c', 'c.id', 'd.config_id')
         .where('c.active', true)
@@ -153,14 +176,21 @@ export async function claimBulkReplay(db: Db, request: BulkReplayRequest, key: s
         .where('d.created_at', '>=', request.createdAtFrom)
         .where('d.created_at', '<=', to)
         .whereIn('d.status', request.statuses)
-        .orderBy([{ column: 'd.created_at', order: 'asc' }, { column: 'd.id', order: 'asc' }])
+        .orderBy([
+          { column: 'd.created_at', order: 'asc' },
+          { column: 'd.id', order: 'asc' },
+        ])
         .limit(request.pageSize + 1)
         .forUpdate('d');
       if (request.configIds.length > 0) query.whereIn('d.config_id', request.configIds);
       if (request.after) query.whereRaw('(d.created_at, d.id) > (?::timestamptz, ?::uuid)', request.after);
       const rows: Array<Pick<DeliveryRow, 'id' | 'status' | 'created_at' | 'config_id'>> = await query;
       const page = rows.slice(0, request.pageSize);
-      const started = await restartDeliveries(trx, page.filter((row) => row.status === 'failed' && configs.has(row.config_id)).map((row) => row.id), ['failed']);
+      const started = await restartDeliveries(
+        trx,
+        page.filter((row) => row.status === 'failed' && configs.has(row.config_id)).map((row) => row.id),
+        ['failed'],
+      );
       drains = await claimDrains(trx, [...new Set(started.map((row) => row.config_id))]);
       const last = page[page.length - 1];
       const hasMore = rows.length > request.pageSize;

@@ -79,7 +79,7 @@ export function pauseOwnWorker(): { paused: number; resume: () => void } {
   const mine = new Set([process.pid]);
   const workers: number[] = [];
   // Parents come before children often but not always: iterate until no new descendant is found.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of processes) {
       if (!mine.has(p.pid) && mine.has(p.ppid)) {
@@ -110,16 +110,18 @@ export function cpuPerOperation(before: CpuSnapshot, after: CpuSnapshot, operati
     const part = partOfKey(key);
     byPart.set(part, (byPart.get(part) ?? 0) + seconds);
   }
-  return [...byPart.keys()]
-    .filter((k) => k !== 'other')
-    .sort()
-    // /proc counts in 10 ms ticks: a part that used fewer than two of them in the window is noise, not a cost.
-    .filter((part) => part === 'bench' || byPart.get(part)! >= 2 / TICKS_PER_SECOND)
-    .map((part) => [part, (byPart.get(part)! * 1000) / (operations || 1)] as const)
-    .filter(([, ms]) => ms >= 0.0005)
-    // Two significant digits below a millisecond: a read costs tens of microseconds, which one decimal rounded to 0.1.
-    .map(([part, ms]) => `${part} ${ms >= 1 ? ms.toFixed(1) : ms.toPrecision(2)}`)
-    .join(', ');
+  return (
+    [...byPart.keys()]
+      .filter((k) => k !== 'other')
+      .sort()
+      // /proc counts in 10 ms ticks: a part that used fewer than two of them in the window is noise, not a cost.
+      .filter((part) => part === 'bench' || byPart.get(part)! >= 2 / TICKS_PER_SECOND)
+      .map((part) => [part, (byPart.get(part)! * 1000) / (operations || 1)] as const)
+      .filter(([, ms]) => ms >= 0.0005)
+      // Two significant digits below a millisecond: a read costs tens of microseconds, which one decimal rounded to 0.1.
+      .map(([part, ms]) => `${part} ${ms >= 1 ? ms.toFixed(1) : ms.toPrecision(2)}`)
+      .join(', ')
+  );
 }
 
 /** Adds the CPU used between two snapshots into `total` (per process), for measurements made of several rounds. */

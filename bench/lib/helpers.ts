@@ -14,15 +14,19 @@ export async function withDb<T>(platform: BenchPlatform, work: (db: Db) => Promi
 
 /** Polls a `count(*)::int AS n` query until it answers 0 or the deadline passes. @returns the last count. */
 async function awaitZero(platform: BenchPlatform, sql: string, bindings: string[], timeoutMs: number): Promise<number> {
-  return withDb(platform, async (db) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { rows } = await db.raw(sql, bindings);
-      const pending = rows[0].n as number;
-      if (pending === 0 || Date.now() > deadline) return pending;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }, 1);
+  return withDb(
+    platform,
+    async (db) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await db.raw(sql, bindings);
+        const pending = rows[0].n as number;
+        if (pending === 0 || Date.now() > deadline) return pending;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+    1,
+  );
 }
 
 /**
@@ -47,10 +51,14 @@ export function awaitLogsHashed(platform: BenchPlatform, ledger: string, timeout
  * out by a checkpoint now rather than by the next one (skipped when the bench's database user may not checkpoint).
  */
 export async function quietDatabase(platform: BenchPlatform, tables: string[]): Promise<void> {
-  await withDb(platform, async (db) => {
-    await db.raw(`VACUUM (ANALYZE) ${tables.map(() => '??').join(', ')}`, tables);
-    await db.raw('CHECKPOINT').catch(() => undefined);
-  }, 1);
+  await withDb(
+    platform,
+    async (db) => {
+      await db.raw(`VACUUM (ANALYZE) ${tables.map(() => '??').join(', ')}`, tables);
+      await db.raw('CHECKPOINT').catch(() => undefined);
+    },
+    1,
+  );
 }
 
 /**
@@ -58,7 +66,8 @@ export async function quietDatabase(platform: BenchPlatform, tables: string[]): 
  * instances; not long-lived ones such as connector fetches), so one scenario's tail neither loads the next measurement nor escapes its own CPU count.
  * @returns what was still pending at the deadline (outbox rows + running workflows).
  */
-const SETTLE_QUERY = 'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="processEventBatch" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
+const SETTLE_QUERY =
+  'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="processEventBatch" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
 
 export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -76,7 +85,14 @@ export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Prom
 }
 
 /** JSON API call with a Bearer token; throws on an unexpected status (setup steps must not fail silently). */
-export async function call(platform: BenchPlatform, token: string, method: string, path: string, body?: unknown, expect: number[] = [200, 201, 204]): Promise<any> {
+export async function call(
+  platform: BenchPlatform,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  expect: number[] = [200, 201, 204],
+): Promise<any> {
   const response = await fetch(`${platform.apiUrl}${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

@@ -3,7 +3,8 @@ import http from 'node:http';
 /** `raw` as a URL, refused unless it names this machine: load generators never target anything else. */
 export function localUrl(raw: string): URL {
   const url = new URL(raw);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error(`refusing to load ${url.hostname}: benchmarks only target this machine`);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+    throw new Error(`refusing to load ${url.hostname}: benchmarks only target this machine`);
   return url;
 }
 

@@ -38,7 +38,13 @@ export async function benchPlatform(): Promise<BenchPlatform> {
       purpose: 'bench',
       // The webhook scenario's receiver is on loopback (allowed here only); its 5% of 500s retry after 1 s instead of
       // the production default, so the run can check that every event ends with one success within its bound.
-      env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000' },
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_SECOND: '0',
+        WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+        WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000',
+      },
     });
     ({ apiUrl, databaseUrl, temporalAddress, credentials, dataDir } = platform);
     stop = async () => {

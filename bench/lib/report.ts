@@ -7,7 +7,10 @@ import type { Measurement } from './stats';
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
 /** Prints one table (with each scenario's ratio to its same-run baseline) and writes the JSON result file. */
-export function report(measurements: Measurement[], run: { startedAt: Date; loadAtStart: number[]; ticksAtStart: ReturnType<typeof machineTicks> }): string {
+export function report(
+  measurements: Measurement[],
+  run: { startedAt: Date; loadAtStart: number[]; ticksAtStart: ReturnType<typeof machineTicks> },
+): string {
   const byName = new Map(measurements.map((m) => [m.scenario, m]));
   const rows = measurements.map((m) => {
     const base = m.baseline ? byName.get(m.baseline) : undefined;
@@ -29,6 +32,13 @@ export function report(measurements: Measurement[], run: { startedAt: Date; load
   const dir = path.join(__dirname, '..', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  fs.writeFileSync(file, JSON.stringify({ date: run.startedAt.toISOString(), machine, load: loadNote, scale: Number(process.env.BENCH_SCALE || 1), measurements }, null, 2));
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      { date: run.startedAt.toISOString(), machine, load: loadNote, scale: Number(process.env.BENCH_SCALE || 1), measurements },
+      null,
+      2,
+    ),
+  );
   return `${table}\n\nJSON results: ${path.relative(process.cwd(), file)}`;
 }

@@ -26,8 +26,7 @@ export async function interleavedRounds<K extends string>(
       addCpu(entry.cpu, before, cpuSnapshot());
     }
   }
-  return Object.fromEntries([...measured].map(([row, { rounds: runs, cpu }]) => [row, { measurement: combineRounds(runs), rounds: runs, cpu }])) as Record<
-    K,
-    { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }
-  >;
+  return Object.fromEntries(
+    [...measured].map(([row, { rounds: runs, cpu }]) => [row, { measurement: combineRounds(runs), rounds: runs, cpu }]),
+  ) as Record<K, { measurement: Measurement; rounds: Measurement[]; cpu: CpuSnapshot }>;
 }

@@ -30,13 +30,20 @@ export async function koaHelloWorld(platform: BenchPlatform, connections: number
 export const KOA_WARM_UP = 40_000;
 
 /** The Koa hello-world server, warmed up and started once for several loads (rounds interleaved with another row). */
-export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{ load(connections: number, amount: number, scenario?: string, options?: { pathPerRequest?: boolean }): Promise<Measurement>; stop(): void }> {
+export async function startKoaHelloWorld(platform: BenchPlatform): Promise<{
+  load(connections: number, amount: number, scenario?: string, options?: { pathPerRequest?: boolean }): Promise<Measurement>;
+  stop(): void;
+}> {
   const port = await freePort();
   // HELLO_NODE_ARGS: Node flags for this process (e.g. --cpu-prof), as PLATFORM_NODE_ARGS for the API's.
-  const child = spawn(process.execPath, [...(process.env.HELLO_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')], {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: platform.databaseUrl, ISSUER_BASE: platform.apiUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.HELLO_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(__dirname, '..', 'servers', 'hello-world.ts')],
+    {
+      env: { ...process.env, PORT: String(port), DATABASE_URL: platform.databaseUrl, ISSUER_BASE: platform.apiUrl },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   // `pathPerRequest`: a different path per request (`/hello/<n>`, an id the route ignores), for comparisons with reads
   // whose load does the same (op 11): the load generator shares the machine's two cores with the server, and a fixed
   // request, built once, costs it less than requests built one by one.
@@ -102,7 +109,11 @@ async function workflowLoop(
       warmup: 2 * concurrency,
       operation: (i) => {
         const { type, args } = workflow(i);
-        return client.workflow.execute(type, { taskQueue: platform.taskQueue, workflowId: `bench-${scenario.split(' ')[1]}-${run}-${concurrency}-${i}`, args });
+        return client.workflow.execute(type, {
+          taskQueue: platform.taskQueue,
+          workflowId: `bench-${scenario.split(' ')[1]}-${run}-${concurrency}-${i}`,
+          args,
+        });
       },
     });
   } finally {

@@ -15,4 +15,12 @@ export interface Scenario {
 }
 
 /** Every area's benchmark scenarios, in the order the report lists them. */
-export const scenarios: Scenario[] = [ledgerScenario, ledgerReadsScenario, paymentsScenario, walletsScenario, orchestrationScenario, webhooksScenario, reconciliationScenario];
+export const scenarios: Scenario[] = [
+  ledgerScenario,
+  ledgerReadsScenario,
+  paymentsScenario,
+  walletsScenario,
+  orchestrationScenario,
+  webhooksScenario,
+  reconciliationScenario,
+];

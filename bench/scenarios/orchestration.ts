@@ -24,11 +24,24 @@ export const orchestrationScenario: Scenario = {
     const token = await platform.token();
     const ledger = `bench-orch-${Date.now().toString(36)}`;
     await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`);
-    const postings = Array.from({ length: SOURCES }, (_, n) => ({ source: 'world', destination: `orch:src:${n}`, amount: 1_000_000_000, asset: 'USD/2' }));
+    const postings = Array.from({ length: SOURCES }, (_, n) => ({
+      source: 'world',
+      destination: `orch:src:${n}`,
+      amount: 1_000_000_000,
+      asset: 'USD/2',
+    }));
     await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/transactions`, { postings });
     const { data: workflow } = await call(platform, token, 'POST', '/api/orchestration/v2/workflows', {
       name: 'bench-send',
-      stages: [{ send: { source: { account: { id: 'orch:src:${n}', ledger } }, destination: { account: { id: 'orch:dst:${n}', ledger } }, amount: { asset: 'USD/2', amount: 1 } } }],
+      stages: [
+        {
+          send: {
+            source: { account: { id: 'orch:src:${n}', ledger } },
+            destination: { account: { id: 'orch:dst:${n}', ledger } },
+            amount: { asset: 'USD/2', amount: 1 },
+          },
+        },
+      ],
     });
     await settle(platform);
     const headers = authJson(token);
@@ -42,7 +55,8 @@ export const orchestrationScenario: Scenario = {
           body: JSON.stringify({ n: String(Math.abs(i) % SOURCES) }),
         });
         const body = (await response.json()) as { data?: { terminated: boolean; error?: string } };
-        if (response.status !== 200 || !body.data?.terminated || body.data.error) throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
+        if (response.status !== 200 || !body.data?.terminated || body.data.error)
+          throw new Error(`run answered ${response.status}: ${JSON.stringify(body).slice(0, 800)}`);
       },
     };
     // The floors are measured here, in rounds interleaved with the runs they are compared with (no-op, one activity,
@@ -62,17 +76,30 @@ export const orchestrationScenario: Scenario = {
       rounds.noop.push(await timed(cpu.noop, () => noopWorkflow(platform, CONCURRENCY, Math.round((600 * scale) / ROUNDS))));
       rounds.one.push(await timed(cpu.one, () => oneActivityWorkflow(platform, CONCURRENCY, Math.round((300 * scale) / ROUNDS))));
       rounds.runs.push(
-        await timed(cpu.runs, () => measureLoop({ ...loop, scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`, concurrency: CONCURRENCY, total: Math.round((300 * scale) / ROUNDS) })),
+        await timed(cpu.runs, () =>
+          measureLoop({
+            ...loop,
+            scenario: `orchestration one-stage send, wait=true (c=${CONCURRENCY})`,
+            concurrency: CONCURRENCY,
+            total: Math.round((300 * scale) / ROUNDS),
+          }),
+        ),
       );
     }
     const [noop, oneActivity, measurement] = [combineRounds(rounds.noop), combineRounds(rounds.one), combineRounds(rounds.runs)];
     // Warm-ups included: their CPU is in the sums.
-    const perOperation = (sums: CpuSnapshot, measured: Measurement) => cpuPerOperation(new Map(), sums, measured.operations + ROUNDS * 2 * CONCURRENCY);
+    const perOperation = (sums: CpuSnapshot, measured: Measurement) =>
+      cpuPerOperation(new Map(), sums, measured.operations + ROUNDS * 2 * CONCURRENCY);
     const noopNote = `${ROUNDS} rounds; CPU ms/op: ${perOperation(cpu.noop, noop)}`;
     const oneNote = `${ROUNDS} rounds; CPU ms/op: ${perOperation(cpu.one, oneActivity)}`;
     const cpuNote = `${ROUNDS} rounds; CPU ms/run incl. its events: ${perOperation(cpu.runs, measurement)}`;
     const sequentialNoop = await noopWorkflow(platform, 1, Math.round(100 * scale), SEQUENTIAL_BASELINE);
-    const sequential = await measureLoop({ ...loop, scenario: 'orchestration one-stage send, wait=true (c=1)', concurrency: 1, total: Math.round(100 * scale) });
+    const sequential = await measureLoop({
+      ...loop,
+      scenario: 'orchestration one-stage send, wait=true (c=1)',
+      concurrency: 1,
+      total: Math.round(100 * scale),
+    });
     await settle(platform);
     return [
       { ...noop, notes: noopNote },

@@ -19,14 +19,24 @@ function writeProviderFiles(directory: string, payments: number): void {
   fs.mkdirSync(directory, { recursive: true });
   const base = Date.UTC(2024, 0, 1);
   const accounts = Array.from({ length: FETCH_ACCOUNTS }, (_, i) => ({
-    reference: `acc-${i}`, name: `Account ${i}`, type: i % 4 ? 'INTERNAL' : 'EXTERNAL', defaultAsset: 'EUR/2',
-    createdAt: new Date(base + i * 60_000).toISOString(), metadata: { segment: `s${i % 7}` },
+    reference: `acc-${i}`,
+    name: `Account ${i}`,
+    type: i % 4 ? 'INTERNAL' : 'EXTERNAL',
+    defaultAsset: 'EUR/2',
+    createdAt: new Date(base + i * 60_000).toISOString(),
+    metadata: { segment: `s${i % 7}` },
   }));
   const balances = accounts.map((a, i) => ({ accountReference: a.reference, asset: 'EUR/2', amount: 100_000 + i }));
   const list = Array.from({ length: payments }, (_, j) => ({
-    reference: `pay-${j}`, type: j % 3 ? 'PAY-IN' : 'PAYOUT', status: j % 10 ? 'SUCCEEDED' : 'PENDING', scheme: 'sepa credit',
-    asset: 'EUR/2', amount: 1000 + j, createdAt: new Date(base + j * 1000).toISOString(),
-    sourceAccountReference: `acc-${j % FETCH_ACCOUNTS}`, destinationAccountReference: `acc-${(j * 7 + 1) % FETCH_ACCOUNTS}`,
+    reference: `pay-${j}`,
+    type: j % 3 ? 'PAY-IN' : 'PAYOUT',
+    status: j % 10 ? 'SUCCEEDED' : 'PENDING',
+    scheme: 'sepa credit',
+    asset: 'EUR/2',
+    amount: 1000 + j,
+    createdAt: new Date(base + j * 1000).toISOString(),
+    sourceAccountReference: `acc-${j % FETCH_ACCOUNTS}`,
+    destinationAccountReference: `acc-${(j * 7 + 1) % FETCH_ACCOUNTS}`,
     metadata: { order: `o-${j}` },
   }));
   // Plain JSON numbers (no bigint in these files): JSON.stringify is fine outside the platform's code.
@@ -35,7 +45,13 @@ function writeProviderFiles(directory: string, payments: number): void {
   fs.writeFileSync(path.join(directory, 'payments.json'), JSON.stringify(list));
 }
 
-interface TimedRuns { workflowIds: string[]; seconds: number; cpu: string; dispatchSeconds: number; dispatchCpu: string }
+interface TimedRuns {
+  workflowIds: string[];
+  seconds: number;
+  cpu: string;
+  dispatchSeconds: number;
+  dispatchCpu: string;
+}
 
 /**
  * Workflow runs (the install task, or one tick of the connector's schedules) timed from their start to the end of the
@@ -56,7 +72,13 @@ async function timedRuns(platform: BenchPlatform, payments: number, start: (clie
     const dispatchSeconds = (performance.now() - t1) / 1000;
     // Per 1,000 payments: per payment, most parts are under the 0.05 ms cpuPerOperation prints.
     const thousands = payments / 1000;
-    return { workflowIds, seconds, cpu: cpuPerOperation(before, done, thousands), dispatchSeconds, dispatchCpu: cpuPerOperation(done, cpuSnapshot(), thousands) };
+    return {
+      workflowIds,
+      seconds,
+      cpu: cpuPerOperation(before, done, thousands),
+      dispatchSeconds,
+      dispatchCpu: cpuPerOperation(done, cpuSnapshot(), thousands),
+    };
   } finally {
     await connection.close();
   }
@@ -85,26 +107,47 @@ export async function fetchCycleRows(platform: BenchPlatform, scale: number): Pr
         return Number(n);
       });
       // Readable through the API: the last payment of the file, by its id.
-      const last = await call(platform, token, 'GET', `/api/payments/v3/payments/${encodeURIComponent(paymentId(connectorID, `pay-${payments - 1}`))}`);
+      const last = await call(
+        platform,
+        token,
+        'GET',
+        `/api/payments/v3/payments/${encodeURIComponent(paymentId(connectorID, `pay-${payments - 1}`))}`,
+      );
       const readable = last?.data?.reference === `pay-${payments - 1}`;
       measurements.push({
-        scenario, unit: 'payments/s', throughput: payments / run.seconds, p50Ms: NaN, p99Ms: NaN, operations: payments,
+        scenario,
+        unit: 'payments/s',
+        throughput: payments / run.seconds,
+        p50Ms: NaN,
+        p99Ms: NaN,
+        operations: payments,
         errors: payments - stored + (readable ? 0 : 1),
-        notes: `${payments} payments, ${FETCH_ACCOUNTS} accounts and balances in ${run.seconds.toFixed(1)} s; CPU ms per 1,000 payments: ${run.cpu}; `
-          + `then its events' dispatch ${run.dispatchSeconds.toFixed(1)} s, CPU ms per 1,000 payments: ${run.dispatchCpu || 'each part under 0.05'}`,
+        notes:
+          `${payments} payments, ${FETCH_ACCOUNTS} accounts and balances in ${run.seconds.toFixed(1)} s; CPU ms per 1,000 payments: ${run.cpu}; ` +
+          `then its events' dispatch ${run.dispatchSeconds.toFixed(1)} s, CPU ms per 1,000 payments: ${run.dispatchCpu || 'each part under 0.05'}`,
       });
       process.stdout.write(`[bench] ${scenario}: ${run.workflowIds.join(', ')}, ${stored} payments stored\n`);
     };
     await cycle(`payments connector fetch cycle, ${payments} payments (install)`, async () => {
-      connectorID = (await call(platform, token, 'POST', '/api/payments/v3/connectors/install/simulated', { name, directory, pollingPeriod: '1h' }, [202])).data;
+      connectorID = (
+        await call(platform, token, 'POST', '/api/payments/v3/connectors/install/simulated', { name, directory, pollingPeriod: '1h' }, [202])
+      ).data;
       return [`${connectorLabel({ id: connectorID, provider: 'simulated', name })}-install`];
     });
     const label = connectorLabel({ id: connectorID, provider: 'simulated', name });
-    await cycle(`payments connector poll tick, ${payments} payments unchanged`, (client) => Promise.all((['accounts', 'balances', 'payments'] as const).map(async (kind) => {
-      const workflowId = `${label}-${kind}-bench-${Date.now()}`;
-      await client.workflow.start<typeof connectorPoll>('connectorPoll', { taskQueue: platform.taskQueue, workflowId, args: [{ connectorID, kind }] });
-      return workflowId;
-    })));
+    await cycle(`payments connector poll tick, ${payments} payments unchanged`, (client) =>
+      Promise.all(
+        (['accounts', 'balances', 'payments'] as const).map(async (kind) => {
+          const workflowId = `${label}-${kind}-bench-${Date.now()}`;
+          await client.workflow.start<typeof connectorPoll>('connectorPoll', {
+            taskQueue: platform.taskQueue,
+            workflowId,
+            args: [{ connectorID, kind }],
+          });
+          return workflowId;
+        }),
+      ),
+    );
   } finally {
     if (connectorID) await call(platform, token, 'DELETE', `/api/payments/v3/connectors/${connectorID}`, undefined, [202]).catch(() => undefined);
     fs.rmSync(directory, { recursive: true, force: true });

@@ -48,7 +48,8 @@ export const walletsScenario: Scenario = {
         ROUNDS,
         ['wallet', 'floor'] as const,
         async (row) => {
-          if (row === 'floor') return pgFloor(platform, FLOOR_NAME, { ledger: floorLedger, accounts: FLOOR_ACCOUNTS }, CONCURRENCY, Math.round((1000 * scale) / ROUNDS));
+          if (row === 'floor')
+            return pgFloor(platform, FLOOR_NAME, { ledger: floorLedger, accounts: FLOOR_ACCOUNTS }, CONCURRENCY, Math.round((1000 * scale) / ROUNDS));
           const round = await measureLoop({
             scenario: `wallet debit hold + confirm (c=${CONCURRENCY})`,
             unit: 'ops/s',
@@ -57,7 +58,11 @@ export const walletsScenario: Scenario = {
             warmup: WARMUP,
             operation: async (i) => {
               const wallet = ids[Math.abs(i) % WALLETS];
-              const { data: hold } = await post(`/api/wallets/wallets/${wallet}/debit`, { amount: { asset: 'USD/2', amount: 1 }, pending: true }, 201);
+              const { data: hold } = await post(
+                `/api/wallets/wallets/${wallet}/debit`,
+                { amount: { asset: 'USD/2', amount: 1 }, pending: true },
+                201,
+              );
               await post(`/api/wallets/holds/${hold.id}/confirm`, {}, 204);
             },
           });
@@ -73,7 +78,10 @@ export const walletsScenario: Scenario = {
     const floor = measured.floor.measurement;
     // The run's effect, checked: every confirmed hold moved exactly its amount out of the wallets.
     const debited = await withDb(platform, async (db) => {
-      const { rows } = await db.raw(`SELECT coalesce(sum(output), 0)::text AS out FROM ledger_volumes WHERE ledger = 'wallets' AND address = ANY(?) AND asset = 'USD/2'`, [ids.map((id) => `wallets:${id}:main`)]);
+      const { rows } = await db.raw(
+        `SELECT coalesce(sum(output), 0)::text AS out FROM ledger_volumes WHERE ledger = 'wallets' AND address = ANY(?) AND asset = 'USD/2'`,
+        [ids.map((id) => `wallets:${id}:main`)],
+      );
       return BigInt(rows[0].out);
     });
     const expected = BigInt(measurement.operations + ROUNDS * WARMUP);

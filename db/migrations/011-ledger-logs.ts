@@ -19,7 +19,9 @@ export async function up(knex: Knex): Promise<void> {
     t.binary('hash');
     t.primary(['ledger', 'id']);
   });
-  await knex.raw(`ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'))`);
+  await knex.raw(
+    `ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'))`,
+  );
   // The hasher's work list: small, since rows leave it as soon as they are hashed.
   await knex.raw('CREATE INDEX ledger_logs_unhashed ON ledger_logs (ledger, id) WHERE hash IS NULL');
   await knex.schema.createTable('ledger_log_chain', (t) => {

@@ -13,10 +13,16 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('webhook_deliveries', (t) => {
     t.timestamp('last_attempt_at', { useTz: true, precision: 3 });
   });
-  await knex.raw(`UPDATE webhook_deliveries SET status = CASE status WHEN 'retrying' THEN 'pending' ELSE 'succeeded' END WHERE status IN ('retrying', 'success')`);
-  await knex.raw(`UPDATE webhook_deliveries SET status = 'cancelled' WHERE status = 'failed' AND last_error IN ('the config was deleted', 'the config was deactivated')`);
+  await knex.raw(
+    `UPDATE webhook_deliveries SET status = CASE status WHEN 'retrying' THEN 'pending' ELSE 'succeeded' END WHERE status IN ('retrying', 'success')`,
+  );
+  await knex.raw(
+    `UPDATE webhook_deliveries SET status = 'cancelled' WHERE status = 'failed' AND last_error IN ('the config was deleted', 'the config was deactivated')`,
+  );
   // A process still running the previous release fails loudly on its old values instead of writing them.
-  await knex.raw(`ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status CHECK (status IN ('pending', 'delivering', 'succeeded', 'failed', 'cancelled'))`);
+  await knex.raw(
+    `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status CHECK (status IN ('pending', 'delivering', 'succeeded', 'failed', 'cancelled'))`,
+  );
 
   await knex.schema.alterTable('webhook_attempts', (t) => {
     t.integer('replay_generation').notNullable().defaultTo(0);
@@ -42,10 +48,14 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_status');
-  await knex.raw(`UPDATE webhook_deliveries SET status = CASE WHEN attempt_count > 0 THEN 'retrying' ELSE 'pending' END WHERE status IN ('pending', 'delivering')`);
+  await knex.raw(
+    `UPDATE webhook_deliveries SET status = CASE WHEN attempt_count > 0 THEN 'retrying' ELSE 'pending' END WHERE status IN ('pending', 'delivering')`,
+  );
   await knex.raw(`UPDATE webhook_deliveries SET status = 'success' WHERE status = 'succeeded'`);
   await knex.raw(`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'cancelled'`);
-  await knex.raw('UPDATE webhook_deliveries d SET attempt_count = (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id) WHERE replay_generation > 0');
+  await knex.raw(
+    'UPDATE webhook_deliveries d SET attempt_count = (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id) WHERE replay_generation > 0',
+  );
   await knex.schema.alterTable('webhook_attempts', (t) => {
     t.dropColumn('replay_generation');
   });

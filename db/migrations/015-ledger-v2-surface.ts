@@ -23,13 +23,17 @@ export async function up(knex: Knex): Promise<void> {
   });
   // A schema insertion is a log of its own (Formance's INSERTED_SCHEMA).
   await knex.raw('ALTER TABLE ledger_logs DROP CONSTRAINT ledger_logs_type');
-  await knex.raw(`ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA', 'INSERTED_SCHEMA'))`);
+  await knex.raw(
+    `ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA', 'INSERTED_SCHEMA'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`DELETE FROM ledger_logs WHERE type = 'INSERTED_SCHEMA'`);
   await knex.raw('ALTER TABLE ledger_logs DROP CONSTRAINT ledger_logs_type');
-  await knex.raw(`ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'))`);
+  await knex.raw(
+    `ALTER TABLE ledger_logs ADD CONSTRAINT ledger_logs_type CHECK (type IN ('NEW_TRANSACTION', 'SET_METADATA', 'REVERTED_TRANSACTION', 'DELETE_METADATA'))`,
+  );
   await knex.schema.dropTable('ledger_schemas');
   await knex.raw('DROP INDEX ledgers_bucket');
   await knex.schema.alterTable('ledgers', (t) => {

@@ -28,7 +28,9 @@ export async function up(knex: Knex): Promise<void> {
   );
   if (incomplete.rows.length > 0) {
     const { ledger, id } = incomplete.rows[0] as { ledger: string; id: string };
-    throw new Error(`migration 020: transaction ${id} of ledger "${ledger}" has a posting without source, destination, amount or asset; repair it, then migrate again`);
+    throw new Error(
+      `migration 020: transaction ${id} of ledger "${ledger}" has a posting without source, destination, amount or asset; repair it, then migrate again`,
+    );
   }
   // jsonb writes '": ' after a key and ', "' before the next one; addresses, assets and input/output/balance cannot
   // hold a quote, so those sequences occur nowhere else in a volume map.

@@ -26,7 +26,9 @@ export async function up(knex: Knex): Promise<void> {
     CREATE SEQUENCE IF NOT EXISTS webhook_delivery_queue_seq;
   `);
   // An endpoint's queue in the order its deliveries joined it; only the rows waiting in it are indexed.
-  await knex.raw(`CREATE INDEX IF NOT EXISTS webhook_deliveries_queue ON webhook_deliveries (config_id, queue_seq) WHERE status = 'pending' AND queued`);
+  await knex.raw(
+    `CREATE INDEX IF NOT EXISTS webhook_deliveries_queue ON webhook_deliveries (config_id, queue_seq) WHERE status = 'pending' AND queued`,
+  );
   await knex.raw(`CREATE INDEX IF NOT EXISTS webhook_configs_draining ON webhook_configs (id) WHERE drain_running`);
 }
 

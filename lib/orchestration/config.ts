@@ -26,7 +26,13 @@ export function substitute(value: unknown, variables: Record<string, string>): u
 
 /** The name a stage carries in history and in the Web UI (Formance's child workflow type names). */
 export function stageName(type: StageType): string {
-  return 'Run' + type.split('_').map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+  return (
+    'Run' +
+    type
+      .split('_')
+      .map((part) => part[0].toUpperCase() + part.slice(1))
+      .join('')
+  );
 }
 
 /** Validates a whole configuration as stored: variables are allowed in every string leaf. Throws ConfigError. */
@@ -55,7 +61,11 @@ export function resolveStage(stage: Record<string, unknown>, index: number, vari
  * plus the resolved stage, or the error it fails with when it does not resolve. The instance workflow and op 13 both
  * call this, so stage 0, whose start the API records (InstanceInput.firstStageStartedAt), reads as any later stage.
  */
-export function describeStage(raw: Record<string, unknown>, number: number, variables: Record<string, string>): { name: string; input: unknown; stage?: ResolvedStage; error?: string } {
+export function describeStage(
+  raw: Record<string, unknown>,
+  number: number,
+  variables: Record<string, string>,
+): { name: string; input: unknown; stage?: ResolvedStage; error?: string } {
   try {
     const stage = resolveStage(raw, number, variables);
     return { name: stageName(stage.type), input: stage.spec, stage };

@@ -29,7 +29,10 @@ const grammar = {
  * as before: resolution, which the instance workflow replays, then makes the same decisions for recorded runs.
  */
 export class Fields {
-  constructor(private readonly base: string, readonly resolved: boolean) {}
+  constructor(
+    private readonly base: string,
+    readonly resolved: boolean,
+  ) {}
 
   error(path: string, message: string): ConfigError {
     return new ConfigError(path ? `${this.base}.${path}` : this.base, message);
@@ -89,7 +92,8 @@ export class Fields {
 
   walletName(value: unknown, path: string): string {
     const name = this.string(value, path, false);
-    if (this.isLiteral(name) && name.length > WALLET_NAME_MAX_LENGTH) throw this.error(path, `is longer than a wallet name can be (${WALLET_NAME_MAX_LENGTH})`);
+    if (this.isLiteral(name) && name.length > WALLET_NAME_MAX_LENGTH)
+      throw this.error(path, `is longer than a wallet name can be (${WALLET_NAME_MAX_LENGTH})`);
     return name;
   }
 
@@ -110,7 +114,8 @@ export class Fields {
 
   eventName(value: unknown, path: string): string {
     const name = this.string(value, path, true);
-    if (this.isLiteral(name) && name.length > EVENT_NAME_MAX_LENGTH) throw this.error(path, `is longer than an event name can be (${EVENT_NAME_MAX_LENGTH})`);
+    if (this.isLiteral(name) && name.length > EVENT_NAME_MAX_LENGTH)
+      throw this.error(path, `is longer than an event name can be (${EVENT_NAME_MAX_LENGTH})`);
     return name;
   }
 

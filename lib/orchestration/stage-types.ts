@@ -11,10 +11,24 @@ export interface WorkflowConfig {
   stages: Array<Record<string, unknown>>;
 }
 
-export interface AccountRef { id: string; ledger: string }
-export interface WalletRef { id?: string; name?: string; balance: string }
-export interface PaymentSourceRef { id: string }
-export interface PaymentDestinationRef { psp: string; metadata: string; waitingValidation: boolean; connectorId?: string }
+export interface AccountRef {
+  id: string;
+  ledger: string;
+}
+export interface WalletRef {
+  id?: string;
+  name?: string;
+  balance: string;
+}
+export interface PaymentSourceRef {
+  id: string;
+}
+export interface PaymentDestinationRef {
+  psp: string;
+  metadata: string;
+  waitingValidation: boolean;
+  connectorId?: string;
+}
 
 export interface SendStage {
   source: { account?: AccountRef; wallet?: WalletRef; payment?: PaymentSourceRef };
@@ -23,9 +37,16 @@ export interface SendStage {
   metadata: Record<string, string>;
   timestamp?: string;
 }
-export interface DelayStage { duration?: string; until?: string }
-export interface WaitEventStage { event: string }
-export interface UpdateStage { account: { id: string; ledger: string; metadata: Record<string, string> } }
+export interface DelayStage {
+  duration?: string;
+  until?: string;
+}
+export interface WaitEventStage {
+  event: string;
+}
+export interface UpdateStage {
+  account: { id: string; ledger: string; metadata: Record<string, string> };
+}
 
 export type ResolvedStage =
   | { type: 'send'; spec: SendStage }
@@ -36,7 +57,10 @@ export type ResolvedStage =
 
 /** A config error with the path of the offending field, e.g. `stages[1].send.source`. */
 export class ConfigError extends Error {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super(`${path}: ${message}`);
     this.name = 'ConfigError';
   }

@@ -56,7 +56,10 @@ export function loadWebhookSettings(config: Config = getConfig()): WebhookSettin
 }
 
 /** The wait before retry number `retry` (1 = the first retry), as Temporal computes it for the send activity. */
-export function backoffDelayMs(settings: Pick<WebhookSettings, 'initialIntervalMs' | 'backoffCoefficient' | 'maximumIntervalMs'>, retry: number): number {
+export function backoffDelayMs(
+  settings: Pick<WebhookSettings, 'initialIntervalMs' | 'backoffCoefficient' | 'maximumIntervalMs'>,
+  retry: number,
+): number {
   return Math.min(settings.initialIntervalMs * settings.backoffCoefficient ** (retry - 1), settings.maximumIntervalMs);
 }
 

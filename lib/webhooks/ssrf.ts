@@ -47,7 +47,10 @@ for (const [address, prefix] of DENIED_V6) denied.addSubnet(address, prefix, 'ip
 /** Parses `WEBHOOKS_ALLOWED_CIDRS` ("127.0.0.0/8, ::1/128, 10.1.2.3"): ranges exempted from the deny list. */
 export function parseCidrList(text: string): BlockList {
   const list = new BlockList();
-  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [address, prefixText] = entry.split('/');
     const type = net.isIP(address);
     const prefix = prefixText === undefined ? (type === 6 ? 128 : 32) : Number(prefixText);
@@ -99,7 +102,9 @@ export function isAddressAllowed(address: string, allowed: BlockList): boolean {
 export class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
   constructor(host: string, address?: string) {
-    super(`refusing to connect to ${host}${address && address !== host ? ` (${address})` : ''}: address in a blocked range (loopback, private, link-local, reserved); see WEBHOOKS_ALLOWED_CIDRS`);
+    super(
+      `refusing to connect to ${host}${address && address !== host ? ` (${address})` : ''}: address in a blocked range (loopback, private, link-local, reserved); see WEBHOOKS_ALLOWED_CIDRS`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
@@ -126,7 +131,11 @@ export function checkEndpointUrl(endpoint: string, allowed: BlockList): string |
   return undefined;
 }
 
-type LookupAll = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+type LookupAll = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 /**
  * A `lookup` for http.request/net.connect that resolves every address of a host and keeps only the allowed ones, so

@@ -10,13 +10,20 @@ export interface Answer {
 export class DrillClient {
   private token?: { value: string; expiresAt: number };
 
-  constructor(readonly apiUrl: string, private readonly clientId: string, private readonly clientSecret: string) {}
+  constructor(
+    readonly apiUrl: string,
+    private readonly clientId: string,
+    private readonly clientSecret: string,
+  ) {}
 
   private async bearer(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now() + 60_000) return this.token.value;
     const response = await fetch(`${this.apiUrl}/api/auth/oauth/token`, {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials' }),
       signal: AbortSignal.timeout(10_000),
     });
@@ -31,7 +38,11 @@ export class DrillClient {
     try {
       const response = await fetch(`${this.apiUrl}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${await this.bearer()}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+        headers: {
+          Authorization: `Bearer ${await this.bearer()}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : stringifyJson(body),
         signal: AbortSignal.timeout(timeoutMs),
       });

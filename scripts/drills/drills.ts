@@ -70,7 +70,12 @@ export async function postgresRestartDrill(ctx: DrillContext): Promise<DrillOutc
   const writer = (async () => {
     for (let i = 0; !stopLoad && i < 100_000; i += 1) {
       const reference = `w-${i}`;
-      const answer = await ctx.client.call('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: 'load', amount: 1, asset: 'USD/2' }], reference }, 15_000);
+      const answer = await ctx.client.call(
+        'POST',
+        `/api/ledger/v2/${ledger}/transactions`,
+        { postings: [{ source: 'world', destination: 'load', amount: 1, asset: 'USD/2' }], reference },
+        15_000,
+      );
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       if (answer.status >= 200 && answer.status < 300) acknowledged.push(reference);
       if (answer.status >= 500 && /\n\s+at .+\(.*:\d+:\d+\)/.test(answer.text)) stackTraces.push(answer.text.slice(0, 300));
@@ -81,7 +86,10 @@ export async function postgresRestartDrill(ctx: DrillContext): Promise<DrillOutc
   const prober = (async () => {
     for (let i = 0; !stopLoad && i < 100_000; i += 1) {
       const wasDown = down;
-      const answer = await fetch(`${ctx.platform.apiUrl}/_healthcheck`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, () => 0);
+      const answer = await fetch(`${ctx.platform.apiUrl}/_healthcheck`, { signal: AbortSignal.timeout(5000) }).then(
+        (r) => r.status,
+        () => 0,
+      );
       health.set(answer, (health.get(answer) ?? 0) + 1);
       if (wasDown && down) {
         healthWhileDown += 1;
@@ -112,8 +120,22 @@ export async function postgresRestartDrill(ctx: DrillContext): Promise<DrillOutc
     ...(healthWhileDown === 0 ? ['the health check was never polled while PostgreSQL was down'] : []),
     ...(healthNot503WhileDown > 0 ? [`${healthNot503WhileDown} health checks during the outage did not answer 503`] : []),
   ];
-  const fmt = (m: Map<number, number>) => [...m].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' ');
-  return { facts: { instances: batch.instanceIds.length, writesAcknowledged: acknowledged.length, writeAnswers: fmt(statuses), healthAnswers: fmt(health), lost: lost.length, ...(internalErrors.length ? { first500: internalErrors[0] } : {}) }, problems };
+  const fmt = (m: Map<number, number>) =>
+    [...m]
+      .sort(([a], [b]) => a - b)
+      .map(([s, c]) => `${s}×${c}`)
+      .join(' ');
+  return {
+    facts: {
+      instances: batch.instanceIds.length,
+      writesAcknowledged: acknowledged.length,
+      writeAnswers: fmt(statuses),
+      healthAnswers: fmt(health),
+      lost: lost.length,
+      ...(internalErrors.length ? { first500: internalErrors[0] } : {}),
+    },
+    problems,
+  };
 }
 
 /**
@@ -135,12 +157,17 @@ export async function webhookReceiverDrill(ctx: DrillContext): Promise<DrillOutc
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const port = (receiver.address() as AddressInfo).port;
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  const config = await ctx.client.must('POST', '/api/webhooks/configs', { endpoint: `http://127.0.0.1:${port}/hook`, eventTypes: ['ledger.committed_transactions'] });
+  const config = await ctx.client.must('POST', '/api/webhooks/configs', {
+    endpoint: `http://127.0.0.1:${port}/hook`,
+    eventTypes: ['ledger.committed_transactions'],
+  });
   try {
     await ctx.client.must('POST', `/api/ledger/v2/${ledger}`);
     const events = 20;
     for (let i = 0; i < events; i += 1) {
-      await ctx.client.must('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: `hooks:${i}`, amount: 1, asset: 'USD/2' }] });
+      await ctx.client.must('POST', `/api/ledger/v2/${ledger}/transactions`, {
+        postings: [{ source: 'world', destination: `hooks:${i}`, amount: 1, asset: 'USD/2' }],
+      });
     }
     ctx.log('receiver down; waiting 8 s');
     await sleep(8000);
@@ -151,7 +178,7 @@ export async function webhookReceiverDrill(ctx: DrillContext): Promise<DrillOutc
     await sleep(3000);
     const duplicates = [...successes].filter(([, count]) => count !== 1);
     return {
-      facts: { events, delivered: successes.size, duplicates: duplicates.length},
+      facts: { events, delivered: successes.size, duplicates: duplicates.length },
       problems: [
         ...(successes.size !== events ? [`${successes.size} distinct events delivered, expected ${events}`] : []),
         ...duplicates.map(([id, count]) => `event ${id} received ${count} times`),

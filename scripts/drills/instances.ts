@@ -40,21 +40,29 @@ export async function startInstances(client: DrillClient, count: number, delay =
 export async function awaitInstances(client: DrillClient, batch: InstanceBatch, timeoutMs: number): Promise<void> {
   const pending = new Set(batch.instanceIds);
   const failed: string[] = [];
-  await waitUntil(`${pending.size} instances terminated`, async () => {
-    for (const id of [...pending]) {
-      const answer = await client.call('GET', `/api/orchestration/v2/instances/${id}`, undefined, 10_000);
-      if (answer.status !== 200 || !answer.body.data.terminated) continue;
-      pending.delete(id);
-      if (answer.body.data.error) failed.push(`${id}: ${answer.body.data.error}`);
-    }
-    return pending.size === 0;
-  }, timeoutMs, 1000);
+  await waitUntil(
+    `${pending.size} instances terminated`,
+    async () => {
+      for (const id of [...pending]) {
+        const answer = await client.call('GET', `/api/orchestration/v2/instances/${id}`, undefined, 10_000);
+        if (answer.status !== 200 || !answer.body.data.terminated) continue;
+        pending.delete(id);
+        if (answer.body.data.error) failed.push(`${id}: ${answer.body.data.error}`);
+      }
+      return pending.size === 0;
+    },
+    timeoutMs,
+    1000,
+  );
   if (failed.length) throw new Error(`${failed.length} instances ended in error: ${failed.slice(0, 3).join('; ')}`);
 }
 
 /** Each instance's sends were posted exactly once: `sendsPerInstance` transactions per `drill` tag, no more, no less. */
 export async function postedOnceViolations(db: Db, batch: InstanceBatch): Promise<string[]> {
-  const rows = await db('ledger_transactions').where({ ledger: batch.ledger }).select(db.raw(`metadata->>'drill' AS n`), db.raw('count(*)::int AS c')).groupBy(db.raw(`metadata->>'drill'`));
+  const rows = await db('ledger_transactions')
+    .where({ ledger: batch.ledger })
+    .select(db.raw(`metadata->>'drill' AS n`), db.raw('count(*)::int AS c'))
+    .groupBy(db.raw(`metadata->>'drill'`));
   const counts = new Map<string, number>(rows.map((r: any) => [r.n, r.c]));
   const problems: string[] = [];
   for (let n = 0; n < batch.instanceIds.length; n += 1) {

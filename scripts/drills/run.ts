@@ -64,7 +64,13 @@ async function main(): Promise<void> {
       }
       const sweep = await sweepAllLedgers(db).catch((error) => [`invariant sweep failed: ${error.message}`]);
       const problems = [...outcome.problems, ...sweep.map((p) => `ledger invariant: ${p}`)];
-      const result = { drill: name, passed: problems.length === 0, seconds: Math.round((Date.now() - started) / 1000), facts: outcome.facts, problems };
+      const result = {
+        drill: name,
+        passed: problems.length === 0,
+        seconds: Math.round((Date.now() - started) / 1000),
+        facts: outcome.facts,
+        problems,
+      };
       results.push(result);
       say(`  ${result.passed ? 'PASS' : 'FAIL'} in ${result.seconds} s ${JSON.stringify(outcome.facts)}`);
       for (const problem of problems.slice(0, 20)) say(`    ${problem}`);
@@ -75,12 +81,26 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\n| Drill | Result | Time | Observed |\n|---|---|---|---|\n');
   for (const r of results) {
-    const facts = Object.entries(r.facts).map(([k, v]) => `${k} ${v}`).join(', ');
+    const facts = Object.entries(r.facts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
     process.stdout.write(`| ${r.drill} | ${r.passed ? 'pass' : `FAIL (${r.problems.length})`} | ${r.seconds} s | ${facts} |\n`);
   }
   const out = path.resolve('bench', 'results', 'drills.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`, instances, results }, null, 2));
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`,
+        instances,
+        results,
+      },
+      null,
+      2,
+    ),
+  );
   say(`results in ${out}`);
   const passed = results.every((r) => r.passed);
   if (passed && !process.env.KEEP_DRILL_DATA) fs.rmSync(dataDir, { recursive: true, force: true });

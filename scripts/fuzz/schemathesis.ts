@@ -70,27 +70,43 @@ export function runSchemathesis(cli: string, options: FuzzOptions): Promise<Fuzz
   fs.mkdirSync(options.reportDir, { recursive: true });
   const args = [
     ...(options.configFile ? ['--config-file', options.configFile] : []),
-    'run', `${options.apiUrl}/api/openapi.json`,
-    '--url', options.apiUrl,
-    '--header', `Authorization: Bearer ${options.token}`,
-    '--checks', FUZZ_CHECKS.join(','),
-    '--phases', (options.phases ?? ['examples', 'coverage', 'fuzzing', 'stateful']).join(','),
-    '--max-examples', String(options.maxExamples),
-    '--workers', String(options.workers ?? 1),
-    '--request-timeout', '30',
-    '--max-redirects', '0',
-    '--generation-database', 'none',
-    '--suppress-health-check', 'all',
+    'run',
+    `${options.apiUrl}/api/openapi.json`,
+    '--url',
+    options.apiUrl,
+    '--header',
+    `Authorization: Bearer ${options.token}`,
+    '--checks',
+    FUZZ_CHECKS.join(','),
+    '--phases',
+    (options.phases ?? ['examples', 'coverage', 'fuzzing', 'stateful']).join(','),
+    '--max-examples',
+    String(options.maxExamples),
+    '--workers',
+    String(options.workers ?? 1),
+    '--request-timeout',
+    '30',
+    '--max-redirects',
+    '0',
+    '--generation-database',
+    'none',
+    '--suppress-health-check',
+    'all',
     '--continue-on-failure',
     '--no-color',
-    '--output-truncate', 'false',
-    '--report', 'junit,ndjson',
-    '--report-dir', options.reportDir,
+    '--output-truncate',
+    'false',
+    '--report',
+    'junit,ndjson',
+    '--report-dir',
+    options.reportDir,
     ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
     ...(options.extraArgs ?? []),
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {
+    const child = spawn(cli, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
         ...process.env,
         SCHEMATHESIS_HOOKS: path.join(__dirname, 'hooks.py'),
         FUZZ_PROTECTED_CLIENTS: options.protectedClients.join(','),
@@ -105,6 +121,8 @@ export function runSchemathesis(cli: string, options: FuzzOptions): Promise<Fuzz
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code, output, args: args.map((a) => (a.startsWith('Authorization:') ? 'Authorization: Bearer ***' : a)) }));
+    child.once('close', (code) =>
+      resolve({ exitCode: code, output, args: args.map((a) => (a.startsWith('Authorization:') ? 'Authorization: Bearer ***' : a)) }),
+    );
   });
 }

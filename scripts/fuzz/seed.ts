@@ -42,7 +42,10 @@ export async function seedResources(apiUrl: string, token: string): Promise<Seed
   const ledger = `fuzz-${tag}`;
   await req('POST', `/api/ledger/v2/${ledger}`);
   const address = `users:${tag}`;
-  const tx = await req('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: address, amount: 1000, asset: 'USD/2' }], metadata: { seeded: 'yes' } });
+  const tx = await req('POST', `/api/ledger/v2/${ledger}/transactions`, {
+    postings: [{ source: 'world', destination: address, amount: 1000, asset: 'USD/2' }],
+    metadata: { seeded: 'yes' },
+  });
   await req('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: address, destination: 'world', amount: 10, asset: 'USD/2' }] });
 
   const wallet = await req('POST', '/api/wallets/wallets', { name: `fuzz-${tag}`, metadata: { seeded: 'yes' } });
@@ -60,7 +63,11 @@ export async function seedResources(apiUrl: string, token: string): Promise<Seed
   });
   const instance = await req('POST', `/api/orchestration/v2/workflows/${workflow.data.id}/instances?wait=true`, {});
 
-  const bankAccount = await req('POST', '/api/payments/v3/bank-accounts', { name: `fuzz-${tag}`, iban: 'FR7630006000011234567890189', country: 'FR' });
+  const bankAccount = await req('POST', '/api/payments/v3/bank-accounts', {
+    name: `fuzz-${tag}`,
+    iban: 'FR7630006000011234567890189',
+    country: 'FR',
+  });
   const psu = await req('POST', '/api/payments/v3/payment-service-users', { name: `fuzz-${tag}` });
   const pool = await req('POST', '/api/payments/v3/pools', { name: `fuzz-${tag}`, accountIDs: [] });
 

@@ -37,7 +37,10 @@ export class MixedLoad {
   private stopping = false;
   private loops: Array<Promise<void>> = [];
 
-  constructor(private readonly client: DrillClient, private readonly targets: LoadTargets) {}
+  constructor(
+    private readonly client: DrillClient,
+    private readonly targets: LoadTargets,
+  ) {}
 
   start(options = { writers: 3, holders: 1, runners: 2 }): void {
     for (let w = 0; w < options.writers; w += 1) this.loops.push(this.writer(w));
@@ -80,7 +83,13 @@ export class MixedLoad {
 
   private async holder(h: number): Promise<void> {
     for (let i = 0; !this.stopping; i += 1) {
-      const hold = await this.untilAcknowledged('hold', 'POST', `/api/wallets/wallets/${this.targets.walletId}/debit`, { amount: { asset: 'USD/2', amount: 1 }, pending: true }, `hold-${h}-${i}`);
+      const hold = await this.untilAcknowledged(
+        'hold',
+        'POST',
+        `/api/wallets/wallets/${this.targets.walletId}/debit`,
+        { amount: { asset: 'USD/2', amount: 1 }, pending: true },
+        `hold-${h}-${i}`,
+      );
       if (!hold) continue;
       const holdId = String(hold.body.data.id);
       this.acknowledgedHolds.push(holdId);
@@ -94,7 +103,14 @@ export class MixedLoad {
     for (let i = 0; !this.stopping; i += 1) {
       const n = `${r}-${i}`;
       this.attemptedRuns.push(n);
-      const answer = await this.attempt('orchestration', 'POST', `/api/orchestration/v2/workflows/${this.targets.workflowId}/instances?wait=true`, { n }, {}, 70_000);
+      const answer = await this.attempt(
+        'orchestration',
+        'POST',
+        `/api/orchestration/v2/workflows/${this.targets.workflowId}/instances?wait=true`,
+        { n },
+        {},
+        70_000,
+      );
       if (isSuccess(answer.status) && answer.body?.data?.terminated && !answer.body.data.error) this.acknowledgedRuns.push(n);
       if (!isSuccess(answer.status)) await sleep(200);
     }

@@ -22,7 +22,10 @@ export async function startRoundRobinProxy(upstreams: Array<() => number>): Prom
         });
         upstream.on('error', (error: NodeJS.ErrnoException) => {
           if (error.code === 'ECONNREFUSED' && tried + 1 < upstreams.length) return attempt(tried + 1);
-          if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(`{"errorCode":"BAD_GATEWAY","errorMessage":"${error.code ?? 'upstream error'}"}`);
+          if (!res.headersSent)
+            res
+              .writeHead(502, { 'content-type': 'application/json' })
+              .end(`{"errorCode":"BAD_GATEWAY","errorMessage":"${error.code ?? 'upstream error'}"}`);
           else res.destroy();
         });
         upstream.end(body);

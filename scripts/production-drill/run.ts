@@ -13,7 +13,13 @@ import { ensureTemporalCli, stopChild } from '../stack/temporal';
 import { checkEverything } from './checks';
 import { MixedLoad, errorsBetween, isSuccess, rate, waitForRecovery } from './load';
 import { startRoundRobinProxy } from './proxy';
-import { ensureTemporalServerBinaries, registerNamespaceAndSearchAttributes, setupTemporalSchemas, startTemporalServer, type TemporalServer } from './temporal-server';
+import {
+  ensureTemporalServerBinaries,
+  registerNamespaceAndSearchAttributes,
+  setupTemporalSchemas,
+  startTemporalServer,
+  type TemporalServer,
+} from './temporal-server';
 import { DRILL_ONLY_ENVIRONMENT, PLATFORM_SERVICES, type PlatformService } from './topology';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -22,13 +28,27 @@ const PG = { user: 'postgres', password: 'postgres' };
 /** One replica of a compose service, started from dist/ with the compose command and only the compose variables. */
 class Replica {
   private child?: ChildProcess;
-  constructor(readonly name: string, private readonly service: PlatformService, private readonly env: Record<string, string>, private readonly log: (name: string, line: string) => void) {}
+  constructor(
+    readonly name: string,
+    private readonly service: PlatformService,
+    private readonly env: Record<string, string>,
+    private readonly log: (name: string, line: string) => void,
+  ) {}
 
   start(): ChildProcess {
     const [node, ...args] = this.service.command;
     if (node !== 'node') throw new Error(`${this.name}: only node commands are run without Docker`);
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => this.log(this.name, line));
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const forward = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((line) => this.log(this.name, line));
     child.stdout?.on('data', forward);
     child.stderr?.on('data', forward);
     child.once('exit', (code, signal) => this.log(this.name, `exited (code ${code}, signal ${signal})`));
@@ -57,7 +77,16 @@ class Replica {
 }
 
 async function healthy(url: string, timeoutMs: number): Promise<void> {
-  await waitUntil(`${url} healthy`, () => fetch(`${url}/_healthcheck`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false), timeoutMs, 200);
+  await waitUntil(
+    `${url} healthy`,
+    () =>
+      fetch(`${url}/_healthcheck`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    timeoutMs,
+    200,
+  );
 }
 
 function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
@@ -71,7 +100,10 @@ async function tokensRefusedAcrossReplicas(ports: number[], credentials: { clien
   for (const issuer of ports) {
     const token = await fetch(`http://127.0.0.1:${issuer}/api/auth/oauth/token`, {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials' }),
     }).then((r) => r.text());
     const accessToken = /"access_token":"([^"]+)"/.exec(token)?.[1];
@@ -81,7 +113,8 @@ async function tokensRefusedAcrossReplicas(ports: number[], credentials: { clien
     }
     for (const verifier of ports) {
       const answer = await fetch(`http://127.0.0.1:${verifier}/api/auth/clients`, { headers: { Authorization: `Bearer ${accessToken}` } });
-      if (answer.status !== 200) refused.push(`a token issued by :${issuer} answered ${answer.status} on :${verifier}: ${(await answer.text()).slice(0, 120)}`);
+      if (answer.status !== 200)
+        refused.push(`a token issued by :${issuer} answered ${answer.status} on :${verifier}: ${(await answer.text()).slice(0, 120)}`);
     }
   }
   return refused;
@@ -129,12 +162,15 @@ async function main(): Promise<void> {
     say(`logs: ${dataDir}/drill.log`);
     const [binaries] = await timed(() => ensureTemporalServerBinaries((line) => say(line)));
     figures['Temporal server build'] = binaries.builtInSeconds ? `${binaries.builtInSeconds} s` : 'cached';
-    const [, buildSeconds] = await timed(() => new Promise<void>((resolve, reject) => {
-      const build = spawn('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      build.stdout?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
-      build.stderr?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
-      build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${code}); see the log`))));
-    }));
+    const [, buildSeconds] = await timed(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const build = spawn('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+          build.stdout?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
+          build.stderr?.on('data', (chunk: Buffer) => log('build', chunk.toString()));
+          build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${code}); see the log`))));
+        }),
+    );
     figures['npm run build'] = `${buildSeconds.toFixed(0)} s`;
 
     const topologyStarted = Date.now();
@@ -143,7 +179,12 @@ async function main(): Promise<void> {
     stops.push(() => postgres.stop());
     const databaseUrl = postgres.url;
     await setupTemporalSchemas(binaries, { port: pgPort, ...PG });
-    const temporal: TemporalServer = await startTemporalServer({ binaries, dir: path.join(dataDir, 'temporal'), postgres: { port: pgPort, ...PG }, log: (line) => log('temporal', line) });
+    const temporal: TemporalServer = await startTemporalServer({
+      binaries,
+      dir: path.join(dataDir, 'temporal'),
+      postgres: { port: pgPort, ...PG },
+      log: (line) => log('temporal', line),
+    });
     stops.push(() => temporal.stop());
     const cli = await ensureTemporalCli();
     await registerNamespaceAndSearchAttributes(cli, temporal.address, 'default');
@@ -162,7 +203,9 @@ async function main(): Promise<void> {
     const common = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn', ...DRILL_ONLY_ENVIRONMENT };
     const workers = Array.from({ length: spec('worker').replicas }, (_, i) => new Replica(`worker-${i + 1}`, spec('worker'), common, log));
     // PUBLIC_URL is the load balancer's: a token issued by one API names it as issuer and audience, so the other accepts it.
-    const apis = apiPorts.map((port, i) => new Replica(`api-${i + 1}`, spec('api'), { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: proxy.url }, log));
+    const apis = apiPorts.map(
+      (port, i) => new Replica(`api-${i + 1}`, spec('api'), { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: proxy.url }, log),
+    );
     for (const replica of [...workers, ...apis]) {
       replica.start();
       stops.push(() => replica.stop());
@@ -197,7 +240,16 @@ async function main(): Promise<void> {
     await client.must('POST', `/api/wallets/wallets/${wallet.data.id}/credit`, { amount: { asset: 'USD/2', amount: 100_000_000 } });
     const workflow = await client.must('POST', '/api/orchestration/v2/workflows', {
       name: `${ledger}-workflow`,
-      stages: [{ send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'runs:${n}', ledger } }, amount: { asset: 'USD/2', amount: 1 }, metadata: { run: '${n}' } } }],
+      stages: [
+        {
+          send: {
+            source: { account: { id: 'world', ledger } },
+            destination: { account: { id: 'runs:${n}', ledger } },
+            amount: { asset: 'USD/2', amount: 1 },
+            metadata: { run: '${n}' },
+          },
+        },
+      ],
     });
 
     const load = new MixedLoad(client, { ledger, walletId: wallet.data.id, workflowId: workflow.data.id });
@@ -206,10 +258,37 @@ async function main(): Promise<void> {
     await sleep(10_000);
     let windowStart = Date.now() - 10_000;
     const faults: Array<[string, () => Promise<void>]> = [
-      ['kill -9 worker-1, restarted 3 s later', async () => { await workers[0].kill('SIGKILL'); await sleep(3000); workers[0].start(); }],
-      ['kill -9 api-1, restarted 3 s later', async () => { await apis[0].kill('SIGKILL'); await sleep(3000); apis[0].start(); await healthy(`http://127.0.0.1:${apiPorts[0]}`, 60_000); }],
-      ['Temporal server restart', async () => { await temporal.stop(); await temporal.start(); }],
-      ['PostgreSQL restart', async () => { await postgres.stop(); await postgres.start(); }],
+      [
+        'kill -9 worker-1, restarted 3 s later',
+        async () => {
+          await workers[0].kill('SIGKILL');
+          await sleep(3000);
+          workers[0].start();
+        },
+      ],
+      [
+        'kill -9 api-1, restarted 3 s later',
+        async () => {
+          await apis[0].kill('SIGKILL');
+          await sleep(3000);
+          apis[0].start();
+          await healthy(`http://127.0.0.1:${apiPorts[0]}`, 60_000);
+        },
+      ],
+      [
+        'Temporal server restart',
+        async () => {
+          await temporal.stop();
+          await temporal.start();
+        },
+      ],
+      [
+        'PostgreSQL restart',
+        async () => {
+          await postgres.stop();
+          await postgres.start();
+        },
+      ],
     ];
     for (const [fault, inject] of faults) {
       if (interrupted) break;
@@ -223,15 +302,36 @@ async function main(): Promise<void> {
       if (recoveredAt === undefined) problems.push(`${fault}: the load did not recover within 180 s`);
       await sleep(10_000);
       const afterEnd = Date.now();
-      const errors = [...errorsBetween(load.samples, faultAt, afterEnd)].sort(([a], [b]) => a - b).map(([status, count]) => `${status === 0 ? 'no answer' : status}×${count}`).join(', ');
-      const row = { fault, before, during: rate(load.samples, faultAt, end), after: rate(load.samples, end, afterEnd), errors: errors || 'none', recoverSeconds: recoveredAt === undefined ? undefined : (recoveredAt - faultAt) / 1000 };
+      const errors = [...errorsBetween(load.samples, faultAt, afterEnd)]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status === 0 ? 'no answer' : status}×${count}`)
+        .join(', ');
+      const row = {
+        fault,
+        before,
+        during: rate(load.samples, faultAt, end),
+        after: rate(load.samples, end, afterEnd),
+        errors: errors || 'none',
+        recoverSeconds: recoveredAt === undefined ? undefined : (recoveredAt - faultAt) / 1000,
+      };
       rows.push(row);
-      say(`  recovered in ${row.recoverSeconds?.toFixed(1) ?? '∞'} s; during ${row.during.toFixed(1)} req/s, after ${row.after.toFixed(1)} req/s; client errors: ${row.errors}`);
+      say(
+        `  recovered in ${row.recoverSeconds?.toFixed(1) ?? '∞'} s; during ${row.during.toFixed(1)} req/s, after ${row.after.toFixed(1)} req/s; client errors: ${row.errors}`,
+      );
       windowStart = end;
     }
     await load.stop();
     say(`load stopped: ${load.samples.length} requests, ${load.samples.filter((s) => !isSuccess(s.status)).length} failed; checking`);
-    problems.push(...(await checkEverything(db, load, { ledger, workflowId: workflow.data.id, configId: config.data.id, outboxStart: Number(outboxStart), receiverIds: () => receiver.received.map((r) => String(r.headers['webhook-id'])), temporalAddress: temporal.address })));
+    problems.push(
+      ...(await checkEverything(db, load, {
+        ledger,
+        workflowId: workflow.data.id,
+        configId: config.data.id,
+        outboxStart: Number(outboxStart),
+        receiverIds: () => receiver.received.map((r) => String(r.headers['webhook-id'])),
+        temporalAddress: temporal.address,
+      })),
+    );
   } catch (error) {
     problems.push(`drill failed: ${error instanceof Error ? error.stack : String(error)}`);
   } finally {
@@ -240,11 +340,27 @@ async function main(): Promise<void> {
   figures['whole run'] = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   const f = (n: number) => n.toFixed(1);
   process.stdout.write('\n| Fault | Load before (req/s) | During | After | Errors seen by clients | Time to recover |\n|---|---|---|---|---|---|\n');
-  for (const r of rows) process.stdout.write(`| ${r.fault} | ${f(r.before)} | ${f(r.during)} | ${f(r.after)} | ${r.errors} | ${r.recoverSeconds === undefined ? 'not recovered' : `${f(r.recoverSeconds)} s`} |\n`);
-  process.stdout.write(`\n${Object.entries(figures).map(([k, v]) => `${k}: ${v}`).join('; ')}\n`);
+  for (const r of rows)
+    process.stdout.write(
+      `| ${r.fault} | ${f(r.before)} | ${f(r.during)} | ${f(r.after)} | ${r.errors} | ${r.recoverSeconds === undefined ? 'not recovered' : `${f(r.recoverSeconds)} s`} |\n`,
+    );
+  process.stdout.write(
+    `\n${Object.entries(figures)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ')}\n`,
+  );
   const out = path.join(ROOT, 'bench', 'results', 'production-drill.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, stringifyJson({ date: new Date().toISOString(), machine: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`, rows, figures, problems }));
+  fs.writeFileSync(
+    out,
+    stringifyJson({
+      date: new Date().toISOString(),
+      machine: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`,
+      rows,
+      figures,
+      problems,
+    }),
+  );
   if (problems.length) {
     say(`FAIL: ${problems.length} problem(s)`);
     for (const p of problems.slice(0, 30)) say(`  ${p}`);

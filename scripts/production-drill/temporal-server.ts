@@ -51,9 +51,15 @@ export async function ensureTemporalServerBinaries(log: (line: string) => void):
  * Creates Temporal's two databases and their schemas with Temporal's own SQL tool, as the auto-setup image does:
  * create-database, setup-schema at 0.0 (the version table), then update-schema through every versioned folder.
  */
-export async function setupTemporalSchemas(binaries: TemporalServerBinaries, postgres: { port: number; user: string; password: string }): Promise<void> {
+export async function setupTemporalSchemas(
+  binaries: TemporalServerBinaries,
+  postgres: { port: number; user: string; password: string },
+): Promise<void> {
   const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(postgres.port), '-u', postgres.user, '--pw', postgres.password];
-  for (const [database, schema] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']]) {
+  for (const [database, schema] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ]) {
     const tool = (...args: string[]) => run(binaries.sqlTool, [...base, '--db', database, ...args]);
     await tool('create-database');
     await tool('setup-schema', '-v', '0.0');
@@ -86,7 +92,7 @@ export async function startTemporalServer(options: {
     // 32767 makes the server exit at start, so ports come from 20000-32767, never from the OS's ephemeral range.
     for (;;) {
       const candidate = 20_000 + Math.floor(Math.random() * 12_768);
-      if (!taken.has(candidate) && (await isPortFree(candidate))) return taken.add(candidate), candidate;
+      if (!taken.has(candidate) && (await isPortFree(candidate))) return (taken.add(candidate), candidate);
     }
   };
   const services: Record<string, { grpcPort: number; membershipPort: number; httpPort?: number }> = {};
@@ -154,7 +160,9 @@ export async function startTemporalServer(options: {
 
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach(options.log);
   const launch = async () => {
-    const child = spawn(options.binaries.server, ['--root', options.dir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(options.binaries.server, ['--root', options.dir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', forward);
     child.stderr?.on('data', forward);
     try {

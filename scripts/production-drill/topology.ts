@@ -21,8 +21,18 @@ export interface PlatformService {
 
 export const PLATFORM_SERVICES: PlatformService[] = [
   { service: 'migrate', command: ['node', 'dist/scripts/migrate.js'], environment: ['DATABASE_URL'], replicas: 1 },
-  { service: 'api', command: ['node', 'dist/api/server.js'], environment: ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT'], replicas: 2 },
-  { service: 'worker', command: ['node', 'dist/activities/worker.js'], environment: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'METRICS_HOST'], replicas: 2 },
+  {
+    service: 'api',
+    command: ['node', 'dist/api/server.js'],
+    environment: ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    replicas: 2,
+  },
+  {
+    service: 'worker',
+    command: ['node', 'dist/activities/worker.js'],
+    environment: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'METRICS_HOST'],
+    replicas: 2,
+  },
 ];
 
 /**

@@ -86,7 +86,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ['API (PORT)', options.apiPort],
       ...(options.env.DATABASE_URL ? [] : [['embedded PostgreSQL (EMBEDDED_POSTGRES_PORT)', options.postgresPort] as [string, number]]),
       ...(options.env.TEMPORAL_ADDRESS ? [] : [['Temporal (TEMPORAL_PORT)', options.temporalPort] as [string, number]]),
-      ...(options.env.TEMPORAL_ADDRESS || !options.temporalUiPort ? [] : [['Temporal UI (TEMPORAL_UI_PORT)', options.temporalUiPort] as [string, number]]),
+      ...(options.env.TEMPORAL_ADDRESS || !options.temporalUiPort
+        ? []
+        : [['Temporal UI (TEMPORAL_UI_PORT)', options.temporalUiPort] as [string, number]]),
       ...(options.workerMetricsPort ? [['worker metrics (WORKER_METRICS_PORT)', options.workerMetricsPort] as [string, number]] : []),
       ...(options.temporalMetricsPort ? [['Temporal SDK metrics (TEMPORAL_METRICS_PORT)', options.temporalMetricsPort] as [string, number]] : []),
     ]);
@@ -102,14 +104,18 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
           }).then((pg) => (stops.push(pg.stop), pg)),
       options.env.TEMPORAL_ADDRESS
         ? waitForTemporal(options.env.TEMPORAL_ADDRESS, undefined, 30_000).then(() => undefined)
-        : ensureTemporalCli((line) => options.log('temporal', line)).then((cli) => startTemporalDevServer({
-            cli,
-            port: options.temporalPort,
-            uiPort: options.temporalUiPort,
-            dbFile: options.temporalSqlite ? path.join(options.dataDir, 'temporal.sqlite') : undefined,
-            namespace: options.env.TEMPORAL_NAMESPACE || 'default',
-            log: (line) => options.log('temporal', line),
-          })).then((t) => (stops.push(t.stop), t)),
+        : ensureTemporalCli((line) => options.log('temporal', line))
+            .then((cli) =>
+              startTemporalDevServer({
+                cli,
+                port: options.temporalPort,
+                uiPort: options.temporalUiPort,
+                dbFile: options.temporalSqlite ? path.join(options.dataDir, 'temporal.sqlite') : undefined,
+                namespace: options.env.TEMPORAL_NAMESPACE || 'default',
+                log: (line) => options.log('temporal', line),
+              }),
+            )
+            .then((t) => (stops.push(t.stop), t)),
     ]);
     for (const result of [pgResult, temporalResult]) if (result.status === 'rejected') throw result.reason;
     const postgres = pgResult.status === 'fulfilled' ? pgResult.value : undefined;
@@ -150,7 +156,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     stops.push(() => api.stop());
     await waitForHealthy(apiUrl, 60_000, options.signal);
     const settings = loadConfig(env);
-    const metricsUrl = (port: number) => (port > 0 ? `http://${settings.metricsHost.includes(':') ? `[${settings.metricsHost}]` : settings.metricsHost}:${port}/metrics` : '');
+    const metricsUrl = (port: number) =>
+      port > 0 ? `http://${settings.metricsHost.includes(':') ? `[${settings.metricsHost}]` : settings.metricsHost}:${port}/metrics` : '';
     await waitForWorkerPolling(temporalAddress, settings.temporalNamespace, settings.taskQueue, 60_000, options.signal);
 
     return {
@@ -179,7 +186,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
  * server, an embedded PostgreSQL that is not kept, logs appended to <dataDir>/platform.log. `dataDir` defaults to a
  * new temporary directory named after `purpose`.
  */
-export async function startThrowawayPlatform(options: { purpose: string; env: NodeJS.ProcessEnv; dataDir?: string }): Promise<RunningPlatform & { dataDir: string }> {
+export async function startThrowawayPlatform(options: {
+  purpose: string;
+  env: NodeJS.ProcessEnv;
+  dataDir?: string;
+}): Promise<RunningPlatform & { dataDir: string }> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `platform-${options.purpose}-`));
   // Embedded PostgreSQL runs as its own user when we are root: it must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);

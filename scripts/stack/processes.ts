@@ -38,7 +38,12 @@ export function runNodeProcess(options: {
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => options.output(options.name, line));
+    const forward = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((line) => options.output(options.name, line));
     current.stdout?.on('data', forward);
     current.stderr?.on('data', forward);
     const self = current;

@@ -53,32 +53,48 @@ export async function startTemporalDevServer(options: {
 }): Promise<RunningTemporal> {
   if (options.dbFile) fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--namespace', options.namespace,
-    '--log-level', 'error',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'error',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
     // Eager activities: the server hands an activity scheduled by a workflow task straight back to the worker that
     // completed it, instead of through a poll; orchestration stages and webhook sends each save a round trip.
-    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     // The history service reads its new transfer tasks (e.g. "hand this workflow task to matching") at most 20 times a
     // second by default: a new workflow then waited 0-50 ms for its first workflow task (measured: 20-35 ms between
     // scheduled and started; 4-6 ms with this). Timer tasks (activity retries, delays) get the same treatment.
-    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
-    '--dynamic-config-value', 'history.timerProcessorMaxPollRPS=1000',
+    '--dynamic-config-value',
+    'history.transferProcessorMaxPollRPS=1000',
+    '--dynamic-config-value',
+    'history.timerProcessorMaxPollRPS=1000',
     // One task queue partition instead of four: with one worker process, a task written to a partition whose poller is
     // busy waited ~2 s to be forwarded (seen as a 2.1 s p99 on no-op workflows at 16 concurrent runs; gone with this).
     // A cluster with many workers keeps its partitions: see Production.
-    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
     // WAL with synchronous=NORMAL survives a crash of the server process (what the drills do) and only risks the last
     // commits on a power loss, which a development server accepts; FULL costs an fsync per history write.
     ...(options.dbFile ? ['--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL'] : []),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
     ...searchAttributeFlags().flatMap((flag) => ['--search-attribute', flag]),
   ];
-  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => options.log?.(line));
+  const forward = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((line) => options.log?.(line));
   const address = `127.0.0.1:${options.port}`;
   const launch = async () => {
     const started = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });

@@ -44,7 +44,12 @@ describe('contract: ledger.v1 through the Formance SDK', () => {
     const ledger = await newLedger('v1create');
     const res = await v1.createTransaction({
       ledger,
-      postTransaction: { postings: [usd('world', 'users:1', 250)], reference: 'ref-1', metadata: { kind: 'fund' }, timestamp: new Date('2024-03-01T00:00:00Z') },
+      postTransaction: {
+        postings: [usd('world', 'users:1', 250)],
+        reference: 'ref-1',
+        metadata: { kind: 'fund' },
+        timestamp: new Date('2024-03-01T00:00:00Z'),
+      },
     });
     const [tx] = res.transactionsResponse!.data;
     expect(tx.txid).toBe(0n);
@@ -61,7 +66,12 @@ describe('contract: ledger.v1 through the Formance SDK', () => {
     const ledger = await newLedger('v1batch');
     const res = await v1.createTransactions({
       ledger,
-      transactions: { transactions: [{ postings: [usd('world', 'a', 10)], reference: 'b-1' }, { postings: [usd('a', 'b', 4)], metadata: { step: '2' } }] },
+      transactions: {
+        transactions: [
+          { postings: [usd('world', 'a', 10)], reference: 'b-1' },
+          { postings: [usd('a', 'b', 4)], metadata: { step: '2' } },
+        ],
+      },
     });
     const data = res.transactionsResponse!.data;
     expect(data.map((t) => t.txid)).toEqual([0n, 1n]);
@@ -80,7 +90,10 @@ describe('contract: ledger.v1 through the Formance SDK', () => {
 
   test('listTransactions', async () => {
     const ledger = await fundedLedger('v1list');
-    await v1.createTransaction({ ledger, postTransaction: { postings: [usd('users:1', 'shops:1', 30)], reference: 'buy', metadata: { kind: 'buy' } } });
+    await v1.createTransaction({
+      ledger,
+      postTransaction: { postings: [usd('users:1', 'shops:1', 30)], reference: 'buy', metadata: { kind: 'buy' } },
+    });
     await v1.createTransaction({ ledger, postTransaction: { postings: [usd('users:1', 'shops:2', 5)] } });
     const all = (await v1.listTransactions({ ledger })).transactionsCursorResponse!.cursor;
     expect(all.data.map((t) => t.txid)).toEqual([2n, 1n, 0n]);
@@ -201,7 +214,11 @@ describe('contract: ledger.v1 through the Formance SDK', () => {
       [1, 'SET_METADATA'],
       [0, 'NEW_TRANSACTION'],
     ]);
-    expect(logs[2].data).toMatchObject({ txid: 0, reference: '', postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }] });
+    expect(logs[2].data).toMatchObject({
+      txid: 0,
+      reference: '',
+      postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }],
+    });
     expect(logs[1].data).toEqual({ targetType: 'ACCOUNT', targetId: 'users:1', metadata: { k: 'v' } });
     expect(logs[0].data).toMatchObject({ txid: 1, metadata: { 'com.formance.spec/state/reverts': '0' } });
     expect((await v1.listLogs({ ledger, after: '1' })).logsCursorResponse!.cursor.data.map((l) => l.id)).toEqual([0]);

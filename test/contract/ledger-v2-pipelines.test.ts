@@ -17,12 +17,14 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let ledger: string;
 
-  const newExporter = async () => (await sdk.ledger.v2.createExporter({ driver: 'http', config: { url: receiver.url } })).v2CreateExporterResponse!.data;
+  const newExporter = async () =>
+    (await sdk.ledger.v2.createExporter({ driver: 'http', config: { url: receiver.url } })).v2CreateExporterResponse!.data;
   const newPipeline = async (exporterID: string) =>
     (await sdk.ledger.v2.createPipeline({ ledger, v2CreatePipelineRequest: { exporterID } })).v2CreatePipelineResponse!.data;
   const readPipeline = async (pipelineID: string) => (await sdk.ledger.v2.getPipelineState({ ledger, pipelineID })).v2GetPipelineStateResponse!.data;
   /** Log ids the receiver got, each once (a retried batch counts once). */
-  const receivedIds = () => [...new Set(receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number }>).map((l) => Number(l.id))))].sort((a, b) => a - b);
+  const receivedIds = () =>
+    [...new Set(receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number }>).map((l) => Number(l.id))))].sort((a, b) => a - b);
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -61,7 +63,10 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
 
   test('updateExporter', async () => {
     const exporter = await newExporter();
-    const res = await sdk.ledger.v2.updateExporter({ exporterID: exporter.id, v2ExporterConfiguration: { driver: 'http', config: { url: `${receiver.url}/v2`, batching: { maxItems: 10 } } } });
+    const res = await sdk.ledger.v2.updateExporter({
+      exporterID: exporter.id,
+      v2ExporterConfiguration: { driver: 'http', config: { url: `${receiver.url}/v2`, batching: { maxItems: 10 } } },
+    });
     expect(res.statusCode).toBe(204);
     const read = (await sdk.ledger.v2.getExporterState({ exporterID: exporter.id })).v2GetExporterStateResponse!.data;
     expect(read.config).toEqual({ url: `${receiver.url}/v2`, batching: { maxItems: 10 } });
@@ -78,7 +83,10 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     const pipeline = await newPipeline(exporter.id);
     expect(pipeline).toEqual({ id: expect.any(String), ledger, exporterID: exporter.id, enabled: true, createdAt: expect.any(Date) });
     // Created started: the receiver gets the ledger's three logs.
-    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to export the logs' });
+    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, {
+      timeoutMs: 30_000,
+      what: 'the pipeline to export the logs',
+    });
     expect(receivedIds()).toEqual([0, 1, 2]);
   });
 
@@ -93,10 +101,14 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
   test('getPipelineState', async () => {
     const exporter = await newExporter();
     const pipeline = await newPipeline(exporter.id);
-    const state = await pollUntil(async () => {
-      const read = await readPipeline(pipeline.id);
-      return read.lastLogID === 2 ? read : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to catch up' });
+    const state = await pollUntil(
+      async () => {
+        const read = await readPipeline(pipeline.id);
+        return read.lastLogID === 2 ? read : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: 'the pipeline to catch up' },
+    );
     expect(state).toEqual({ ...pipeline, lastLogID: 2 });
   });
 
@@ -112,8 +124,14 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     await sdk.ledger.v2.stopPipeline({ ledger, pipelineID: pipeline.id });
     expect((await sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(202);
     expect((await readPipeline(pipeline.id)).enabled).toBe(true);
-    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, { timeoutMs: 30_000, what: 'the restarted pipeline to catch up' });
-    await expect(sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
+    await pollUntil(async () => (await readPipeline(pipeline.id)).lastLogID === 2, isTruthy, {
+      timeoutMs: 30_000,
+      what: 'the restarted pipeline to catch up',
+    });
+    await expect(sdk.ledger.v2.startPipeline({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({
+      statusCode: 400,
+      errorCode: 'VALIDATION',
+    });
   });
 
   test('resetPipeline', async () => {
@@ -132,11 +150,14 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
     // An exporter a pipeline uses cannot be deleted (Formance: 400).
     await expect(sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION' });
     expect((await sdk.ledger.v2.deletePipeline({ ledger, pipelineID: pipeline.id })).statusCode).toBe(204);
-    await expect(sdk.ledger.v2.getPipelineState({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND' });
+    await expect(sdk.ledger.v2.getPipelineState({ ledger, pipelineID: pipeline.id })).rejects.toMatchObject({
+      statusCode: 404,
+      errorCode: 'NOT_FOUND',
+    });
     expect((await sdk.ledger.v2.deleteExporter({ exporterID: exporter.id })).statusCode).toBe(204);
   });
 
-  test('runQuery: a template of the schema version runs as its resource\'s list, with the request\'s variables', async () => {
+  test("runQuery: a template of the schema version runs as its resource's list, with the request's variables", async () => {
     const chart = { world: {}, users: { additionalProperties: { $userID: { dotPattern: '^[0-9]+$' } } } };
     await sdk.ledger.v2.insertSchema({
       ledger,
@@ -149,17 +170,33 @@ describe('contract: ledger.v2 exporters, pipelines and queries through the Forma
         },
       },
     });
-    for (const [user, amount] of [['users:1', 10], ['users:2', 70]] as const) {
-      await sdk.ledger.v2.createTransaction({ ledger, v2PostTransaction: { postings: [{ source: 'world', destination: user, amount: BigInt(amount), asset: 'USD/2' }], metadata: {} } });
+    for (const [user, amount] of [
+      ['users:1', 10],
+      ['users:2', 70],
+    ] as const) {
+      await sdk.ledger.v2.createTransaction({
+        ledger,
+        v2PostTransaction: { postings: [{ source: 'world', destination: user, amount: BigInt(amount), asset: 'USD/2' }], metadata: {} },
+      });
     }
-    const accounts = await sdk.ledger.v2.runQuery({ ledger, id: 'user', schemaVersion: 'q1', pageSize: 10, requestBody: { vars: { account: 'users:2' } } });
+    const accounts = await sdk.ledger.v2.runQuery({
+      ledger,
+      id: 'user',
+      schemaVersion: 'q1',
+      pageSize: 10,
+      requestBody: { vars: { account: 'users:2' } },
+    });
     expect(accounts.statusCode).toBe(200);
     const page = accounts.oneOf as { cursor: { data: Array<{ address: string }> } };
     expect(page.cursor.data.map((a) => a.address)).toEqual(['users:2']);
 
     const defaulted = await sdk.ledger.v2.runQuery({ ledger, id: 'first', schemaVersion: 'q1', requestBody: {} });
     expect((defaulted.oneOf as { cursor: { data: Array<{ address: string }> } }).cursor.data.map((a) => a.address)).toEqual(['users:1']);
-    await expect(sdk.ledger.v2.runQuery({ ledger, id: 'user', schemaVersion: 'q1', requestBody: {} })).rejects.toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('vars.account') });
+    await expect(sdk.ledger.v2.runQuery({ ledger, id: 'user', schemaVersion: 'q1', requestBody: {} })).rejects.toMatchObject({
+      statusCode: 400,
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('vars.account'),
+    });
     await expect(
       sdk.ledger.v2.runQuery({ ledger, id: 'balances', schemaVersion: 'q1', pageSize: 10, requestBody: { vars: { account: 'users:1' } } }),
     ).rejects.toMatchObject({ statusCode: 404, errorCode: 'NOT_FOUND', errorMessage: expect.stringContaining('"balances"') });

@@ -49,16 +49,23 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
 
   test('createLedger', async () => {
     const ledger = unique('v2create');
-    await v2.createLedger({ ledger, v2CreateLedgerRequest: { bucket: 'b-contract', metadata: { team: 'core' }, features: { HASH_LOGS: 'ASYNC', MOVES_HISTORY: 'ON' } } });
+    await v2.createLedger({
+      ledger,
+      v2CreateLedgerRequest: { bucket: 'b-contract', metadata: { team: 'core' }, features: { HASH_LOGS: 'ASYNC', MOVES_HISTORY: 'ON' } },
+    });
     const read = (await v2.getLedger({ ledger })).v2GetLedgerResponse!.data;
     expect(read.bucket).toBe('b-contract');
     expect(read.metadata).toEqual({ team: 'core' });
     expect(read.features!.HASH_LOGS).toBe('ASYNC');
     // A value Formance defines but this platform does not do is refused, naming what it does.
-    await expect(v2.createLedger({ ledger: unique('v2sync'), v2CreateLedgerRequest: { features: { HASH_LOGS: 'SYNC' } } }))
-      .rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('ASYNC or DISABLED') });
+    await expect(v2.createLedger({ ledger: unique('v2sync'), v2CreateLedgerRequest: { features: { HASH_LOGS: 'SYNC' } } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('ASYNC or DISABLED'),
+    });
     await expect(v2.createLedger({ ledger, v2CreateLedgerRequest: {} })).rejects.toMatchObject({ errorCode: 'LEDGER_ALREADY_EXISTS' });
-    await expect(v2.createLedger({ ledger: unique('v2bad'), v2CreateLedgerRequest: { features: { NOT_A_FEATURE: 'ON' } } })).rejects.toMatchObject({ errorCode: 'VALIDATION' });
+    await expect(v2.createLedger({ ledger: unique('v2bad'), v2CreateLedgerRequest: { features: { NOT_A_FEATURE: 'ON' } } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+    });
   });
 
   test('getLedger', async () => {
@@ -116,7 +123,12 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     const res = await v2.createTransaction({
       ledger,
       idempotencyKey: 'ik-1',
-      v2PostTransaction: { postings: [usd('world', 'users:1', 250)], reference: 'ref-1', metadata: { kind: 'fund' }, timestamp: new Date('2024-03-01T00:00:00Z') },
+      v2PostTransaction: {
+        postings: [usd('world', 'users:1', 250)],
+        reference: 'ref-1',
+        metadata: { kind: 'fund' },
+        timestamp: new Date('2024-03-01T00:00:00Z'),
+      },
     });
     const tx = res.v2CreateTransactionResponse!.data;
     expect(tx.id).toBe(0n);
@@ -128,7 +140,9 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     // force lets a non-world account go below zero, as Formance's `force`.
     const forced = await v2.createTransaction({ ledger, force: true, v2PostTransaction: { postings: [usd('users:9', 'users:2', 5)], metadata: {} } });
     expect(forced.v2CreateTransactionResponse!.data.postCommitVolumes!['users:9']['USD/2'].balance).toBe(-5n);
-    await expect(v2.createTransaction({ ledger, v2PostTransaction: { postings: [usd('users:8', 'users:2', 5)], metadata: {} } })).rejects.toMatchObject({ errorCode: 'INSUFFICIENT_FUND' });
+    await expect(
+      v2.createTransaction({ ledger, v2PostTransaction: { postings: [usd('users:8', 'users:2', 5)], metadata: {} } }),
+    ).rejects.toMatchObject({ errorCode: 'INSUFFICIENT_FUND' });
   });
 
   test('getTransaction', async () => {
@@ -222,7 +236,9 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     expect(users).toEqual({ 'USD/2': 130n });
     const gold = (await v2.getBalancesAggregated({ ledger, query: { $match: { 'metadata[tier]': 'gold' } } })).v2AggregateBalancesResponse!.data;
     expect(gold).toEqual({ 'USD/2': 30n });
-    const rich = (await v2.getBalancesAggregated({ ledger, query: { $and: [{ $match: { address: 'users:' } }, { $gte: { 'balance[USD/2]': 50 } }] } })).v2AggregateBalancesResponse!.data;
+    const rich = (
+      await v2.getBalancesAggregated({ ledger, query: { $and: [{ $match: { address: 'users:' } }, { $gte: { 'balance[USD/2]': 50 } }] } })
+    ).v2AggregateBalancesResponse!.data;
     expect(rich).toEqual({ 'USD/2': 100n });
     await expect(v2.getBalancesAggregated({ ledger, query: { $match: { nope: 'x' } } })).rejects.toMatchObject({ errorCode: 'VALIDATION' });
   });
@@ -260,12 +276,21 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     expect(data.map((r) => r.responseType)).toEqual(['CREATE_TRANSACTION', 'ADD_METADATA', 'DELETE_METADATA', 'REVERT_TRANSACTION']);
     expect(data.map((r) => r.logID)).toEqual([0, 1, 2, 3]);
     const logs = (await v2.listLogs({ ledger })).v2LogsCursorResponse!.cursor.data;
-    expect(logs.map((l) => [l.id, l.type])).toEqual([[3n, 'REVERTED_TRANSACTION'], [2n, 'DELETE_METADATA'], [1n, 'SET_METADATA'], [0n, 'NEW_TRANSACTION']]);
+    expect(logs.map((l) => [l.id, l.type])).toEqual([
+      [3n, 'REVERTED_TRANSACTION'],
+      [2n, 'DELETE_METADATA'],
+      [1n, 'SET_METADATA'],
+      [0n, 'NEW_TRANSACTION'],
+    ]);
     // A failed element answers 400 with the results; the SDK hands them back as a V2BulkResponse.
-    const failed = await v2.createBulk({ ledger, continueOnFailure: true, requestBody: [
-      { action: 'CREATE_TRANSACTION', data: { postings: [usd('users:5', 'bank', 10)], metadata: {} } },
-      { action: 'CREATE_TRANSACTION', data: { postings: [usd('world', 'bank', 1)], metadata: {} } },
-    ] });
+    const failed = await v2.createBulk({
+      ledger,
+      continueOnFailure: true,
+      requestBody: [
+        { action: 'CREATE_TRANSACTION', data: { postings: [usd('users:5', 'bank', 10)], metadata: {} } },
+        { action: 'CREATE_TRANSACTION', data: { postings: [usd('world', 'bank', 1)], metadata: {} } },
+      ],
+    });
     const results = failed.v2BulkResponse!.data!;
     expect(results[0]).toMatchObject({ responseType: 'ERROR', errorCode: 'INSUFFICIENT_FUND' });
     expect(results[1]).toMatchObject({ responseType: 'CREATE_TRANSACTION', logID: 4 });
@@ -305,20 +330,37 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     await v2.insertSchema({
       ledger,
       version: 'v1.0.0',
-      v2SchemaData: { chart, transactions: { deposit: { description: 'Fund a user', script: 'vars { account $user }\nsend [USD/2 100] (\n  source = @world\n  destination = $user\n)' } } },
+      v2SchemaData: {
+        chart,
+        transactions: {
+          deposit: { description: 'Fund a user', script: 'vars { account $user }\nsend [USD/2 100] (\n  source = @world\n  destination = $user\n)' },
+        },
+      },
     });
-    await expect(v2.insertSchema({ ledger, version: 'v1.0.0', v2SchemaData: { chart } })).rejects.toMatchObject({ errorCode: 'SCHEMA_ALREADY_EXISTS' });
+    await expect(v2.insertSchema({ ledger, version: 'v1.0.0', v2SchemaData: { chart } })).rejects.toMatchObject({
+      errorCode: 'SCHEMA_ALREADY_EXISTS',
+    });
     // A transaction naming the version is checked against its chart before anything is written.
-    const ok = await v2.createTransaction({ ledger, schemaVersion: 'v1.0.0', v2PostTransaction: { postings: [usd('world', 'users:42', 5)], metadata: {} } });
+    const ok = await v2.createTransaction({
+      ledger,
+      schemaVersion: 'v1.0.0',
+      v2PostTransaction: { postings: [usd('world', 'users:42', 5)], metadata: {} },
+    });
     expect(ok.v2CreateTransactionResponse!.data.id).toBe(0n);
     // The chart's default metadata is set on the accounts the transaction creates.
     expect((await v2.getAccount({ ledger, address: 'users:42' })).v2AccountResponse!.data.metadata).toEqual({ tier: 'basic' });
-    await expect(v2.createTransaction({ ledger, schemaVersion: 'v1.0.0', v2PostTransaction: { postings: [usd('world', 'users:abc', 5)], metadata: {} } }))
-      .rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('users:abc') });
-    await expect(v2.createTransaction({ ledger, schemaVersion: 'v9', v2PostTransaction: { postings: [usd('world', 'bank', 5)], metadata: {} } }))
-      .rejects.toMatchObject({ errorCode: 'NOT_FOUND' });
+    await expect(
+      v2.createTransaction({ ledger, schemaVersion: 'v1.0.0', v2PostTransaction: { postings: [usd('world', 'users:abc', 5)], metadata: {} } }),
+    ).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('users:abc') });
+    await expect(
+      v2.createTransaction({ ledger, schemaVersion: 'v9', v2PostTransaction: { postings: [usd('world', 'bank', 5)], metadata: {} } }),
+    ).rejects.toMatchObject({ errorCode: 'NOT_FOUND' });
     // A template named by the transaction is the schema's script.
-    const templated = await v2.createTransaction({ ledger, schemaVersion: 'v1.0.0', v2PostTransaction: { script: { template: 'deposit', vars: { user: 'users:7' } }, metadata: {} } });
+    const templated = await v2.createTransaction({
+      ledger,
+      schemaVersion: 'v1.0.0',
+      v2PostTransaction: { script: { template: 'deposit', vars: { user: 'users:7' } }, metadata: {} },
+    });
     expect(templated.v2CreateTransactionResponse!.data.postings).toEqual([usd('world', 'users:7', 100)]);
     const log = (await v2.listLogs({ ledger, pageSize: 100 })).v2LogsCursorResponse!.cursor.data.find((l) => l.type === 'INSERTED_SCHEMA')!;
     expect(log.id).toBe(0n);
@@ -351,12 +393,16 @@ describe('contract: ledger.v2 through the Formance SDK', () => {
     await v2.deleteBucket({ bucket });
     const listed = (await v2.listLedgers({ pageSize: 1000 })).v2LedgerListResponse!.cursor.data.map((l) => l.name);
     expect(listed).not.toContain(ledger);
-    const withDeleted = (await v2.listLedgers({ pageSize: 1000, includeDeleted: true })).v2LedgerListResponse!.cursor.data.find((l) => l.name === ledger)!;
+    const withDeleted = (await v2.listLedgers({ pageSize: 1000, includeDeleted: true })).v2LedgerListResponse!.cursor.data.find(
+      (l) => l.name === ledger,
+    )!;
     expect(withDeleted.deletedAt).toBeInstanceOf(Date);
     // Still readable; writes are refused, naming the bucket.
     expect((await v2.getLedger({ ledger })).v2GetLedgerResponse!.data.deletedAt).toBeInstanceOf(Date);
-    await expect(v2.createTransaction({ ledger, v2PostTransaction: { postings: [usd('world', 'bank', 1)], metadata: {} } }))
-      .rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining(`bucket "${bucket}" was deleted`) });
+    await expect(v2.createTransaction({ ledger, v2PostTransaction: { postings: [usd('world', 'bank', 1)], metadata: {} } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining(`bucket "${bucket}" was deleted`),
+    });
     await expect(v2.addMetadataToAccount({ ledger, address: 'bank', requestBody: { a: '1' } })).rejects.toMatchObject({ errorCode: 'VALIDATION' });
     // The SDK answers Formance's 404 of an unknown bucket as a value, not an error.
     const missing = await v2.deleteBucket({ bucket: unique('nobucket') });

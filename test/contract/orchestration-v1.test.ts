@@ -34,7 +34,10 @@ describe('contract: orchestration.v1 through the Formance SDK', () => {
     const instanceID = await startInstance(workflowID);
     expect((await orchestration.listInstances({ workflowID })).listRunsResponse!.data.map((i) => i.id)).toEqual([instanceID]);
     await orchestration.sendEvent({ instanceID, requestBody: { name: 'go' } });
-    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(
+      async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data,
+      (i) => i.terminated,
+    );
     expect(done.error ?? '').toBe('');
     const history = (await orchestration.getInstanceHistory({ instanceID })).getWorkflowInstanceHistoryResponse!.data;
     expect(history[0].name).toBe('RunWaitEvent');
@@ -46,10 +49,17 @@ describe('contract: orchestration.v1 through the Formance SDK', () => {
   test('getInstanceStageHistory: a CreateTransaction step outputs one transaction (v1 shape)', async () => {
     const ledger = `contract-v1-${Math.random().toString(36).slice(2, 8)}`;
     expect((await api('POST', `/api/ledger/v2/${ledger}`)).status).toBe(204);
-    const send = { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'users:1', ledger } }, amount: { asset: 'USD/2', amount: 42 } };
+    const send = {
+      source: { account: { id: 'world', ledger } },
+      destination: { account: { id: 'users:1', ledger } },
+      amount: { asset: 'USD/2', amount: 42 },
+    };
     const workflowID = (await orchestration.createWorkflow({ name: name(), stages: [{ send }] })).createWorkflowResponse!.data.id;
     const instanceID = await startInstance(workflowID);
-    await pollUntil(async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data, (i) => i.terminated);
+    await pollUntil(
+      async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data,
+      (i) => i.terminated,
+    );
     const [step] = (await orchestration.getInstanceStageHistory({ instanceID, number: 0 })).getWorkflowInstanceHistoryStageResponse!.data;
     const transaction = step.output!.createTransaction!.data;
     expect(Array.isArray(transaction)).toBe(false);
@@ -63,7 +73,10 @@ describe('contract: orchestration.v1 through the Formance SDK', () => {
   test('cancelEvent stops a waiting instance', async () => {
     const instanceID = await startInstance(await workflowWaitingFor('never'));
     expect((await orchestration.cancelEvent({ instanceID })).statusCode).toBe(204);
-    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(
+      async () => (await orchestration.getInstance({ instanceID })).getWorkflowInstanceResponse!.data,
+      (i) => i.terminated,
+    );
     expect(done.terminated).toBe(true);
   });
 

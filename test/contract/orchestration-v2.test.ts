@@ -43,7 +43,10 @@ describe('contract: orchestration.v2 through the Formance SDK', () => {
     const listed = await orchestration.listInstances({ workflowID, pageSize: 10 });
     expect(listed.v2ListRunsResponse!.cursor.data.map((i) => i.id)).toEqual([instanceID]);
     await orchestration.sendEvent({ instanceID, requestBody: { name: 'go' } });
-    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(
+      async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data,
+      (i) => i.terminated,
+    );
     expect(done.error ?? '').toBe('');
     const history = (await orchestration.getInstanceHistory({ instanceID })).v2GetWorkflowInstanceHistoryResponse!.data;
     expect(history[0].name).toBe('RunWaitEvent');
@@ -55,14 +58,23 @@ describe('contract: orchestration.v2 through the Formance SDK', () => {
   test('cancelEvent stops a waiting instance', async () => {
     const instanceID = await startInstance(await workflowWaitingFor('never'));
     expect((await orchestration.cancelEvent({ instanceID })).statusCode).toBe(204);
-    const done = await pollUntil(async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data, (i) => i.terminated);
+    const done = await pollUntil(
+      async () => (await orchestration.getInstance({ instanceID })).v2GetWorkflowInstanceResponse!.data,
+      (i) => i.terminated,
+    );
     expect(done.terminated).toBe(true);
   });
 
   test('createTrigger, readTrigger, listTriggers, testTrigger, listTriggersOccurrences, deleteTrigger', async () => {
     const workflowID = await workflowWaitingFor('never');
     const triggerName = name();
-    const created = await orchestration.createTrigger({ event: 'SAVED_PAYMENT', workflowID, name: triggerName, filter: 'event.amount > 100', vars: { amount: 'event.amount' } });
+    const created = await orchestration.createTrigger({
+      event: 'SAVED_PAYMENT',
+      workflowID,
+      name: triggerName,
+      filter: 'event.amount > 100',
+      vars: { amount: 'event.amount' },
+    });
     const id = created.v2CreateTriggerResponse!.data.id;
     expect((await orchestration.readTrigger({ triggerID: id })).v2ReadTriggerResponse!.data.name).toBe(triggerName);
     expect((await orchestration.listTriggers({ name: triggerName })).v2ListTriggersResponse!.cursor.data.map((t) => t.id)).toEqual([id]);

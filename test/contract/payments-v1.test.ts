@@ -14,7 +14,8 @@ const v1 = sdkClient().payments.v1;
 
 async function installDummy(files: Record<string, unknown> = { 'accounts.json': [{ reference: 'main' }] }): Promise<string> {
   const res = await v1.installConnector({
-    connector: 'DUMMY-PAY', connectorConfig: { provider: 'Dummypay', name: `v1-${suffix()}`, directory: simulatedDirectory(files), filePollingPeriod: '30m' },
+    connector: 'DUMMY-PAY',
+    connectorConfig: { provider: 'Dummypay', name: `v1-${suffix()}`, directory: simulatedDirectory(files), filePollingPeriod: '30m' },
   });
   expect(res.statusCode).toBe(201);
   return res.connectorResponse!.data.connectorID;
@@ -23,7 +24,8 @@ async function installDummy(files: Record<string, unknown> = { 'accounts.json': 
 /** A generic connector pointed at a closed port: its fetches fail, but v1 writes (payments, accounts) can name it. */
 async function installGeneric(): Promise<string> {
   const res = await v1.installConnector({
-    connector: 'GENERIC', connectorConfig: { provider: 'Generic', name: `v1-gen-${suffix()}`, endpoint: 'http://127.0.0.1:9', apiKey: 'k', pollingPeriod: '30m' },
+    connector: 'GENERIC',
+    connectorConfig: { provider: 'Generic', name: `v1-gen-${suffix()}`, endpoint: 'http://127.0.0.1:9', apiKey: 'k', pollingPeriod: '30m' },
   });
   return res.connectorResponse!.data.connectorID;
 }
@@ -34,14 +36,34 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   let accountID: string;
   let paymentID: string;
   beforeAll(async () => {
-    dummyID = await installDummy({ 'accounts.json': [{ reference: 'main' }], 'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: 2n ** 70n }] });
+    dummyID = await installDummy({
+      'accounts.json': [{ reference: 'main' }],
+      'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: 2n ** 70n }],
+    });
     genericID = await installGeneric();
-    accountID = (await v1.createAccount({ connectorID: genericID, reference: `acc-${suffix()}`, createdAt: new Date(), type: 'INTERNAL', accountName: 'main', defaultAsset: 'EUR/2' }))
-      .accountResponse!.data.id;
-    paymentID = (await v1.createPayment({
-      connectorID: genericID, reference: `pay-${suffix()}`, createdAt: new Date(), type: 'PAY-IN', status: 'SUCCEEDED', scheme: 'sepa credit', asset: 'EUR/2',
-      amount: 9007199254740991n, destinationAccountID: accountID,
-    })).paymentResponse!.data.id;
+    accountID = (
+      await v1.createAccount({
+        connectorID: genericID,
+        reference: `acc-${suffix()}`,
+        createdAt: new Date(),
+        type: 'INTERNAL',
+        accountName: 'main',
+        defaultAsset: 'EUR/2',
+      })
+    ).accountResponse!.data.id;
+    paymentID = (
+      await v1.createPayment({
+        connectorID: genericID,
+        reference: `pay-${suffix()}`,
+        createdAt: new Date(),
+        type: 'PAY-IN',
+        status: 'SUCCEEDED',
+        scheme: 'sepa credit',
+        asset: 'EUR/2',
+        amount: 9007199254740991n,
+        destinationAccountID: accountID,
+      })
+    ).paymentResponse!.data.id;
   });
   afterAll(async () => {
     await v1.uninstallConnectorV1({ connector: 'DUMMY-PAY', connectorId: dummyID }).catch(() => undefined);
@@ -105,10 +127,14 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('resetConnectorV1', async () => {
     expect((await v1.resetConnectorV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).statusCode).toBe(204);
-    const tasks = await pollUntil(async () => {
-      const data = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data;
-      return data.some((t) => t.id.endsWith('-reset')) ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'reset task' });
+    const tasks = await pollUntil(
+      async () => {
+        const data = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data;
+        return data.some((t) => t.id.endsWith('-reset')) ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'reset task' },
+    );
     expect(tasks.map((t) => t.connectorID)).toEqual(tasks.map(() => dummyID));
   });
 
@@ -136,11 +162,17 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   });
 
   test('getConnectorTaskV1', async () => {
-    const taskId = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data.find((t) => t.id.endsWith('-install'))!.id;
-    const task = await pollUntil(async () => {
-      const t = (await v1.getConnectorTaskV1({ connector: 'DUMMY-PAY', connectorId: dummyID, taskId })).taskResponse!.data;
-      return t.status === 'TERMINATED' ? t : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'install task' });
+    const taskId = (await v1.listConnectorTasksV1({ connector: 'DUMMY-PAY', connectorId: dummyID })).tasksCursor!.cursor.data.find((t) =>
+      t.id.endsWith('-install'),
+    )!.id;
+    const task = await pollUntil(
+      async () => {
+        const t = (await v1.getConnectorTaskV1({ connector: 'DUMMY-PAY', connectorId: dummyID, taskId })).taskResponse!.data;
+        return t.status === 'TERMINATED' ? t : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'install task' },
+    );
     expect(task).toMatchObject({ id: taskId, connectorID: dummyID });
     expect((await api('GET', `/api/payments/connectors/DUMMY-PAY/${dummyID}/tasks/nope`)).status).toBe(404);
   });
@@ -155,26 +187,72 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('createPayment', async () => {
     const res = await v1.createPayment({
-      connectorID: genericID, reference: `pay-${suffix()}`, createdAt: new Date('2024-01-02T03:04:05Z'), type: 'PAYOUT', status: 'PENDING', scheme: 'other',
-      asset: 'USD/2', amount: 1234n, sourceAccountID: accountID,
+      connectorID: genericID,
+      reference: `pay-${suffix()}`,
+      createdAt: new Date('2024-01-02T03:04:05Z'),
+      type: 'PAYOUT',
+      status: 'PENDING',
+      scheme: 'other',
+      asset: 'USD/2',
+      amount: 1234n,
+      sourceAccountID: accountID,
     });
     expect(res.statusCode).toBe(200);
-    expect(res.paymentResponse!.data).toMatchObject({ connectorID: genericID, provider: 'GENERIC', amount: 1234n, initialAmount: 1234n, sourceAccountID: accountID, status: 'PENDING' });
-    const unknownConnector = await api('POST', '/api/payments/payments', { body: {
-      connectorID: 'nope', reference: 'r', createdAt: new Date().toISOString(), type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'USD/2', amount: 1 } });
+    expect(res.paymentResponse!.data).toMatchObject({
+      connectorID: genericID,
+      provider: 'GENERIC',
+      amount: 1234n,
+      initialAmount: 1234n,
+      sourceAccountID: accountID,
+      status: 'PENDING',
+    });
+    const unknownConnector = await api('POST', '/api/payments/payments', {
+      body: {
+        connectorID: 'nope',
+        reference: 'r',
+        createdAt: new Date().toISOString(),
+        type: 'PAYOUT',
+        status: 'PENDING',
+        scheme: 'other',
+        asset: 'USD/2',
+        amount: 1,
+      },
+    });
     expect(unknownConnector.status).toBe(404);
-    const body = { connectorID: genericID, createdAt: new Date().toISOString(), type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'USD/2', amount: 1 };
-    const foreignAccount = await api('POST', '/api/payments/payments', { body: { ...body, reference: `r-${suffix()}`, sourceAccountID: 'bm90LWFuLWlk' } });
+    const body = {
+      connectorID: genericID,
+      createdAt: new Date().toISOString(),
+      type: 'PAYOUT',
+      status: 'PENDING',
+      scheme: 'other',
+      asset: 'USD/2',
+      amount: 1,
+    };
+    const foreignAccount = await api('POST', '/api/payments/payments', {
+      body: { ...body, reference: `r-${suffix()}`, sourceAccountID: 'bm90LWFuLWlk' },
+    });
     expect(foreignAccount.status).toBe(400);
     const missing = Buffer.from(stringifyJson({ ConnectorID: genericID, Reference: 'no-such-account' })).toString('base64url');
     // As in a fetch, a payment may name an account of its connector that is not known yet (providers report in any order).
-    const missingAccount = await api('POST', '/api/payments/payments', { body: { ...body, reference: `r-${suffix()}`, destinationAccountID: missing } });
+    const missingAccount = await api('POST', '/api/payments/payments', {
+      body: { ...body, reference: `r-${suffix()}`, destinationAccountID: missing },
+    });
     expect(missingAccount.status).toBe(200);
     expect(missingAccount.body.data.destinationAccountID).toBe(missing);
     // The SDK writes a bigint amount as a JS number, so an amount beyond 2^53 is checked over raw HTTP: exact both ways.
     const big = 340282366920938463463374607431768211455n;
-    const raw = await api('POST', '/api/payments/payments', { body: {
-      connectorID: genericID, reference: `big-${suffix()}`, createdAt: new Date().toISOString(), type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'USD/2', amount: big } });
+    const raw = await api('POST', '/api/payments/payments', {
+      body: {
+        connectorID: genericID,
+        reference: `big-${suffix()}`,
+        createdAt: new Date().toISOString(),
+        type: 'PAYOUT',
+        status: 'PENDING',
+        scheme: 'other',
+        asset: 'USD/2',
+        amount: big,
+      },
+    });
     expect(raw.status).toBe(200);
     expect(raw.text).toContain(`"amount":${big}`);
   });
@@ -184,7 +262,11 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   // the v1 SDK's enum refuses: the spec wins, and that shape is asserted over raw HTTP in the payments tests.
   test('listPayments', async () => {
     const cursor = (await v1.listPayments({ pageSize: 100, query: stringifyJson({ $match: { connectorID: genericID } }) })).paymentsCursor!.cursor;
-    expect(cursor.data.find((p) => p.id === paymentID)).toMatchObject({ amount: 9007199254740991n, destinationAccountID: accountID, scheme: 'sepa credit' });
+    expect(cursor.data.find((p) => p.id === paymentID)).toMatchObject({
+      amount: 9007199254740991n,
+      destinationAccountID: accountID,
+      scheme: 'sepa credit',
+    });
   });
 
   test('getPayment', async () => {
@@ -199,8 +281,17 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('createAccount', async () => {
     const reference = `acc-${suffix()}`;
-    const account = (await v1.createAccount({ connectorID: genericID, reference, createdAt: new Date(), type: 'EXTERNAL', metadata: { k: 'v' } })).accountResponse!.data;
-    expect(account).toMatchObject({ connectorID: genericID, reference, type: 'EXTERNAL', accountName: '', defaultAsset: '', metadata: { k: 'v' }, provider: 'GENERIC' });
+    const account = (await v1.createAccount({ connectorID: genericID, reference, createdAt: new Date(), type: 'EXTERNAL', metadata: { k: 'v' } }))
+      .accountResponse!.data;
+    expect(account).toMatchObject({
+      connectorID: genericID,
+      reference,
+      type: 'EXTERNAL',
+      accountName: '',
+      defaultAsset: '',
+      metadata: { k: 'v' },
+      provider: 'GENERIC',
+    });
   });
 
   test('listAccountsPayments', async () => {
@@ -216,24 +307,34 @@ describe('contract: payments.v1 through the Formance SDK', () => {
 
   test('getAccountBalances', async () => {
     const mainID = Buffer.from(stringifyJson({ ConnectorID: dummyID, Reference: 'main' })).toString('base64url');
-    const balances = await pollUntil(async () => {
-      const res = await v1.getAccountBalances({ accountId: mainID, asset: 'EUR/2' }).catch(() => undefined);
-      const data = res?.balancesCursor?.cursor.data;
-      return data?.length ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'balances' });
+    const balances = await pollUntil(
+      async () => {
+        const res = await v1.getAccountBalances({ accountId: mainID, asset: 'EUR/2' }).catch(() => undefined);
+        const data = res?.balancesCursor?.cursor.data;
+        return data?.length ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'balances' },
+    );
     expect(balances[0]).toMatchObject({ accountId: mainID, asset: 'EUR/2', currency: 'EUR/2', balance: 2n ** 70n });
   });
   test('createBankAccount', async () => {
-    const created = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'FR', iban: 'FR7630006000011234567890189', metadata: { k: 'v' } })).bankAccountResponse!.data;
+    const created = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'FR', iban: 'FR7630006000011234567890189', metadata: { k: 'v' } }))
+      .bankAccountResponse!.data;
     expect(created).toMatchObject({ country: 'FR', iban: 'FR76*******************0189', metadata: { k: 'v' }, relatedAccounts: [] });
-    const forwarded = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'DE', accountNumber: '12345678', connectorID: dummyID })).bankAccountResponse!.data;
+    const forwarded = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'DE', accountNumber: '12345678', connectorID: dummyID }))
+      .bankAccountResponse!.data;
     expect(forwarded.relatedAccounts).toEqual([expect.objectContaining({ connectorID: dummyID })]);
     expect((await api('POST', '/api/payments/bank-accounts', { body: { name: 'x', iban: 'FR7630006000011234567890189' } })).status).toBe(400);
   });
 
   test('getBankAccount', async () => {
     const id = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'FR', accountNumber: '12345678' })).bankAccountResponse!.data.id;
-    expect((await v1.getBankAccount({ bankAccountId: id })).bankAccountResponse!.data).toMatchObject({ id, country: 'FR', accountNumber: '12***678' });
+    expect((await v1.getBankAccount({ bankAccountId: id })).bankAccountResponse!.data).toMatchObject({
+      id,
+      country: 'FR',
+      accountNumber: '12***678',
+    });
   });
 
   test('listBankAccounts', async () => {
@@ -249,7 +350,8 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   });
 
   test('updateBankAccountMetadata', async () => {
-    const id = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'FR', accountNumber: '12345678', metadata: { a: '1' } })).bankAccountResponse!.data.id;
+    const id = (await v1.createBankAccount({ name: `ba-${suffix()}`, country: 'FR', accountNumber: '12345678', metadata: { a: '1' } }))
+      .bankAccountResponse!.data.id;
     const res = await v1.updateBankAccountMetadata({ bankAccountId: id, updateBankAccountMetadataRequest: { metadata: { b: '2' } } });
     expect(res.statusCode).toBe(204);
     expect((await v1.getBankAccount({ bankAccountId: id })).bankAccountResponse!.data.metadata).toEqual({ a: '1', b: '2' });
@@ -298,14 +400,22 @@ describe('contract: payments.v1 through the Formance SDK', () => {
   });
 
   test('getPoolBalancesLatest', async () => {
-    await pollUntil(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'balance' });
+    await pollUntil(
+      async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined),
+      isDefined,
+      { timeoutMs: 30_000, what: 'balance' },
+    );
     const pool = await newPool([mainAccount(), accountID]);
     const balances = (await v1.getPoolBalancesLatest({ poolId: pool.id })).poolBalancesLatestResponse!.data;
     expect(balances).toEqual([{ asset: 'EUR/2', amount: 2n ** 70n, relatedAccounts: [mainAccount()] }]);
   });
 
   test('getPoolBalances', async () => {
-    await pollUntil(async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'balance' });
+    await pollUntil(
+      async () => ((await api('GET', `/api/payments/accounts/${mainAccount()}/balances`)).body?.cursor?.data?.length ? true : undefined),
+      isDefined,
+      { timeoutMs: 30_000, what: 'balance' },
+    );
     const pool = await newPool([mainAccount()]);
     const res = (await v1.getPoolBalances({ poolId: pool.id, at: new Date() })).poolBalancesResponse!.data;
     expect(res.balances).toEqual([{ asset: 'EUR/2', amount: 2n ** 70n, relatedAccounts: [mainAccount()] }]);
@@ -315,24 +425,45 @@ describe('contract: payments.v1 through the Formance SDK', () => {
     const dynamic = (await v1.createPool({ name: `q-${suffix()}`, query: { $match: { id: 'no-such-account' } } })).poolResponse!.data;
     expect(dynamic.accounts).toEqual([]);
     await v1.updatePoolQuery({ poolId: dynamic.id, updatePoolQueryRequest: { query: { $match: { id: accountID } } } });
-    expect((await v1.getPool({ poolId: dynamic.id })).poolResponse!.data).toMatchObject({ type: 'DYNAMIC', accounts: [accountID], query: { $match: { id: accountID } } });
+    expect((await v1.getPool({ poolId: dynamic.id })).poolResponse!.data).toMatchObject({
+      type: 'DYNAMIC',
+      accounts: [accountID],
+      query: { $match: { id: accountID } },
+    });
     // A static pool's accounts are changed one by one, not by a query.
-    const error = await v1.updatePoolQuery({ poolId: (await newPool()).id, updatePoolQueryRequest: { query: { $match: { type: 'INTERNAL' } } } }).catch((e: unknown) => e);
+    const error = await v1
+      .updatePoolQuery({ poolId: (await newPool()).id, updatePoolQueryRequest: { query: { $match: { type: 'INTERNAL' } } } })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION', errorMessage: expect.stringContaining('static') });
   });
   test('updateConnectorConfigV1', async () => {
     const id = await installDummy();
-    const config = (await v1.readConnectorConfigV1({ connector: 'DUMMY-PAY', connectorId: id })).connectorConfigResponse!.data as { name: string; directory: string };
+    const config = (await v1.readConnectorConfigV1({ connector: 'DUMMY-PAY', connectorId: id })).connectorConfigResponse!.data as {
+      name: string;
+      directory: string;
+    };
     const res = await v1.updateConnectorConfigV1({
-      connector: 'DUMMY-PAY', connectorId: id, connectorConfig: { provider: 'Dummypay', name: config.name, directory: config.directory, filePollingPeriod: '10m' },
+      connector: 'DUMMY-PAY',
+      connectorId: id,
+      connectorConfig: { provider: 'Dummypay', name: config.name, directory: config.directory, filePollingPeriod: '10m' },
     });
     expect(res.statusCode).toBe(204);
-    expect((await v1.readConnectorConfigV1({ connector: 'DUMMY-PAY', connectorId: id })).connectorConfigResponse!.data).toMatchObject({ filePollingPeriod: '10m' });
+    expect((await v1.readConnectorConfigV1({ connector: 'DUMMY-PAY', connectorId: id })).connectorConfigResponse!.data).toMatchObject({
+      filePollingPeriod: '10m',
+    });
     await v1.uninstallConnectorV1({ connector: 'DUMMY-PAY', connectorId: id });
     // A generic connector's request timeout, which v1's GenericConfig cannot carry, survives a v1 update.
     const name = `v3-gen-${suffix()}`;
-    const generic = (await api('POST', '/api/payments/v3/connectors/install/generic', { body: { name, endpoint: 'http://127.0.0.1:9', pollingPeriod: '30m', timeout: '5s' } })).body.data;
-    await v1.updateConnectorConfigV1({ connector: 'GENERIC', connectorId: generic, connectorConfig: { provider: 'Generic', name, endpoint: 'http://127.0.0.1:9', apiKey: '', pollingPeriod: '20m' } });
+    const generic = (
+      await api('POST', '/api/payments/v3/connectors/install/generic', {
+        body: { name, endpoint: 'http://127.0.0.1:9', pollingPeriod: '30m', timeout: '5s' },
+      })
+    ).body.data;
+    await v1.updateConnectorConfigV1({
+      connector: 'GENERIC',
+      connectorId: generic,
+      connectorConfig: { provider: 'Generic', name, endpoint: 'http://127.0.0.1:9', apiKey: '', pollingPeriod: '20m' },
+    });
     expect((await api('GET', `/api/payments/v3/connectors/${generic}/config`)).body.data).toMatchObject({ pollingPeriod: '20m', timeout: '5s' });
     await v1.uninstallConnectorV1({ connector: 'GENERIC', connectorId: generic });
   });

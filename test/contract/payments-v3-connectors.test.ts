@@ -13,18 +13,29 @@ const v3 = sdkClient().payments.v3;
 async function install(pollingPeriod = '1s'): Promise<string> {
   const res = await v3.installConnector({
     connector: 'simulated',
-    v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-${suffix()}`, directory: simulatedDirectory({ 'accounts.json': [{ reference: 'main' }] }), pollingPeriod },
+    v3ConnectorConfig: {
+      provider: 'Dummypay',
+      name: `sdk-${suffix()}`,
+      directory: simulatedDirectory({ 'accounts.json': [{ reference: 'main' }] }),
+      pollingPeriod,
+    },
   });
   expect(res.statusCode).toBe(202);
   return res.v3InstallConnectorResponse!.data;
 }
 
-const settled = (taskID: string) => pollUntil(async () => {
-  const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
-  return task.status !== 'PROCESSING' ? task : undefined;
-}, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
+const settled = (taskID: string) =>
+  pollUntil(
+    async () => {
+      const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
+      return task.status !== 'PROCESSING' ? task : undefined;
+    },
+    isDefined,
+    { timeoutMs: 30_000, what: `task ${taskID}` },
+  );
 
-const firstSchedule = async (connectorID: string) => (await v3.listConnectorSchedules({ connectorID })).v3ConnectorSchedulesCursorResponse!.cursor.data[0];
+const firstSchedule = async (connectorID: string) =>
+  (await v3.listConnectorSchedules({ connectorID })).v3ConnectorSchedulesCursorResponse!.cursor.data[0];
 
 describe('contract: payments.v3 connectors through the Formance SDK', () => {
   let connectorID: string;
@@ -114,10 +125,15 @@ describe('contract: payments.v3 connectors through the Formance SDK', () => {
 
   test('listConnectorScheduleInstances', async () => {
     const { id } = await firstSchedule(connectorID);
-    const instances = await pollUntil(async () => {
-      const data = (await v3.listConnectorScheduleInstances({ connectorID, scheduleID: id, pageSize: 5 })).v3ConnectorScheduleInstancesCursorResponse!.cursor.data;
-      return data.some((i) => i.terminated) ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'a finished run' });
+    const instances = await pollUntil(
+      async () => {
+        const data = (await v3.listConnectorScheduleInstances({ connectorID, scheduleID: id, pageSize: 5 }))
+          .v3ConnectorScheduleInstancesCursorResponse!.cursor.data;
+        return data.some((i) => i.terminated) ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'a finished run' },
+    );
     const done = instances.find((i) => i.terminated)!;
     expect(done).toMatchObject({ scheduleID: id, connectorID });
     expect(done.id.startsWith(`${id}-`)).toBe(true);

@@ -8,10 +8,15 @@ export const v3 = sdkClientWithToken().payments.v3;
 
 /** A task once it is no longer PROCESSING. */
 export const settled = (taskID: string) =>
-  pollUntil(async () => {
-    const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
-    return task.status !== 'PROCESSING' ? task : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
+  pollUntil(
+    async () => {
+      const task = (await v3.getTask({ taskID })).v3GetTaskResponse!.data;
+      return task.status !== 'PROCESSING' ? task : undefined;
+    },
+    isDefined,
+    { timeoutMs: 30_000, what: `task ${taskID}` },
+  );
 
 export const newBankAccount = async (name = `ba-${suffix()}`) =>
-  (await v3.createBankAccount({ name, iban: 'FR7630006000011234567890189', swiftBicCode: 'BNPAFRPP', country: 'FR', metadata: { team: 'ops' } })).v3CreateBankAccountResponse!.data;
+  (await v3.createBankAccount({ name, iban: 'FR7630006000011234567890189', swiftBicCode: 'BNPAFRPP', country: 'FR', metadata: { team: 'ops' } }))
+    .v3CreateBankAccountResponse!.data;

@@ -17,16 +17,39 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
   let paymentID: string;
   beforeAll(async () => {
     const directory = simulatedDirectory({
-      'accounts.json': [{ reference: 'main', name: 'Main', defaultAsset: 'EUR/2' }, { reference: 'ext', type: 'EXTERNAL' }],
-      'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: big }, { accountReference: 'main', asset: 'USD/2', amount: 5 }],
-      'payments.json': [{ reference: 'p1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 1500, asset: 'EUR/2', createdAt: '2026-01-02T03:04:05.000Z', destinationAccountReference: 'main' }],
+      'accounts.json': [
+        { reference: 'main', name: 'Main', defaultAsset: 'EUR/2' },
+        { reference: 'ext', type: 'EXTERNAL' },
+      ],
+      'balances.json': [
+        { accountReference: 'main', asset: 'EUR/2', amount: big },
+        { accountReference: 'main', asset: 'USD/2', amount: 5 },
+      ],
+      'payments.json': [
+        {
+          reference: 'p1',
+          type: 'PAY-IN',
+          status: 'SUCCEEDED',
+          amount: 1500,
+          asset: 'EUR/2',
+          createdAt: '2026-01-02T03:04:05.000Z',
+          destinationAccountReference: 'main',
+        },
+      ],
     });
-    const res = await v3.installConnector({ connector: 'simulated', v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-${suffix()}`, directory, pollingPeriod: '1h' } });
+    const res = await v3.installConnector({
+      connector: 'simulated',
+      v3ConnectorConfig: { provider: 'Dummypay', name: `sdk-${suffix()}`, directory, pollingPeriod: '1h' },
+    });
     connectorID = res.v3InstallConnectorResponse!.data;
-    const payments = await pollUntil(async () => {
-      const data = (await v3.listPayments({ query: { $match: { connectorID } } })).v3PaymentsCursorResponse!.cursor.data;
-      return data.length ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'fetched payments' });
+    const payments = await pollUntil(
+      async () => {
+        const data = (await v3.listPayments({ query: { $match: { connectorID } } })).v3PaymentsCursorResponse!.cursor.data;
+        return data.length ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'fetched payments' },
+    );
     paymentID = payments[0].id;
     mainID = payments[0].destinationAccountID!;
   });
@@ -53,7 +76,13 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('createAccount', async () => {
     const res = await v3.createAccount({
-      connectorID, reference: 'manual-1', accountName: 'Recorded', type: 'INTERNAL', createdAt: new Date('2026-02-01T00:00:00Z'), defaultAsset: 'USD/2', metadata: { k: 'v' },
+      connectorID,
+      reference: 'manual-1',
+      accountName: 'Recorded',
+      type: 'INTERNAL',
+      createdAt: new Date('2026-02-01T00:00:00Z'),
+      defaultAsset: 'USD/2',
+      metadata: { k: 'v' },
     });
     expect(res.statusCode).toBe(201);
     const account = res.v3CreateAccountResponse!.data;
@@ -62,20 +91,36 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
   });
 
   test('getAccountBalances', async () => {
-    const balances = await pollUntil(async () => {
-      const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
-      return data.length === 2 ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'balances' });
-    expect(balances.map((b) => [b.asset, b.balance])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
+    const balances = await pollUntil(
+      async () => {
+        const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
+        return data.length === 2 ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'balances' },
+    );
+    expect(balances.map((b) => [b.asset, b.balance])).toEqual([
+      ['EUR/2', big],
+      ['USD/2', 5n],
+    ]);
     const usd = (await v3.getAccountBalances({ accountID: mainID, asset: 'USD/2' })).v3BalancesCursorResponse!.cursor.data;
     expect(usd).toHaveLength(1);
     expect(usd[0].lastUpdatedAt).toBeInstanceOf(Date);
   });
 
   test('listPayments', async () => {
-    const data = (await v3.listPayments({ pageSize: 5, query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'p1' } }] } })).v3PaymentsCursorResponse!.cursor.data;
+    const data = (await v3.listPayments({ pageSize: 5, query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'p1' } }] } }))
+      .v3PaymentsCursorResponse!.cursor.data;
     expect(data).toHaveLength(1);
-    expect(data[0]).toMatchObject({ id: paymentID, amount: 1500n, initialAmount: 1500n, type: 'PAY-IN', status: 'SUCCEEDED', asset: 'EUR/2', sourceAccountID: null });
+    expect(data[0]).toMatchObject({
+      id: paymentID,
+      amount: 1500n,
+      initialAmount: 1500n,
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      asset: 'EUR/2',
+      sourceAccountID: null,
+    });
     expect(data[0].adjustments![0].id).toEqual(expect.any(String));
   });
 
@@ -88,8 +133,16 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('createPayment', async () => {
     const res = await v3.createPayment({
-      connectorID, reference: 'manual-p', type: 'TRANSFER', scheme: 'other', asset: 'EUR/2', amount: big, initialAmount: big,
-      createdAt: new Date('2026-03-01T00:00:00Z'), destinationAccountID: mainID, metadata: { origin: 'sdk' },
+      connectorID,
+      reference: 'manual-p',
+      type: 'TRANSFER',
+      scheme: 'other',
+      asset: 'EUR/2',
+      amount: big,
+      initialAmount: big,
+      createdAt: new Date('2026-03-01T00:00:00Z'),
+      destinationAccountID: mainID,
+      metadata: { origin: 'sdk' },
       adjustments: [
         { reference: 'a2', createdAt: new Date('2026-03-01T00:05:00Z'), status: 'SUCCEEDED' },
         { reference: 'a1', createdAt: new Date('2026-03-01T00:00:00Z'), status: 'PENDING' },
@@ -97,7 +150,13 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     });
     expect(res.statusCode).toBe(201);
     const payment = res.v3CreatePaymentResponse!.data;
-    expect(payment).toMatchObject({ reference: 'manual-p', amount: big, status: 'SUCCEEDED', destinationAccountID: mainID, metadata: { origin: 'sdk' } });
+    expect(payment).toMatchObject({
+      reference: 'manual-p',
+      amount: big,
+      status: 'SUCCEEDED',
+      destinationAccountID: mainID,
+      metadata: { origin: 'sdk' },
+    });
     expect(payment.adjustments!.map((a) => a.status)).toEqual(['SUCCEEDED', 'PENDING']);
   });
 
@@ -187,44 +246,68 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([]);
   });
 
-  const mainBalances = () => pollUntil(async () => {
-    const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
-    return data.length === 2 ? data : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: 'balances' });
+  const mainBalances = () =>
+    pollUntil(
+      async () => {
+        const data = (await v3.getAccountBalances({ accountID: mainID })).v3BalancesCursorResponse!.cursor.data;
+        return data.length === 2 ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'balances' },
+    );
 
   test('getPoolBalances', async () => {
     await mainBalances();
     const id = await newPool();
     const balances = (await v3.getPoolBalances({ poolID: id, at: new Date() })).v3PoolBalancesResponse!.data;
-    expect(balances).toEqual([{ asset: 'EUR/2', amount: big, relatedAccounts: [mainID] }, { asset: 'USD/2', amount: 5n, relatedAccounts: [mainID] }]);
+    expect(balances).toEqual([
+      { asset: 'EUR/2', amount: big, relatedAccounts: [mainID] },
+      { asset: 'USD/2', amount: 5n, relatedAccounts: [mainID] },
+    ]);
   });
 
   test('getPoolBalancesLatest', async () => {
     await mainBalances();
     const id = await newPool();
     const balances = (await v3.getPoolBalancesLatest({ poolID: id })).v3PoolBalancesResponse!.data;
-    expect(balances.map((b) => [b.asset, b.amount])).toEqual([['EUR/2', big], ['USD/2', 5n]]);
+    expect(balances.map((b) => [b.asset, b.amount])).toEqual([
+      ['EUR/2', big],
+      ['USD/2', 5n],
+    ]);
   });
 
   test('updatePoolQuery', async () => {
     const id = (await v3.createPool({ name: `pool-${suffix()}`, query: { $match: { connectorID } } })).v3CreatePoolResponse!.data;
-    const res = await v3.updatePoolQuery({ poolID: id, v3UpdatePoolQueryRequest: { query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'main' } }] } } });
+    const res = await v3.updatePoolQuery({
+      poolID: id,
+      v3UpdatePoolQueryRequest: { query: { $and: [{ $match: { connectorID } }, { $match: { reference: 'main' } }] } },
+    });
     expect(res.statusCode).toBe(204);
     expect((await v3.getPool({ poolID: id })).v3GetPoolResponse!.data.poolAccounts).toEqual([mainID]);
   });
 
-  const extID = () => mainID.length ? Buffer.from(Buffer.from(mainID, 'base64url').toString().replace('"main"', '"ext"')).toString('base64url') : '';
+  const extID = () =>
+    mainID.length ? Buffer.from(Buffer.from(mainID, 'base64url').toString().replace('"main"', '"ext"')).toString('base64url') : '';
   const initiate = async (amount = 100n, asset = 'EUR/2', noValidation = false) => {
     const res = await v3.initiatePayment({
       noValidation,
       v3InitiatePaymentRequest: {
-        reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset, sourceAccountID: mainID, destinationAccountID: extID(),
-        description: 'sdk', scheduledAt: new Date(), metadata: { k: 'v' },
+        reference: `pi-${suffix()}`,
+        connectorID,
+        type: 'TRANSFER',
+        amount,
+        asset,
+        sourceAccountID: mainID,
+        destinationAccountID: extID(),
+        description: 'sdk',
+        scheduledAt: new Date(),
+        metadata: { k: 'v' },
       },
     });
     return res.v3InitiatePaymentResponse!.data;
   };
-  const readInitiation = async (paymentInitiationID: string) => (await v3.getPaymentInitiation({ paymentInitiationID })).v3GetPaymentInitiationResponse!.data;
+  const readInitiation = async (paymentInitiationID: string) =>
+    (await v3.getPaymentInitiation({ paymentInitiationID })).v3GetPaymentInitiationResponse!.data;
   const processed = async () => {
     const { paymentInitiationID, taskID } = await initiate(100n, 'EUR/2', true);
     expect(await settled(taskID!)).toMatchObject({ status: 'SUCCEEDED' });
@@ -243,14 +326,27 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     await processed();
     const query = { $and: [{ $match: { connectorID } }, { $match: { status: 'WAITING_FOR_VALIDATION' } }] };
     const data = (await v3.listPaymentInitiations({ pageSize: 100, query })).v3PaymentInitiationsCursorResponse!.cursor.data;
-    expect(data.find((i) => i.id === paymentInitiationID)).toMatchObject({ connectorID, amount: 100n, asset: 'EUR/2', type: 'TRANSFER', provider: 'SIMULATED' });
+    expect(data.find((i) => i.id === paymentInitiationID)).toMatchObject({
+      connectorID,
+      amount: 100n,
+      asset: 'EUR/2',
+      type: 'TRANSFER',
+      provider: 'SIMULATED',
+    });
     expect(data.every((i) => i.status === 'WAITING_FOR_VALIDATION')).toBe(true);
   });
 
   test('getPaymentInitiation', async () => {
     const { paymentInitiationID } = await initiate(250n);
     const initiation = await readInitiation(paymentInitiationID!);
-    expect(initiation).toMatchObject({ id: paymentInitiationID, amount: 250n, sourceAccountID: mainID, destinationAccountID: extID(), description: 'sdk', metadata: { k: 'v' } });
+    expect(initiation).toMatchObject({
+      id: paymentInitiationID,
+      amount: 250n,
+      sourceAccountID: mainID,
+      destinationAccountID: extID(),
+      description: 'sdk',
+      metadata: { k: 'v' },
+    });
     expect(initiation.scheduledAt).toBeInstanceOf(Date);
   });
 
@@ -282,9 +378,11 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('reversePaymentInitiation', async () => {
     const paymentInitiationID = await processed();
-    const reverse = (amount: bigint) => v3.reversePaymentInitiation({
-      paymentInitiationID, v3ReversePaymentInitiationRequest: { reference: `rev-${suffix()}`, amount, asset: 'EUR/2', description: 'undo', metadata: { why: 'sdk' } },
-    });
+    const reverse = (amount: bigint) =>
+      v3.reversePaymentInitiation({
+        paymentInitiationID,
+        v3ReversePaymentInitiationRequest: { reference: `rev-${suffix()}`, amount, asset: 'EUR/2', description: 'undo', metadata: { why: 'sdk' } },
+      });
     const res = await reverse(40n);
     expect(res.statusCode).toBe(202);
     const { paymentInitiationReversalID, taskID } = res.v3ReversePaymentInitiationResponse!.data;
@@ -294,12 +392,16 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
     expect(task).toMatchObject({ status: 'SUCCEEDED', connectorID });
     const initiation = await readInitiation(paymentInitiationID);
     expect(initiation.status).toBe('REVERSED');
-    const adjustments = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID })).v3PaymentInitiationAdjustmentsCursorResponse!.cursor.data;
+    const adjustments = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID })).v3PaymentInitiationAdjustmentsCursorResponse!.cursor
+      .data;
     expect(adjustments[0]).toMatchObject({ status: 'REVERSED', amount: 40n, asset: 'EUR/2', metadata: { why: 'sdk' } });
     const refund = (await v3.getPayment({ paymentID: task.createdObjectID! })).v3GetPaymentResponse!.data;
     expect(refund).toMatchObject({ status: 'REFUNDED', amount: 40n, type: 'TRANSFER' });
     // More than the 60 left is refused at once.
-    await expect(reverse(61n)).rejects.toMatchObject({ statusCode: 400, data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/60 EUR\/2 remain/) } });
+    await expect(reverse(61n)).rejects.toMatchObject({
+      statusCode: 400,
+      data$: { errorCode: 'VALIDATION', errorMessage: expect.stringMatching(/60 EUR\/2 remain/) },
+    });
   });
 
   test('deletePaymentInitiation', async () => {
@@ -310,14 +412,16 @@ describe('contract: payments.v3 data through the Formance SDK', () => {
 
   test('listPaymentInitiationAdjustments', async () => {
     const paymentInitiationID = await processed();
-    const data = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID, pageSize: 10 })).v3PaymentInitiationAdjustmentsCursorResponse!.cursor.data;
+    const data = (await v3.listPaymentInitiationAdjustments({ paymentInitiationID, pageSize: 10 })).v3PaymentInitiationAdjustmentsCursorResponse!
+      .cursor.data;
     expect(data.map((a) => a.status)).toEqual(['PROCESSED', 'PROCESSING', 'SCHEDULED_FOR_PROCESSING', 'WAITING_FOR_VALIDATION']);
     expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2' });
   });
 
   test('listPaymentInitiationRelatedPayments', async () => {
     const paymentInitiationID = await processed();
-    const data = (await v3.listPaymentInitiationRelatedPayments({ paymentInitiationID })).v3PaymentInitiationRelatedPaymentsCursorResponse!.cursor.data;
+    const data = (await v3.listPaymentInitiationRelatedPayments({ paymentInitiationID })).v3PaymentInitiationRelatedPaymentsCursorResponse!.cursor
+      .data;
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({ amount: 100n, asset: 'EUR/2', status: 'SUCCEEDED', type: 'TRANSFER', sourceAccountID: mainID, connectorID });
   });

@@ -13,7 +13,6 @@ export const sdkClient = (): SDK =>
     security: { clientID: process.env.TEST_CLIENT_ID!, clientSecret: process.env.TEST_CLIENT_SECRET!, tokenURL: '/api/auth/oauth/token' },
   });
 
-
 /**
  * The same SDK, adding the test client's token to the operations on which the SDK sends none (their OpenAPI entries
  * list no scopes, e.g. payments.v3 getBankAccount, updateBankAccountMetadata, forwardBankAccount), while every route of

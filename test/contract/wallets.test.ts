@@ -18,7 +18,10 @@ async function fundedWallet(amount = 1000): Promise<string> {
 }
 
 async function pendingHold(walletID: string, amount = 300): Promise<string> {
-  const debited = await wallets.debitWallet({ id: walletID, debitWalletRequest: { amount: usd(amount), pending: true, metadata: { purpose: 'hold' } } });
+  const debited = await wallets.debitWallet({
+    id: walletID,
+    debitWalletRequest: { amount: usd(amount), pending: true, metadata: { purpose: 'hold' } },
+  });
   return debited.debitWalletResponse!.data.id;
 }
 
@@ -95,7 +98,7 @@ describe('contract: wallets.v1 through the Formance SDK', () => {
     expect(summary.availableFunds['USD/2']).toBe(1000n);
   });
 
-  test('getTransactions lists the wallet\'s ledger transactions', async () => {
+  test("getTransactions lists the wallet's ledger transactions", async () => {
     const walletID = await fundedWallet(500);
     const listed = await wallets.getTransactions({ walletID, pageSize: 10 });
     const data = listed.getTransactionsResponse!.cursor.data;

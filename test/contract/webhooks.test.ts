@@ -31,7 +31,7 @@ describe('contract: webhooks.v1 (configs) through the Formance SDK', () => {
     expect((await webhooks.deleteConfig({ id: created.id })).statusCode).toBe(200);
   });
 
-  test('testConfig answers Formance\'s attempt', async () => {
+  test("testConfig answers Formance's attempt", async () => {
     const created = (await webhooks.insertConfig({ endpoint: receiver.url, eventTypes: ['ledger.committed_transactions'] })).configResponse!.data!;
     const attempt = (await webhooks.testConfig({ id: created.id })).attemptResponse!.data!;
     expect(attempt).toMatchObject({ statusCode: 200, status: 'success' });
@@ -62,16 +62,20 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
     ledger = await newLedger('contract-webhooks');
     const accounts = ['users:list', 'users:one', 'users:attempts', 'users:replay', 'users:bulk'];
     for (const account of accounts) await fund(ledger, account, 100);
-    await pollUntil(async () => {
-      const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since })).deliveriesResponse!.cursor;
-      for (const delivery of page.data) {
-        if (failed.has(delivery.id)) continue;
-        const payload = (await webhooks.getDelivery({ id: delivery.id })).deliveryResponse!.data.payload ?? '';
-        const account = accounts.find((a) => payload.includes(`"ledger":"${ledger}"`) && payload.includes(`"${a}"`));
-        if (account) failed.set(account, delivery.id);
-      }
-      return failed.size === accounts.length;
-    }, isTruthy, { timeoutMs: 30_000, what: 'a failed delivery of each transaction' });
+    await pollUntil(
+      async () => {
+        const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since })).deliveriesResponse!.cursor;
+        for (const delivery of page.data) {
+          if (failed.has(delivery.id)) continue;
+          const payload = (await webhooks.getDelivery({ id: delivery.id })).deliveryResponse!.data.payload ?? '';
+          const account = accounts.find((a) => payload.includes(`"ledger":"${ledger}"`) && payload.includes(`"${a}"`));
+          if (account) failed.set(account, delivery.id);
+        }
+        return failed.size === accounts.length;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: 'a failed delivery of each transaction' },
+    );
   });
   afterAll(async () => {
     await webhooks.deleteConfig({ id: configId });
@@ -79,15 +83,27 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
   });
 
   const succeeded = (id: string) =>
-    pollUntil(async () => {
-      const delivery = (await webhooks.getDelivery({ id })).deliveryResponse!.data;
-      return delivery.status === 'succeeded' ? delivery : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: `delivery ${id} to succeed` });
+    pollUntil(
+      async () => {
+        const delivery = (await webhooks.getDelivery({ id })).deliveryResponse!.data;
+        return delivery.status === 'succeeded' ? delivery : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: `delivery ${id} to succeed` },
+    );
 
   test('getDeliveries filters by config, status and creation time, without payloads', async () => {
-    const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since, createdAtTo: new Date(), pageSize: 100 })).deliveriesResponse!.cursor;
+    const page = (await webhooks.getDeliveries({ configId, status: 'failed', createdAtFrom: since, createdAtTo: new Date(), pageSize: 100 }))
+      .deliveriesResponse!.cursor;
     const listed = page.data.find((d) => d.id === failed.get('users:list'))!;
-    expect(listed).toMatchObject({ configID: configId, eventType: 'ledger.committed_transactions', status: 'failed', attemptCount: 1, replayGeneration: 0, lastStatusCode: 400 });
+    expect(listed).toMatchObject({
+      configID: configId,
+      eventType: 'ledger.committed_transactions',
+      status: 'failed',
+      attemptCount: 1,
+      replayGeneration: 0,
+      lastStatusCode: 400,
+    });
     expect(listed.payload).toBeUndefined();
     expect(listed.nextAttemptAt).toBeUndefined();
     expect(listed.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(listed.createdAt.getTime());
@@ -103,12 +119,19 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
     expect(receiver.received.some((r) => r.headers['webhook-id'] === delivery.id && r.body === delivery.payload)).toBe(true);
   });
 
-  test('getDeliveryAttempts lists Formance\'s delivery attempts', async () => {
+  test("getDeliveryAttempts lists Formance's delivery attempts", async () => {
     const id = failed.get('users:attempts')!;
     const attempts = (await webhooks.getDeliveryAttempts({ id })).deliveryAttemptsResponse!.cursor;
     expect(attempts.hasMore).toBe(false);
     expect(attempts.data).toEqual([
-      expect.objectContaining({ deliveryID: id, attemptNumber: 1, replayGeneration: 0, endpoint: receiver.url, outcome: 'permanent_failure', statusCode: 400 }),
+      expect.objectContaining({
+        deliveryID: id,
+        attemptNumber: 1,
+        replayGeneration: 0,
+        endpoint: receiver.url,
+        outcome: 'permanent_failure',
+        statusCode: 400,
+      }),
     ]);
   });
 
@@ -122,7 +145,10 @@ describe('contract: webhooks.v1 (deliveries) through the Formance SDK', () => {
     expect(again).toEqual(replayed);
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(2);
     const attempts = (await webhooks.getDeliveryAttempts({ id })).deliveryAttemptsResponse!.cursor.data;
-    expect(attempts.map((a) => [a.replayGeneration, a.attemptNumber, a.outcome])).toEqual([[1, 1, 'succeeded'], [0, 1, 'permanent_failure']]);
+    expect(attempts.map((a) => [a.replayGeneration, a.attemptNumber, a.outcome])).toEqual([
+      [1, 1, 'succeeded'],
+      [0, 1, 'permanent_failure'],
+    ]);
   });
 
   test('replayDeliveries replays the failed deliveries of a window, once per Idempotency-Key', async () => {

@@ -11,7 +11,11 @@ const dir = path.join(__dirname, 'histories');
  * One history per scenario (`<name>.json`, rewritten by `npm run replay:record`) and, after a patched() change, the
  * previous shape kept as `<name>@<release>.json` until no run of it can be in flight (docs/orchestration.md).
  */
-const committed = () => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+const committed = () =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''));
 
 /**
  * Replays every committed history against today's workflow code: a change that would break running workflows (a
@@ -22,7 +26,11 @@ describe('replay of committed workflow histories', () => {
   let bundle: WorkflowBundleWithSourceMap;
   beforeAll(async () => {
     // The payload converter runs inside the workflow sandbox, so it is part of the bundle, as in the worker.
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
+    bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      payloadConverterPath: dataConverter.payloadConverterPath,
+      logger: silent,
+    });
   }, 120_000);
 
   it('has a committed history for every scenario, and none of a scenario that is gone', () => {

@@ -16,6 +16,10 @@ export async function control(part: Part, action: Action): Promise<void> {
 
 /** Waits until the API answers its health check again. */
 export async function waitForApi(timeoutMs = 30_000): Promise<void> {
-  const healthy = () => fetch(`${apiUrl()}/_healthcheck`).then((r) => r.status === 200, () => false);
+  const healthy = () =>
+    fetch(`${apiUrl()}/_healthcheck`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
   await pollUntil(healthy, isTruthy, { timeoutMs, intervalMs: 100, what: 'the API to answer its health check' });
 }

@@ -1,7 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const PROMQL_WORDS = new Set(['sum', 'by', 'without', 'rate', 'irate', 'increase', 'histogram_quantile', 'max', 'min', 'avg', 'count', 'le', 'on', 'ignoring', 'and', 'or', 'unless']);
+const PROMQL_WORDS = new Set([
+  'sum',
+  'by',
+  'without',
+  'rate',
+  'irate',
+  'increase',
+  'histogram_quantile',
+  'max',
+  'min',
+  'avg',
+  'count',
+  'le',
+  'on',
+  'ignoring',
+  'and',
+  'or',
+  'unless',
+]);
 
 /**
  * The metric families the shipped Grafana dashboard queries: every identifier of its PromQL expressions that is not a
@@ -14,7 +32,10 @@ export function dashboardMetricNames(): string[] {
   const names = new Set<string>();
   for (const panel of dashboard.panels) {
     for (const { expr } of panel.targets) {
-      const bare = expr.replace(/\{[^}]*\}/g, '').replace(/\b(by|without)\s*\([^)]*\)/g, '').replace(/\[[^\]]*\]/g, '');
+      const bare = expr
+        .replace(/\{[^}]*\}/g, '')
+        .replace(/\b(by|without)\s*\([^)]*\)/g, '')
+        .replace(/\[[^\]]*\]/g, '');
       for (const [word] of bare.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
         if (PROMQL_WORDS.has(word)) continue;
         names.add(word.replace(/_(bucket|sum|count)$/, ''));

@@ -4,7 +4,9 @@ import { startControlServer } from './control-server';
 import { startStripeMock } from './stripe-mock';
 
 declare global {
-  var __PLATFORM__: { platform: RunningPlatform; dataDir: string; ownDataDir: boolean; closeControl: () => Promise<void>; stopStripeMock: () => Promise<void> } | undefined;
+  var __PLATFORM__:
+    | { platform: RunningPlatform; dataDir: string; ownDataDir: boolean; closeControl: () => Promise<void>; stopStripeMock: () => Promise<void> }
+    | undefined;
 }
 
 /**
@@ -17,7 +19,13 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', NODE_ENV: 'test' };
   // Webhooks: the test receivers listen on 127.0.0.1, and retries come within a second instead of minutes.
-  Object.assign(env, { WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200', WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000', WEBHOOKS_RETRY_FOR_MS: '30000', EVENTS_POLL_INTERVAL_MS: '500' });
+  Object.assign(env, {
+    WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '200',
+    WEBHOOKS_RETRY_MAX_INTERVAL_MS: '1000',
+    WEBHOOKS_RETRY_FOR_MS: '30000',
+    EVENTS_POLL_INTERVAL_MS: '500',
+  });
   // Endpoint queues: one request at a time (so a test can check their order), a failing endpoint disabled after 10 s,
   // and a sweep often enough that a lost drain start is recovered within a test's wait.
   Object.assign(env, { WEBHOOKS_DRAIN_CONCURRENCY: '1', WEBHOOKS_DISABLE_AFTER_MS: '10000', WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: '5000' });
@@ -56,5 +64,7 @@ export default async function globalSetup(): Promise<void> {
   };
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
-  process.stdout.write(`\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`);
+  process.stdout.write(
+    `\nplatform for tests up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${platform.apiUrl} (logs: ${dataDir}/platform.log)\n`,
+  );
 }

@@ -29,7 +29,11 @@ const isClosedConnection = (error: unknown): boolean => {
  * under it: a kept-alive connection the server closed as idle just as the request went out on it (`other side
  * closed`). The request never reached the application then, so repeating it changes nothing.
  */
-export async function fetchRetryingClosedConnection(url: string, init: RequestInit = {}, retrySafe = IDEMPOTENT.has((init.method ?? 'GET').toUpperCase())): Promise<Response> {
+export async function fetchRetryingClosedConnection(
+  url: string,
+  init: RequestInit = {},
+  retrySafe = IDEMPOTENT.has((init.method ?? 'GET').toUpperCase()),
+): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {

@@ -6,12 +6,18 @@ type Vol = { input: bigint; output: bigint };
  * The invariant sweep of reliability-perf.md §2.3 over one ledger, straight from the tables. Returns the list of
  * violations (empty when the ledger is sound), so a failing test shows all of them.
  */
-export async function ledgerViolations(db: Db, ledger: string, overdraftAllowed: (address: string) => boolean = (a) => a === 'world'): Promise<string[]> {
+export async function ledgerViolations(
+  db: Db,
+  ledger: string,
+  overdraftAllowed: (address: string) => boolean = (a) => a === 'world',
+): Promise<string[]> {
   const problems: string[] = [];
   const sums = await db('ledger_volumes').where({ ledger }).select('asset', db.raw('sum(input - output)::text AS total')).groupBy('asset');
   for (const s of sums) if (BigInt(s.total) !== 0n) problems.push(`asset ${s.asset} sums to ${s.total}, not 0`);
 
-  const volumes = await db('ledger_volumes').where({ ledger }).select('address', 'asset', db.raw('input::text AS input'), db.raw('output::text AS output'));
+  const volumes = await db('ledger_volumes')
+    .where({ ledger })
+    .select('address', 'asset', db.raw('input::text AS input'), db.raw('output::text AS output'));
   const current = new Map<string, Vol>();
   for (const v of volumes) {
     current.set(`${v.address}|${v.asset}`, { input: BigInt(v.input), output: BigInt(v.output) });
@@ -29,7 +35,8 @@ export async function ledgerViolations(db: Db, ledger: string, overdraftAllowed:
     for (const [address, assets] of Object.entries<any>(tx.pre_commit_volumes)) {
       for (const [asset, v] of Object.entries<any>(assets)) {
         const seen = get(`${address}|${asset}`);
-        if (seen.input !== BigInt(v.input) || seen.output !== BigInt(v.output)) problems.push(`tx ${tx.id}: pre-commit ${address} ${asset} differs from the replay`);
+        if (seen.input !== BigInt(v.input) || seen.output !== BigInt(v.output))
+          problems.push(`tx ${tx.id}: pre-commit ${address} ${asset} differs from the replay`);
       }
     }
     for (const p of tx.postings) {
@@ -41,7 +48,8 @@ export async function ledgerViolations(db: Db, ledger: string, overdraftAllowed:
     for (const [address, assets] of Object.entries<any>(tx.post_commit_volumes)) {
       for (const [asset, v] of Object.entries<any>(assets)) {
         const seen = get(`${address}|${asset}`);
-        if (seen.input !== BigInt(v.input) || seen.output !== BigInt(v.output)) problems.push(`tx ${tx.id}: post-commit ${address} ${asset} differs from pre + postings`);
+        if (seen.input !== BigInt(v.input) || seen.output !== BigInt(v.output))
+          problems.push(`tx ${tx.id}: post-commit ${address} ${asset} differs from pre + postings`);
       }
     }
   }

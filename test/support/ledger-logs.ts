@@ -3,15 +3,22 @@ import { isDefined, pollUntil } from './eventually';
 
 /** Waits until the hasher has hashed every log of the ledger (a condition, not a timing: it fails only after 30 s). */
 export async function hashedUpTo(ledger: string): Promise<{ logs: number; lastHashedLogId: number; lag: number }> {
-  return pollUntil(async () => {
-    const res = await api('GET', `/api/ledger/v2/${ledger}/logs/chain`);
-    return res.status === 200 && res.body.data.lag === 0 ? res.body.data : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `the hasher to catch up on ${ledger}` });
+  return pollUntil(
+    async () => {
+      const res = await api('GET', `/api/ledger/v2/${ledger}/logs/chain`);
+      return res.status === 200 && res.body.data.lag === 0 ? res.body.data : undefined;
+    },
+    isDefined,
+    { timeoutMs: 30_000, what: `the hasher to catch up on ${ledger}` },
+  );
 }
 
 /** The export's raw text (newline-delimited JSON). */
 export async function exportLogs(ledger: string): Promise<{ status: number; type: string; text: string }> {
-  const res = await fetch(`${apiUrl()}/api/ledger/v2/${ledger}/logs/export`, { method: 'POST', headers: { Authorization: `Bearer ${await getToken()}` } });
+  const res = await fetch(`${apiUrl()}/api/ledger/v2/${ledger}/logs/export`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await getToken()}` },
+  });
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 

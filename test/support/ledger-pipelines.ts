@@ -7,7 +7,9 @@ import { postTransaction, posting } from './ledger';
  * A second database on the test PostgreSQL server, for the postgres exporter driver: its URL (with the test server's
  * credentials, over 127.0.0.1, which the test allow-list lets through) and a drop.
  */
-export async function scratchDatabase(prefix = 'export'): Promise<{ url: string; query: <T>(sql: string, params?: unknown[]) => Promise<T[]>; drop: () => Promise<void> }> {
+export async function scratchDatabase(
+  prefix = 'export',
+): Promise<{ url: string; query: <T>(sql: string, params?: unknown[]) => Promise<T[]>; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();

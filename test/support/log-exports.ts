@@ -31,7 +31,11 @@ export function signedExport(logs: ExportLog[], signer: LogSigningKey): string {
 }
 
 /** A NEW_TRANSACTION log's data as the ledger writes it. */
-export const newTransaction = (id: number, postings: unknown[], extra: { metadata?: Record<string, string>; timestamp?: string; reference?: string } = {}) => ({
+export const newTransaction = (
+  id: number,
+  postings: unknown[],
+  extra: { metadata?: Record<string, string>; timestamp?: string; reference?: string } = {},
+) => ({
   transaction: {
     id,
     postings,

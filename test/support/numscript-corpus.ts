@@ -17,8 +17,18 @@ function findShared(): string {
   }
 }
 
-export interface CorpusBalance { account: string; asset: string; amount: bigint; color?: string }
-export interface CorpusPosting { source: string; destination: string; amount: bigint; asset: string }
+export interface CorpusBalance {
+  account: string;
+  asset: string;
+  amount: bigint;
+  color?: string;
+}
+export interface CorpusPosting {
+  source: string;
+  destination: string;
+  amount: bigint;
+  asset: string;
+}
 export interface CorpusCase {
   /** `folder/file.num: it` */
   name: string;
@@ -42,9 +52,19 @@ export interface CorpusCase {
 
 const toBig = (value: unknown): bigint => (typeof value === 'bigint' ? value : BigInt(value as number));
 const balances = (list: unknown): CorpusBalance[] =>
-  ((list as Array<Record<string, unknown>>) ?? []).map((b) => ({ account: b.account as string, asset: b.asset as string, amount: toBig(b.amount), ...(b.color !== undefined ? { color: b.color as string } : {}) }));
+  ((list as Array<Record<string, unknown>>) ?? []).map((b) => ({
+    account: b.account as string,
+    asset: b.asset as string,
+    amount: toBig(b.amount),
+    ...(b.color !== undefined ? { color: b.color as string } : {}),
+  }));
 const postings = (list: unknown): CorpusPosting[] =>
-  (list as Array<Record<string, unknown>>).map((p) => ({ source: p.source as string, destination: p.destination as string, amount: toBig(p.amount), asset: coloredName(p.asset as string, p.color as string | undefined) }));
+  (list as Array<Record<string, unknown>>).map((p) => ({
+    source: p.source as string,
+    destination: p.destination as string,
+    amount: toBig(p.amount),
+    asset: coloredName(p.asset as string, p.color as string | undefined),
+  }));
 
 /** A colored posting's asset as Formance names it: `COIN` in `RED` is `COIN_RED`, `USD/4` in `COL` is `USD_COL/4`. */
 function coloredName(asset: string, color: string | undefined): string {
@@ -96,7 +116,10 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusCase[] {
         featureFlags: [...((specs.featureFlags as string[]) ?? []), ...((test.featureFlags as string[]) ?? [])],
         balances: mergeBalances(balances(specs.balances), balances(test.balances)),
         variables: { ...((specs.variables as Record<string, string>) ?? {}), ...((test.variables as Record<string, string>) ?? {}) },
-        metadata: mergeMetadata((specs.metadata as Record<string, Record<string, string>>) ?? {}, (test.metadata as Record<string, Record<string, string>>) ?? {}),
+        metadata: mergeMetadata(
+          (specs.metadata as Record<string, Record<string, string>>) ?? {},
+          (test.metadata as Record<string, Record<string, string>>) ?? {},
+        ),
         expect: {
           ...(test['expect.postings'] !== undefined ? { postings: postings(test['expect.postings']) } : {}),
           ...(test['expect.txMetadata'] !== undefined ? { txMetadata: test['expect.txMetadata'] as Record<string, string> } : {}),

@@ -8,10 +8,18 @@ export const adminCredentials = (): [string, string] => [process.env.TEST_CLIENT
  * POSTs a form to the issuer's token or revocation endpoint, with client_secret_basic when `basic` is given. Both may
  * be sent twice (a second token, a second revocation of the same token), so a closed connection is retried.
  */
-export async function oauthPost(endpoint: 'token' | 'revoke', form: Record<string, string>, basic?: [string, string]): Promise<{ status: number; body: Record<string, any> }> {
+export async function oauthPost(
+  endpoint: 'token' | 'revoke',
+  form: Record<string, string>,
+  basic?: [string, string],
+): Promise<{ status: number; body: Record<string, any> }> {
   const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
   if (basic) headers.Authorization = `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}`;
-  const response = await fetchRetryingClosedConnection(`${issuerUrl()}/oauth/${endpoint}`, { method: 'POST', headers, body: new URLSearchParams(form).toString() }, true);
+  const response = await fetchRetryingClosedConnection(
+    `${issuerUrl()}/oauth/${endpoint}`,
+    { method: 'POST', headers, body: new URLSearchParams(form).toString() },
+    true,
+  );
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : {} };
 }

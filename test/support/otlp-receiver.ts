@@ -24,7 +24,12 @@ interface OtlpValue {
 const hexId = (id: string | undefined): string => (!id ? '' : /^[0-9a-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
 
 const attributeMap = (list: Array<{ key: string; value: OtlpValue }> = []): Record<string, unknown> =>
-  Object.fromEntries(list.map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue))]));
+  Object.fromEntries(
+    list.map(({ key, value }) => [
+      key,
+      value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue)),
+    ]),
+  );
 
 /**
  * An OTLP/HTTP trace receiver on 127.0.0.1 for tests: decodes the JSON exports (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)
@@ -55,7 +60,10 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
               name: span.name,
               kind: span.kind,
               attributes: attributeMap(span.attributes),
-              links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({ traceId: hexId(link.traceId), spanId: hexId(link.spanId) })),
+              links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({
+                traceId: hexId(link.traceId),
+                spanId: hexId(link.spanId),
+              })),
             });
           }
         }

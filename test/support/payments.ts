@@ -11,10 +11,24 @@ export const suffix = (): string => randomUUID().slice(0, 8);
 export const testDb = (): Db => createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 3 });
 
 /** A connector row with accounts, without a fetch workflow: data for tests of the resources around it. */
-export async function seedConnector(db: Db, accounts: Array<Partial<ProviderAccount> & { reference: string }>): Promise<{ connectorID: string; accountIDs: string[] }> {
+export async function seedConnector(
+  db: Db,
+  accounts: Array<Partial<ProviderAccount> & { reference: string }>,
+): Promise<{ connectorID: string; accountIDs: string[] }> {
   const connectorID = connectorId('simulated');
-  await db('payments_connectors').insert({ id: connectorID, provider: 'simulated', name: `seed-${suffix()}`, config: JSON.stringify({}), uninstalled_at: db.fn.now() });
-  await upsertAccounts(db, connectorID, 'simulated', accounts.map((a) => ({ type: 'INTERNAL', createdAt: new Date(0), metadata: {}, raw: {}, ...a })));
+  await db('payments_connectors').insert({
+    id: connectorID,
+    provider: 'simulated',
+    name: `seed-${suffix()}`,
+    config: JSON.stringify({}),
+    uninstalled_at: db.fn.now(),
+  });
+  await upsertAccounts(
+    db,
+    connectorID,
+    'simulated',
+    accounts.map((a) => ({ type: 'INTERNAL', createdAt: new Date(0), metadata: {}, raw: {}, ...a })),
+  );
   return { connectorID, accountIDs: accounts.map((a) => accountId(connectorID, a.reference)) };
 }
 
@@ -32,7 +46,9 @@ export function writeJson(dir: string, name: string, content: unknown): void {
 }
 
 export async function installSimulated(dir: string, pollingPeriod = '1s'): Promise<string> {
-  const res = await api('POST', '/api/payments/v3/connectors/install/simulated', { body: { name: `sim-${suffix()}`, directory: dir, pollingPeriod } });
+  const res = await api('POST', '/api/payments/v3/connectors/install/simulated', {
+    body: { name: `sim-${suffix()}`, directory: dir, pollingPeriod },
+  });
   if (res.status !== 202) throw new Error(`install failed: ${res.status} ${res.text}`);
   return res.body.data;
 }

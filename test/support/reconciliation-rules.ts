@@ -21,6 +21,13 @@ export async function simulatedPool(db: Db, asset = 'USD/2'): Promise<{ poolID: 
 
 /** The reconciliation events of the outbox whose payload mentions `id` (a rule's or an alert's), oldest first. */
 export async function reconciliationEvents(db: Db, id: string): Promise<Array<{ type: string; payload: any }>> {
-  const rows = await db('events_outbox').where({ app: 'reconciliation' }).whereRaw('payload::text LIKE ?', [`%${id}%`]).orderBy('seq').select('type', 'payload');
-  return rows.map((r: { type: string; payload: unknown }) => ({ type: r.type, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
+  const rows = await db('events_outbox')
+    .where({ app: 'reconciliation' })
+    .whereRaw('payload::text LIKE ?', [`%${id}%`])
+    .orderBy('seq')
+    .select('type', 'payload');
+  return rows.map((r: { type: string; payload: unknown }) => ({
+    type: r.type,
+    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+  }));
 }

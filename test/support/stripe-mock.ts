@@ -8,13 +8,19 @@ import path from 'node:path';
  */
 export function stripeMockBinary(): string | undefined {
   try {
-    return execFileSync('bash', [path.resolve(__dirname, '../../scripts/setup-stripe-mock.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    return execFileSync('bash', [path.resolve(__dirname, '../../scripts/setup-stripe-mock.sh')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
   } catch {
     return undefined;
   }
 }
 
-export interface RunningStripeMock { url: string; stop: () => Promise<void> }
+export interface RunningStripeMock {
+  url: string;
+  stop: () => Promise<void>;
+}
 
 /**
  * Starts Stripe's mock API server on free 127.0.0.1 ports (HTTP and HTTPS both: left alone, HTTPS would bind every
@@ -47,10 +53,11 @@ export async function startStripeMock(): Promise<RunningStripeMock | undefined> 
   child.stderr!.resume();
   return {
     url,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

@@ -11,7 +11,9 @@ export interface ReceivedRequest {
  * A webhook receiver on 127.0.0.1 for tests. `respond` decides each answer from the request number (1-based), so a
  * test can script "500, 500, 200". Every request is recorded with its headers and raw body for signature checks.
  */
-export async function startReceiver(respond: (n: number, request: ReceivedRequest) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 })) {
+export async function startReceiver(
+  respond: (n: number, request: ReceivedRequest) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 }),
+) {
   const received: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -22,7 +22,9 @@ interface ComposeService {
   environment?: Record<string, unknown>;
 }
 
-const compose = yaml.load(fs.readFileSync(path.resolve(__dirname, '../../docker-compose.yml'), 'utf8')) as { services: Record<string, ComposeService> };
+const compose = yaml.load(fs.readFileSync(path.resolve(__dirname, '../../docker-compose.yml'), 'utf8')) as {
+  services: Record<string, ComposeService>;
+};
 
 describe('docker-compose.yml and the production drill', () => {
   it('name the same services', () => {

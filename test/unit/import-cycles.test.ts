@@ -32,7 +32,13 @@ export function valueImports(file: string): string[] {
   for (const match of text.matchAll(IMPORT)) {
     if (match[2]) continue;
     const names = /^\s*(?:import|export)\s*\{([^}]*)\}/.exec(match[0])?.[1];
-    const onlyTypes = names !== undefined && names.split(',').map((n) => n.trim()).filter(Boolean).every((n) => n.startsWith('type '));
+    const onlyTypes =
+      names !== undefined &&
+      names
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)
+        .every((n) => n.startsWith('type '));
     if (onlyTypes) continue;
     const target = resolve(file, match[3]);
     if (target) out.push(target);
@@ -87,7 +93,14 @@ describe('module graph', () => {
   it('finds a cycle when there is one', () => {
     const a = path.join(ROOT, 'a.ts');
     const b = path.join(ROOT, 'b.ts');
-    expect(cycles(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      cycles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 
   it('has no import cycles', () => {

@@ -28,8 +28,17 @@ describe('parseJson for request bodies (integersOnly)', () => {
   });
 
   it('keeps integers exact and leaves digits inside strings, true, false and null alone', () => {
-    expect(parseJson('{"a":-12,"b":"1.5e3","c":true,"d":false,"e":null,"f":[0,-0]}', { integersOnly: true })).toEqual({ a: -12, b: '1.5e3', c: true, d: false, e: null, f: [0, -0] });
-    expect(parseJson('{"a":340282366920938463463374607431768211457}', { integersOnly: true })).toEqual({ a: 340282366920938463463374607431768211457n });
+    expect(parseJson('{"a":-12,"b":"1.5e3","c":true,"d":false,"e":null,"f":[0,-0]}', { integersOnly: true })).toEqual({
+      a: -12,
+      b: '1.5e3',
+      c: true,
+      d: false,
+      e: null,
+      f: [0, -0],
+    });
+    expect(parseJson('{"a":340282366920938463463374607431768211457}', { integersOnly: true })).toEqual({
+      a: 340282366920938463463374607431768211457n,
+    });
   });
 
   it('still checks the depth of a document whose float comes first', () => {
@@ -70,15 +79,43 @@ describe('stringifyJson', () => {
   it('writes what JSON.stringify writes for every value without BigInts', () => {
     const odd = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
     const samples: unknown[] = [
-      null, true, false, 0, -0, 1.5, -1e21, 1e-7, NaN, Infinity, -Infinity, '', 'plain', 'quote " backslash \\ newline \n tab \t',
-      'control \u0001 \u001f', 'unicode é € 😀', 'lone \ud800 surrogate \udc00', new Date(Date.UTC(2026, 10, 24, 2, 30, 0, 123)),
-      [], {}, [1, 'a', null, undefined, () => 1, Symbol('s'), [[]], {}], { a: undefined, b: () => 1, c: Symbol('c'), d: null, e: [undefined] },
-      { '': 'empty key', 'key "quoted"': 1, 'ünï': { deep: { deeper: [1, { x: 'y' }] } } }, { 2: 'b', 1: 'a', z: 0, y: 1 },
-      { toJSON: () => ({ replaced: true }) }, { when: new Date(0), inner: { toJSON: () => 'text' } }, Buffer.from('hi'), odd,
-      new Map([[1, 2]]), new Set([1]), undefined, () => 1,
-      { gone: { toJSON: () => undefined }, kept: 1 }, [{ toJSON: () => undefined }, { toJSON: () => Symbol('s') }],
+      null,
+      true,
+      false,
+      0,
+      -0,
+      1.5,
+      -1e21,
+      1e-7,
+      NaN,
+      Infinity,
+      -Infinity,
+      '',
+      'plain',
+      'quote " backslash \\ newline \n tab \t',
+      'control \u0001 \u001f',
+      'unicode é € 😀',
+      'lone \ud800 surrogate \udc00',
+      new Date(Date.UTC(2026, 10, 24, 2, 30, 0, 123)),
+      [],
+      {},
+      [1, 'a', null, undefined, () => 1, Symbol('s'), [[]], {}],
+      { a: undefined, b: () => 1, c: Symbol('c'), d: null, e: [undefined] },
+      { '': 'empty key', 'key "quoted"': 1, ünï: { deep: { deeper: [1, { x: 'y' }] } } },
+      { 2: 'b', 1: 'a', z: 0, y: 1 },
+      { toJSON: () => ({ replaced: true }) },
+      { when: new Date(0), inner: { toJSON: () => 'text' } },
+      Buffer.from('hi'),
+      odd,
+      new Map([[1, 2]]),
+      new Set([1]),
+      undefined,
+      () => 1,
+      { gone: { toJSON: () => undefined }, kept: 1 },
+      [{ toJSON: () => undefined }, { toJSON: () => Symbol('s') }],
       { keyed: { toJSON: (key: string) => `key:${key}` }, list: [{ toJSON: (key: string) => `index:${key}` }] },
-      [new String('ab'), new Number(1.5), new Boolean(false)], { boxed: new String('x') },
+      [new String('ab'), new Number(1.5), new Boolean(false)],
+      { boxed: new String('x') },
     ];
     for (const sample of samples) expect(stringifyJson(sample)).toBe(JSON.stringify(sample));
   });

@@ -44,7 +44,15 @@ const allowedImports: Array<[string, string]> = [
   ['api/routes/ledger/accounts.ts', '../../../areas/ledger'],
   ['api/server.ts', '../db/shutdown'],
 ];
-const PRODUCTION_FILES = ['api/server.ts', 'areas/ledger/engine.ts', 'activities/worker.ts', 'db/knex.ts', 'lib/logger.ts', 'lib/json.ts', 'workflows/index.ts'];
+const PRODUCTION_FILES = [
+  'api/server.ts',
+  'areas/ledger/engine.ts',
+  'activities/worker.ts',
+  'db/knex.ts',
+  'lib/logger.ts',
+  'lib/json.ts',
+  'workflows/index.ts',
+];
 
 describe('layering rules (eslint.config.mjs)', () => {
   let rules: Record<string, Rules>;
@@ -60,13 +68,20 @@ describe('layering rules (eslint.config.mjs)', () => {
     expect(refuses(rules[file], specifier)).toBe(false);
   });
 
-  const readsEnv = (r: Rules) => (r['no-restricted-properties'] ?? []).slice(1).some((p: { object?: string; property?: string }) => p.object === 'process' && p.property === 'env');
+  const readsEnv = (r: Rules) =>
+    (r['no-restricted-properties'] ?? [])
+      .slice(1)
+      .some((p: { object?: string; property?: string }) => p.object === 'process' && p.property === 'env');
   it.each(PRODUCTION_FILES)('%s may not read process.env', (file) => {
     expect(readsEnv(rules[file])).toBe(true);
   });
 
   it('lets lib/config.ts alone read process.env, and still holds it to lib/json.ts', () => {
     expect(readsEnv(rules['lib/config.ts'])).toBe(false);
-    expect((rules['lib/config.ts']['no-restricted-properties'] ?? []).slice(1).map((p: { object: string; property: string }) => `${p.object}.${p.property}`)).toEqual(['JSON.stringify', 'JSON.parse']);
+    expect(
+      (rules['lib/config.ts']['no-restricted-properties'] ?? [])
+        .slice(1)
+        .map((p: { object: string; property: string }) => `${p.object}.${p.property}`),
+    ).toEqual(['JSON.stringify', 'JSON.parse']);
   });
 });

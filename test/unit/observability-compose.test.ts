@@ -32,7 +32,7 @@ describe('docker-compose.yml observability', () => {
     }
   });
 
-  it('sends the API\'s and the worker\'s spans to the collector\'s OTLP/HTTP receiver, which forwards them to Jaeger', () => {
+  it("sends the API's and the worker's spans to the collector's OTLP/HTTP receiver, which forwards them to Jaeger", () => {
     for (const name of ['api', 'worker']) expect(compose.services[name].environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
     const collector = readYaml('deploy/otel-collector.yaml');
     expect(collector.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
@@ -40,9 +40,11 @@ describe('docker-compose.yml observability', () => {
     for (const exporter of collector.service.pipelines.traces.exporters) expect(collector.exporters[exporter].endpoint).toBe('jaeger:4317');
   });
 
-  it('has Prometheus scrape the API\'s port and the worker\'s two metrics ports, which the worker binds on its network', () => {
+  it("has Prometheus scrape the API's port and the worker's two metrics ports, which the worker binds on its network", () => {
     const prometheus = readYaml('deploy/prometheus.yml');
-    const targets = prometheus.scrape_configs.flatMap((job: any) => job.dns_sd_configs.flatMap((sd: any) => sd.names.map((n: string) => `${n}:${sd.port}`)));
+    const targets = prometheus.scrape_configs.flatMap((job: any) =>
+      job.dns_sd_configs.flatMap((sd: any) => sd.names.map((n: string) => `${n}:${sd.port}`)),
+    );
     expect(targets.sort()).toEqual(['api:8080', 'worker:9464', 'worker:9465']);
     expect(compose.services.worker.environment?.METRICS_HOST).toBe('0.0.0.0');
     expect(compose.services.api.environment?.PORT).toBe(8080);
@@ -57,7 +59,14 @@ describe('docker-compose.yml observability', () => {
     for (const panel of dashboard.panels) for (const target of panel.targets) expect(target.datasource.uid).toBe('prometheus');
     // The figures the dashboard is for.
     expect(dashboardMetricNames()).toEqual(
-      expect.arrayContaining(['http_requests_total', 'http_request_duration_seconds', 'ledger_group_commit_batch_size', 'events_outbox_backlog', 'webhook_delivery_attempts_total', 'temporal_worker_task_slots_available']),
+      expect.arrayContaining([
+        'http_requests_total',
+        'http_request_duration_seconds',
+        'ledger_group_commit_batch_size',
+        'events_outbox_backlog',
+        'webhook_delivery_attempts_total',
+        'temporal_worker_task_slots_available',
+      ]),
     );
   });
 });

@@ -33,10 +33,14 @@ describe('OpenAPI examples', () => {
   it('are served as the media type example of each request body', () => {
     const missing: string[] = [];
     for (const operations of Object.values(document.paths)) {
-      for (const operation of Object.values(operations) as Array<{ operationId: string; requestBody?: { content: Record<string, { example?: unknown }> } }>) {
+      for (const operation of Object.values(operations) as Array<{
+        operationId: string;
+        requestBody?: { content: Record<string, { example?: unknown }> };
+      }>) {
         if (!operation.requestBody) continue;
         const example = operation.requestBody.content['application/json'].example;
-        if (example === undefined || stringifyJson(example) !== stringifyJson(REQUEST_EXAMPLES[operation.operationId])) missing.push(operation.operationId);
+        if (example === undefined || stringifyJson(example) !== stringifyJson(REQUEST_EXAMPLES[operation.operationId]))
+          missing.push(operation.operationId);
       }
     }
     expect(missing).toEqual([]);

@@ -11,7 +11,11 @@ import { createLogger } from '../../lib/logger';
  * @koa/router's routes() did: these cases pin the behaviour the routes rely on, on routes made for the test.
  */
 const route = (method: 'get' | 'post', path: string, handler: RouteDefinition['chain'][number]): RouteDefinition =>
-  defineRoute({ method, path, operationId: `${method} ${path}`, summary: 'test route', tags: ['test'], responses: { 200: { description: 'ok' } } }, openRoute(), handler);
+  defineRoute(
+    { method, path, operationId: `${method} ${path}`, summary: 'test route', tags: ['test'], responses: { 200: { description: 'ok' } } },
+    openRoute(),
+    handler,
+  );
 
 const answer = (name: string) =>
   async function answerWith(ctx: Parameters<RouteDefinition['chain'][number]>[0]) {
@@ -47,17 +51,29 @@ describe('route dispatch', () => {
   it('runs the first route matching the path and method, with its decoded parameters and name', async () => {
     const response = await fetch(`${url}/api/ledger/main%20book/things/42`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ route: 'first', params: { ledger: 'main book', id: '42' }, routerName: 'get /api/ledger/{ledger}/things/{id}' });
+    expect(await response.json()).toEqual({
+      route: 'first',
+      params: { ledger: 'main book', id: '42' },
+      routerName: 'get /api/ledger/{ledger}/things/{id}',
+    });
   });
 
   it('picks a route of the same table by method', async () => {
     const response = await fetch(`${url}/api/ledger/main/things/42`, { method: 'POST' });
-    expect(await response.json()).toEqual({ route: 'post', params: { ledger: 'main', id: '42' }, routerName: 'post /api/ledger/{ledger}/things/{id}' });
+    expect(await response.json()).toEqual({
+      route: 'post',
+      params: { ledger: 'main', id: '42' },
+      routerName: 'post /api/ledger/{ledger}/things/{id}',
+    });
   });
 
   it('goes on to the next matching route when a chain calls next, its parameters over those of the route before', async () => {
     const response = await fetch(`${url}/api/ledger/main/things/skip`);
-    expect(await response.json()).toEqual({ route: 'second', params: { ledger: 'main', other: 'main', kind: 'things', id: 'skip' }, routerName: 'get /api/ledger/{other}/{kind}/{id}' });
+    expect(await response.json()).toEqual({
+      route: 'second',
+      params: { ledger: 'main', other: 'main', kind: 'things', id: 'skip' },
+      routerName: 'get /api/ledger/{other}/{kind}/{id}',
+    });
   });
 
   it('matches case-insensitively and with a trailing slash, as the router does', async () => {

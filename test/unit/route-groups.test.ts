@@ -15,7 +15,9 @@ describe('routeGroup', () => {
   it('gives every route a static group, and each area its own', () => {
     const groups = new Set(allRoutes.map((route) => routeGroup(route.spec.path)));
     for (const group of groups) expect(group).not.toMatch(/[{}:]/);
-    expect([...groups]).toEqual(expect.arrayContaining(['/api/ledger', '/api/payments', '/api/wallets', '/api/orchestration', '/api/webhooks', '/api/auth']));
+    expect([...groups]).toEqual(
+      expect.arrayContaining(['/api/ledger', '/api/payments', '/api/wallets', '/api/orchestration', '/api/webhooks', '/api/auth']),
+    );
   });
 
   it('puts a path and its trailing-slash form in one table, and paths of other lengths in others', () => {

@@ -5,7 +5,10 @@ const pgError = (code: string, message = 'error') => Object.assign(new Error(mes
 
 describe('isExpectedShutdownError', () => {
   it.each([
-    ['admin_shutdown (57P01), the error of every connection when PostgreSQL stops', pgError('57P01', 'terminating connection due to administrator command')],
+    [
+      'admin_shutdown (57P01), the error of every connection when PostgreSQL stops',
+      pgError('57P01', 'terminating connection due to administrator command'),
+    ],
     ['cannot_connect_now (57P03) while PostgreSQL shuts down', pgError('57P03', 'the database system is shutting down')],
     ['57P01 wrapped by the platform error type', new ApiError('SERVICE_UNAVAILABLE', 'the database is unavailable', { cause: pgError('57P01') })],
   ])('is true for %s, stopping or not', (_name, error) => {

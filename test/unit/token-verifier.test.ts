@@ -41,7 +41,7 @@ async function setup() {
 }
 
 describe('remembered token verification', () => {
-  it('checks a token\'s signature once, and its revocation at every request', async () => {
+  it("checks a token's signature once, and its revocation at every request", async () => {
     const { verifier, sign, revoked, revocationChecks, lookups } = await setup();
     const token = await sign({ jti: 't1', scope: 'ledger:read ledger:write' });
     for (let i = 0; i < 3; i += 1) {

@@ -29,7 +29,12 @@ const expectType = <A, B>(equal: Equal<A, B>) => equal;
 const params = objectSchema({ id: int64IdSchema('An id') }, ['id']);
 const query = objectSchema({ dryRun: booleanSchema() });
 const body = objectSchema(
-  { name: stringSchema({ minLength: 1 }), amount: bigIntegerSchema('An amount'), kind: stringSchema({ enum: ['PAYOUT', 'TRANSFER'] }), tags: arraySchema(stringSchema()) },
+  {
+    name: stringSchema({ minLength: 1 }),
+    amount: bigIntegerSchema('An amount'),
+    kind: stringSchema({ enum: ['PAYOUT', 'TRANSFER'] }),
+    tags: arraySchema(stringSchema()),
+  },
   ['name', 'amount'],
 );
 
@@ -48,7 +53,14 @@ objectSchema({ name: stringSchema() }, ['nmae']);
 const typeOnly = (_checks: () => void) => undefined;
 
 const createRoute = defineRoute(
-  { method: 'post', path: '/things/{id}', operationId: 'createThing', summary: 'Create a thing', tags: ['test'], responses: { 200: { description: 'Done' } } },
+  {
+    method: 'post',
+    path: '/things/{id}',
+    operationId: 'createThing',
+    summary: 'Create a thing',
+    tags: ['test'],
+    responses: { 200: { description: 'Done' } },
+  },
   openRoute(),
   validate({ params, query, body }),
   async function createThingHandler(ctx) {
@@ -67,12 +79,24 @@ const createRoute = defineRoute(
       // @ts-expect-error kind is one of its enum's values
       const _kind: 'CREDIT' | undefined = kind;
     });
-    ctx.body = { name: name.toUpperCase(), kind: kind ?? 'TRANSFER', total: BigInt(amount) + BigInt(ctx.state.input.params.id), dryRun: ctx.state.input.query.dryRun === true };
+    ctx.body = {
+      name: name.toUpperCase(),
+      kind: kind ?? 'TRANSFER',
+      total: BigInt(amount) + BigInt(ctx.state.input.params.id),
+      dryRun: ctx.state.input.query.dryRun === true,
+    };
   },
 );
 
 const updateRoute = defineRoute(
-  { method: 'put', path: '/things/{id}', operationId: 'updateThing', summary: 'Update a thing', tags: ['test'], responses: { 200: { description: 'Done' } } },
+  {
+    method: 'put',
+    path: '/things/{id}',
+    operationId: 'updateThing',
+    summary: 'Update a thing',
+    tags: ['test'],
+    responses: { 200: { description: 'Done' } },
+  },
   openRoute(),
   validate({ params, body: objectSchema({ note: stringSchema() }), bodyRequired: false }),
   async function updateThingHandler(ctx) {
@@ -90,7 +114,10 @@ const listRoute = defineRoute(
   validate({ query: withMetadataFilters(listQuerySchema({ name: stringSchema() })) }),
   async function listThingsHandler(ctx) {
     const { filters, pageSize } = ctx.state.input.list;
-    expectType<typeof filters, Omit<{ pageSize?: number; cursor?: string; name?: string } & { [key: `metadata[${string}]`]: string }, 'pageSize' | 'cursor'>>(true);
+    expectType<
+      typeof filters,
+      Omit<{ pageSize?: number; cursor?: string; name?: string } & { [key: `metadata[${string}]`]: string }, 'pageSize' | 'cursor'>
+    >(true);
     typeOnly(() => {
       // @ts-expect-error the page size is not a filter
       const _pageSize = filters.pageSize;
@@ -101,7 +128,14 @@ const listRoute = defineRoute(
 
 // A v1/v2 list is typed like any route, and must be a paginated list: the v1 path rewraps its cursor envelope.
 versionedListRoutes(
-  { method: 'get', path: '/things', operationId: 'listThingsVersioned', summary: 'List things', tags: ['test'], responses: { 200: { description: 'Done' } } },
+  {
+    method: 'get',
+    path: '/things',
+    operationId: 'listThingsVersioned',
+    summary: 'List things',
+    tags: ['test'],
+    responses: { 200: { description: 'Done' } },
+  },
   openRoute(),
   validate({ query: listQuerySchema({ name: stringSchema() }) }),
   async function listVersionedThingsHandler(ctx) {
@@ -147,7 +181,11 @@ async function run(route: RouteDefinition, request: { params?: Record<string, st
 
 describe('typed route input', () => {
   it('hands the handler the validated body, query and params its types describe', async () => {
-    const ctx = await run(createRoute, { params: { id: '9223372036854775807' }, query: { dryRun: 'true' }, body: { name: 'box', amount: 9007199254740993n, kind: 'PAYOUT' } });
+    const ctx = await run(createRoute, {
+      params: { id: '9223372036854775807' },
+      query: { dryRun: 'true' },
+      body: { name: 'box', amount: 9007199254740993n, kind: 'PAYOUT' },
+    });
     expect(ctx.body).toEqual({ name: 'BOX', kind: 'PAYOUT', total: 9223372036854775807n + 9007199254740993n, dryRun: true });
     const input = ctx.state.input as { params: { id: unknown }; body: { amount: unknown } };
     // What the types say: a path id keeps its digits, a body amount is what the JSON parser gave.

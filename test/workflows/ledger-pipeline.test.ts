@@ -33,7 +33,13 @@ const input = (overrides: Record<string, unknown> = {}) => ({ ledger: 'l1', pipe
 
 describe('ledgerPipeline', () => {
   it('exports again at once while batches come back full, waits the poll interval once caught up, and ends on stop', async () => {
-    const { calls, exportPipelineBatch } = scripted([{ exported: 10 }, { exported: 3 }, { exported: 0 }, { exported: 0 }, { stop: 'stopped', exported: 0 }]);
+    const { calls, exportPipelineBatch } = scripted([
+      { exported: 10 },
+      { exported: 3 },
+      { exported: 0 },
+      { exported: 0 },
+      { stop: 'stopped', exported: 0 },
+    ]);
     await tier.run({ exportPipelineBatch }, (taskQueue) =>
       env.client.workflow.execute('ledgerPipeline', { taskQueue, workflowId: workflowId('ledger-pipeline'), args: [input()] }),
     );
@@ -55,7 +61,11 @@ describe('ledgerPipeline', () => {
       return result;
     };
     await tier.run({ exportPipelineBatch: mock }, async (taskQueue) => {
-      const handle = await env.client.workflow.start('ledgerPipeline', { taskQueue, workflowId: workflowId('ledger-pipeline'), args: [input({ pollIntervalMs: DAY })] });
+      const handle = await env.client.workflow.start('ledgerPipeline', {
+        taskQueue,
+        workflowId: workflowId('ledger-pipeline'),
+        args: [input({ pollIntervalMs: DAY })],
+      });
       // The first batch was empty: the workflow now waits a day unless woken. Time only skips while a test awaits a
       // result, so without the signal the next batch would never come here.
       await secondCall.promise;
@@ -67,7 +77,13 @@ describe('ledgerPipeline', () => {
   });
 
   it('continues as new after iterationsPerRun batches, with the same input', async () => {
-    const { calls, exportPipelineBatch } = scripted([{ exported: 1 }, { exported: 1 }, { exported: 1 }, { exported: 1 }, { stop: 'stopped', exported: 0 }]);
+    const { calls, exportPipelineBatch } = scripted([
+      { exported: 1 },
+      { exported: 1 },
+      { exported: 1 },
+      { exported: 1 },
+      { stop: 'stopped', exported: 0 },
+    ]);
     await tier.run({ exportPipelineBatch }, (taskQueue) =>
       env.client.workflow.execute('ledgerPipeline', { taskQueue, workflowId: workflowId('ledger-pipeline'), args: [input({ iterationsPerRun: 2 })] }),
     );

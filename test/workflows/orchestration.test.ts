@@ -10,7 +10,13 @@ const DAY = 24 * HOUR;
 let tier: WorkflowTier;
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  tier = await startWorkflowTier(['orchestrationStageStarted', 'orchestrationStageEnded', 'orchestrationInstanceEnded', 'CreateTransaction', 'AddAccountMetadata']);
+  tier = await startWorkflowTier([
+    'orchestrationStageStarted',
+    'orchestrationStageEnded',
+    'orchestrationInstanceEnded',
+    'CreateTransaction',
+    'AddAccountMetadata',
+  ]);
   env = tier.env;
 });
 afterAll(async () => {
@@ -34,13 +40,24 @@ function mocks(step: (call: CallRecord, options: StepOptions) => void = () => un
         const call = await currentCall(env);
         steps.push({ ...call, options, postings: input.data.postings });
         step(call, options);
-        return { id: options.id, input, output: { id: 1 }, ...(options.ends ? { ended: { number: options.ends.number, at: new Date().toISOString() } } : {}) };
+        return {
+          id: options.id,
+          input,
+          output: { id: 1 },
+          ...(options.ends ? { ended: { number: options.ends.number, at: new Date().toISOString() } } : {}),
+        };
       },
     },
   };
 }
 
-const send = { send: { source: { account: { id: 'world', ledger: 'main' } }, destination: { account: { id: 'users:1', ledger: 'main' } }, amount: { asset: 'USD/2', amount: 100 } } };
+const send = {
+  send: {
+    source: { account: { id: 'world', ledger: 'main' } },
+    destination: { account: { id: 'users:1', ledger: 'main' } },
+    amount: { asset: 'USD/2', amount: 100 },
+  },
+};
 const input = (stages: unknown[]) => ({ instanceID: 'i1', workflowID: 'w1', stages, variables: {}, firstStageStartedAt: '2026-01-01T00:00:00Z' });
 const start = (taskQueue: string, stages: unknown[]) =>
   env.client.workflow.start('orchestrationInstance', { taskQueue, workflowId: workflowId('instance'), args: [input(stages)] });
@@ -52,10 +69,19 @@ describe('orchestrationInstance', () => {
     await tier.run(activities, async (taskQueue) => (await start(taskQueue, [{ delay: { duration: '24h' } }, send])).result());
     expect(steps).toHaveLength(1);
     expect(steps[0].at - startedAt).toBeGreaterThanOrEqual(DAY);
-    expect(steps[0].options).toEqual(expect.objectContaining({ id: 's1-1-CreateTransaction', instanceID: 'i1', ends: { instanceID: 'i1', workflowID: 'w1', number: 1, endsInstance: true } }));
+    expect(steps[0].options).toEqual(
+      expect.objectContaining({
+        id: 's1-1-CreateTransaction',
+        instanceID: 'i1',
+        ends: { instanceID: 'i1', workflowID: 'w1', number: 1, endsInstance: true },
+      }),
+    );
     expect(steps[0].postings).toEqual([{ source: 'world', destination: 'users:1', asset: 'USD/2', amount: 100 }]);
     // Stage 0 (the delay) ends by a bookkeeping mark; stage 1 ends with its last step, so no mark of its own.
-    expect(marks.map(([kind, mark]) => [kind, mark.number, mark.endsInstance ?? false])).toEqual([['ended', 0, false], ['started', 1, false]]);
+    expect(marks.map(([kind, mark]) => [kind, mark.number, mark.endsInstance ?? false])).toEqual([
+      ['ended', 0, false],
+      ['started', 1, false],
+    ]);
   });
 
   it('a wait_event stage waits for its event; an event sent before the stage starts is kept for it', async () => {
@@ -65,7 +91,11 @@ describe('orchestrationInstance', () => {
       await handle.signal('event', { name: 'confirmed' });
       await handle.result();
     });
-    expect(marks.map(([kind, mark]) => [kind, mark.number, mark.error])).toEqual([['ended', 0, undefined], ['started', 1, undefined], ['ended', 1, undefined]]);
+    expect(marks.map(([kind, mark]) => [kind, mark.number, mark.error])).toEqual([
+      ['ended', 0, undefined],
+      ['started', 1, undefined],
+      ['ended', 1, undefined],
+    ]);
     expect(marks.at(-1)?.[1].endsInstance).toBe(true);
   });
 
@@ -81,11 +111,16 @@ describe('orchestrationInstance', () => {
     expect(new Set(steps.map((s) => s.options.key)).size).toBe(1);
   });
 
-  it('a non-retryable failure fails the stage and the instance with the step\'s message', async () => {
+  it("a non-retryable failure fails the stage and the instance with the step's message", async () => {
     const { marks, steps, activities } = mocks(() => {
       throw ApplicationFailure.create({ message: 'ledger main not found', type: 'LEDGER_NOT_FOUND' });
     });
-    const error = await tier.run(activities, async (taskQueue) => (await start(taskQueue, [send, send])).result().then(() => undefined, (e: unknown) => e));
+    const error = await tier.run(activities, async (taskQueue) =>
+      (await start(taskQueue, [send, send])).result().then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe('STAGE_FAILED');
     expect(steps).toHaveLength(2);
@@ -97,7 +132,10 @@ describe('orchestrationInstance', () => {
     const error = await tier.run(activities, async (taskQueue) => {
       const handle = await start(taskQueue, [{ wait_event: { event: 'never' } }, send]);
       await handle.cancel();
-      return handle.result().then(() => undefined, (e: unknown) => e);
+      return handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     });
     expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect(marks).toEqual([['ended', expect.objectContaining({ number: 0, error: 'canceled', endsInstance: true })]]);

@@ -4,12 +4,28 @@ import { ApplicationFailure } from '@temporalio/common';
 import { currentCall, startWorkflowTier, workflowId, type CallRecord, type WorkflowTier } from './support';
 
 const ACTIVITIES = [
-  'paymentsFetchAccounts', 'paymentsFetchBalances', 'paymentsFetchPayments', 'paymentsFetchConversions', 'paymentsFetchOrders',
-  'paymentsCreateWebhooks', 'paymentsDeleteConnectorSchedules', 'paymentsRecreateConnectorSchedules',
-  'paymentsMarkInitiationProcessing', 'paymentsSendInitiation', 'paymentsFailInitiation', 'paymentsSendReversal', 'paymentsFailReversal',
-  'paymentsForwardBankAccount', 'paymentsDeletePaymentServiceUser',
-  'paymentsOpenBankingForward', 'paymentsOpenBankingCompleteLink', 'paymentsOpenBankingExitLink', 'paymentsOpenBankingDeleteConnection',
-  'paymentsOpenBankingDeleteUser', 'paymentsOpenBankingConnectionsOf', 'paymentsOpenBankingConnectorsOf',
+  'paymentsFetchAccounts',
+  'paymentsFetchBalances',
+  'paymentsFetchPayments',
+  'paymentsFetchConversions',
+  'paymentsFetchOrders',
+  'paymentsCreateWebhooks',
+  'paymentsDeleteConnectorSchedules',
+  'paymentsRecreateConnectorSchedules',
+  'paymentsMarkInitiationProcessing',
+  'paymentsSendInitiation',
+  'paymentsFailInitiation',
+  'paymentsSendReversal',
+  'paymentsFailReversal',
+  'paymentsForwardBankAccount',
+  'paymentsDeletePaymentServiceUser',
+  'paymentsOpenBankingForward',
+  'paymentsOpenBankingCompleteLink',
+  'paymentsOpenBankingExitLink',
+  'paymentsOpenBankingDeleteConnection',
+  'paymentsOpenBankingDeleteUser',
+  'paymentsOpenBankingConnectionsOf',
+  'paymentsOpenBankingConnectorsOf',
 ];
 
 let tier: WorkflowTier;
@@ -24,7 +40,11 @@ afterAll(async () => {
 
 const execute = <T>(type: string, mocks: object, ...args: unknown[]) =>
   tier.run(mocks, (taskQueue) => env.client.workflow.execute(type, { taskQueue, workflowId: workflowId(type), args })) as Promise<T>;
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const gaps = (calls: CallRecord[]) => calls.slice(1).map((call, i) => call.at - calls[i].at);
 const down = () => ApplicationFailure.create({ message: 'provider down' });
 /** An activity mock that fails `failures` times with `error`, then answers `value`, recording each call. */
@@ -41,10 +61,12 @@ function flaky<T>(failures: number, value: T, error: () => Error = down) {
 /** A log of the activities called, in order, with their arguments. */
 function recorder() {
   const log: Array<[string, ...unknown[]]> = [];
-  const answer = (name: string, value: unknown = undefined) => async (...args: unknown[]) => {
-    log.push([name, ...args]);
-    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown)(...args) : value;
-  };
+  const answer =
+    (name: string, value: unknown = undefined) =>
+    async (...args: unknown[]) => {
+      log.push([name, ...args]);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown)(...args) : value;
+    };
   return { log, answer };
 }
 
@@ -95,7 +117,9 @@ describe('connectorInstall, connectorReset, connectorUninstall', () => {
 
   it('install still fetches when the provider refuses the webhook registration, and says why', async () => {
     const { log, answer } = recorder();
-    const { calls, fn } = flaky(1, 0, () => ApplicationFailure.create({ message: 'PUBLIC_URL is not reachable by the provider', type: 'INVALID_ARGUMENT' }));
+    const { calls, fn } = flaky(1, 0, () =>
+      ApplicationFailure.create({ message: 'PUBLIC_URL is not reachable by the provider', type: 'INVALID_ARGUMENT' }),
+    );
     const result = await execute('connectorInstall', { ...fetchAll(answer), paymentsCreateWebhooks: fn }, { connectorID: 'c1' });
     expect(result).toEqual({ connectorID: 'c1', changed: 15, webhooksError: 'PUBLIC_URL is not reachable by the provider' });
     expect(calls).toHaveLength(1);
@@ -119,26 +143,44 @@ describe('connectorInstall, connectorReset, connectorUninstall', () => {
 describe('paymentInitiationExecute', () => {
   it('marks the attempt PROCESSING, sends it and returns the payment', async () => {
     const { log, answer } = recorder();
-    const mocks = { paymentsMarkInitiationProcessing: answer('processing'), paymentsSendInitiation: answer('send', 'pay-1'), paymentsFailInitiation: answer('fail') };
-    expect(await execute('paymentInitiationExecute', mocks, { paymentInitiationID: 'pi', attempt: 2 })).toEqual({ status: 'PROCESSED', paymentID: 'pay-1' });
-    expect(log).toEqual([['processing', 'pi', 2], ['send', 'pi', 2]]);
+    const mocks = {
+      paymentsMarkInitiationProcessing: answer('processing'),
+      paymentsSendInitiation: answer('send', 'pay-1'),
+      paymentsFailInitiation: answer('fail'),
+    };
+    expect(await execute('paymentInitiationExecute', mocks, { paymentInitiationID: 'pi', attempt: 2 })).toEqual({
+      status: 'PROCESSED',
+      paymentID: 'pay-1',
+    });
+    expect(log).toEqual([
+      ['processing', 'pi', 2],
+      ['send', 'pi', 2],
+    ]);
   });
 
-  it('a provider refusal is not retried: the attempt FAILS with the provider\'s message', async () => {
+  it("a provider refusal is not retried: the attempt FAILS with the provider's message", async () => {
     const { log, answer } = recorder();
-    const { calls, fn } = flaky(1, 'never', () => ApplicationFailure.create({ message: 'insufficient funds at the bank', type: 'PROVIDER_REJECTED' }));
+    const { calls, fn } = flaky(1, 'never', () =>
+      ApplicationFailure.create({ message: 'insufficient funds at the bank', type: 'PROVIDER_REJECTED' }),
+    );
     const mocks = { paymentsMarkInitiationProcessing: answer('processing'), paymentsSendInitiation: fn, paymentsFailInitiation: answer('fail') };
     const result = await execute('paymentInitiationExecute', mocks, { paymentInitiationID: 'pi', attempt: 1 });
     expect(result).toEqual({ status: 'FAILED', error: 'insufficient funds at the bank' });
     expect(calls).toHaveLength(1);
-    expect(log).toEqual([['processing', 'pi', 1], ['fail', 'pi', 1, 'insufficient funds at the bank']]);
+    expect(log).toEqual([
+      ['processing', 'pi', 1],
+      ['fail', 'pi', 1, 'insufficient funds at the bank'],
+    ]);
   });
 
   it('a provider down past five attempts FAILS the attempt', async () => {
     const { log, answer } = recorder();
     const { calls, fn } = flaky(5, 'never');
     const mocks = { paymentsMarkInitiationProcessing: answer('processing'), paymentsSendInitiation: fn, paymentsFailInitiation: answer('fail') };
-    expect(await execute('paymentInitiationExecute', mocks, { paymentInitiationID: 'pi', attempt: 1 })).toEqual({ status: 'FAILED', error: 'provider down' });
+    expect(await execute('paymentInitiationExecute', mocks, { paymentInitiationID: 'pi', attempt: 1 })).toEqual({
+      status: 'FAILED',
+      error: 'provider down',
+    });
     expect(calls).toHaveLength(5);
     expect(log.at(-1)).toEqual(['fail', 'pi', 1, 'provider down']);
   });
@@ -147,7 +189,10 @@ describe('paymentInitiationExecute', () => {
 describe('paymentInitiationReverse', () => {
   it('sends the reversal after a transient failure and returns the payment', async () => {
     const { calls, fn } = flaky(1, 'pay-r');
-    expect(await execute('paymentInitiationReverse', { paymentsSendReversal: fn, paymentsFailReversal: jest.fn() }, { reversalID: 'r1' })).toEqual({ status: 'PROCESSED', paymentID: 'pay-r' });
+    expect(await execute('paymentInitiationReverse', { paymentsSendReversal: fn, paymentsFailReversal: jest.fn() }, { reversalID: 'r1' })).toEqual({
+      status: 'PROCESSED',
+      paymentID: 'pay-r',
+    });
     expect(calls).toHaveLength(2);
   });
 
@@ -156,7 +201,10 @@ describe('paymentInitiationReverse', () => {
     const refused = async () => {
       throw ApplicationFailure.create({ message: 'already refunded', type: 'PROVIDER_REJECTED' });
     };
-    expect(await execute('paymentInitiationReverse', { paymentsSendReversal: refused, paymentsFailReversal }, { reversalID: 'r1' })).toEqual({ status: 'FAILED', error: 'already refunded' });
+    expect(await execute('paymentInitiationReverse', { paymentsSendReversal: refused, paymentsFailReversal }, { reversalID: 'r1' })).toEqual({
+      status: 'FAILED',
+      error: 'already refunded',
+    });
     expect(paymentsFailReversal).toHaveBeenCalledWith('r1', 'already refunded');
   });
 });
@@ -170,7 +218,9 @@ describe('bankAccountForward', () => {
 
   it('fails after four attempts', async () => {
     const { calls, fn } = flaky(10, 'never');
-    expect(await failureOf(execute('bankAccountForward', { paymentsForwardBankAccount: fn }, { bankAccountID: 'b1', connectorID: 'c1' }))).toBeInstanceOf(WorkflowFailedError);
+    expect(
+      await failureOf(execute('bankAccountForward', { paymentsForwardBankAccount: fn }, { bankAccountID: 'b1', connectorID: 'c1' })),
+    ).toBeInstanceOf(WorkflowFailedError);
     expect(calls).toHaveLength(4);
   });
 });
@@ -184,27 +234,43 @@ describe('open banking', () => {
 
   it('openBankingCompleteLink: an approval completes the link', async () => {
     const { log, answer } = recorder();
-    await execute('openBankingCompleteLink', { paymentsOpenBankingCompleteLink: answer('complete'), paymentsOpenBankingExitLink: answer('exit') }, { attemptID: 'a1', decision: 'approve' });
+    await execute(
+      'openBankingCompleteLink',
+      { paymentsOpenBankingCompleteLink: answer('complete'), paymentsOpenBankingExitLink: answer('exit') },
+      { attemptID: 'a1', decision: 'approve' },
+    );
     expect(log).toEqual([['complete', 'a1']]);
   });
 
   it('openBankingCompleteLink: a refusal exits the attempt without asking the provider', async () => {
     const { log, answer } = recorder();
-    await execute('openBankingCompleteLink', { paymentsOpenBankingCompleteLink: answer('complete'), paymentsOpenBankingExitLink: answer('exit') }, { attemptID: 'a1', decision: 'reject' });
+    await execute(
+      'openBankingCompleteLink',
+      { paymentsOpenBankingCompleteLink: answer('complete'), paymentsOpenBankingExitLink: answer('exit') },
+      { attemptID: 'a1', decision: 'reject' },
+    );
     expect(log).toEqual([['exit', 'a1', 'the end user refused the consent']]);
   });
 
   it('openBankingCompleteLink: a provider failing for good exits the attempt with its reason', async () => {
     const { log, answer } = recorder();
     const { calls, fn } = flaky(10, undefined, () => ApplicationFailure.create({ message: 'bank unavailable' }));
-    await execute('openBankingCompleteLink', { paymentsOpenBankingCompleteLink: fn, paymentsOpenBankingExitLink: answer('exit') }, { attemptID: 'a1', decision: 'approve' });
+    await execute(
+      'openBankingCompleteLink',
+      { paymentsOpenBankingCompleteLink: fn, paymentsOpenBankingExitLink: answer('exit') },
+      { attemptID: 'a1', decision: 'approve' },
+    );
     expect(calls).toHaveLength(4);
     expect(log).toEqual([['exit', 'a1', 'bank unavailable']]);
   });
 
   it('openBankingDeleteConnection deletes the connection at the provider', async () => {
     const { log, answer } = recorder();
-    await execute('openBankingDeleteConnection', { paymentsOpenBankingDeleteConnection: answer('delete') }, { psuID: 'u1', connectorID: 'c1', connectionID: 'k1' });
+    await execute(
+      'openBankingDeleteConnection',
+      { paymentsOpenBankingDeleteConnection: answer('delete') },
+      { psuID: 'u1', connectorID: 'c1', connectionID: 'k1' },
+    );
     expect(log).toEqual([['delete', 'k1']]);
   });
 
@@ -216,7 +282,12 @@ describe('open banking', () => {
       paymentsOpenBankingDeleteUser: answer('deleteUser'),
     };
     await execute('openBankingDeletePsuConnector', mocks, { psuID: 'u1', connectorID: 'c1' });
-    expect(log).toEqual([['connections', 'u1', 'c1'], ['delete', 'k1'], ['delete', 'k2'], ['deleteUser', 'u1', 'c1']]);
+    expect(log).toEqual([
+      ['connections', 'u1', 'c1'],
+      ['delete', 'k1'],
+      ['delete', 'k2'],
+      ['deleteUser', 'u1', 'c1'],
+    ]);
   });
 });
 
@@ -233,8 +304,11 @@ describe('paymentServiceUserDelete', () => {
     await execute('paymentServiceUserDelete', mocks, { paymentServiceUserID: 'u1' });
     expect(log).toEqual([
       ['connectors', 'u1'],
-      ['connections', 'u1', 'c1'], ['delete', 'k1'], ['deleteUser', 'u1', 'c1'],
-      ['connections', 'u1', 'c2'], ['deleteUser', 'u1', 'c2'],
+      ['connections', 'u1', 'c1'],
+      ['delete', 'k1'],
+      ['deleteUser', 'u1', 'c1'],
+      ['connections', 'u1', 'c2'],
+      ['deleteUser', 'u1', 'c2'],
       ['deletePsu', 'u1'],
     ]);
   });
@@ -242,7 +316,11 @@ describe('paymentServiceUserDelete', () => {
   it('retries the deletion while the database is unreachable', async () => {
     const { calls, fn } = flaky(3, undefined);
     const { answer } = recorder();
-    await execute('paymentServiceUserDelete', { paymentsOpenBankingConnectorsOf: answer('connectors', []), paymentsDeletePaymentServiceUser: fn }, { paymentServiceUserID: 'u1' });
+    await execute(
+      'paymentServiceUserDelete',
+      { paymentsOpenBankingConnectorsOf: answer('connectors', []), paymentsDeletePaymentServiceUser: fn },
+      { paymentServiceUserID: 'u1' },
+    );
     expect(calls).toHaveLength(4);
     [500, 1000, 2000].forEach((interval, i) => expect(gaps(calls)[i]).toBeGreaterThanOrEqual(interval));
   });

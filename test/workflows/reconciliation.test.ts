@@ -22,9 +22,17 @@ const taskQueue = `rule-run-${randomUUID()}`;
 
 beforeAll(async () => {
   env = await startTimeSkipping();
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/reconciliation/rule-run'), payloadConverterPath: dataConverter.payloadConverterPath, logger: silent });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows/reconciliation/rule-run'),
+    payloadConverterPath: dataConverter.payloadConverterPath,
+    logger: silent,
+  });
   worker = await Worker.create({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: bundle, dataConverter,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: bundle,
+    dataConverter,
     activities: { evaluateReconciliationRule: (input: Call) => mock(input) },
   });
   running = worker.run();
@@ -37,10 +45,14 @@ afterAll(async () => {
 });
 
 const run = (ruleID: string) =>
-  env.client.workflow.execute('reconciliationRuleRun', { taskQueue, workflowId: `reconciliation-rule-${ruleID}-${randomUUID()}`, args: [{ ruleID }] }) as Promise<RuleRunResult>;
+  env.client.workflow.execute('reconciliationRuleRun', {
+    taskQueue,
+    workflowId: `reconciliation-rule-${ruleID}-${randomUUID()}`,
+    args: [{ ruleID }],
+  }) as Promise<RuleRunResult>;
 
 describe('reconciliationRuleRun', () => {
-  it('evaluates the rule once, at the run\'s instant, and returns the evaluation', async () => {
+  it("evaluates the rule once, at the run's instant, and returns the evaluation", async () => {
     const calls: Call[] = [];
     mock = async (input) => {
       calls.push(input);
@@ -69,7 +81,7 @@ describe('reconciliationRuleRun', () => {
     expect(result.result).toBe('PASS');
   }, 60_000);
 
-  it('gives up after five attempts: the run fails, the schedule\'s next tick starts afresh', async () => {
+  it("gives up after five attempts: the run fails, the schedule's next tick starts afresh", async () => {
     let attempts = 0;
     mock = async () => {
       attempts++;

@@ -51,7 +51,9 @@ export async function startWorkflowTier(activityNames: string[], alsoOn: Array<(
   const taskQueue = `workflow-test-${randomUUID()}`;
   const queues = [taskQueue, ...alsoOn.map((derive) => derive(taskQueue))];
   const workers = await Promise.all(
-    queues.map((queue) => Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: { codePath }, activities, dataConverter })),
+    queues.map((queue) =>
+      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: { codePath }, activities, dataConverter }),
+    ),
   );
   const running = Promise.all(workers.map((worker) => worker.run()));
   return {

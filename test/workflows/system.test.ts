@@ -37,7 +37,10 @@ describe('platformSelfTest', () => {
     const run = tier.run({ echo }, (taskQueue) =>
       env.client.workflow.execute('platformSelfTest', { taskQueue, workflowId: workflowId('self-test'), args: ['ping'] }),
     );
-    const error = await run.then(() => undefined, (e: unknown) => e);
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(((error as WorkflowFailedError).cause?.cause as ApplicationFailure).message).toBe('database down');
     expect(echo).toHaveBeenCalledTimes(3);

@@ -8,7 +8,18 @@ import { currentCall, startWorkflowTier, workflowId, type WorkflowTier, type Cal
 let tier: WorkflowTier;
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  tier = await startWorkflowTier(['sendWebhook', 'markWebhookDeliveryFailed', 'sendTestWebhook', 'webhookEndpointStep', 'planWebhookBatch', 'sendWebhookBatch', 'matchTriggersBatch'], [webhookTaskQueue]);
+  tier = await startWorkflowTier(
+    [
+      'sendWebhook',
+      'markWebhookDeliveryFailed',
+      'sendTestWebhook',
+      'webhookEndpointStep',
+      'planWebhookBatch',
+      'sendWebhookBatch',
+      'matchTriggersBatch',
+    ],
+    [webhookTaskQueue],
+  );
   env = tier.env;
 });
 afterAll(async () => {
@@ -16,7 +27,13 @@ afterAll(async () => {
 });
 
 const retry = { initialIntervalMs: 60_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000 };
-const plan = (overrides: Partial<DeliveryPlan> = {}): DeliveryPlan => ({ deliveryId: 'd1', configId: 'c1', retry, httpTimeoutMs: 5000, ...overrides });
+const plan = (overrides: Partial<DeliveryPlan> = {}): DeliveryPlan => ({
+  deliveryId: 'd1',
+  configId: 'c1',
+  retry,
+  httpTimeoutMs: 5000,
+  ...overrides,
+});
 const gaps = (calls: CallRecord[]) => calls.slice(1).map((call, i) => call.at - calls[i].at);
 
 describe('deliverWebhook', () => {
@@ -47,7 +64,11 @@ describe('deliverWebhook', () => {
     };
     const started = await env.currentTimeMs();
     await tier.run({ sendWebhook, markWebhookDeliveryFailed: jest.fn() }, (taskQueue) =>
-      env.client.workflow.execute('deliverWebhook', { taskQueue, workflowId: workflowId('webhook'), args: [plan({ firstRetryAttempt: 2, firstDelayMs: 240_000 })] }),
+      env.client.workflow.execute('deliverWebhook', {
+        taskQueue,
+        workflowId: workflowId('webhook'),
+        args: [plan({ firstRetryAttempt: 2, firstDelayMs: 240_000 })],
+      }),
     );
     expect(offsetSeen).toBe(2);
     expect(calls[0].at - started).toBeGreaterThanOrEqual(240_000);
@@ -101,8 +122,13 @@ describe('testWebhook', () => {
 });
 
 describe('webhookEndpoint', () => {
-  it('runs steps, sleeping each step\'s delay, until one says done', async () => {
-    const answers = [{ done: false, delayMs: 0 }, { done: false, delayMs: 600_000 }, { done: false, delayMs: 0 }, { done: true, delayMs: 0 }];
+  it("runs steps, sleeping each step's delay, until one says done", async () => {
+    const answers = [
+      { done: false, delayMs: 0 },
+      { done: false, delayMs: 600_000 },
+      { done: false, delayMs: 0 },
+      { done: true, delayMs: 0 },
+    ];
     const calls: CallRecord[] = [];
     const webhookEndpointStep = async (configId: string, episode: number) => {
       expect([configId, episode]).toEqual(['c1', 7]);
@@ -110,7 +136,11 @@ describe('webhookEndpoint', () => {
       return answers[calls.length - 1];
     };
     await tier.run({ webhookEndpointStep }, (taskQueue) =>
-      env.client.workflow.execute('webhookEndpoint', { taskQueue, workflowId: workflowId('webhook-endpoint'), args: [{ configId: 'c1', episode: 7, httpTimeoutMs: 5000 }] }),
+      env.client.workflow.execute('webhookEndpoint', {
+        taskQueue,
+        workflowId: workflowId('webhook-endpoint'),
+        args: [{ configId: 'c1', episode: 7, httpTimeoutMs: 5000 }],
+      }),
     );
     expect(calls).toHaveLength(4);
     const waits = gaps(calls);
@@ -126,7 +156,11 @@ describe('webhookEndpoint', () => {
       return calls.length > 150 ? { done: true, delayMs: 0 } : { done: false, delayMs: 1000 };
     };
     await tier.run({ webhookEndpointStep }, (taskQueue) =>
-      env.client.workflow.execute('webhookEndpoint', { taskQueue, workflowId: workflowId('webhook-endpoint'), args: [{ configId: 'c1', episode: 1, httpTimeoutMs: 5000 }] }),
+      env.client.workflow.execute('webhookEndpoint', {
+        taskQueue,
+        workflowId: workflowId('webhook-endpoint'),
+        args: [{ configId: 'c1', episode: 1, httpTimeoutMs: 5000 }],
+      }),
     );
     expect(calls).toHaveLength(151);
     expect(new Set(calls.slice(0, 100).map((c) => c.runId)).size).toBe(1);
@@ -135,14 +169,24 @@ describe('webhookEndpoint', () => {
 });
 
 describe('processEventBatch', () => {
-  const event = (id: string): EventEnvelope => ({ id, date: '2026-01-01T00:00:00Z', app: 'ledger', version: 'v2', type: 'COMMITTED_TRANSACTIONS', payload: '{}' });
+  const event = (id: string): EventEnvelope => ({
+    id,
+    date: '2026-01-01T00:00:00Z',
+    app: 'ledger',
+    version: 'v2',
+    type: 'COMMITTED_TRANSACTIONS',
+    payload: '{}',
+  });
   const batchPlan = { plan: { retry, httpTimeoutMs: 5000 }, concurrency: 4 };
 
   it('plans and sends the webhooks on the webhook task queue, and matches triggers, for the whole batch', async () => {
     const events = [event('1'), event('2')];
     const queues: string[] = [];
     const activities = {
-      planWebhookBatch: jest.fn(async (batch: EventEnvelope[]) => ({ ...batchPlan, deliveries: batch.map((e) => ({ deliveryId: `d${e.id}`, configId: 'c1', eventId: e.id, eventType: e.type })) })),
+      planWebhookBatch: jest.fn(async (batch: EventEnvelope[]) => ({
+        ...batchPlan,
+        deliveries: batch.map((e) => ({ deliveryId: `d${e.id}`, configId: 'c1', eventId: e.id, eventType: e.type })),
+      })),
       sendWebhookBatch: jest.fn(async () => {
         const { Context } = await import('@temporalio/activity');
         queues.push(Context.current().info.taskQueue);
@@ -171,8 +215,13 @@ describe('processEventBatch', () => {
       },
       matchTriggersBatch: async () => undefined,
     };
-    await tier.run(activities, (taskQueue) => env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }));
-    expect(rounds.map((r) => [r.ids, r.round])).toEqual([[['d1'], undefined], [['d1'], 1]]);
+    await tier.run(activities, (taskQueue) =>
+      env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }),
+    );
+    expect(rounds.map((r) => [r.ids, r.round])).toEqual([
+      [['d1'], undefined],
+      [['d1'], 1],
+    ]);
     expect(rounds[1].at - rounds[0].at).toBeGreaterThanOrEqual(30_000);
   });
 
@@ -182,7 +231,9 @@ describe('processEventBatch', () => {
       sendWebhookBatch: jest.fn(),
       matchTriggersBatch: jest.fn(async () => undefined),
     };
-    await tier.run(activities, (taskQueue) => env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }));
+    await tier.run(activities, (taskQueue) =>
+      env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }),
+    );
     expect(activities.sendWebhookBatch).not.toHaveBeenCalled();
     expect(activities.matchTriggersBatch).toHaveBeenCalledTimes(1);
   });
@@ -197,7 +248,9 @@ describe('processEventBatch', () => {
         if (calls.length < 3) throw new Error('database down');
       },
     };
-    await tier.run(activities, (taskQueue) => env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }));
+    await tier.run(activities, (taskQueue) =>
+      env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }),
+    );
     expect(calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
   });
 });

@@ -65,7 +65,12 @@ async function deliverBatch(events: EventEnvelope[]): Promise<void> {
   await startChildren(later);
   if (soon.length === 0) return;
   await sleep(Math.max(...soon.map((d) => d.delayMs)));
-  await startChildren(await sendWebhookBatch(soon.map((d) => d.deliveryId), 1));
+  await startChildren(
+    await sendWebhookBatch(
+      soon.map((d) => d.deliveryId),
+      1,
+    ),
+  );
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {

@@ -89,7 +89,13 @@ export async function orchestrationInstance(input: InstanceInput): Promise<void>
     if (error !== undefined || !ctx.endRecorded) {
       const endsInstance = error !== undefined || lastStage;
       await CancellationScope.nonCancellable(() =>
-        bookkeeping.orchestrationStageEnded({ ...base, number, at: now(), ...(error !== undefined ? { error } : {}), ...(endsInstance ? { endsInstance } : {}) }),
+        bookkeeping.orchestrationStageEnded({
+          ...base,
+          number,
+          at: now(),
+          ...(error !== undefined ? { error } : {}),
+          ...(endsInstance ? { endsInstance } : {}),
+        }),
       );
     }
     failure = error;
@@ -106,7 +112,8 @@ async function runStage(stage: ResolvedStage, ctx: StageContext, events: string[
     case 'noop':
       return;
     case 'delay': {
-      const ms = stage.spec.duration !== undefined ? (parseGoDuration(stage.spec.duration) ?? 0) : Date.parse(stage.spec.until as string) - Date.now();
+      const ms =
+        stage.spec.duration !== undefined ? (parseGoDuration(stage.spec.duration) ?? 0) : Date.parse(stage.spec.until as string) - Date.now();
       if (ms > 0) await sleep(ms);
       return;
     }

@@ -12,7 +12,12 @@ interface Move {
   timestamp?: string;
 }
 
-interface ResolvedWallet { id: string; ledger: string; balance: string; metadata: Record<string, string> }
+interface ResolvedWallet {
+  id: string;
+  ledger: string;
+  balance: string;
+  metadata: Record<string, string>;
+}
 
 /**
  * The `send` stage: every source/destination pair of Formance's send, as the same sequences of activities (so op 14
@@ -74,31 +79,39 @@ async function accountToAccount(ctx: StageContext, from: AccountRef, to: Account
 async function accountToWallet(ctx: StageContext, from: AccountRef, to: ResolvedWallet, move: Move) {
   const sameLedger = from.ledger === to.ledger;
   if (!sameLedger) await transfer(ctx, from.ledger, from.id, 'world', move, tagged(move, MOVE_TO, to.ledger));
-  await ctx.call('CreditWallet', {
-    id: to.id,
-    data: {
-      amount: move.amount,
-      sources: sameLedger ? [{ type: 'ACCOUNT', identifier: from.id }] : [],
-      balance: to.balance,
-      metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
-      ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+  await ctx.call(
+    'CreditWallet',
+    {
+      id: to.id,
+      data: {
+        amount: move.amount,
+        sources: sameLedger ? [{ type: 'ACCOUNT', identifier: from.id }] : [],
+        balance: to.balance,
+        metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
+        ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+      },
     },
-  }, { last: true });
+    { last: true },
+  );
 }
 
 async function walletToAccount(ctx: StageContext, from: ResolvedWallet, to: AccountRef, move: Move) {
   const sameLedger = from.ledger === to.ledger;
-  await ctx.call('DebitWallet', {
-    id: from.id,
-    data: {
-      amount: move.amount,
-      balances: [from.balance],
-      pending: false,
-      metadata: sameLedger ? move.metadata : tagged(move, MOVE_TO, to.ledger),
-      ...(sameLedger ? { destination: { type: 'ACCOUNT' as const, identifier: to.id } } : {}),
-      ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+  await ctx.call(
+    'DebitWallet',
+    {
+      id: from.id,
+      data: {
+        amount: move.amount,
+        balances: [from.balance],
+        pending: false,
+        metadata: sameLedger ? move.metadata : tagged(move, MOVE_TO, to.ledger),
+        ...(sameLedger ? { destination: { type: 'ACCOUNT' as const, identifier: to.id } } : {}),
+        ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+      },
     },
-  }, { last: sameLedger });
+    { last: sameLedger },
+  );
   if (!sameLedger) await transfer(ctx, to.ledger, 'world', to.id, move, tagged(move, MOVE_FROM, from.ledger), true);
 }
 
@@ -110,16 +123,20 @@ async function walletToWallet(ctx: StageContext, from: ResolvedWallet, to: Resol
       data: { amount: move.amount, balances: [from.balance], pending: false, metadata: tagged(move, MOVE_TO, to.ledger) },
     });
   }
-  await ctx.call('CreditWallet', {
-    id: to.id,
-    data: {
-      amount: move.amount,
-      sources: sameLedger ? [{ type: 'WALLET', identifier: from.id, balance: from.balance }] : [],
-      balance: to.balance,
-      metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
-      ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+  await ctx.call(
+    'CreditWallet',
+    {
+      id: to.id,
+      data: {
+        amount: move.amount,
+        sources: sameLedger ? [{ type: 'WALLET', identifier: from.id, balance: from.balance }] : [],
+        balance: to.balance,
+        metadata: sameLedger ? move.metadata : tagged(move, MOVE_FROM, from.ledger),
+        ...(move.timestamp ? { timestamp: move.timestamp } : {}),
+      },
     },
-  }, { last: true });
+    { last: true },
+  );
 }
 
 async function accountToPayment(ctx: StageContext, from: AccountRef, to: PaymentDestinationRef, move: Move) {
@@ -137,14 +154,18 @@ async function walletToPayment(ctx: StageContext, from: ResolvedWallet, to: Paym
 
 async function providerTransfer(ctx: StageContext, to: PaymentDestinationRef, destination: string, move: Move) {
   const connectorID = to.connectorId ?? (await ctx.call('findConnector', { psp: to.psp, destination })).connectorID;
-  await ctx.call('ProviderTransfer', {
-    connectorID,
-    amount: move.amount.amount,
-    asset: move.amount.asset,
-    destination,
-    waitingValidation: to.waitingValidation,
-    metadata: move.metadata,
-  }, { last: true });
+  await ctx.call(
+    'ProviderTransfer',
+    {
+      connectorID,
+      amount: move.amount.amount,
+      asset: move.amount.asset,
+      destination,
+      waitingValidation: to.waitingValidation,
+      metadata: move.metadata,
+    },
+    { last: true },
+  );
 }
 
 /** The provider-side account id stored in the source's metadata under `key` (default formanceAccountID). */
@@ -163,7 +184,10 @@ async function fetchWallet(ctx: StageContext, ref: WalletRef): Promise<ResolvedW
   const { cursor } = await ctx.call('ListWallets', { name: ref.name as string });
   const matches = cursor.data.filter((w) => w.name === ref.name);
   if (matches.length !== 1) {
-    throw stageFailure(matches.length === 0 ? `wallet named "${ref.name}" not found` : `several wallets are named "${ref.name}"`, matches.length ? 'VALIDATION' : 'NOT_FOUND');
+    throw stageFailure(
+      matches.length === 0 ? `wallet named "${ref.name}" not found` : `several wallets are named "${ref.name}"`,
+      matches.length ? 'VALIDATION' : 'NOT_FOUND',
+    );
   }
   return { id: matches[0].id, ledger: matches[0].ledger, balance: ref.balance, metadata: matches[0].metadata };
 }

@@ -39,7 +39,12 @@ export class StageContext {
     const { number } = this.stage;
     const id = `s${number}-${this.calls}-${String(name)}`;
     const summary = `stage ${number}: ${String(name)}`;
-    const options: StepOptions = { id, key: `${workflowInfo().workflowId}-${id}`, instanceID: this.stage.instanceID, ...(last ? { ends: this.stage } : {}) };
+    const options: StepOptions = {
+      id,
+      key: `${workflowInfo().workflowId}-${id}`,
+      instanceID: this.stage.instanceID,
+      ...(last ? { ends: this.stage } : {}),
+    };
     let result: StepResult<unknown> | undefined;
     if (!REMOTE_STEPS.has(String(name))) {
       const local = proxyLocalActivities({ ...LOCAL_STEP_OPTIONS, summary }) as Steps;

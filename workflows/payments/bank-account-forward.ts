@@ -3,7 +3,13 @@ import type { PaymentsActivities } from '../../activities/payments';
 
 const { paymentsForwardBankAccount } = proxyActivities<PaymentsActivities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 4, nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'] },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '5s',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'],
+  },
 });
 
 /**

@@ -2,16 +2,31 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
 
 export type FetchKind = 'accounts' | 'balances' | 'payments' | 'conversions' | 'orders';
-export interface ConnectorPollInput { connectorID: string; kind: FetchKind }
+export interface ConnectorPollInput {
+  connectorID: string;
+  kind: FetchKind;
+}
 
 const fetches = proxyActivities<PaymentsActivities>({
   // A provider call is bounded by the plugin's own timeout; this one only catches a stuck worker.
   startToCloseTimeout: '2m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'NOT_INSTALLED'] },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'NOT_INSTALLED'],
+  },
 });
 const schedules = proxyActivities<PaymentsActivities>({
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 10, nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'NOT_INSTALLED'] },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'NOT_INSTALLED'],
+  },
 });
 
 const FETCH = {
@@ -60,7 +75,9 @@ async function fetchAll(connectorID: string): Promise<number> {
  * The install task (`<connector label>-install`): the first fetch of everything, in order, right after the schedules
  * were created; the schedules' own runs start one polling period later.
  */
-export async function connectorInstall(input: { connectorID: string }): Promise<{ connectorID: string; changed: number; webhooks?: number; webhooksError?: string }> {
+export async function connectorInstall(input: {
+  connectorID: string;
+}): Promise<{ connectorID: string; changed: number; webhooks?: number; webhooksError?: string }> {
   // CREATE_WEBHOOKS first, so events that happen during the first fetch are delivered too. Polling is the safety net:
   // a provider refusing the registration (e.g. a PUBLIC_URL it cannot reach) leaves the connector fetching, and the
   // task's result says why (the failed activity is in the history).

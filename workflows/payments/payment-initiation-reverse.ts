@@ -3,10 +3,18 @@ import type { PaymentsActivities } from '../../activities/payments';
 
 const { paymentsSendReversal, paymentsFailReversal } = proxyActivities<PaymentsActivities>({
   startToCloseTimeout: '2m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'] },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'],
+  },
 });
 
-export interface PaymentInitiationReverseInput { reversalID: string }
+export interface PaymentInitiationReverseInput {
+  reversalID: string;
+}
 
 /**
  * Executes one reversal of a processed initiation (id `payment-initiation-<id>-reversal-<n>`): the connector's reversal,
@@ -14,7 +22,9 @@ export interface PaymentInitiationReverseInput { reversalID: string }
  * resulting payment. When the provider refuses it, or keeps failing past the retries, the initiation becomes
  * REVERSE_FAILED and the amount can be reversed again by a new reversal.
  */
-export async function paymentInitiationReverse(input: PaymentInitiationReverseInput): Promise<{ status: string; paymentID?: string; error?: string }> {
+export async function paymentInitiationReverse(
+  input: PaymentInitiationReverseInput,
+): Promise<{ status: string; paymentID?: string; error?: string }> {
   try {
     const paymentID = await paymentsSendReversal(input.reversalID);
     return { status: 'PROCESSED', paymentID };

@@ -3,10 +3,19 @@ import type { PaymentsActivities } from '../../activities/payments';
 
 const { paymentsMarkInitiationProcessing, paymentsSendInitiation, paymentsFailInitiation } = proxyActivities<PaymentsActivities>({
   startToCloseTimeout: '2m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'] },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['INVALID_ARGUMENT', 'PROVIDER_REJECTED', 'NOT_INSTALLED'],
+  },
 });
 
-export interface PaymentInitiationInput { paymentInitiationID: string; attempt: number }
+export interface PaymentInitiationInput {
+  paymentInitiationID: string;
+  attempt: number;
+}
 
 /**
  * Executes one attempt of an approved payment initiation (id `payment-initiation-<id>-<attempt>`): PROCESSING, then

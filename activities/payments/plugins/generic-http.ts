@@ -29,7 +29,10 @@ export function genericHttpPlugin(config: GenericConfig, logger?: Pick<Logger, '
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const { status, text } = await guardedRequest(`${config.endpoint}${path}`, {
-      method, headers, body: body === undefined ? undefined : stringifyJson(body), timeoutMs,
+      method,
+      headers,
+      body: body === undefined ? undefined : stringifyJson(body),
+      timeoutMs,
     }).catch((error: Error) => {
       // A refused address stays refused: failing at once beats retrying for the life of the workflow.
       throw isBlockedAddress(error) ? providerRejected(error.message) : error;
@@ -37,7 +40,10 @@ export function genericHttpPlugin(config: GenericConfig, logger?: Pick<Logger, '
     // The path without its query: a cursor is the provider's data too.
     const operation = `${method} ${path.split('?')[0]}`;
     if (status < 200 || status >= 300) {
-      logger?.warn({ connector: config.name, operation, status, providerBody: text.slice(0, MAX_LOGGED_BODY) }, 'payments provider answered an error');
+      logger?.warn(
+        { connector: config.name, operation, status, providerBody: text.slice(0, MAX_LOGGED_BODY) },
+        'payments provider answered an error',
+      );
       const message = `provider answered ${status} to ${operation}`;
       if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw providerRejected(message);
       throw new Error(message);

@@ -16,11 +16,22 @@ const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  */
 export const isBlockedAddress = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EBLOCKEDADDRESS';
 
-export function guardedRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
-  return tracedHttpCall(options.method, url, () => sendRequest(url, options), (answer) => answer.status);
+export function guardedRequest(
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
+  return tracedHttpCall(
+    options.method,
+    url,
+    () => sendRequest(url, options),
+    (answer) => answer.status,
+  );
 }
 
-function sendRequest(url: string, options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<{ status: number; text: string }> {
+function sendRequest(
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
   // The same allow list as webhook deliveries: one operator setting for every outbound call the platform makes.
   const allowed = getConfig().webhooksAllowedCidrs;
   const refusal = checkEndpointUrl(url, allowed);

@@ -44,10 +44,17 @@ export interface BankAccountRequest {
 }
 
 /** What an incremental fetch returns: the items since the state it was given, and the state to resume from. */
-export interface FetchPage<T> { items: T[]; state: unknown }
+export interface FetchPage<T> {
+  items: T[];
+  state: unknown;
+}
 
 /** An endpoint a plugin registered with its provider (CREATE_WEBHOOKS), with the secret that signs its deliveries. */
-export interface WebhookEndpoint { id: string; connect: boolean; secret?: string }
+export interface WebhookEndpoint {
+  id: string;
+  connect: boolean;
+  secret?: string;
+}
 
 /**
  * What every connector plugin implements. Fetches return the provider's full current view (the platform upserts it
@@ -82,10 +89,18 @@ export interface ConnectorPlugin {
 }
 
 /** A payment service user as the provider learns it when the user is forwarded. */
-export interface OpenBankingUser { id: string; name: string; email?: string }
+export interface OpenBankingUser {
+  id: string;
+  name: string;
+  email?: string;
+}
 
 /** What an end user's consent gives access to: the accounts of one bank connection, their balances and payments. */
-export interface OpenBankingConnectionData { accounts: ProviderAccount[]; balances: ProviderBalance[]; payments: ProviderPayment[] }
+export interface OpenBankingConnectionData {
+  accounts: ProviderAccount[];
+  balances: ProviderBalance[];
+  payments: ProviderPayment[];
+}
 
 /**
  * Open banking (end users' bank connections). Every method is idempotent by its ids: Temporal retries them.

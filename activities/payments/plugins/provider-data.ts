@@ -43,7 +43,8 @@ const metadata = (item: Item, where: string): Record<string, string> => {
   return value as Record<string, string>;
 };
 const items = (data: unknown, what: string): Item[] => {
-  if (!Array.isArray(data) || data.some((i) => !i || typeof i !== 'object' || Array.isArray(i))) throw invalidData(`${what}: expected an array of objects`);
+  if (!Array.isArray(data) || data.some((i) => !i || typeof i !== 'object' || Array.isArray(i)))
+    throw invalidData(`${what}: expected an array of objects`);
   return data as Item[];
 };
 

@@ -1,4 +1,10 @@
-import { resolveSimulatedDirectory, type ConnectorConfig, type GenericConfig, type SimulatedConfig, type StripeConfig } from '../../../areas/payments';
+import {
+  resolveSimulatedDirectory,
+  type ConnectorConfig,
+  type GenericConfig,
+  type SimulatedConfig,
+  type StripeConfig,
+} from '../../../areas/payments';
 import type { Logger } from '../../../lib/logger';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { withSpan } from '../../../lib/tracing';
@@ -36,7 +42,9 @@ function metered(connector: string, plugin: ConnectorPlugin): ConnectorPlugin {
         metrics.connectorCalls.inc({ connector, operation, outcome });
         metrics.connectorCallDuration.observe({ connector, operation, outcome }, secondsSince(started));
       };
-      return withSpan(`payments.${operation}`, { attributes: { 'payments.connector': connector } }, () => (method as (...a: unknown[]) => Promise<unknown>).apply(plugin, args)).then(
+      return withSpan(`payments.${operation}`, { attributes: { 'payments.connector': connector } }, () =>
+        (method as (...a: unknown[]) => Promise<unknown>).apply(plugin, args),
+      ).then(
         (value) => {
           observe('success');
           return value;

@@ -31,7 +31,8 @@ export function simulatedOpenBanking(directory: string): OpenBankingPlugin {
         accounts: accounts.map((a) => ({ ...a, reference: scoped(a.reference) })),
         balances: balances.map((b) => ({ ...b, accountReference: scoped(b.accountReference) })),
         payments: payments.map((p) => ({
-          ...p, reference: scoped(p.reference),
+          ...p,
+          reference: scoped(p.reference),
           ...(p.sourceAccountReference ? { sourceAccountReference: scoped(p.sourceAccountReference) } : {}),
           ...(p.destinationAccountReference ? { destinationAccountReference: scoped(p.destinationAccountReference) } : {}),
         })),

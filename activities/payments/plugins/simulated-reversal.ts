@@ -27,7 +27,9 @@ export async function simulatedReversal(files: Provider, request: ReversalReques
   if (original.asset !== request.asset) throw providerRejected(`payment ${request.paymentReference} is in ${original.asset}, not ${request.asset}`);
   const reversed = all.filter((p) => p.metadata.reversedPayment === request.paymentReference).reduce((sum, p) => sum + p.amount, 0n);
   if (reversed + request.amount > original.amount) {
-    throw providerRejected(`cannot reverse ${request.amount} of payment ${request.paymentReference}: ${original.amount - reversed} ${request.asset} remain`);
+    throw providerRejected(
+      `cannot reverse ${request.amount} of payment ${request.paymentReference}: ${original.amount - reversed} ${request.asset} remain`,
+    );
   }
   const item = {
     reference: `sim-rev-${path.basename(target, '.json')}`,

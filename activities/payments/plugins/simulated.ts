@@ -41,11 +41,13 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
       const existing = await readJson(target);
       if (existing !== undefined) return parsePayment(existing as Record<string, unknown>, `initiated/${path.basename(target)}`);
       const known = new Set((await accounts()).map((a) => a.reference));
-      if (!known.has(request.destinationAccountReference)) throw providerRejected(`unknown destination account ${request.destinationAccountReference}`);
+      if (!known.has(request.destinationAccountReference))
+        throw providerRejected(`unknown destination account ${request.destinationAccountReference}`);
       if (request.sourceAccountReference) {
         if (!known.has(request.sourceAccountReference)) throw providerRejected(`unknown source account ${request.sourceAccountReference}`);
         const balance = (await balances()).find((b) => b.accountReference === request.sourceAccountReference && b.asset === request.asset);
-        if (balance && balance.amount < request.amount) throw providerRejected(`insufficient funds on ${request.sourceAccountReference}: ${balance.amount} ${request.asset}`);
+        if (balance && balance.amount < request.amount)
+          throw providerRejected(`insufficient funds on ${request.sourceAccountReference}: ${balance.amount} ${request.asset}`);
       }
       const item = {
         reference: `sim-${path.basename(target, '.json')}`,
@@ -64,7 +66,13 @@ export function simulatedPlugin(directory: string): ConnectorPlugin {
     },
 
     async createBankAccount(request: BankAccountRequest): Promise<ProviderAccount> {
-      const item = { reference: request.reference, type: 'EXTERNAL', name: request.name, createdAt: new Date().toISOString(), metadata: request.metadata };
+      const item = {
+        reference: request.reference,
+        type: 'EXTERNAL',
+        name: request.name,
+        createdAt: new Date().toISOString(),
+        metadata: request.metadata,
+      };
       const target = path.join(file('created-accounts'), fileName(request.reference));
       const existing = await readJson(target);
       if (existing !== undefined) return parseAccount(existing as Record<string, unknown>, `created-accounts/${path.basename(target)}`);

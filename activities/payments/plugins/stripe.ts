@@ -2,14 +2,25 @@ import Stripe from 'stripe';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ProviderAccount, ProviderBalance, ProviderPayment, StripeConfig } from '../../../areas/payments';
 import {
-  STRIPE_ROOT_ACCOUNT, STRIPE_WEBHOOK_EVENTS, stripeAmount, stripeBalances, stripeBalanceTransaction, stripeConnectedAccount, stripeExternalAccount,
-  stripePayout, stripePlatformAccount, stripeTransfer, stripeTransferReversal,
+  STRIPE_ROOT_ACCOUNT,
+  STRIPE_WEBHOOK_EVENTS,
+  stripeAmount,
+  stripeBalances,
+  stripeBalanceTransaction,
+  stripeConnectedAccount,
+  stripeExternalAccount,
+  stripePayout,
+  stripePlatformAccount,
+  stripeTransfer,
+  stripeTransferReversal,
 } from '../../../areas/payments';
 import { guardedAgent, isBlockedAddress } from './guarded-request';
 import { providerRejected, type ConnectorPlugin, type FetchPage, type WebhookEndpoint } from './plugin';
 
 /** The cursor of the payments fetch: per account (`root` or `acct_…`), the newest balance transaction written. */
-export interface StripePaymentsCursor { newest: Record<string, string> }
+export interface StripePaymentsCursor {
+  newest: Record<string, string>;
+}
 
 const PAGE = 100; // Stripe's largest page.
 
@@ -72,8 +83,7 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
   };
   const onBehalfOf = (account?: string) => (account && account !== STRIPE_ROOT_ACCOUNT ? { stripeAccount: account } : {});
 
-  const connectedAccounts = (): Promise<Stripe.Account[]> =>
-    call('GET /v1/accounts', () => collect(client.accounts.list({ limit: PAGE })));
+  const connectedAccounts = (): Promise<Stripe.Account[]> => call('GET /v1/accounts', () => collect(client.accounts.list({ limit: PAGE })));
 
   /**
    * One account's new balance transactions, oldest first: with a cursor, those after it (`ending_before`, which the
@@ -81,8 +91,7 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
    */
   async function balanceTransactions(account: string, after: string | undefined): Promise<{ items: any[]; newest?: string }> {
     const params: Stripe.BalanceTransactionListParams = { limit: PAGE, expand: ['data.source'], ...(after ? { ending_before: after } : {}) };
-    const listed = await call('GET /v1/balance_transactions', () =>
-      collect(client.balanceTransactions.list(params, onBehalfOf(account))));
+    const listed = await call('GET /v1/balance_transactions', () => collect(client.balanceTransactions.list(params, onBehalfOf(account))));
     const oldestFirst = after ? listed : [...listed].reverse();
     return { items: oldestFirst, newest: oldestFirst.length ? oldestFirst[oldestFirst.length - 1].id : after };
   }
@@ -96,7 +105,8 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
         accounts.push(stripeConnectedAccount(account));
         // FETCH_EXTERNAL_ACCOUNTS: the bank accounts and cards a connected account is paid out to.
         const externals = await call('GET /v1/accounts/{account}/external_accounts', () =>
-          collect(client.accounts.listExternalAccounts(account.id, { limit: PAGE })));
+          collect(client.accounts.listExternalAccounts(account.id, { limit: PAGE })),
+        );
         accounts.push(...externals.map((external) => stripeExternalAccount(external, account.id)));
       }
       return accounts;
@@ -133,10 +143,15 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
 
     async initiatePayment(request): Promise<ProviderPayment> {
       const money = stripeAmount(request.asset, request.amount);
-      if (!money) throw providerRejected(`Stripe cannot send ${request.amount} ${request.asset}: the asset must be a currency in Stripe's minor unit (e.g. USD/2, JPY/0, KWD/3)`);
+      if (!money)
+        throw providerRejected(
+          `Stripe cannot send ${request.amount} ${request.asset}: the asset must be a currency in Stripe's minor unit (e.g. USD/2, JPY/0, KWD/3)`,
+        );
       const source = request.sourceAccountReference ?? STRIPE_ROOT_ACCOUNT;
       const params = {
-        ...money, destination: request.destinationAccountReference, metadata: request.metadata,
+        ...money,
+        destination: request.destinationAccountReference,
+        metadata: request.metadata,
         ...(request.description ? { description: request.description } : {}),
       };
       const options = { idempotencyKey: request.idempotencyKey, ...onBehalfOf(source) };
@@ -153,11 +168,20 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
     async reversePayment(request): Promise<ProviderPayment> {
       if (request.type !== 'TRANSFER') throw providerRejected('Stripe reverses transfers only');
       const money = stripeAmount(request.asset, request.amount);
-      if (!money) throw providerRejected(`Stripe cannot reverse ${request.amount} ${request.asset}: the asset must be a currency in Stripe's minor unit`);
+      if (!money)
+        throw providerRejected(`Stripe cannot reverse ${request.amount} ${request.asset}: the asset must be a currency in Stripe's minor unit`);
       const source = request.sourceAccountReference ?? STRIPE_ROOT_ACCOUNT;
-      const reversal = await call('POST /v1/transfers/{transfer}/reversals', () => client.transfers.createReversal(request.paymentReference, {
-        amount: money.amount, metadata: request.metadata, ...(request.description ? { description: request.description } : {}),
-      }, { idempotencyKey: request.idempotencyKey, ...onBehalfOf(source) }));
+      const reversal = await call('POST /v1/transfers/{transfer}/reversals', () =>
+        client.transfers.createReversal(
+          request.paymentReference,
+          {
+            amount: money.amount,
+            metadata: request.metadata,
+            ...(request.description ? { description: request.description } : {}),
+          },
+          { idempotencyKey: request.idempotencyKey, ...onBehalfOf(source) },
+        ),
+      );
       return stripeTransferReversal(reversal, source, request.destinationAccountReference);
     },
 
@@ -172,9 +196,17 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
     async createWebhooks({ url, idempotencyKey }): Promise<WebhookEndpoint[]> {
       const endpoints: WebhookEndpoint[] = [];
       for (const connect of [false, true]) {
-        const endpoint = await call('POST /v1/webhook_endpoints', () => client.webhookEndpoints.create({
-          url, enabled_events: [...STRIPE_WEBHOOK_EVENTS], description: `financial platform connector ${config.name}`, ...(connect ? { connect } : {}),
-        }, { idempotencyKey: `${idempotencyKey}-${connect ? 'connect' : 'account'}` }));
+        const endpoint = await call('POST /v1/webhook_endpoints', () =>
+          client.webhookEndpoints.create(
+            {
+              url,
+              enabled_events: [...STRIPE_WEBHOOK_EVENTS],
+              description: `financial platform connector ${config.name}`,
+              ...(connect ? { connect } : {}),
+            },
+            { idempotencyKey: `${idempotencyKey}-${connect ? 'connect' : 'account'}` },
+          ),
+        );
         endpoints.push({ id: endpoint.id, connect, ...(endpoint.secret ? { secret: endpoint.secret } : {}) });
       }
       return endpoints;

@@ -12,11 +12,11 @@ const auditEntrySchema = objectSchema(
     clientId: stringSchema({ description: 'The calling client; absent when the request had no valid token.' }),
     scopes: arraySchema(stringSchema()),
     method: stringSchema(),
-    route: stringSchema({ description: 'The route template, as in this document\'s paths.' }),
+    route: stringSchema({ description: "The route template, as in this document's paths." }),
     targets: mapSchema(stringSchema(), { description: 'The path parameters: ids of what the request targeted.' }),
     status: integerSchema(),
     requestId: stringSchema({ description: 'The X-Request-Id of the request, in every log line it wrote.' }),
-    traceId: stringSchema({ description: 'The request\'s OpenTelemetry trace id (32 hex digits); present only when the API traces.' }),
+    traceId: stringSchema({ description: "The request's OpenTelemetry trace id (32 hex digits); present only when the API traces." }),
     durationMs: { type: 'number', description: 'Time to the answer, in milliseconds.' },
   },
   ['id', 'at', 'scopes', 'method', 'route', 'targets', 'status', 'requestId', 'durationMs'],
@@ -24,7 +24,7 @@ const auditEntrySchema = objectSchema(
 
 const listAuditQuery = {
   ...listQuerySchema({
-    clientId: stringSchema({ minLength: 1, description: 'Only this client\'s requests.' }),
+    clientId: stringSchema({ minLength: 1, description: "Only this client's requests." }),
     route: stringSchema({ minLength: 1, description: 'Only this route template, e.g. `/api/auth/clients/{clientId}`.' }),
     status: integerSchema({ minimum: 100, maximum: 599, description: 'Only answers with this status.' }),
     startTime: { ...dateTimeSchema, description: 'Only requests at or after startTime.' },
@@ -52,7 +52,12 @@ export const listAuditEntriesRoute = defineRoute(
       { clientId, route, status, startTime: startTime ? new Date(startTime) : undefined, endTime: endTime ? new Date(endTime) : undefined },
       list,
     );
-    ctx.body = cursorEnvelope(list, page, (entry) => [entry.seq], ({ seq: _seq, ...entry }) => entry);
+    ctx.body = cursorEnvelope(
+      list,
+      page,
+      (entry) => [entry.seq],
+      ({ seq: _seq, ...entry }) => entry,
+    );
   },
 );
 

@@ -1,12 +1,4 @@
-import {
-  createClient,
-  createClientSecret,
-  deleteClient,
-  deleteClientSecret,
-  getClient,
-  listClients,
-  updateClient,
-} from '../../../areas/auth';
+import { createClient, createClientSecret, deleteClient, deleteClientSecret, getClient, listClients, updateClient } from '../../../areas/auth';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
@@ -19,7 +11,14 @@ const secretParams = objectSchema({ clientId: stringSchema({ minLength: 1 }), se
 const noContent = { 204: { description: 'Deleted' } };
 
 export const listClientsRoute = defineRoute(
-  { method: 'get', path: '/api/auth/clients', operationId: 'listClients', summary: 'List OAuth 2.0 clients (op 2)', tags, responses: { 200: { description: 'Clients', schema: dataOf({ type: 'array', items: clientSchema }) } } },
+  {
+    method: 'get',
+    path: '/api/auth/clients',
+    operationId: 'listClients',
+    summary: 'List OAuth 2.0 clients (op 2)',
+    tags,
+    responses: { 200: { description: 'Clients', schema: dataOf({ type: 'array', items: clientSchema }) } },
+  },
   authenticate('auth:read'),
   validate({}),
   async function listClientsHandler(ctx) {
@@ -28,7 +27,14 @@ export const listClientsRoute = defineRoute(
 );
 
 export const readClientRoute = defineRoute(
-  { method: 'get', path: '/api/auth/clients/{clientId}', operationId: 'readClient', summary: 'Read an OAuth 2.0 client (op 1)', tags, responses: { 200: { description: 'Client', schema: dataOf(clientSchema) } } },
+  {
+    method: 'get',
+    path: '/api/auth/clients/{clientId}',
+    operationId: 'readClient',
+    summary: 'Read an OAuth 2.0 client (op 1)',
+    tags,
+    responses: { 200: { description: 'Client', schema: dataOf(clientSchema) } },
+  },
   authenticate('auth:read'),
   validate({ params: clientParams }),
   async function readClientHandler(ctx) {
@@ -37,7 +43,14 @@ export const readClientRoute = defineRoute(
 );
 
 export const createClientRoute = defineRoute(
-  { method: 'post', path: '/api/auth/clients', operationId: 'createClient', summary: 'Register a client', tags, responses: { 201: { description: 'Created', schema: dataOf(clientSchema) } } },
+  {
+    method: 'post',
+    path: '/api/auth/clients',
+    operationId: 'createClient',
+    summary: 'Register a client',
+    tags,
+    responses: { 201: { description: 'Created', schema: dataOf(clientSchema) } },
+  },
   authenticate('auth:write'),
   validate({ body: clientInputSchema }),
   async function createClientHandler(ctx) {
@@ -47,7 +60,14 @@ export const createClientRoute = defineRoute(
 );
 
 export const updateClientRoute = defineRoute(
-  { method: 'put', path: '/api/auth/clients/{clientId}', operationId: 'updateClient', summary: 'Replace a client\'s properties (secrets are kept)', tags, responses: { 200: { description: 'Updated', schema: dataOf(clientSchema) } } },
+  {
+    method: 'put',
+    path: '/api/auth/clients/{clientId}',
+    operationId: 'updateClient',
+    summary: "Replace a client's properties (secrets are kept)",
+    tags,
+    responses: { 200: { description: 'Updated', schema: dataOf(clientSchema) } },
+  },
   authenticate('auth:write'),
   validate({ params: clientParams, body: clientInputSchema }),
   async function updateClientHandler(ctx) {
@@ -56,7 +76,14 @@ export const updateClientRoute = defineRoute(
 );
 
 export const deleteClientRoute = defineRoute(
-  { method: 'delete', path: '/api/auth/clients/{clientId}', operationId: 'deleteClient', summary: 'Delete a client and its secrets', tags, responses: noContent },
+  {
+    method: 'delete',
+    path: '/api/auth/clients/{clientId}',
+    operationId: 'deleteClient',
+    summary: 'Delete a client and its secrets',
+    tags,
+    responses: noContent,
+  },
   authenticate('auth:write'),
   validate({ params: clientParams }),
   async function deleteClientHandler(ctx) {
@@ -66,7 +93,14 @@ export const deleteClientRoute = defineRoute(
 );
 
 export const createSecretRoute = defineRoute(
-  { method: 'post', path: '/api/auth/clients/{clientId}/secrets', operationId: 'createClientSecret', summary: 'Create a client secret; its clear value is returned once', tags, responses: { 200: { description: 'Created secret', schema: dataOf(createdSecretSchema) } } },
+  {
+    method: 'post',
+    path: '/api/auth/clients/{clientId}/secrets',
+    operationId: 'createClientSecret',
+    summary: 'Create a client secret; its clear value is returned once',
+    tags,
+    responses: { 200: { description: 'Created secret', schema: dataOf(createdSecretSchema) } },
+  },
   authenticate('auth:write'),
   validate({ params: clientParams, body: secretInputSchema, bodyRequired: false }),
   async function createSecretHandler(ctx) {
@@ -75,7 +109,14 @@ export const createSecretRoute = defineRoute(
 );
 
 export const deleteSecretRoute = defineRoute(
-  { method: 'delete', path: '/api/auth/clients/{clientId}/secrets/{secretId}', operationId: 'deleteClientSecret', summary: 'Delete a client secret', tags, responses: noContent },
+  {
+    method: 'delete',
+    path: '/api/auth/clients/{clientId}/secrets/{secretId}',
+    operationId: 'deleteClientSecret',
+    summary: 'Delete a client secret',
+    tags,
+    responses: noContent,
+  },
   authenticate('auth:write'),
   validate({ params: secretParams }),
   async function deleteSecretHandler(ctx) {
@@ -84,4 +125,12 @@ export const deleteSecretRoute = defineRoute(
   },
 );
 
-export const authRoutes = [listClientsRoute, readClientRoute, createClientRoute, updateClientRoute, deleteClientRoute, createSecretRoute, deleteSecretRoute];
+export const authRoutes = [
+  listClientsRoute,
+  readClientRoute,
+  createClientRoute,
+  updateClientRoute,
+  deleteClientRoute,
+  createSecretRoute,
+  deleteSecretRoute,
+];

@@ -14,7 +14,14 @@ const userParams = objectSchema({ userId: stringSchema({ minLength: 1, maxLength
  * (docs/auth.md). Kept so Formance's clients work unchanged.
  */
 export const listUsersRoute = defineRoute(
-  { method: 'get', path: '/api/auth/users', operationId: 'listUsers', summary: 'Users: always empty (no users, only OAuth clients)', tags, responses: { 200: { description: 'Users', schema: dataOf(arraySchema(userSchema)) } } },
+  {
+    method: 'get',
+    path: '/api/auth/users',
+    operationId: 'listUsers',
+    summary: 'Users: always empty (no users, only OAuth clients)',
+    tags,
+    responses: { 200: { description: 'Users', schema: dataOf(arraySchema(userSchema)) } },
+  },
   authenticate('auth:read'),
   async function listUsersHandler(ctx) {
     ctx.body = { data: [] };
@@ -22,7 +29,14 @@ export const listUsersRoute = defineRoute(
 );
 
 export const readUserRoute = defineRoute(
-  { method: 'get', path: '/api/auth/users/{userId}', operationId: 'readUser', summary: 'A user: always 404 (no users, only OAuth clients)', tags, responses: { 200: { description: 'User', schema: dataOf(userSchema) } } },
+  {
+    method: 'get',
+    path: '/api/auth/users/{userId}',
+    operationId: 'readUser',
+    summary: 'A user: always 404 (no users, only OAuth clients)',
+    tags,
+    responses: { 200: { description: 'User', schema: dataOf(userSchema) } },
+  },
   authenticate('auth:read'),
   validate({ params: userParams }),
   async function readUserHandler(ctx) {

@@ -4,12 +4,28 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { bigIntegerSchema, cursorOf, dataOf, metadataSchema } from '../../schemas/common';
-import { accountParams, accountSchema, balancesQuery, getAccountQuery, ledgerParams, listAccountsQuery, metadataFilters, metadataWriteQuery } from '../../schemas/ledger';
+import {
+  accountParams,
+  accountSchema,
+  balancesQuery,
+  getAccountQuery,
+  ledgerParams,
+  listAccountsQuery,
+  metadataFilters,
+  metadataWriteQuery,
+} from '../../schemas/ledger';
 
 const tags = ['ledger'];
 
 export const listAccountsRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/accounts', operationId: 'listAccounts', summary: 'List accounts by address, with volumes', tags, responses: { 200: { description: 'Accounts', schema: cursorOf(accountSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/accounts',
+    operationId: 'listAccounts',
+    summary: 'List accounts by address, with volumes',
+    tags,
+    responses: { 200: { description: 'Accounts', schema: cursorOf(accountSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listAccountsQuery }),
   async function listAccountsHandler(ctx) {
@@ -21,7 +37,14 @@ export const listAccountsRoute = defineRoute(
 );
 
 export const readAccountRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/accounts/{address}', operationId: 'getAccount', summary: 'Read an account with its volumes (an unused account has empty volumes)', tags, responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/accounts/{address}',
+    operationId: 'getAccount',
+    summary: 'Read an account with its volumes (an unused account has empty volumes)',
+    tags,
+    responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: accountParams, query: getAccountQuery }),
   async function readAccountHandler(ctx) {
@@ -31,12 +54,25 @@ export const readAccountRoute = defineRoute(
 );
 
 export const addAccountMetadataRoute = defineRoute(
-  { method: 'post', path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata', operationId: 'addAccountMetadata', summary: 'Merge keys into an account\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata',
+    operationId: 'addAccountMetadata',
+    summary: "Merge keys into an account's metadata",
+    tags,
+    responses: { 204: { description: 'Saved' } },
+  },
   authenticate('ledger:write'),
   validate({ params: accountParams, query: metadataWriteQuery, body: metadataSchema }),
   async function addAccountMetadataHandler(ctx) {
-    const { params: { ledger, address }, query } = ctx.state.input;
-    await addAccountMetadata(ctx.deps.db, ledger, address, ctx.state.input.body, { dryRun: query.dryRun === true, ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}) });
+    const {
+      params: { ledger, address },
+      query,
+    } = ctx.state.input;
+    await addAccountMetadata(ctx.deps.db, ledger, address, ctx.state.input.body, {
+      dryRun: query.dryRun === true,
+      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
+    });
     ctx.status = 204;
   },
 );
@@ -48,13 +84,25 @@ export const aggregateBalancesRoute = defineRoute(
     operationId: 'getBalancesAggregated',
     summary: 'Sum of balances per asset over matching accounts (over the whole ledger each asset sums to 0)',
     tags,
-    responses: { 200: { description: 'Balances by asset', schema: dataOf({ type: 'object', additionalProperties: { ...bigIntegerSchema('Balance'), minimum: undefined } }) } },
+    responses: {
+      200: {
+        description: 'Balances by asset',
+        schema: dataOf({ type: 'object', additionalProperties: { ...bigIntegerSchema('Balance'), minimum: undefined } }),
+      },
+    },
   },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: balancesQuery }),
   async function aggregateBalancesHandler(ctx) {
     const { address, query, pit, useInsertionDate } = ctx.state.input.query;
-    ctx.body = { data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, { address, query, ...(pit ? { pit: new Date(pit) } : {}), useInsertionDate }) };
+    ctx.body = {
+      data: await aggregateBalances(ctx.deps.db, ctx.state.input.params.ledger, {
+        address,
+        query,
+        ...(pit ? { pit: new Date(pit) } : {}),
+        useInsertionDate,
+      }),
+    };
   },
 );
 

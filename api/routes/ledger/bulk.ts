@@ -49,8 +49,8 @@ export const bulkRoute = defineRoute(
     summary: 'Run several ledger writes in one request (transactions, reverts, metadata), atomically if asked',
     description:
       'Elements run in order. With `atomic=true` they share one database transaction: if one fails, nothing is written and the ' +
-      'answer is 400 with that element\'s error (`details.index`, `details.errorCode`; the answer\'s `errorCode` is VALIDATION ' +
-      'when the element\'s code is not a 400 one, such as NOT_FOUND). Otherwise each element commits on its own and processing stops ' +
+      "answer is 400 with that element's error (`details.index`, `details.errorCode`; the answer's `errorCode` is VALIDATION " +
+      "when the element's code is not a 400 one, such as NOT_FOUND). Otherwise each element commits on its own and processing stops " +
       'at the first failure (or goes on with `continueOnFailure=true`); a bulk with a failed element answers 400 with the first ' +
       'error and `data`, the results of the elements that ran.',
     tags,
@@ -63,11 +63,16 @@ export const bulkRoute = defineRoute(
   validate({ params: ledgerParams, query: bulkQuery, body: bulkBodySchema }),
   async function bulkHandler(ctx) {
     const { params, query, body } = ctx.state.input;
-    const { results, failedAt, failure } = await runBulk(ctx.deps.db, params.ledger, body.map((element, index) => toElement(element, index)), {
-      atomic: query.atomic === true,
-      continueOnFailure: query.continueOnFailure === true,
-      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
-    });
+    const { results, failedAt, failure } = await runBulk(
+      ctx.deps.db,
+      params.ledger,
+      body.map((element, index) => toElement(element, index)),
+      {
+        atomic: query.atomic === true,
+        continueOnFailure: query.continueOnFailure === true,
+        ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
+      },
+    );
     if (failure && failedAt !== undefined) {
       // A failed element makes the bulk a 400 (Formance's, and the status its SDK reads a bulk's results from). The
       // answer's errorCode agrees with that status: the element's own code when it is a 400 one, VALIDATION otherwise

@@ -11,7 +11,10 @@ const base = '/api/ledger/v2/_/exporters';
 
 export const createExporterRoute = defineRoute(
   {
-    method: 'post', path: base, operationId: 'createExporter', tags,
+    method: 'post',
+    path: base,
+    operationId: 'createExporter',
+    tags,
     summary: 'Create an exporter: a driver (http or postgres) and its configuration',
     responses: { 201: { description: 'Created', schema: dataOf(exporterSchema) } },
   },
@@ -24,7 +27,14 @@ export const createExporterRoute = defineRoute(
 );
 
 export const listExportersRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listExporters', summary: 'List exporters, oldest first', tags, responses: { 200: { description: 'Exporters', schema: cursorOf(exporterSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listExporters',
+    summary: 'List exporters, oldest first',
+    tags,
+    responses: { 200: { description: 'Exporters', schema: cursorOf(exporterSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ query: exportersListQuery }),
   async function listExportersHandler(ctx) {
@@ -35,7 +45,14 @@ export const listExportersRoute = defineRoute(
 );
 
 export const getExporterRoute = defineRoute(
-  { method: 'get', path: `${base}/{exporterID}`, operationId: 'getExporterState', summary: 'Read an exporter', tags, responses: { 200: { description: 'The exporter', schema: dataOf(exporterSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{exporterID}`,
+    operationId: 'getExporterState',
+    summary: 'Read an exporter',
+    tags,
+    responses: { 200: { description: 'The exporter', schema: dataOf(exporterSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: exporterParams }),
   async function getExporterHandler(ctx) {
@@ -45,8 +62,11 @@ export const getExporterRoute = defineRoute(
 
 export const updateExporterRoute = defineRoute(
   {
-    method: 'put', path: `${base}/{exporterID}`, operationId: 'updateExporter', tags,
-    summary: 'Replace an exporter\'s driver and configuration; running pipelines use it from their next batch',
+    method: 'put',
+    path: `${base}/{exporterID}`,
+    operationId: 'updateExporter',
+    tags,
+    summary: "Replace an exporter's driver and configuration; running pipelines use it from their next batch",
     responses: { 204: { description: 'Updated' } },
   },
   authenticate('ledger:write'),
@@ -58,7 +78,14 @@ export const updateExporterRoute = defineRoute(
 );
 
 export const deleteExporterRoute = defineRoute(
-  { method: 'delete', path: `${base}/{exporterID}`, operationId: 'deleteExporter', summary: 'Delete an exporter no pipeline uses', tags, responses: { 204: { description: 'Deleted' } } },
+  {
+    method: 'delete',
+    path: `${base}/{exporterID}`,
+    operationId: 'deleteExporter',
+    summary: 'Delete an exporter no pipeline uses',
+    tags,
+    responses: { 204: { description: 'Deleted' } },
+  },
   authenticate('ledger:write'),
   validate({ params: exporterParams }),
   async function deleteExporterHandler(ctx) {

@@ -9,14 +9,24 @@ export function toTransactionRequest(body: BodyOf<typeof v2PostTransactionSchema
   const { script, accountMetadata, force, runtime: _runtime, ...rest } = body;
   return {
     ...toCreateInput(rest),
-    ...(script ? { script: { ...(script.plain !== undefined ? { plain: script.plain } : {}), ...(script.template !== undefined ? { template: script.template } : {}), vars: script.vars ?? {} } } : {}),
+    ...(script
+      ? {
+          script: {
+            ...(script.plain !== undefined ? { plain: script.plain } : {}),
+            ...(script.template !== undefined ? { template: script.template } : {}),
+            vars: script.vars ?? {},
+          },
+        }
+      : {}),
     ...(accountMetadata !== undefined ? { accountMetadata } : {}),
     ...(force !== undefined ? { force } : {}),
   };
 }
 
 /** The validated JSON body of a v1 create, as the service's input (amounts to BigInt, timestamp to Date). */
-export function toCreateInput(body: Omit<BodyOf<typeof createTransactionBodySchema>, 'script'> & { script?: BodyOf<typeof createTransactionBodySchema>['script'] }): CreateTransactionInput {
+export function toCreateInput(
+  body: Omit<BodyOf<typeof createTransactionBodySchema>, 'script'> & { script?: BodyOf<typeof createTransactionBodySchema>['script'] },
+): CreateTransactionInput {
   return {
     ...(body.postings
       ? { postings: body.postings.map((p) => ({ source: p.source, destination: p.destination, amount: BigInt(p.amount), asset: p.asset })) }
@@ -31,9 +41,17 @@ export function toCreateInput(body: Omit<BodyOf<typeof createTransactionBodySche
 }
 
 export const idempotencyHeader = {
-  'Idempotency-Key': { description: 'Same key and body: the original result with `Idempotency-Hit: true`; same key, other body: 409.', schema: { type: 'string', maxLength: 255 } },
+  'Idempotency-Key': {
+    description: 'Same key and body: the original result with `Idempotency-Hit: true`; same key, other body: 409.',
+    schema: { type: 'string', maxLength: 255 },
+  },
 };
-export const idempotencyHitHeader = { 'Idempotency-Hit': { description: '`true` when the response replays an earlier request with the same Idempotency-Key.', schema: { type: 'string' } } };
+export const idempotencyHitHeader = {
+  'Idempotency-Hit': {
+    description: '`true` when the response replays an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string' },
+  },
+};
 
 export function idempotencyKeyOf(ctx: Pick<AppContext, 'get'>): string | undefined {
   const key = ctx.get('Idempotency-Key');

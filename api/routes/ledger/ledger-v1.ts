@@ -19,22 +19,47 @@ import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { ledgerParams, ledgerStatsSchema } from '../../schemas/ledger';
-import { configInfoSchema, ledgerInfoSchema, listLogsV1Query, mappingSchema, previewQuery, scriptResponseSchema, scriptV1BodySchema, v1LogSchema } from '../../schemas/ledger-v1';
+import {
+  configInfoSchema,
+  ledgerInfoSchema,
+  listLogsV1Query,
+  mappingSchema,
+  previewQuery,
+  scriptResponseSchema,
+  scriptV1BodySchema,
+  v1LogSchema,
+} from '../../schemas/ledger-v1';
 import { v1ErrorCode } from './v1-errors';
 
 const tags = ['ledger'];
 
 export const ledgerServiceInfoV1Route = defineRoute(
-  { method: 'get', path: '/api/ledger/_info', operationId: 'getLedgerServiceInfoV1', summary: 'Ledger service information (v1): version and every ledger name', tags, responses: { 200: { description: 'Info', schema: dataOf(configInfoSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/_info',
+    operationId: 'getLedgerServiceInfoV1',
+    summary: 'Ledger service information (v1): version and every ledger name',
+    tags,
+    responses: { 200: { description: 'Info', schema: dataOf(configInfoSchema) } },
+  },
   authenticate('ledger:read'),
   validate({}),
   async function ledgerServiceInfoV1Handler(ctx) {
-    ctx.body = { data: { server: 'ledger', version: PLATFORM_VERSION, config: { storage: { driver: 'postgres', ledgers: await ledgerNames(ctx.deps.db) } } } };
+    ctx.body = {
+      data: { server: 'ledger', version: PLATFORM_VERSION, config: { storage: { driver: 'postgres', ledgers: await ledgerNames(ctx.deps.db) } } },
+    };
   },
 );
 
 export const ledgerInfoV1Route = defineRoute(
-  { method: 'get', path: '/api/ledger/{ledger}/_info', operationId: 'getLedgerInfoV1', summary: "A ledger's storage migrations (v1)", tags, responses: { 200: { description: 'Info', schema: dataOf(ledgerInfoSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/{ledger}/_info',
+    operationId: 'getLedgerInfoV1',
+    summary: "A ledger's storage migrations (v1)",
+    tags,
+    responses: { 200: { description: 'Info', schema: dataOf(ledgerInfoSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function ledgerInfoV1Handler(ctx) {
@@ -45,7 +70,14 @@ export const ledgerInfoV1Route = defineRoute(
 );
 
 export const ledgerStatsV1Route = defineRoute(
-  { method: 'get', path: '/api/ledger/{ledger}/stats', operationId: 'readStatsV1', summary: 'How many accounts and transactions a ledger holds (v1)', tags, responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/{ledger}/stats',
+    operationId: 'readStatsV1',
+    summary: 'How many accounts and transactions a ledger holds (v1)',
+    tags,
+    responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function ledgerStatsV1Handler(ctx) {
@@ -55,9 +87,13 @@ export const ledgerStatsV1Route = defineRoute(
 
 export const listLogsV1Route = defineRoute(
   {
-    method: 'get', path: '/api/ledger/{ledger}/logs', operationId: 'listLogsV1', tags,
+    method: 'get',
+    path: '/api/ledger/{ledger}/logs',
+    operationId: 'listLogsV1',
+    tags,
     summary: "List the ledger's logs, newest first, in v1's shapes",
-    description: 'A revert reads as the NEW_TRANSACTION of the revert transaction; DELETE_METADATA logs (no v1 type) are left out; `hash` is "" until hashed.',
+    description:
+      'A revert reads as the NEW_TRANSACTION of the revert transaction; DELETE_METADATA logs (no v1 type) are left out; `hash` is "" until hashed.',
     responses: { 200: { description: 'Logs', schema: cursorOf(v1LogSchema) } },
   },
   authenticate('ledger:read'),
@@ -77,7 +113,14 @@ export const listLogsV1Route = defineRoute(
 );
 
 export const getMappingV1Route = defineRoute(
-  { method: 'get', path: '/api/ledger/{ledger}/mapping', operationId: 'getMappingV1', summary: "The ledger's v1 mapping (`null` when never set)", tags, responses: { 200: { description: 'Mapping', schema: dataOf({ oneOf: [mappingSchema, { type: 'null' }] }) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/{ledger}/mapping',
+    operationId: 'getMappingV1',
+    summary: "The ledger's v1 mapping (`null` when never set)",
+    tags,
+    responses: { 200: { description: 'Mapping', schema: dataOf({ oneOf: [mappingSchema, { type: 'null' }] }) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function getMappingV1Handler(ctx) {
@@ -87,7 +130,10 @@ export const getMappingV1Route = defineRoute(
 
 export const updateMappingV1Route = defineRoute(
   {
-    method: 'put', path: '/api/ledger/{ledger}/mapping', operationId: 'updateMappingV1', tags,
+    method: 'put',
+    path: '/api/ledger/{ledger}/mapping',
+    operationId: 'updateMappingV1',
+    tags,
     summary: "Replace the ledger's v1 mapping; v1 writes then check its contracts",
     responses: { 200: { description: 'The saved mapping', schema: dataOf(mappingSchema) } },
   },
@@ -104,7 +150,10 @@ export const updateMappingV1Route = defineRoute(
  */
 export const runScriptV1Route = defineRoute(
   {
-    method: 'post', path: '/api/ledger/{ledger}/script', operationId: 'runScriptV1', tags,
+    method: 'post',
+    path: '/api/ledger/{ledger}/script',
+    operationId: 'runScriptV1',
+    tags,
     summary: 'Run a Numscript (v1): 200 with the transaction or the error',
     responses: { 200: { description: 'The transaction, or the error', schema: scriptResponseSchema } },
   },
@@ -116,7 +165,11 @@ export const runScriptV1Route = defineRoute(
       ctx.body = { errorCode: 'NO_SCRIPT', errorMessage: 'no script to execute' };
       return;
     }
-    const input = { script: { plain: body.plain, vars: body.vars ?? {} }, ...(body.reference !== undefined ? { reference: body.reference } : {}), ...(body.metadata ? { metadata: body.metadata } : {}) };
+    const input = {
+      script: { plain: body.plain, vars: body.vars ?? {} },
+      ...(body.reference !== undefined ? { reference: body.reference } : {}),
+      ...(body.metadata ? { metadata: body.metadata } : {}),
+    };
     try {
       const { transaction } = await createTransactionV1(ctx.deps.db, params.ledger, input, { dryRun: query.preview === true });
       ctx.body = { transaction: v1TransactionView(transaction) };
@@ -127,4 +180,12 @@ export const runScriptV1Route = defineRoute(
   },
 );
 
-export const ledgerV1Routes = [ledgerServiceInfoV1Route, ledgerInfoV1Route, ledgerStatsV1Route, listLogsV1Route, getMappingV1Route, updateMappingV1Route, runScriptV1Route];
+export const ledgerV1Routes = [
+  ledgerServiceInfoV1Route,
+  ledgerInfoV1Route,
+  ledgerStatsV1Route,
+  listLogsV1Route,
+  getMappingV1Route,
+  updateMappingV1Route,
+  runScriptV1Route,
+];

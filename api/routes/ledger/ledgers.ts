@@ -15,7 +15,16 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { anyObjectSchema, cursorOf, dataOf, errorSchema, metadataSchema } from '../../schemas/common';
-import { bucketParams, createLedgerBodySchema, ledgerListItemSchema, ledgerParams, ledgerSchema, listLedgersQuery, newLedgerParams, v2ConfigInfoSchema } from '../../schemas/ledger';
+import {
+  bucketParams,
+  createLedgerBodySchema,
+  ledgerListItemSchema,
+  ledgerParams,
+  ledgerSchema,
+  listLedgersQuery,
+  newLedgerParams,
+  v2ConfigInfoSchema,
+} from '../../schemas/ledger';
 import { ledgerInfoSchema } from '../../schemas/ledger-v1';
 
 const tags = ['ledger'];
@@ -31,17 +40,36 @@ const ledgerListView = (l: Ledger) => ({
 const ledgerView = (l: Ledger) => ({ id: Number(l.id), ...ledgerListView(l), features: l.features });
 
 export const listLedgersRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2', operationId: 'listLedgers', summary: 'List ledgers, oldest first (op 10)', tags, responses: { 200: { description: 'Ledgers', schema: cursorOf(ledgerListItemSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2',
+    operationId: 'listLedgers',
+    summary: 'List ledgers, oldest first (op 10)',
+    tags,
+    responses: { 200: { description: 'Ledgers', schema: cursorOf(ledgerListItemSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ query: listLedgersQuery }),
   async function listLedgersHandler(ctx) {
     const list = ctx.state.input.list;
-    ctx.body = cursorEnvelope(list, await listLedgers(ctx.deps.db, { ...list, includeDeleted: list.filters.includeDeleted === true }), (l: Ledger) => [l.id], ledgerListView);
+    ctx.body = cursorEnvelope(
+      list,
+      await listLedgers(ctx.deps.db, { ...list, includeDeleted: list.filters.includeDeleted === true }),
+      (l: Ledger) => [l.id],
+      ledgerListView,
+    );
   },
 );
 
 export const createLedgerRoute = defineRoute(
-  { method: 'post', path: '/api/ledger/v2/{ledger}', operationId: 'createLedger', summary: 'Create a ledger (an existing name is 400 LEDGER_ALREADY_EXISTS)', tags, responses: { 204: { description: 'Created' } } },
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}',
+    operationId: 'createLedger',
+    summary: 'Create a ledger (an existing name is 400 LEDGER_ALREADY_EXISTS)',
+    tags,
+    responses: { 204: { description: 'Created' } },
+  },
   authenticate('ledger:write'),
   validate({ params: newLedgerParams, body: createLedgerBodySchema, bodyRequired: false }),
   async function createLedgerHandler(ctx) {
@@ -51,7 +79,14 @@ export const createLedgerRoute = defineRoute(
 );
 
 export const readLedgerRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}', operationId: 'getLedger', summary: 'Read a ledger', tags, responses: { 200: { description: 'Ledger', schema: dataOf(ledgerSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}',
+    operationId: 'getLedger',
+    summary: 'Read a ledger',
+    tags,
+    responses: { 200: { description: 'Ledger', schema: dataOf(ledgerSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function readLedgerHandler(ctx) {
@@ -60,7 +95,14 @@ export const readLedgerRoute = defineRoute(
 );
 
 export const updateLedgerMetadataRoute = defineRoute(
-  { method: 'put', path: '/api/ledger/v2/{ledger}/metadata', operationId: 'updateLedgerMetadata', summary: 'Merge keys into a ledger\'s metadata', tags, responses: { 204: { description: 'Updated' } } },
+  {
+    method: 'put',
+    path: '/api/ledger/v2/{ledger}/metadata',
+    operationId: 'updateLedgerMetadata',
+    summary: "Merge keys into a ledger's metadata",
+    tags,
+    responses: { 204: { description: 'Updated' } },
+  },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, body: metadataSchema }),
   async function updateLedgerMetadataHandler(ctx) {
@@ -70,7 +112,14 @@ export const updateLedgerMetadataRoute = defineRoute(
 );
 
 export const ledgerInfoRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/_info', operationId: 'getLedgerInfo', summary: "A ledger's storage migrations (every ledger shares the platform's schema)", tags, responses: { 200: { description: 'Info', schema: dataOf(ledgerInfoSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/_info',
+    operationId: 'getLedgerInfo',
+    summary: "A ledger's storage migrations (every ledger shares the platform's schema)",
+    tags,
+    responses: { 200: { description: 'Info', schema: dataOf(ledgerInfoSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function ledgerInfoHandler(ctx) {
@@ -81,7 +130,14 @@ export const ledgerInfoRoute = defineRoute(
 );
 
 export const serviceInfoRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/_/info', operationId: 'getLedgerServiceInfo', summary: 'Ledger service information: name and version', tags, responses: { 200: { description: 'Info', schema: v2ConfigInfoSchema } } },
+  {
+    method: 'get',
+    path: '/api/ledger/_/info',
+    operationId: 'getLedgerServiceInfo',
+    summary: 'Ledger service information: name and version',
+    tags,
+    responses: { 200: { description: 'Info', schema: v2ConfigInfoSchema } },
+  },
   authenticate('ledger:read'),
   validate({}),
   async function serviceInfoHandler(ctx) {
@@ -91,7 +147,14 @@ export const serviceInfoRoute = defineRoute(
 );
 
 export const metricsRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/_/metrics', operationId: 'getLedgerMetrics', summary: 'Figures of the ledger service (docs/ledger.md lists them)', tags, responses: { 200: { description: 'Metrics by name', schema: anyObjectSchema() } } },
+  {
+    method: 'get',
+    path: '/api/ledger/_/metrics',
+    operationId: 'getLedgerMetrics',
+    summary: 'Figures of the ledger service (docs/ledger.md lists them)',
+    tags,
+    responses: { 200: { description: 'Metrics by name', schema: anyObjectSchema() } },
+  },
   authenticate('ledger:read'),
   validate({}),
   async function metricsHandler(ctx) {
@@ -101,8 +164,11 @@ export const metricsRoute = defineRoute(
 
 export const deleteBucketRoute = defineRoute(
   {
-    method: 'delete', path: '/api/ledger/v2/_/buckets/{bucket}', operationId: 'deleteBucket', tags,
-    summary: "Mark every ledger of a bucket deleted: hidden from the list, still readable, writes refused (a restore undoes it)",
+    method: 'delete',
+    path: '/api/ledger/v2/_/buckets/{bucket}',
+    operationId: 'deleteBucket',
+    tags,
+    summary: 'Mark every ledger of a bucket deleted: hidden from the list, still readable, writes refused (a restore undoes it)',
     responses: { 204: { description: 'Deleted' }, 404: { description: 'No ledger is in that bucket', schema: errorSchema } },
   },
   authenticate('ledger:write'),
@@ -115,7 +181,10 @@ export const deleteBucketRoute = defineRoute(
 
 export const restoreBucketRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/_/buckets/{bucket}/restore', operationId: 'restoreBucket', tags,
+    method: 'post',
+    path: '/api/ledger/v2/_/buckets/{bucket}/restore',
+    operationId: 'restoreBucket',
+    tags,
     summary: "Undo a bucket's deletion",
     responses: { 204: { description: 'Restored' }, 404: { description: 'No ledger is in that bucket', schema: errorSchema } },
   },

@@ -1,7 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { exportLogs, importLogs, listLogPublicKeys, listLogs, logChainStatus, verifyLogChain, type LedgerLog, type StreamedLog } from '../../../areas/ledger';
+import {
+  exportLogs,
+  importLogs,
+  listLogPublicKeys,
+  listLogs,
+  logChainStatus,
+  verifyLogChain,
+  type LedgerLog,
+  type StreamedLog,
+} from '../../../areas/ledger';
 import { ApiError } from '../../../lib/errors';
 import { stringifyJson } from '../../../lib/json';
 import { authenticate } from '../../middleware/authenticate';
@@ -28,7 +37,14 @@ const exportedLog = (log: StreamedLog) => ({
 });
 
 export const listLogsRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/logs', operationId: 'listLogs', summary: "List the ledger's logs, newest first", tags, responses: { 200: { description: 'Logs', schema: cursorOf(logSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/logs',
+    operationId: 'listLogs',
+    summary: "List the ledger's logs, newest first",
+    tags,
+    responses: { 200: { description: 'Logs', schema: cursorOf(logSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listLogsQuery }),
   async function listLogsHandler(ctx) {
@@ -41,7 +57,14 @@ export const listLogsRoute = defineRoute(
 );
 
 export const logChainRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/logs/chain', operationId: 'readLogChain', summary: 'How far the hasher has gone: the last hashed log and the lag', tags, responses: { 200: { description: 'Chain status', schema: dataOf(logChainSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/logs/chain',
+    operationId: 'readLogChain',
+    summary: 'How far the hasher has gone: the last hashed log and the lag',
+    tags,
+    responses: { 200: { description: 'Chain status', schema: dataOf(logChainSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function logChainHandler(ctx) {
@@ -51,10 +74,13 @@ export const logChainRoute = defineRoute(
 
 export const verifyLogsRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/{ledger}/logs/verify', operationId: 'verifyLogs', tags,
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/logs/verify',
+    operationId: 'verifyLogs',
+    tags,
     summary: 'Recompute the hash chain, replay the log and compare it with the stored state',
     description:
-      'Reads every log in id order and recomputes each hash; logs the hasher has not reached yet are counted but not checked. It also replays the log through the ledger\'s rules and compares the result with what is stored (volumes per account and asset, account and transaction metadata, transactions and their ids), in one read-only snapshot that does not block writes. Each difference is a mismatch with its kind (HASH_MISMATCH, SEQUENCE_GAP, VOLUME_MISMATCH, METADATA_MISMATCH, TRANSACTION_MISMATCH). A broken chain or any mismatch is a 200 with `valid: false`.',
+      "Reads every log in id order and recomputes each hash; logs the hasher has not reached yet are counted but not checked. It also replays the log through the ledger's rules and compares the result with what is stored (volumes per account and asset, account and transaction metadata, transactions and their ids), in one read-only snapshot that does not block writes. Each difference is a mismatch with its kind (HASH_MISMATCH, SEQUENCE_GAP, VOLUME_MISMATCH, METADATA_MISMATCH, TRANSACTION_MISMATCH). A broken chain or any mismatch is a 200 with `valid: false`.",
     responses: { 200: { description: 'Verification', schema: dataOf(logVerificationSchema) } },
   },
   authenticate('ledger:write'),
@@ -66,10 +92,13 @@ export const verifyLogsRoute = defineRoute(
 
 export const exportLogsRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/{ledger}/logs/export', operationId: 'exportLogs', tags,
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/logs/export',
+    operationId: 'exportLogs',
+    tags,
     summary: 'Export every log, oldest first, as newline-delimited JSON',
     description:
-      'One V2Log per line (application/octet-stream, as Formance). Every 100th log (ids 99, 199, ...) and the last hashed one carry `checkpoint: {keyId, signature}`, an Ed25519 signature of the chain head under the platform\'s log signing key. Logs not hashed yet carry no `hash`, and an import refuses them: export once `GET .../logs/chain` shows a lag of 0.',
+      "One V2Log per line (application/octet-stream, as Formance). Every 100th log (ids 99, 199, ...) and the last hashed one carry `checkpoint: {keyId, signature}`, an Ed25519 signature of the chain head under the platform's log signing key. Logs not hashed yet carry no `hash`, and an import refuses them: export once `GET .../logs/chain` shows a lag of 0.",
     responses: { 200: { description: 'The logs' } },
   },
   authenticate('ledger:write'),
@@ -157,10 +186,13 @@ function importLines(request: IncomingMessage): AsyncGenerator<string> {
 
 export const importLogsRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/{ledger}/logs/import', operationId: 'importLogs', tags,
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/logs/import',
+    operationId: 'importLogs',
+    tags,
     summary: 'Import an export into an empty ledger',
     description:
-      'The body is an export (application/octet-stream or application/x-ndjson, up to 64 MiB), read and replayed as it arrives, in one database transaction. Every log must extend the chain, every checkpoint must be signed by a trusted key (the platform\'s, or `publicKey`), the last log must carry one, and every log must be exactly what replaying it through the ledger\'s rules writes. Anything else, or a ledger that is not empty, is 400 `IMPORT` naming the first offending log (`details.logId`), and nothing is written; a client that goes away rolls the import back.',
+      "The body is an export (application/octet-stream or application/x-ndjson, up to 64 MiB), read and replayed as it arrives, in one database transaction. Every log must extend the chain, every checkpoint must be signed by a trusted key (the platform's, or `publicKey`), the last log must carry one, and every log must be exactly what replaying it through the ledger's rules writes. Anything else, or a ledger that is not empty, is 400 `IMPORT` naming the first offending log (`details.logId`), and nothing is written; a client that goes away rolls the import back.",
     responses: { 204: { description: 'Imported (as Formance: no body; `GET .../logs/chain` counts the logs)' } },
   },
   authenticate('ledger:write'),
@@ -182,9 +214,13 @@ export const importLogsRoute = defineRoute(
 
 export const logSigningKeysRoute = defineRoute(
   {
-    method: 'get', path: '/api/ledger/v2/_/log-signing-keys', operationId: 'listLogSigningKeys', tags,
+    method: 'get',
+    path: '/api/ledger/v2/_/log-signing-keys',
+    operationId: 'listLogSigningKeys',
+    tags,
     summary: "The public keys that sign the logs' checkpoints, newest (current) first",
-    description: 'Every key the deployment has used, so checkpoints signed before a rotation still verify. Give them to another deployment\'s import (`publicKey`) to import this one\'s exports there.',
+    description:
+      "Every key the deployment has used, so checkpoints signed before a rotation still verify. Give them to another deployment's import (`publicKey`) to import this one's exports there.",
     responses: { 200: { description: 'The keys', schema: dataOf(logSigningKeysSchema) } },
   },
   authenticate('ledger:read'),

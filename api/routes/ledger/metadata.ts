@@ -11,8 +11,12 @@ const withKey = <T, P>(params: Schema<T, P>) =>
 
 export const deleteAccountMetadataRoute = defineRoute(
   {
-    method: 'delete', path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata/{key}', operationId: 'deleteAccountMetadata', tags,
-    summary: 'Remove a key from an account\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+    method: 'delete',
+    path: '/api/ledger/v2/{ledger}/accounts/{address}/metadata/{key}',
+    operationId: 'deleteAccountMetadata',
+    tags,
+    summary: "Remove a key from an account's metadata (an absent key is a no-op)",
+    responses: { 204: { description: 'Removed' } },
   },
   authenticate('ledger:write'),
   validate({ params: withKey(accountParams) }),
@@ -25,8 +29,12 @@ export const deleteAccountMetadataRoute = defineRoute(
 
 export const deleteTransactionMetadataRoute = defineRoute(
   {
-    method: 'delete', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata/{key}', operationId: 'deleteTransactionMetadata', tags,
-    summary: 'Remove a key from a transaction\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+    method: 'delete',
+    path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata/{key}',
+    operationId: 'deleteTransactionMetadata',
+    tags,
+    summary: "Remove a key from a transaction's metadata (an absent key is a no-op)",
+    responses: { 204: { description: 'Removed' } },
   },
   authenticate('ledger:write'),
   validate({ params: withKey(txParams('id')) }),
@@ -39,8 +47,12 @@ export const deleteTransactionMetadataRoute = defineRoute(
 
 export const deleteLedgerMetadataRoute = defineRoute(
   {
-    method: 'delete', path: '/api/ledger/v2/{ledger}/metadata/{key}', operationId: 'deleteLedgerMetadata', tags,
-    summary: 'Remove a key from a ledger\'s metadata (an absent key is a no-op)', responses: { 204: { description: 'Removed' } },
+    method: 'delete',
+    path: '/api/ledger/v2/{ledger}/metadata/{key}',
+    operationId: 'deleteLedgerMetadata',
+    tags,
+    summary: "Remove a key from a ledger's metadata (an absent key is a no-op)",
+    responses: { 204: { description: 'Removed' } },
   },
   authenticate('ledger:write'),
   validate({ params: withKey(ledgerParams) }),

@@ -1,4 +1,14 @@
-import { createPipeline, deletePipeline, getPipeline, listPipelines, presentPipeline, resetPipeline, startPipeline, stopPipeline, type PipelineRow } from '../../../areas/ledger';
+import {
+  createPipeline,
+  deletePipeline,
+  getPipeline,
+  listPipelines,
+  presentPipeline,
+  resetPipeline,
+  startPipeline,
+  stopPipeline,
+  type PipelineRow,
+} from '../../../areas/ledger';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -12,21 +22,35 @@ const base = '/api/ledger/v2/{ledger}/pipelines';
 
 export const createPipelineRoute = defineRoute(
   {
-    method: 'post', path: base, operationId: 'createPipeline', tags,
-    summary: 'Create and start a pipeline replicating the ledger\'s logs to an exporter',
+    method: 'post',
+    path: base,
+    operationId: 'createPipeline',
+    tags,
+    summary: "Create and start a pipeline replicating the ledger's logs to an exporter",
     responses: { 201: { description: 'Created', schema: dataOf(pipelineSchema) } },
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, body: createPipelineBodySchema }),
   async function createPipelineHandler(ctx) {
-    const pipeline = await createPipeline({ db: ctx.deps.db, temporal: ctx.deps.temporal }, ctx.state.input.params.ledger, ctx.state.input.body.exporterID);
+    const pipeline = await createPipeline(
+      { db: ctx.deps.db, temporal: ctx.deps.temporal },
+      ctx.state.input.params.ledger,
+      ctx.state.input.body.exporterID,
+    );
     ctx.status = 201;
     ctx.body = { data: pipeline };
   },
 );
 
 export const listPipelinesRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listPipelines', summary: 'List the ledger\'s pipelines, oldest first', tags, responses: { 200: { description: 'Pipelines', schema: cursorOf(pipelineSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listPipelines',
+    summary: "List the ledger's pipelines, oldest first",
+    tags,
+    responses: { 200: { description: 'Pipelines', schema: cursorOf(pipelineSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: pipelinesListQuery }),
   async function listPipelinesHandler(ctx) {
@@ -37,7 +61,14 @@ export const listPipelinesRoute = defineRoute(
 );
 
 export const getPipelineRoute = defineRoute(
-  { method: 'get', path: `${base}/{pipelineID}`, operationId: 'getPipelineState', summary: 'Read a pipeline: enabled, and the last log the target holds', tags, responses: { 200: { description: 'The pipeline', schema: dataOf(pipelineSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{pipelineID}`,
+    operationId: 'getPipelineState',
+    summary: 'Read a pipeline: enabled, and the last log the target holds',
+    tags,
+    responses: { 200: { description: 'The pipeline', schema: dataOf(pipelineSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: pipelineParams }),
   async function getPipelineHandler(ctx) {
@@ -46,7 +77,14 @@ export const getPipelineRoute = defineRoute(
 );
 
 export const deletePipelineRoute = defineRoute(
-  { method: 'delete', path: `${base}/{pipelineID}`, operationId: 'deletePipeline', summary: 'Stop and delete a pipeline', tags, responses: { 204: { description: 'Deleted' } } },
+  {
+    method: 'delete',
+    path: `${base}/{pipelineID}`,
+    operationId: 'deletePipeline',
+    summary: 'Stop and delete a pipeline',
+    tags,
+    responses: { 204: { description: 'Deleted' } },
+  },
   authenticate('ledger:write'),
   validate({ params: pipelineParams }),
   async function deletePipelineHandler(ctx) {
@@ -63,7 +101,14 @@ const ACTIONS = {
 
 const actionRoute = (action: keyof typeof ACTIONS) =>
   defineRoute(
-    { method: 'post', path: `${base}/{pipelineID}/${action}`, operationId: ACTIONS[action].operationId, summary: ACTIONS[action].summary, tags, responses: { 202: { description: 'Accepted' } } },
+    {
+      method: 'post',
+      path: `${base}/{pipelineID}/${action}`,
+      operationId: ACTIONS[action].operationId,
+      summary: ACTIONS[action].summary,
+      tags,
+      responses: { 202: { description: 'Accepted' } },
+    },
     authenticate('ledger:write'),
     validate({ params: pipelineParams }),
     async function pipelineActionHandler(ctx) {
@@ -72,4 +117,12 @@ const actionRoute = (action: keyof typeof ACTIONS) =>
     },
   );
 
-export const pipelineRoutes = [createPipelineRoute, listPipelinesRoute, getPipelineRoute, deletePipelineRoute, actionRoute('start'), actionRoute('stop'), actionRoute('reset')];
+export const pipelineRoutes = [
+  createPipelineRoute,
+  listPipelinesRoute,
+  getPipelineRoute,
+  deletePipelineRoute,
+  actionRoute('start'),
+  actionRoute('stop'),
+  actionRoute('reset'),
+];

@@ -5,13 +5,25 @@ import { wireLog } from './logs';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
-import { anyObjectSchema, booleanSchema, dateTimeSchema, ignoredParam, listQuerySchema, mapSchema, objectSchema, stringSchema } from '../../schemas/common';
+import {
+  anyObjectSchema,
+  booleanSchema,
+  dateTimeSchema,
+  ignoredParam,
+  listQuerySchema,
+  mapSchema,
+  objectSchema,
+  stringSchema,
+} from '../../schemas/common';
 
 const ledgerName = () => stringSchema({ minLength: 1, maxLength: 63 });
 
 export const runQueryRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/{ledger}/queries/{id}/run', operationId: 'runQuery', tags: ['ledger'],
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/queries/{id}/run',
+    operationId: 'runQuery',
+    tags: ['ledger'],
     summary: 'Run a query template of a ledger schema version',
     description:
       "Formance's runQuery. The template (`queries.{id}` of schema version `schemaVersion`) names a resource (accounts, transactions, logs, volumes) and a JSON filter whose `${var}` placeholders take the body's `vars` (else the template's defaults); the answer is that list's cursor page. A cursor carries the schema version; send the same `vars` with it.",

@@ -5,14 +5,29 @@ import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { transactionFiltersOf } from './transactions';
-import { countAccountsQuery, countTransactionsQuery, ledgerParams, ledgerStatsSchema, listVolumesQuery, metadataFilters, volumesWithBalanceSchema } from '../../schemas/ledger';
+import {
+  countAccountsQuery,
+  countTransactionsQuery,
+  ledgerParams,
+  ledgerStatsSchema,
+  listVolumesQuery,
+  metadataFilters,
+  volumesWithBalanceSchema,
+} from '../../schemas/ledger';
 
 const tags = ['ledger'];
 const countHeader = { Count: { description: 'How many items the list would return over all its pages.', schema: { type: 'integer', minimum: 0 } } };
 
 /** Registered before the list routes of the same paths: Koa's router would otherwise answer HEAD with the GET list. */
 export const countTransactionsRoute = defineRoute(
-  { method: 'head', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'countTransactions', summary: 'Count the transactions a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
+  {
+    method: 'head',
+    path: '/api/ledger/v2/{ledger}/transactions',
+    operationId: 'countTransactions',
+    summary: 'Count the transactions a list would return (`Count` header)',
+    tags,
+    responses: { 204: { description: 'Counted', headers: countHeader } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countTransactionsQuery }),
   async function countTransactionsHandler(ctx) {
@@ -22,7 +37,14 @@ export const countTransactionsRoute = defineRoute(
 );
 
 export const countAccountsRoute = defineRoute(
-  { method: 'head', path: '/api/ledger/v2/{ledger}/accounts', operationId: 'countAccounts', summary: 'Count the accounts a list would return (`Count` header)', tags, responses: { 204: { description: 'Counted', headers: countHeader } } },
+  {
+    method: 'head',
+    path: '/api/ledger/v2/{ledger}/accounts',
+    operationId: 'countAccounts',
+    summary: 'Count the accounts a list would return (`Count` header)',
+    tags,
+    responses: { 204: { description: 'Counted', headers: countHeader } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countAccountsQuery }),
   async function countAccountsHandler(ctx) {
@@ -34,7 +56,14 @@ export const countAccountsRoute = defineRoute(
 );
 
 export const ledgerStatsRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/stats', operationId: 'readLedgerStats', summary: 'How many accounts and transactions a ledger holds', tags, responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/stats',
+    operationId: 'readLedgerStats',
+    summary: 'How many accounts and transactions a ledger holds',
+    tags,
+    responses: { 200: { description: 'Stats', schema: dataOf(ledgerStatsSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams }),
   async function ledgerStatsHandler(ctx) {
@@ -44,9 +73,13 @@ export const ledgerStatsRoute = defineRoute(
 
 export const listVolumesRoute = defineRoute(
   {
-    method: 'get', path: '/api/ledger/v2/{ledger}/volumes', operationId: 'listVolumes', tags,
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/volumes',
+    operationId: 'listVolumes',
+    tags,
     summary: 'Volumes and balances per account and asset, current or over a time window',
-    description: 'Without startTime/endTime: the current volumes. With either: the sums of the postings of the transactions in [startTime, endTime). `groupBy=N` groups addresses by their first N segments.',
+    description:
+      'Without startTime/endTime: the current volumes. With either: the sums of the postings of the transactions in [startTime, endTime). `groupBy=N` groups addresses by their first N segments.',
     responses: { 200: { description: 'Volumes', schema: cursorOf(volumesWithBalanceSchema) } },
   },
   authenticate('ledger:read'),

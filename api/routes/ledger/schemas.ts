@@ -13,9 +13,14 @@ const tags = ['ledger'];
 
 export const insertSchemaRoute = defineRoute(
   {
-    method: 'post', path: '/api/ledger/v2/{ledger}/schemas/{version}', operationId: 'insertSchema', tags, headers: idempotencyHeader,
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/schemas/{version}',
+    operationId: 'insertSchema',
+    tags,
+    headers: idempotencyHeader,
     summary: 'Insert a schema version: a chart of accounts and transaction templates that writes naming the version are checked against',
-    description: 'A version is immutable: inserting an existing one is 400 SCHEMA_ALREADY_EXISTS. The chart is checked and every template compiled first; the schema is written with an INSERTED_SCHEMA log.',
+    description:
+      'A version is immutable: inserting an existing one is 400 SCHEMA_ALREADY_EXISTS. The chart is checked and every template compiled first; the schema is written with an INSERTED_SCHEMA log.',
     responses: { 204: { description: 'Inserted' } },
   },
   authenticate('ledger:write'),
@@ -28,7 +33,14 @@ export const insertSchemaRoute = defineRoute(
 );
 
 export const readSchemaRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/schemas/{version}', operationId: 'getSchema', summary: 'Read a schema version', tags, responses: { 200: { description: 'Schema', schema: dataOf(schemaSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/schemas/{version}',
+    operationId: 'getSchema',
+    summary: 'Read a schema version',
+    tags,
+    responses: { 200: { description: 'Schema', schema: dataOf(schemaSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: schemaParams }),
   async function readSchemaHandler(ctx) {
@@ -38,13 +50,25 @@ export const readSchemaRoute = defineRoute(
 );
 
 export const listSchemasRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/schemas', operationId: 'listSchemas', summary: 'List schema versions, newest first (`order=asc`: oldest first)', tags, responses: { 200: { description: 'Schemas', schema: cursorOf(schemaSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/schemas',
+    operationId: 'listSchemas',
+    summary: 'List schema versions, newest first (`order=asc`: oldest first)',
+    tags,
+    responses: { 200: { description: 'Schemas', schema: cursorOf(schemaSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listSchemasQuery }),
   async function listSchemasHandler(ctx) {
     const list = ctx.state.input.list;
     const page = await listSchemas(ctx.deps.db, ctx.state.input.params.ledger, list.filters.order ?? 'desc', list);
-    ctx.body = cursorEnvelope(list, page, (item: Listed) => [item.seq], (item: Listed) => item.schema);
+    ctx.body = cursorEnvelope(
+      list,
+      page,
+      (item: Listed) => [item.seq],
+      (item: Listed) => item.schema,
+    );
   },
 );
 

@@ -21,7 +21,9 @@ import { transactionFiltersOf } from './transactions';
 import { inV1Terms } from './v1-errors';
 
 const tags = ['ledger'];
-const countHeader = { Count: { description: 'How many transactions the list would return over all its pages.', schema: { type: 'integer', minimum: 0 } } };
+const countHeader = {
+  Count: { description: 'How many transactions the list would return over all its pages.', schema: { type: 'integer', minimum: 0 } },
+};
 
 /** v1 create: the orchestration stage CreateTransaction's output shape, `{data: [tx]}` with `txid`. `preview` is v1's dryRun. */
 export const createTransactionV1Route = defineRoute(
@@ -47,7 +49,14 @@ export const createTransactionV1Route = defineRoute(
 
 /** Before the list: Koa's router would otherwise answer HEAD with the GET list. 200, not 204: the SDK's v1 count expects 200. */
 export const countTransactionsV1Route = defineRoute(
-  { method: 'head', path: '/api/ledger/{ledger}/transactions', operationId: 'countTransactionsV1', summary: 'Count the transactions a v1 list would return (`Count` header)', tags, responses: { 200: { description: 'Counted', headers: countHeader } } },
+  {
+    method: 'head',
+    path: '/api/ledger/{ledger}/transactions',
+    operationId: 'countTransactionsV1',
+    summary: 'Count the transactions a v1 list would return (`Count` header)',
+    tags,
+    responses: { 200: { description: 'Counted', headers: countHeader } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: countTransactionsQuery }),
   async function countTransactionsV1Handler(ctx) {
@@ -57,13 +66,25 @@ export const countTransactionsV1Route = defineRoute(
 );
 
 export const listTransactionsV1Route = defineRoute(
-  { method: 'get', path: '/api/ledger/{ledger}/transactions', operationId: 'listTransactionsV1', summary: 'List transactions, newest first (v1: `txid`, volumes)', tags, responses: { 200: { description: 'Transactions', schema: cursorOf(v1TransactionSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/{ledger}/transactions',
+    operationId: 'listTransactionsV1',
+    summary: 'List transactions, newest first (v1: `txid`, volumes)',
+    tags,
+    responses: { 200: { description: 'Transactions', schema: cursorOf(v1TransactionSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listTransactionsV1Query }),
   async function listTransactionsV1Handler(ctx) {
     const list = ctx.state.input.list;
     const { after, ...filters } = list.filters;
-    const page = await listTransactions(ctx.deps.db, ctx.state.input.params.ledger, { ...transactionFiltersOf(filters), before: after !== undefined ? BigInt(after) : undefined }, list);
+    const page = await listTransactions(
+      ctx.deps.db,
+      ctx.state.input.params.ledger,
+      { ...transactionFiltersOf(filters), before: after !== undefined ? BigInt(after) : undefined },
+      list,
+    );
     ctx.body = cursorEnvelope(list, page, (tx: LedgerTransaction) => [tx.id.toString()], v1TransactionView);
   },
 );
@@ -93,7 +114,8 @@ export const createTransactionsV1Route = defineRoute(
     path: '/api/ledger/{ledger}/transactions/batch',
     operationId: 'createTransactionsV1',
     summary: 'Create transactions in order, all or nothing (v1 batch)',
-    description: 'One database transaction: the first failing transaction rolls back the whole batch; its error names it (`transactions[i]: ...`, `details.index`).',
+    description:
+      'One database transaction: the first failing transaction rolls back the whole batch; its error names it (`transactions[i]: ...`, `details.index`).',
     tags,
     responses: { 200: { description: 'Committed, in the order sent', schema: dataOf({ type: 'array', items: v1TransactionSchema }) } },
   },
@@ -107,19 +129,35 @@ export const createTransactionsV1Route = defineRoute(
 );
 
 export const revertTransactionV1Route = defineRoute(
-  { method: 'post', path: '/api/ledger/{ledger}/transactions/{txid}/revert', operationId: 'revertTransactionV1', summary: 'Revert a transaction (v1)', tags, responses: { 201: { description: 'The revert transaction', schema: dataOf(v1TransactionSchema) } } },
+  {
+    method: 'post',
+    path: '/api/ledger/{ledger}/transactions/{txid}/revert',
+    operationId: 'revertTransactionV1',
+    summary: 'Revert a transaction (v1)',
+    tags,
+    responses: { 201: { description: 'The revert transaction', schema: dataOf(v1TransactionSchema) } },
+  },
   authenticate('ledger:write'),
   validate({ params: txParams('txid'), query: revertV1Query }),
   async function revertTransactionV1Handler(ctx) {
     const { params, query } = ctx.state.input;
-    const revert = await inV1Terms(() => revertTransactionV1(ctx.deps.db, params.ledger, BigInt(params.txid), { disableChecks: query.disableChecks === true }));
+    const revert = await inV1Terms(() =>
+      revertTransactionV1(ctx.deps.db, params.ledger, BigInt(params.txid), { disableChecks: query.disableChecks === true }),
+    );
     ctx.status = 201;
     ctx.body = { data: v1TransactionView(revert) };
   },
 );
 
 export const addTransactionMetadataV1Route = defineRoute(
-  { method: 'post', path: '/api/ledger/{ledger}/transactions/{txid}/metadata', operationId: 'addTransactionMetadataV1', summary: "Merge keys into a transaction's metadata (v1)", tags, responses: { 204: { description: 'Saved' } } },
+  {
+    method: 'post',
+    path: '/api/ledger/{ledger}/transactions/{txid}/metadata',
+    operationId: 'addTransactionMetadataV1',
+    summary: "Merge keys into a transaction's metadata (v1)",
+    tags,
+    responses: { 204: { description: 'Saved' } },
+  },
   authenticate('ledger:write'),
   validate({ params: txParams('txid'), body: metadataSchema }),
   async function addTransactionMetadataV1Handler(ctx) {

@@ -39,7 +39,13 @@ export const createTransactionRoute = defineRoute(
     summary: 'Create a transaction from postings or a Numscript script',
     tags,
     headers: idempotencyHeader,
-    responses: { 200: { description: 'Committed (or, with dryRun, computed and rolled back)', schema: dataOf(v2TransactionSchema), headers: idempotencyHitHeader } },
+    responses: {
+      200: {
+        description: 'Committed (or, with dryRun, computed and rolled back)',
+        schema: dataOf(v2TransactionSchema),
+        headers: idempotencyHitHeader,
+      },
+    },
   },
   authenticate('ledger:write'),
   validate({ params: ledgerParams, query: createTransactionQuery, body: v2PostTransactionSchema }),
@@ -58,7 +64,14 @@ export const createTransactionRoute = defineRoute(
 );
 
 export const listTransactionsRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/transactions', operationId: 'listTransactions', summary: 'List transactions, newest first', tags, responses: { 200: { description: 'Transactions', schema: cursorOf(v2TransactionSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/transactions',
+    operationId: 'listTransactions',
+    summary: 'List transactions, newest first',
+    tags,
+    responses: { 200: { description: 'Transactions', schema: cursorOf(v2TransactionSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: ledgerParams, query: listTransactionsQuery }),
   async function listTransactionsHandler(ctx) {
@@ -80,7 +93,14 @@ export function transactionFiltersOf(query: ParamOf<typeof countTransactionsQuer
 }
 
 export const readTransactionRoute = defineRoute(
-  { method: 'get', path: '/api/ledger/v2/{ledger}/transactions/{id}', operationId: 'getTransaction', summary: 'Read a transaction with its volumes', tags, responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } } },
+  {
+    method: 'get',
+    path: '/api/ledger/v2/{ledger}/transactions/{id}',
+    operationId: 'getTransaction',
+    summary: 'Read a transaction with its volumes',
+    tags,
+    responses: { 200: { description: 'Transaction', schema: dataOf(v2TransactionSchema) } },
+  },
   authenticate('ledger:read'),
   validate({ params: txParams('id'), query: getTransactionQuery }),
   async function readTransactionHandler(ctx) {
@@ -91,7 +111,14 @@ export const readTransactionRoute = defineRoute(
 );
 
 export const revertTransactionRoute = defineRoute(
-  { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/revert', operationId: 'revertTransaction', summary: 'Revert a transaction (reversed postings)', tags, responses: { 201: { description: 'The revert transaction', schema: dataOf(v2TransactionSchema) } } },
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/transactions/{id}/revert',
+    operationId: 'revertTransaction',
+    summary: 'Revert a transaction (reversed postings)',
+    tags,
+    responses: { 201: { description: 'The revert transaction', schema: dataOf(v2TransactionSchema) } },
+  },
   authenticate('ledger:write'),
   validate({ params: txParams('id'), query: revertQuery, body: revertBodySchema, bodyRequired: false }),
   async function revertTransactionHandler(ctx) {
@@ -109,14 +136,33 @@ export const revertTransactionRoute = defineRoute(
 );
 
 export const addTransactionMetadataRoute = defineRoute(
-  { method: 'post', path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata', operationId: 'addTransactionMetadata', summary: 'Merge keys into a transaction\'s metadata', tags, responses: { 204: { description: 'Saved' } } },
+  {
+    method: 'post',
+    path: '/api/ledger/v2/{ledger}/transactions/{id}/metadata',
+    operationId: 'addTransactionMetadata',
+    summary: "Merge keys into a transaction's metadata",
+    tags,
+    responses: { 204: { description: 'Saved' } },
+  },
   authenticate('ledger:write'),
   validate({ params: txParams('id'), query: metadataWriteQuery, body: metadataSchema }),
   async function addTransactionMetadataHandler(ctx) {
-    const { params: { ledger, id }, query } = ctx.state.input;
-    await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body, { dryRun: query.dryRun === true, ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}) });
+    const {
+      params: { ledger, id },
+      query,
+    } = ctx.state.input;
+    await addTransactionMetadata(ctx.deps.db, ledger, BigInt(id), ctx.state.input.body, {
+      dryRun: query.dryRun === true,
+      ...(query.schemaVersion !== undefined ? { schemaVersion: query.schemaVersion } : {}),
+    });
     ctx.status = 204;
   },
 );
 
-export const transactionRoutes = [createTransactionRoute, listTransactionsRoute, readTransactionRoute, revertTransactionRoute, addTransactionMetadataRoute];
+export const transactionRoutes = [
+  createTransactionRoute,
+  listTransactionsRoute,
+  readTransactionRoute,
+  revertTransactionRoute,
+  addTransactionMetadataRoute,
+];

@@ -1,7 +1,17 @@
 import { ApiError, isApiError } from '../../../lib/errors';
 
 /** Formance v1's error codes (its ErrorsEnum): the SDK reads a v1 error only when its code is one of them. */
-const V1_CODES = new Set(['INTERNAL', 'INSUFFICIENT_FUND', 'VALIDATION', 'CONFLICT', 'NO_SCRIPT', 'COMPILATION_FAILED', 'METADATA_OVERRIDE', 'NOT_FOUND', 'TIMEOUT']);
+const V1_CODES = new Set([
+  'INTERNAL',
+  'INSUFFICIENT_FUND',
+  'VALIDATION',
+  'CONFLICT',
+  'NO_SCRIPT',
+  'COMPILATION_FAILED',
+  'METADATA_OVERRIDE',
+  'NOT_FOUND',
+  'TIMEOUT',
+]);
 
 /**
  * Our code as v1 says it. v2-only business codes become VALIDATION, as Formance's v1 controllers answer them
@@ -19,6 +29,11 @@ export async function inV1Terms<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (!isApiError(error) || v1ErrorCode(error.code) === error.code) throw error;
-    throw new ApiError(v1ErrorCode(error.code), error.message, { status: error.status, details: error.details, headers: error.headers, cause: error });
+    throw new ApiError(v1ErrorCode(error.code), error.message, {
+      status: error.status,
+      details: error.details,
+      headers: error.headers,
+      cause: error,
+    });
   }
 }

@@ -44,7 +44,10 @@ export const instanceRoutes = [
       responses: { 200: { description: 'The instance', schema: dataOf(instanceSchema) } },
       // The instance lives under /instances, not under the workflow's path: its operations are linked explicitly.
       links: Object.fromEntries(
-        ['readInstance', 'readInstanceHistory', 'sendInstanceEvent', 'abortInstance'].map((id) => [id, { parameters: { 'path.instanceID': '$response.body#/data/id' } }]),
+        ['readInstance', 'readInstanceHistory', 'sendInstanceEvent', 'abortInstance'].map((id) => [
+          id,
+          { parameters: { 'path.instanceID': '$response.body#/data/id' } },
+        ]),
       ),
     },
     authenticate('orchestration:write'),
@@ -56,7 +59,14 @@ export const instanceRoutes = [
     },
   ),
   ...versionedListRoutes(
-    { method: 'get', path: '/instances', operationId: 'listInstances', summary: 'List instances, newest first', tags, responses: { 200: { description: 'Instances', schema: cursorOf(instanceSchema) } } },
+    {
+      method: 'get',
+      path: '/instances',
+      operationId: 'listInstances',
+      summary: 'List instances, newest first',
+      tags,
+      responses: { 200: { description: 'Instances', schema: cursorOf(instanceSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ query: instanceListQuery }),
     async function listInstancesHandler(ctx) {
@@ -66,7 +76,14 @@ export const instanceRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'get', path: '/instances/{instanceID}', operationId: 'readInstance', summary: 'Read an instance with its stage statuses', tags, responses: { 200: { description: 'Instance', schema: dataOf(instanceSchema) } } },
+    {
+      method: 'get',
+      path: '/instances/{instanceID}',
+      operationId: 'readInstance',
+      summary: 'Read an instance with its stage statuses',
+      tags,
+      responses: { 200: { description: 'Instance', schema: dataOf(instanceSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ params: instanceParams }),
     async function readInstanceHandler(ctx) {
@@ -74,7 +91,14 @@ export const instanceRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'post', path: '/instances/{instanceID}/events', operationId: 'sendInstanceEvent', summary: 'Send an event; one sent before its wait_event stage is kept for it', tags, responses: noContent },
+    {
+      method: 'post',
+      path: '/instances/{instanceID}/events',
+      operationId: 'sendInstanceEvent',
+      summary: 'Send an event; one sent before its wait_event stage is kept for it',
+      tags,
+      responses: noContent,
+    },
     authenticate('orchestration:write'),
     validate({ params: instanceParams, body: eventBodySchema }),
     async function sendEventHandler(ctx) {
@@ -83,7 +107,14 @@ export const instanceRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'put', path: '/instances/{instanceID}/abort', operationId: 'abortInstance', summary: 'Abort a running instance', tags, responses: noContent },
+    {
+      method: 'put',
+      path: '/instances/{instanceID}/abort',
+      operationId: 'abortInstance',
+      summary: 'Abort a running instance',
+      tags,
+      responses: noContent,
+    },
     authenticate('orchestration:write'),
     validate({ params: instanceParams }),
     async function abortInstanceHandler(ctx) {
@@ -96,7 +127,7 @@ export const instanceRoutes = [
       method: 'get',
       path: '/instances/{instanceID}/history',
       operationId: 'readInstanceHistory',
-      summary: 'Stages of an instance, from Temporal\'s history (op 13)',
+      summary: "Stages of an instance, from Temporal's history (op 13)",
       tags,
       responses: { 200: { description: 'Stage entries', schema: dataOf({ type: 'array', items: instanceHistoryEntrySchema }) } },
     },
@@ -106,20 +137,22 @@ export const instanceRoutes = [
       ctx.body = { data: await readInstanceHistory(ctx.deps, ctx.state.input.params.instanceID) };
     },
   ),
-  ...withV1StageOutputs(versionedRoutes(
-    {
-      method: 'get',
-      path: '/instances/{instanceID}/stages/{number}/history',
-      operationId: 'readStageHistory',
-      summary: 'Activities of one stage with attempts and retries, from Temporal (op 14)',
-      tags,
-      responses: { 200: { description: 'Activity entries', schema: dataOf({ type: 'array', items: stageHistoryEntrySchema }) } },
-    },
-    authenticate('orchestration:read'),
-    validate({ params: stageParams }),
-    async function readStageHistoryHandler(ctx) {
-      const { instanceID, number } = ctx.state.input.params;
-      ctx.body = { data: await readStageHistory(ctx.deps, instanceID, number) };
-    },
-  )),
+  ...withV1StageOutputs(
+    versionedRoutes(
+      {
+        method: 'get',
+        path: '/instances/{instanceID}/stages/{number}/history',
+        operationId: 'readStageHistory',
+        summary: 'Activities of one stage with attempts and retries, from Temporal (op 14)',
+        tags,
+        responses: { 200: { description: 'Activity entries', schema: dataOf({ type: 'array', items: stageHistoryEntrySchema }) } },
+      },
+      authenticate('orchestration:read'),
+      validate({ params: stageParams }),
+      async function readStageHistoryHandler(ctx) {
+        const { instanceID, number } = ctx.state.input.params;
+        ctx.body = { data: await readStageHistory(ctx.deps, instanceID, number) };
+      },
+    ),
+  ),
 ];

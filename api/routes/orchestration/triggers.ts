@@ -4,14 +4,28 @@ import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { anyObjectSchema, cursorOf, dataOf, listQuerySchema } from '../../schemas/common';
-import { occurrenceSchema, triggerInputSchema, triggerListQuery, triggerParams, triggerSchema, triggerTestResultSchema } from '../../schemas/orchestration';
+import {
+  occurrenceSchema,
+  triggerInputSchema,
+  triggerListQuery,
+  triggerParams,
+  triggerSchema,
+  triggerTestResultSchema,
+} from '../../schemas/orchestration';
 import { versionedListRoutes, versionedRoutes } from './versions';
 
 const tags = ['orchestration'];
 
 export const triggerRoutes = [
   ...versionedRoutes(
-    { method: 'post', path: '/triggers', operationId: 'createTrigger', summary: 'Create a trigger (op 15); filter and vars are CEL over `event`', tags, responses: { 201: { description: 'Created', schema: dataOf(triggerSchema) } } },
+    {
+      method: 'post',
+      path: '/triggers',
+      operationId: 'createTrigger',
+      summary: 'Create a trigger (op 15); filter and vars are CEL over `event`',
+      tags,
+      responses: { 201: { description: 'Created', schema: dataOf(triggerSchema) } },
+    },
     authenticate('orchestration:write'),
     validate({ body: triggerInputSchema }),
     async function createTriggerHandler(ctx) {
@@ -20,7 +34,14 @@ export const triggerRoutes = [
     },
   ),
   ...versionedListRoutes(
-    { method: 'get', path: '/triggers', operationId: 'listTriggers', summary: 'List triggers (filter name: substring, any case)', tags, responses: { 200: { description: 'Triggers', schema: cursorOf(triggerSchema) } } },
+    {
+      method: 'get',
+      path: '/triggers',
+      operationId: 'listTriggers',
+      summary: 'List triggers (filter name: substring, any case)',
+      tags,
+      responses: { 200: { description: 'Triggers', schema: cursorOf(triggerSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ query: triggerListQuery }),
     async function listTriggersHandler(ctx) {
@@ -29,7 +50,14 @@ export const triggerRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'get', path: '/triggers/{triggerID}', operationId: 'readTrigger', summary: 'Read a trigger', tags, responses: { 200: { description: 'Trigger', schema: dataOf(triggerSchema) } } },
+    {
+      method: 'get',
+      path: '/triggers/{triggerID}',
+      operationId: 'readTrigger',
+      summary: 'Read a trigger',
+      tags,
+      responses: { 200: { description: 'Trigger', schema: dataOf(triggerSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ params: triggerParams }),
     async function readTriggerHandler(ctx) {
@@ -37,7 +65,14 @@ export const triggerRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'delete', path: '/triggers/{triggerID}', operationId: 'deleteTrigger', summary: 'Delete a trigger', tags, responses: { 204: { description: 'Deleted' } } },
+    {
+      method: 'delete',
+      path: '/triggers/{triggerID}',
+      operationId: 'deleteTrigger',
+      summary: 'Delete a trigger',
+      tags,
+      responses: { 204: { description: 'Deleted' } },
+    },
     authenticate('orchestration:write'),
     validate({ params: triggerParams }),
     async function deleteTriggerHandler(ctx) {
@@ -46,16 +81,35 @@ export const triggerRoutes = [
     },
   ),
   ...versionedListRoutes(
-    { method: 'get', path: '/triggers/{triggerID}/occurrences', operationId: 'listTriggerOccurrences', summary: 'Occurrences of a trigger, newest first', tags, responses: { 200: { description: 'Occurrences', schema: cursorOf(occurrenceSchema) } } },
+    {
+      method: 'get',
+      path: '/triggers/{triggerID}/occurrences',
+      operationId: 'listTriggerOccurrences',
+      summary: 'Occurrences of a trigger, newest first',
+      tags,
+      responses: { 200: { description: 'Occurrences', schema: cursorOf(occurrenceSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ params: triggerParams, query: listQuerySchema() }),
     async function listOccurrencesHandler(ctx) {
       const list = ctx.state.input.list;
-      ctx.body = cursorEnvelope(list, await listOccurrences(ctx.deps.db, ctx.state.input.params.triggerID, list), (row) => [row.date, row.id], presentOccurrence);
+      ctx.body = cursorEnvelope(
+        list,
+        await listOccurrences(ctx.deps.db, ctx.state.input.params.triggerID, list),
+        (row) => [row.date, row.id],
+        presentOccurrence,
+      );
     },
   ),
   ...versionedRoutes(
-    { method: 'post', path: '/triggers/{triggerID}/test', operationId: 'testTrigger', summary: 'Evaluate a trigger\'s filter and vars against a sample payload (starts nothing)', tags, responses: { 200: { description: 'Evaluation', schema: dataOf(triggerTestResultSchema) } } },
+    {
+      method: 'post',
+      path: '/triggers/{triggerID}/test',
+      operationId: 'testTrigger',
+      summary: "Evaluate a trigger's filter and vars against a sample payload (starts nothing)",
+      tags,
+      responses: { 200: { description: 'Evaluation', schema: dataOf(triggerTestResultSchema) } },
+    },
     authenticate('orchestration:write'),
     validate({ params: triggerParams, body: anyObjectSchema({ description: 'A sample event payload' }) }),
     async function testTriggerHandler(ctx) {

@@ -10,7 +10,12 @@ type VersionedSpec = Omit<OperationSpec, 'path'> & { path: string };
  * defineRoute, the handler's input is typed from the schemas `validation` checks; a route without input has no
  * `validation`.
  */
-export function versionedRoutes<I>(spec: VersionedSpec, guard: ChainMiddleware, validation: ValidateMiddleware<I>, handler: RouteHandler<I>): RouteDefinition[];
+export function versionedRoutes<I>(
+  spec: VersionedSpec,
+  guard: ChainMiddleware,
+  validation: ValidateMiddleware<I>,
+  handler: RouteHandler<I>,
+): RouteDefinition[];
 export function versionedRoutes(spec: VersionedSpec, guard: ChainMiddleware, handler: RouteHandler): RouteDefinition[];
 export function versionedRoutes<I>(
   spec: VersionedSpec,
@@ -53,7 +58,10 @@ export function versionedListRoutes<I extends { list: ListRequest<object> }>(
   const cursorSchema = spec.responses[200]?.schema as { properties?: { cursor?: { properties?: { data?: unknown } } } } | undefined;
   const responses = {
     ...v1.spec.responses,
-    200: { description: `${spec.responses[200]?.description ?? 'List'} (with Formance v1's \`data\`)`, schema: { ...cursorSchema, properties: { ...cursorSchema?.properties, data: cursorSchema?.properties?.cursor?.properties?.data } } },
+    200: {
+      description: `${spec.responses[200]?.description ?? 'List'} (with Formance v1's \`data\`)`,
+      schema: { ...cursorSchema, properties: { ...cursorSchema?.properties, data: cursorSchema?.properties?.cursor?.properties?.data } },
+    },
   };
   return [v2, { ...v1, spec: { ...v1.spec, responses }, chain: [v1DataEnvelope, ...v1.chain] }];
 }

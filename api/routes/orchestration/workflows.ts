@@ -26,7 +26,14 @@ export const workflowRoutes = [
     },
   ),
   ...versionedListRoutes(
-    { method: 'get', path: '/workflows', operationId: 'listWorkflows', summary: 'List workflows, newest first', tags, responses: { 200: { description: 'Workflows', schema: cursorOf(workflowSchema) } } },
+    {
+      method: 'get',
+      path: '/workflows',
+      operationId: 'listWorkflows',
+      summary: 'List workflows, newest first',
+      tags,
+      responses: { 200: { description: 'Workflows', schema: cursorOf(workflowSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ query: listQuerySchema() }),
     async function listWorkflowsHandler(ctx) {
@@ -35,7 +42,14 @@ export const workflowRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'get', path: '/workflows/{workflowID}', operationId: 'readWorkflow', summary: 'Read a workflow', tags, responses: { 200: { description: 'Workflow', schema: dataOf(workflowSchema) } } },
+    {
+      method: 'get',
+      path: '/workflows/{workflowID}',
+      operationId: 'readWorkflow',
+      summary: 'Read a workflow',
+      tags,
+      responses: { 200: { description: 'Workflow', schema: dataOf(workflowSchema) } },
+    },
     authenticate('orchestration:read'),
     validate({ params: workflowParams }),
     async function readWorkflowHandler(ctx) {
@@ -43,7 +57,14 @@ export const workflowRoutes = [
     },
   ),
   ...versionedRoutes(
-    { method: 'delete', path: '/workflows/{workflowID}', operationId: 'deleteWorkflow', summary: 'Delete a workflow (its running instances go on)', tags, responses: { 204: { description: 'Deleted' } } },
+    {
+      method: 'delete',
+      path: '/workflows/{workflowID}',
+      operationId: 'deleteWorkflow',
+      summary: 'Delete a workflow (its running instances go on)',
+      tags,
+      responses: { 204: { description: 'Deleted' } },
+    },
     authenticate('orchestration:write'),
     validate({ params: workflowParams }),
     async function deleteWorkflowHandler(ctx) {

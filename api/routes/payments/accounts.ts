@@ -11,7 +11,14 @@ const base = '/api/payments/v3/accounts';
 const params = idParams('accountID');
 
 export const listAccountsRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listAccounts', summary: 'List accounts (fetched and recorded), newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(accountSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listAccounts',
+    summary: 'List accounts (fetched and recorded), newest first',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(accountSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: accountsListQuery }),
   async function listAccountsHandler(ctx) {
@@ -23,7 +30,14 @@ export const listAccountsRoute = defineRoute(
 );
 
 export const readAccountRoute = defineRoute(
-  { method: 'get', path: `${base}/{accountID}`, operationId: 'readAccount', summary: 'Read an account', tags, responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{accountID}`,
+    operationId: 'readAccount',
+    summary: 'Read an account',
+    tags,
+    responses: { 200: { description: 'Account', schema: dataOf(accountSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function readAccountHandler(ctx) {
@@ -32,8 +46,14 @@ export const readAccountRoute = defineRoute(
 );
 
 export const createAccountRoute = defineRoute(
-  { method: 'post', path: base, operationId: 'createAccount', summary: 'Record an account of a connector (needs ALLOW_FORMANCE_ACCOUNT_CREATION)', tags,
-    responses: { 201: { description: 'Recorded', schema: dataOf(accountSchema) } } },
+  {
+    method: 'post',
+    path: base,
+    operationId: 'createAccount',
+    summary: 'Record an account of a connector (needs ALLOW_FORMANCE_ACCOUNT_CREATION)',
+    tags,
+    responses: { 201: { description: 'Recorded', schema: dataOf(accountSchema) } },
+  },
   authenticate('payments:write'),
   validate({ body: manualAccountInputSchema }),
   async function createAccountHandler(ctx) {
@@ -43,8 +63,14 @@ export const createAccountRoute = defineRoute(
 );
 
 export const accountBalancesRoute = defineRoute(
-  { method: 'get', path: `${base}/{accountID}/balances`, operationId: 'listAccountBalances', summary: 'An account\'s last fetched balance per asset', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(balanceSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{accountID}/balances`,
+    operationId: 'listAccountBalances',
+    summary: "An account's last fetched balance per asset",
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(balanceSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params, query: balancesListQuery }),
   async function accountBalancesHandler(ctx) {

@@ -14,8 +14,14 @@ const params = idParams('bankAccountId');
 const bankAccountV1Schema = { ...bankAccountSchema, required: [...(bankAccountSchema.required as string[]), 'country'] };
 
 export const createBankAccountV1Route = defineRoute(
-  { method: 'post', path: base, operationId: 'createBankAccountV1', summary: 'Create a bank account, forwarded to `connectorID` when given (v1)', tags,
-    responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountV1Schema) } } },
+  {
+    method: 'post',
+    path: base,
+    operationId: 'createBankAccountV1',
+    summary: 'Create a bank account, forwarded to `connectorID` when given (v1)',
+    tags,
+    responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountV1Schema) } },
+  },
   authenticate('payments:write'),
   validate({ body: bankAccountInputV1Schema }),
   async function createBankAccountV1Handler(ctx) {
@@ -25,8 +31,14 @@ export const createBankAccountV1Route = defineRoute(
 );
 
 export const listBankAccountsV1Route = defineRoute(
-  { method: 'get', path: base, operationId: 'listBankAccountsV1', summary: 'Bank accounts, newest first (v1)', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountV1Schema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listBankAccountsV1',
+    summary: 'Bank accounts, newest first (v1)',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ query: sortedListV1Query }),
   async function listBankAccountsV1Handler(ctx) {
@@ -36,17 +48,36 @@ export const listBankAccountsV1Route = defineRoute(
 );
 
 export const forwardBankAccountV1Route = defineRoute(
-  { method: 'post', path: `${base}/{bankAccountId}/forward`, operationId: 'forwardBankAccountV1', summary: 'Create the bank account at a connector (v1)', tags,
-    responses: { 200: { description: 'Bank account with its related account', schema: dataOf(bankAccountV1Schema) } } },
+  {
+    method: 'post',
+    path: `${base}/{bankAccountId}/forward`,
+    operationId: 'forwardBankAccountV1',
+    summary: 'Create the bank account at a connector (v1)',
+    tags,
+    responses: { 200: { description: 'Bank account with its related account', schema: dataOf(bankAccountV1Schema) } },
+  },
   authenticate('payments:write'),
   validate({ params, body: forwardInputSchema }),
   async function forwardBankAccountV1Handler(ctx) {
-    ctx.body = { data: await forwardBankAccountV1({ db: ctx.deps.db, temporal: temporalOf(ctx) }, ctx.state.input.params.bankAccountId, ctx.state.input.body.connectorID) };
+    ctx.body = {
+      data: await forwardBankAccountV1(
+        { db: ctx.deps.db, temporal: temporalOf(ctx) },
+        ctx.state.input.params.bankAccountId,
+        ctx.state.input.body.connectorID,
+      ),
+    };
   },
 );
 
 export const updateBankAccountMetadataV1Route = defineRoute(
-  { method: 'patch', path: `${base}/{bankAccountId}/metadata`, operationId: 'updateBankAccountMetadataV1', summary: 'Merge metadata into a bank account (v1)', tags, responses: noContent },
+  {
+    method: 'patch',
+    path: `${base}/{bankAccountId}/metadata`,
+    operationId: 'updateBankAccountMetadataV1',
+    summary: 'Merge metadata into a bank account (v1)',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: bankAccountMetadataV1Schema }),
   async function updateBankAccountMetadataV1Handler(ctx) {

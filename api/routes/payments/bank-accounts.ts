@@ -6,14 +6,29 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { bankAccountInputSchema, bankAccountSchema, forwardInputSchema, idParams, taskSchema, v3MetadataBody, v3PlainListQuery } from '../../schemas/payments';
+import {
+  bankAccountInputSchema,
+  bankAccountSchema,
+  forwardInputSchema,
+  idParams,
+  taskSchema,
+  v3MetadataBody,
+  v3PlainListQuery,
+} from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const params = idParams('bankAccountId');
 
 export const createBankAccountRoute = defineRoute(
-  { method: 'post', path: '/api/payments/v3/bank-accounts', operationId: 'createBankAccount', summary: 'Create a bank account (IBAN or account number)', tags, headers: idempotencyHeader,
-    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
+  {
+    method: 'post',
+    path: '/api/payments/v3/bank-accounts',
+    operationId: 'createBankAccount',
+    summary: 'Create a bank account (IBAN or account number)',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } },
+  },
   authenticate('payments:write'),
   validate({ body: bankAccountInputSchema }),
   async function createBankAccountHandler(ctx) {
@@ -23,19 +38,34 @@ export const createBankAccountRoute = defineRoute(
 );
 
 /** The read is served on the v3 path and on the older one. */
-const readBankAccount = (path: string, operationId: string) => defineRoute(
-  { method: 'get', path, operationId, summary: 'Read a bank account (op 8); IBAN and account number are masked', tags, responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountSchema) } } },
-  authenticate('payments:read'),
-  validate({ params }),
-  async function readBankAccountHandler(ctx) {
-    ctx.body = { data: await getBankAccount(ctx.deps.db, ctx.state.input.params.bankAccountId) };
-  },
-);
+const readBankAccount = (path: string, operationId: string) =>
+  defineRoute(
+    {
+      method: 'get',
+      path,
+      operationId,
+      summary: 'Read a bank account (op 8); IBAN and account number are masked',
+      tags,
+      responses: { 200: { description: 'Bank account', schema: dataOf(bankAccountSchema) } },
+    },
+    authenticate('payments:read'),
+    validate({ params }),
+    async function readBankAccountHandler(ctx) {
+      ctx.body = { data: await getBankAccount(ctx.deps.db, ctx.state.input.params.bankAccountId) };
+    },
+  );
 export const readBankAccountRoute = readBankAccount('/api/payments/bank-accounts/{bankAccountId}', 'readBankAccount');
 export const readBankAccountV3Route = readBankAccount('/api/payments/v3/bank-accounts/{bankAccountId}', 'readBankAccountV3');
 
 export const listBankAccountsRoute = defineRoute(
-  { method: 'get', path: '/api/payments/v3/bank-accounts', operationId: 'listBankAccounts', summary: 'List bank accounts, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/v3/bank-accounts',
+    operationId: 'listBankAccounts',
+    summary: 'List bank accounts, newest first',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(bankAccountSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: v3PlainListQuery }),
   async function listBankAccountsHandler(ctx) {
@@ -45,8 +75,14 @@ export const listBankAccountsRoute = defineRoute(
 );
 
 export const updateBankAccountMetadataRoute = defineRoute(
-  { method: 'patch', path: '/api/payments/v3/bank-accounts/{bankAccountId}/metadata', operationId: 'updateBankAccountMetadata', summary: 'Merge `metadata` into a bank account\'s', tags,
-    responses: noContent },
+  {
+    method: 'patch',
+    path: '/api/payments/v3/bank-accounts/{bankAccountId}/metadata',
+    operationId: 'updateBankAccountMetadata',
+    summary: "Merge `metadata` into a bank account's",
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: v3MetadataBody }),
   async function updateBankAccountMetadataHandler(ctx) {
@@ -56,8 +92,14 @@ export const updateBankAccountMetadataRoute = defineRoute(
 );
 
 export const forwardBankAccountRoute = defineRoute(
-  { method: 'post', path: '/api/payments/v3/bank-accounts/{bankAccountId}/forward', operationId: 'forwardBankAccount', summary: 'Create the bank account at a connector (runs on Temporal)', tags,
-    responses: { 202: { description: 'The forward\'s task (read it with getTask)', schema: dataOf(taskSchema) } } },
+  {
+    method: 'post',
+    path: '/api/payments/v3/bank-accounts/{bankAccountId}/forward',
+    operationId: 'forwardBankAccount',
+    summary: 'Create the bank account at a connector (runs on Temporal)',
+    tags,
+    responses: { 202: { description: "The forward's task (read it with getTask)", schema: dataOf(taskSchema) } },
+  },
   authenticate('payments:write'),
   validate({ params, body: forwardInputSchema }),
   async function forwardBankAccountHandler(ctx) {
@@ -67,4 +109,11 @@ export const forwardBankAccountRoute = defineRoute(
   },
 );
 
-export const bankAccountRoutes = [createBankAccountRoute, readBankAccountRoute, readBankAccountV3Route, listBankAccountsRoute, updateBankAccountMetadataRoute, forwardBankAccountRoute];
+export const bankAccountRoutes = [
+  createBankAccountRoute,
+  readBankAccountRoute,
+  readBankAccountV3Route,
+  listBankAccountsRoute,
+  updateBankAccountMetadataRoute,
+  forwardBankAccountRoute,
+];

@@ -11,10 +11,15 @@ import { tags } from './common';
  * area before anything is read. A Stripe event answers 204 once applied (or recognised as already applied).
  */
 export const connectorWebhookRoute = defineRoute(
-  { method: 'post', path: '/api/payments/v3/connectors/webhooks/{connectorID}', operationId: 'receiveConnectorWebhook',
-    summary: 'Receive a provider\'s signed event (public; guarded by the provider\'s signature)', tags,
+  {
+    method: 'post',
+    path: '/api/payments/v3/connectors/webhooks/{connectorID}',
+    operationId: 'receiveConnectorWebhook',
+    summary: "Receive a provider's signed event (public; guarded by the provider's signature)",
+    tags,
     description: 'Stripe: the body as Stripe sent it, signed in `Stripe-Signature`. Applied at once; an event id already applied changes nothing.',
-    responses: { 204: { description: 'Applied, or already applied' }, 401: { description: 'Missing or wrong signature; nothing stored' } } },
+    responses: { 204: { description: 'Applied, or already applied' }, 401: { description: 'Missing or wrong signature; nothing stored' } },
+  },
   openRoute(),
   validate({ params: idParams('connectorID') }),
   async function receiveConnectorWebhookHandler(ctx) {

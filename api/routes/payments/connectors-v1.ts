@@ -1,6 +1,13 @@
 import {
-  connectorConfigFields, getConnectorTaskV1, installConnectorV1, listConnectorsV1, listConnectorTasksV1, readConnectorConfigV1, resetConnectorV1,
-  uninstallConnectorV1, updateConnectorConfigV1,
+  connectorConfigFields,
+  getConnectorTaskV1,
+  installConnectorV1,
+  listConnectorsV1,
+  listConnectorTasksV1,
+  readConnectorConfigV1,
+  resetConnectorV1,
+  uninstallConnectorV1,
+  updateConnectorConfigV1,
 } from '../../../areas/payments';
 import { PLATFORM_VERSION } from '../../../lib/version';
 import type { AppContext } from '../../context';
@@ -10,7 +17,14 @@ import { defineRoute, type RouteDefinition } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { connectorConfigsSchema, plainListQuery } from '../../schemas/payments';
 import {
-  connectorConfigV1Schema, connectorV1Schema, providerIdParams, providerIdTaskParams, providerParams, providerTaskParams, serverInfoV1Schema, taskV1Schema,
+  connectorConfigV1Schema,
+  connectorV1Schema,
+  providerIdParams,
+  providerIdTaskParams,
+  providerParams,
+  providerTaskParams,
+  serverInfoV1Schema,
+  taskV1Schema,
 } from '../../schemas/payments-v1';
 import { noContent, tags, temporalOf } from './common';
 
@@ -22,8 +36,14 @@ const base = '/api/payments/connectors';
 const deps = (ctx: Pick<AppContext, 'deps'>) => ({ db: ctx.deps.db, temporal: temporalOf(ctx) });
 
 export const serverInfoV1Route = defineRoute(
-  { method: 'get', path: '/api/payments/_info', operationId: 'getPaymentsServerInfoV1', summary: 'Payments service version (v1 ServerInfo)', tags,
-    responses: { 200: { description: 'Server info', schema: serverInfoV1Schema } } },
+  {
+    method: 'get',
+    path: '/api/payments/_info',
+    operationId: 'getPaymentsServerInfoV1',
+    summary: 'Payments service version (v1 ServerInfo)',
+    tags,
+    responses: { 200: { description: 'Server info', schema: serverInfoV1Schema } },
+  },
   authenticate('payments:read'),
   validate({}),
   async function serverInfoV1Handler(ctx) {
@@ -32,8 +52,14 @@ export const serverInfoV1Route = defineRoute(
 );
 
 export const listConnectorsV1Route = defineRoute(
-  { method: 'get', path: base, operationId: 'listConnectorsV1', summary: 'Installed connectors (v1)', tags,
-    responses: { 200: { description: 'Connectors', schema: dataOf({ type: 'array', items: connectorV1Schema }) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listConnectorsV1',
+    summary: 'Installed connectors (v1)',
+    tags,
+    responses: { 200: { description: 'Connectors', schema: dataOf({ type: 'array', items: connectorV1Schema }) } },
+  },
   authenticate('payments:read'),
   validate({}),
   async function listConnectorsV1Handler(ctx) {
@@ -42,8 +68,14 @@ export const listConnectorsV1Route = defineRoute(
 );
 
 export const listConnectorConfigsV1Route = defineRoute(
-  { method: 'get', path: `${base}/configs`, operationId: 'listConnectorConfigsV1', summary: 'The config fields of each plugin (v1)', tags,
-    responses: { 200: { description: 'Per plugin', schema: dataOf(connectorConfigsSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/configs`,
+    operationId: 'listConnectorConfigsV1',
+    summary: 'The config fields of each plugin (v1)',
+    tags,
+    responses: { 200: { description: 'Per plugin', schema: dataOf(connectorConfigsSchema) } },
+  },
   authenticate('payments:read'),
   validate({}),
   async function listConnectorConfigsV1Handler(ctx) {
@@ -52,13 +84,28 @@ export const listConnectorConfigsV1Route = defineRoute(
 );
 
 export const installConnectorV1Route = defineRoute(
-  { method: 'post', path: `${base}/{connector}`, operationId: 'installConnectorV1', summary: 'Install a connector of a provider (v1)', tags,
+  {
+    method: 'post',
+    path: `${base}/{connector}`,
+    operationId: 'installConnectorV1',
+    summary: 'Install a connector of a provider (v1)',
+    tags,
     description: 'DUMMY-PAY takes a DummyPayConfig (its `filePollingPeriod` is the polling period), GENERIC a GenericConfig.',
-    responses: { 201: { description: 'Installed; fetching started', schema: dataOf({ type: 'object', required: ['connectorID'], properties: { connectorID: { type: 'string' } } }) } } },
+    responses: {
+      201: {
+        description: 'Installed; fetching started',
+        schema: dataOf({ type: 'object', required: ['connectorID'], properties: { connectorID: { type: 'string' } } }),
+      },
+    },
+  },
   authenticate('payments:write'),
   validate({ params: providerParams, body: connectorConfigV1Schema }),
   async function installConnectorV1Handler(ctx) {
-    const connectorID = await installConnectorV1({ ...deps(ctx), dataDir: ctx.deps.config.dataDir }, ctx.state.input.params.connector, ctx.state.input.body);
+    const connectorID = await installConnectorV1(
+      { ...deps(ctx), dataDir: ctx.deps.config.dataDir },
+      ctx.state.input.params.connector,
+      ctx.state.input.body,
+    );
     ctx.status = 201;
     ctx.body = { data: { connectorID } };
   },
@@ -67,7 +114,14 @@ export const installConnectorV1Route = defineRoute(
 /** Each v1 connector operation exists on `/{connector}/...` (the provider's newest installed connector) and `/{connector}/{connectorId}/...`. */
 function configRoute(path: string, operationId: string, withId: boolean): RouteDefinition {
   return defineRoute(
-    { method: 'get', path, operationId, summary: 'A connector\'s config (v1; secrets redacted)', tags, responses: { 200: { description: 'Config', schema: dataOf({ type: 'object' }) } } },
+    {
+      method: 'get',
+      path,
+      operationId,
+      summary: "A connector's config (v1; secrets redacted)",
+      tags,
+      responses: { 200: { description: 'Config', schema: dataOf({ type: 'object' }) } },
+    },
     authenticate('payments:read'),
     validate({ params: withId ? providerIdParams : providerParams }),
     async function readConnectorConfigV1Handler(ctx) {
@@ -105,8 +159,14 @@ function resetRoute(path: string, operationId: string, withId: boolean): RouteDe
 
 function tasksRoute(path: string, operationId: string, withId: boolean): RouteDefinition {
   return defineRoute(
-    { method: 'get', path, operationId, summary: 'A connector\'s tasks (v1): its install, reset and uninstall runs, newest first', tags,
-      responses: { 200: { description: 'Cursor', schema: cursorOf(taskV1Schema) } } },
+    {
+      method: 'get',
+      path,
+      operationId,
+      summary: "A connector's tasks (v1): its install, reset and uninstall runs, newest first",
+      tags,
+      responses: { 200: { description: 'Cursor', schema: cursorOf(taskV1Schema) } },
+    },
     authenticate('payments:read'),
     validate({ params: withId ? providerIdParams : providerParams, query: plainListQuery }),
     async function listConnectorTasksV1Handler(ctx) {
@@ -121,7 +181,14 @@ function tasksRoute(path: string, operationId: string, withId: boolean): RouteDe
 
 function taskRoute(path: string, operationId: string, withId: boolean): RouteDefinition {
   return defineRoute(
-    { method: 'get', path, operationId, summary: 'One of a connector\'s tasks (v1)', tags, responses: { 200: { description: 'Task', schema: dataOf(taskV1Schema) } } },
+    {
+      method: 'get',
+      path,
+      operationId,
+      summary: "One of a connector's tasks (v1)",
+      tags,
+      responses: { 200: { description: 'Task', schema: dataOf(taskV1Schema) } },
+    },
     authenticate('payments:read'),
     validate({ params: withId ? providerIdTaskParams : providerTaskParams }),
     async function getConnectorTaskV1Handler(ctx) {
@@ -132,8 +199,14 @@ function taskRoute(path: string, operationId: string, withId: boolean): RouteDef
 }
 
 export const updateConnectorConfigV1Route = defineRoute(
-  { method: 'post', path: `${base}/{connector}/{connectorId}/config`, operationId: 'updateConnectorConfigV1', summary: 'Replace a connector\'s config (v1); the name cannot change', tags,
-    responses: noContent },
+  {
+    method: 'post',
+    path: `${base}/{connector}/{connectorId}/config`,
+    operationId: 'updateConnectorConfigV1',
+    summary: "Replace a connector's config (v1); the name cannot change",
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: providerIdParams, body: connectorConfigV1Schema }),
   async function updateConnectorConfigV1Handler(ctx) {
@@ -145,7 +218,10 @@ export const updateConnectorConfigV1Route = defineRoute(
 
 // Static segments first: the router answers with the first matching route.
 export const connectorV1Routes = [
-  serverInfoV1Route, listConnectorsV1Route, listConnectorConfigsV1Route, installConnectorV1Route,
+  serverInfoV1Route,
+  listConnectorsV1Route,
+  listConnectorConfigsV1Route,
+  installConnectorV1Route,
   configRoute(`${base}/{connector}/config`, 'readConnectorConfigV1', false),
   resetRoute(`${base}/{connector}/reset`, 'resetConnectorV1', false),
   tasksRoute(`${base}/{connector}/tasks`, 'listConnectorTasksV1', false),

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { allCapabilities, capabilitiesOf, connectorConfigFields, getConnectorRow, installConnector, resetConnector, uninstallConnector, updateConnectorConfig } from '../../../areas/payments';
+import {
+  allCapabilities,
+  capabilitiesOf,
+  connectorConfigFields,
+  getConnectorRow,
+  installConnector,
+  resetConnector,
+  uninstallConnector,
+  updateConnectorConfig,
+} from '../../../areas/payments';
 import type { ConnectorProvider } from '../../../areas/payments';
 import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments';
 import { stringifyJson } from '../../../lib/json';
@@ -9,8 +18,16 @@ import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, mapSchema } from '../../schemas/common';
 import {
-  capabilitiesSchema, connectorConfigsSchema, connectorConfigUpdateSchema, connectorSchema, connectorsListQuery, genericConfigSchema, idParams,
-  simulatedConfigSchema, stripeConfigSchema, taskSchema,
+  capabilitiesSchema,
+  connectorConfigsSchema,
+  connectorConfigUpdateSchema,
+  connectorSchema,
+  connectorsListQuery,
+  genericConfigSchema,
+  idParams,
+  simulatedConfigSchema,
+  stripeConfigSchema,
+  taskSchema,
 } from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
 
@@ -18,11 +35,22 @@ const base = '/api/payments/v3/connectors';
 const params = idParams('connectorID');
 
 /** One install route per plugin, so each config has its exact schema in the OpenAPI document. */
-function installRoute(provider: ConnectorProvider, schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema, summary: string) {
+function installRoute(
+  provider: ConnectorProvider,
+  schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema,
+  summary: string,
+) {
   return defineRoute(
-    { method: 'post', path: `${base}/install/${provider}`, operationId: `installConnector_${provider}`, summary, tags,
-      description: 'Creates the connector\'s Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).',
-      responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } } },
+    {
+      method: 'post',
+      path: `${base}/install/${provider}`,
+      operationId: `installConnector_${provider}`,
+      summary,
+      tags,
+      description:
+        "Creates the connector's Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).",
+      responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } },
+    },
     authenticate('payments:write'),
     validate({ body: schema }),
     async function installConnectorHandler(ctx) {
@@ -38,7 +66,14 @@ export const installGenericRoute = installRoute('generic', genericConfigSchema, 
 export const installStripeRoute = installRoute('stripe', stripeConfigSchema, 'Install the Stripe connector');
 
 export const listConnectorsRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listConnectors', summary: 'List connectors, installed and uninstalled', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(connectorSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listConnectors',
+    summary: 'List connectors, installed and uninstalled',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(connectorSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: connectorsListQuery }),
   async function listConnectorsHandler(ctx) {
@@ -48,8 +83,14 @@ export const listConnectorsRoute = defineRoute(
 );
 
 export const readConnectorConfigRoute = defineRoute(
-  { method: 'get', path: `${base}/{connectorID}/config`, operationId: 'readConnectorConfig', summary: 'Read a connector\'s config (secrets redacted)', tags,
-    responses: { 200: { description: 'Config, with `provider` naming Formance\'s config type', schema: dataOf({ type: 'object' }) } } },
+  {
+    method: 'get',
+    path: `${base}/{connectorID}/config`,
+    operationId: 'readConnectorConfig',
+    summary: "Read a connector's config (secrets redacted)",
+    tags,
+    responses: { 200: { description: "Config, with `provider` naming Formance's config type", schema: dataOf({ type: 'object' }) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function readConnectorConfigHandler(ctx) {
@@ -58,9 +99,15 @@ export const readConnectorConfigRoute = defineRoute(
 );
 
 export const updateConnectorConfigRoute = defineRoute(
-  { method: 'patch', path: `${base}/{connectorID}/config`, operationId: 'updateConnectorConfig', summary: 'Replace an installed connector\'s config', tags,
-    description: 'The whole config, as at install; the name cannot change. A new polling period is applied to the connector\'s schedules.',
-    responses: noContent },
+  {
+    method: 'patch',
+    path: `${base}/{connectorID}/config`,
+    operationId: 'updateConnectorConfig',
+    summary: "Replace an installed connector's config",
+    tags,
+    description: "The whole config, as at install; the name cannot change. A new polling period is applied to the connector's schedules.",
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: connectorConfigUpdateSchema }),
   async function updateConnectorConfigHandler(ctx) {
@@ -71,8 +118,14 @@ export const updateConnectorConfigRoute = defineRoute(
 );
 
 export const listConnectorConfigsRoute = defineRoute(
-  { method: 'get', path: `${base}/configs`, operationId: 'listConnectorConfigs', summary: 'The config fields of each connector plugin', tags,
-    responses: { 200: { description: 'Per plugin', schema: dataOf(connectorConfigsSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/configs`,
+    operationId: 'listConnectorConfigs',
+    summary: 'The config fields of each connector plugin',
+    tags,
+    responses: { 200: { description: 'Per plugin', schema: dataOf(connectorConfigsSchema) } },
+  },
   authenticate('payments:read'),
   validate({}),
   async function listConnectorConfigsHandler(ctx) {
@@ -81,9 +134,18 @@ export const listConnectorConfigsRoute = defineRoute(
 );
 
 export const listConnectorCapabilitiesRoute = defineRoute(
-  { method: 'get', path: `${base}/capabilities`, operationId: 'listConnectorCapabilities', summary: 'The capabilities of each connector plugin', tags,
+  {
+    method: 'get',
+    path: `${base}/capabilities`,
+    operationId: 'listConnectorCapabilities',
+    summary: 'The capabilities of each connector plugin',
+    tags,
     headers: { 'If-None-Match': { description: 'The ETag of an earlier answer: 304 when unchanged.', schema: { type: 'string', maxLength: 200 } } },
-    responses: { 200: { description: 'Per plugin', schema: dataOf(mapSchema(capabilitiesSchema)) }, 304: { description: 'Unchanged since the ETag sent' } } },
+    responses: {
+      200: { description: 'Per plugin', schema: dataOf(mapSchema(capabilitiesSchema)) },
+      304: { description: 'Unchanged since the ETag sent' },
+    },
+  },
   authenticate('payments:read'),
   validate({}),
   async function listConnectorCapabilitiesHandler(ctx) {
@@ -99,9 +161,15 @@ export const listConnectorCapabilitiesRoute = defineRoute(
 );
 
 export const getConnectorCapabilitiesRoute = defineRoute(
-  { method: 'get', path: `${base}/{connectorID}/capabilities`, operationId: 'getConnectorCapabilities', summary: 'A connector\'s capabilities', tags,
+  {
+    method: 'get',
+    path: `${base}/{connectorID}/capabilities`,
+    operationId: 'getConnectorCapabilities',
+    summary: "A connector's capabilities",
+    tags,
     description: 'An operation that needs a capability the connector lacks answers 400 naming it.',
-    responses: { 200: { description: 'Capabilities', schema: dataOf(capabilitiesSchema) } } },
+    responses: { 200: { description: 'Capabilities', schema: dataOf(capabilitiesSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function getConnectorCapabilitiesHandler(ctx) {
@@ -110,9 +178,16 @@ export const getConnectorCapabilitiesRoute = defineRoute(
 );
 
 export const uninstallConnectorRoute = defineRoute(
-  { method: 'delete', path: `${base}/{connectorID}`, operationId: 'uninstallConnector', summary: 'Uninstall: stop fetching; fetched data stays', tags,
-    description: 'Marks the connector uninstalled at once, then a task (a Temporal workflow) deletes its schedules; read it with GET /api/payments/v3/tasks/{taskID}.',
-    responses: { 202: { description: 'Uninstalled; the task removes its schedules', schema: dataOf(taskSchema) } } },
+  {
+    method: 'delete',
+    path: `${base}/{connectorID}`,
+    operationId: 'uninstallConnector',
+    summary: 'Uninstall: stop fetching; fetched data stays',
+    tags,
+    description:
+      'Marks the connector uninstalled at once, then a task (a Temporal workflow) deletes its schedules; read it with GET /api/payments/v3/tasks/{taskID}.',
+    responses: { 202: { description: 'Uninstalled; the task removes its schedules', schema: dataOf(taskSchema) } },
+  },
   authenticate('payments:write'),
   validate({ params }),
   async function uninstallConnectorHandler(ctx) {
@@ -122,9 +197,16 @@ export const uninstallConnectorRoute = defineRoute(
 );
 
 export const resetConnectorRoute = defineRoute(
-  { method: 'post', path: `${base}/{connectorID}/reset`, operationId: 'resetConnector', summary: 'Fetch everything again from the provider', tags,
-    description: 'A task recreates the connector\'s schedules (unpaused) and fetches every kind of data from scratch; fetched rows are kept and upserted.',
-    responses: { 202: { description: 'Task started', schema: dataOf({ type: 'string', description: 'taskID' }) } } },
+  {
+    method: 'post',
+    path: `${base}/{connectorID}/reset`,
+    operationId: 'resetConnector',
+    summary: 'Fetch everything again from the provider',
+    tags,
+    description:
+      "A task recreates the connector's schedules (unpaused) and fetches every kind of data from scratch; fetched rows are kept and upserted.",
+    responses: { 202: { description: 'Task started', schema: dataOf({ type: 'string', description: 'taskID' }) } },
+  },
   authenticate('payments:write'),
   validate({ params }),
   async function resetConnectorHandler(ctx) {
@@ -134,6 +216,15 @@ export const resetConnectorRoute = defineRoute(
 );
 
 export const connectorRoutes = [
-  installSimulatedRoute, installGenericRoute, installStripeRoute, listConnectorsRoute, listConnectorConfigsRoute, listConnectorCapabilitiesRoute, readConnectorConfigRoute,
-  updateConnectorConfigRoute, getConnectorCapabilitiesRoute, uninstallConnectorRoute, resetConnectorRoute,
+  installSimulatedRoute,
+  installGenericRoute,
+  installStripeRoute,
+  listConnectorsRoute,
+  listConnectorConfigsRoute,
+  listConnectorCapabilitiesRoute,
+  readConnectorConfigRoute,
+  updateConnectorConfigRoute,
+  getConnectorCapabilitiesRoute,
+  uninstallConnectorRoute,
+  resetConnectorRoute,
 ];

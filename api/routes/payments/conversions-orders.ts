@@ -8,8 +8,14 @@ import { conversionSchema, conversionsListQuery, idParams, orderSchema, ordersLi
 import { tags } from './common';
 
 export const listConversionsRoute = defineRoute(
-  { method: 'get', path: '/api/payments/v3/conversions', operationId: 'listConversions', summary: 'List the conversions connectors fetched (FETCH_CONVERSIONS), newest first', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(conversionSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/v3/conversions',
+    operationId: 'listConversions',
+    summary: 'List the conversions connectors fetched (FETCH_CONVERSIONS), newest first',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(conversionSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: conversionsListQuery }),
   async function listConversionsHandler(ctx) {
@@ -19,8 +25,14 @@ export const listConversionsRoute = defineRoute(
 );
 
 export const listOrdersRoute = defineRoute(
-  { method: 'get', path: '/api/payments/v3/orders', operationId: 'listOrders', summary: 'List the orders connectors fetched (FETCH_ORDERS), newest first', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(orderSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/v3/orders',
+    operationId: 'listOrders',
+    summary: 'List the orders connectors fetched (FETCH_ORDERS), newest first',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(orderSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: ordersListQuery }),
   async function listOrdersHandler(ctx) {
@@ -30,8 +42,14 @@ export const listOrdersRoute = defineRoute(
 );
 
 export const readConversionRoute = defineRoute(
-  { method: 'get', path: '/api/payments/v3/conversions/{conversionID}', operationId: 'readConversion', summary: 'Read a conversion', tags,
-    responses: { 200: { description: 'Conversion', schema: dataOf(conversionSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/v3/conversions/{conversionID}',
+    operationId: 'readConversion',
+    summary: 'Read a conversion',
+    tags,
+    responses: { 200: { description: 'Conversion', schema: dataOf(conversionSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params: idParams('conversionID') }),
   async function readConversionHandler(ctx) {
@@ -40,8 +58,14 @@ export const readConversionRoute = defineRoute(
 );
 
 export const readOrderRoute = defineRoute(
-  { method: 'get', path: '/api/payments/v3/orders/{orderID}', operationId: 'readOrder', summary: 'Read an order with its adjustments (newest first)', tags,
-    responses: { 200: { description: 'Order', schema: dataOf(orderSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/v3/orders/{orderID}',
+    operationId: 'readOrder',
+    summary: 'Read an order with its adjustments (newest first)',
+    tags,
+    responses: { 200: { description: 'Order', schema: dataOf(orderSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params: idParams('orderID') }),
   async function readOrderHandler(ctx) {

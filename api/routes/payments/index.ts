@@ -16,7 +16,21 @@ import { openBankingRoutes } from './psu-open-banking';
 import { transferInitiationV1Routes } from './transfer-initiations-v1';
 
 export const paymentsRoutes = [
-  ...connectorRoutes, ...connectorScheduleRoutes, ...paymentRoutes, ...paymentV3Routes, ...accountRoutes, ...bankAccountRoutes, ...paymentServiceUserRoutes,
-  ...poolRoutes, ...paymentInitiationRoutes, ...conversionOrderRoutes, ...openBankingRoutes, ...connectorWebhookRoutes,
-  ...connectorV1Routes, ...paymentV1Routes, ...bankAccountV1Routes, ...poolV1Routes, ...transferInitiationV1Routes,
+  ...connectorRoutes,
+  ...connectorScheduleRoutes,
+  ...paymentRoutes,
+  ...paymentV3Routes,
+  ...accountRoutes,
+  ...bankAccountRoutes,
+  ...paymentServiceUserRoutes,
+  ...poolRoutes,
+  ...paymentInitiationRoutes,
+  ...conversionOrderRoutes,
+  ...openBankingRoutes,
+  ...connectorWebhookRoutes,
+  ...connectorV1Routes,
+  ...paymentV1Routes,
+  ...bankAccountV1Routes,
+  ...poolV1Routes,
+  ...transferInitiationV1Routes,
 ];

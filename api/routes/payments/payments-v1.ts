@@ -5,7 +5,14 @@ import { cursorEnvelope, cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { idParams, paymentSchema } from '../../schemas/payments';
-import { accountInputV1Schema, accountsListV1Query, accountV1Schema, balancesV1Query, balanceV1Schema, paymentInputV1Schema } from '../../schemas/payments-v1';
+import {
+  accountInputV1Schema,
+  accountsListV1Query,
+  accountV1Schema,
+  balancesV1Query,
+  balanceV1Schema,
+  paymentInputV1Schema,
+} from '../../schemas/payments-v1';
 import { tags } from './common';
 
 /**
@@ -13,9 +20,15 @@ import { tags } from './common';
  * reading payments and merging their metadata are the spec's routes (payments.ts), which v1 shares.
  */
 export const createPaymentV1Route = defineRoute(
-  { method: 'post', path: '/api/payments/payments', operationId: 'createPaymentV1', summary: 'Record a payment on a connector (v1)', tags,
-    description: 'As if the connector\'s provider had reported it: the same reference again updates that payment.',
-    responses: { 200: { description: 'The payment', schema: dataOf(paymentSchema) } } },
+  {
+    method: 'post',
+    path: '/api/payments/payments',
+    operationId: 'createPaymentV1',
+    summary: 'Record a payment on a connector (v1)',
+    tags,
+    description: "As if the connector's provider had reported it: the same reference again updates that payment.",
+    responses: { 200: { description: 'The payment', schema: dataOf(paymentSchema) } },
+  },
   authenticate('payments:write'),
   validate({ body: paymentInputV1Schema }),
   async function createPaymentV1Handler(ctx) {
@@ -25,8 +38,14 @@ export const createPaymentV1Route = defineRoute(
 );
 
 export const createAccountV1Route = defineRoute(
-  { method: 'post', path: '/api/payments/accounts', operationId: 'createAccountV1', summary: 'Record an account on a connector (v1)', tags,
-    responses: { 200: { description: 'The account', schema: dataOf(accountV1Schema) } } },
+  {
+    method: 'post',
+    path: '/api/payments/accounts',
+    operationId: 'createAccountV1',
+    summary: 'Record an account on a connector (v1)',
+    tags,
+    responses: { 200: { description: 'The account', schema: dataOf(accountV1Schema) } },
+  },
   authenticate('payments:write'),
   validate({ body: accountInputV1Schema }),
   async function createAccountV1Handler(ctx) {
@@ -35,8 +54,14 @@ export const createAccountV1Route = defineRoute(
 );
 
 export const listAccountsV1Route = defineRoute(
-  { method: 'get', path: '/api/payments/accounts', operationId: 'listAccountsV1', summary: 'Accounts, newest first (v1)', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(accountV1Schema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/accounts',
+    operationId: 'listAccountsV1',
+    summary: 'Accounts, newest first (v1)',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(accountV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ query: accountsListV1Query }),
   async function listAccountsV1Handler(ctx) {
@@ -48,8 +73,14 @@ export const listAccountsV1Route = defineRoute(
 );
 
 export const readAccountV1Route = defineRoute(
-  { method: 'get', path: '/api/payments/accounts/{accountId}', operationId: 'readAccountV1', summary: 'An account (v1)', tags,
-    responses: { 200: { description: 'Account', schema: dataOf(accountV1Schema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/accounts/{accountId}',
+    operationId: 'readAccountV1',
+    summary: 'An account (v1)',
+    tags,
+    responses: { 200: { description: 'Account', schema: dataOf(accountV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ params: idParams('accountId') }),
   async function readAccountV1Handler(ctx) {
@@ -58,8 +89,14 @@ export const readAccountV1Route = defineRoute(
 );
 
 export const accountBalancesV1Route = defineRoute(
-  { method: 'get', path: '/api/payments/accounts/{accountId}/balances', operationId: 'listAccountBalancesV1', summary: 'An account\'s last fetched balances, by asset (v1)', tags,
-    responses: { 200: { description: 'Cursor', schema: cursorOf(balanceV1Schema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/accounts/{accountId}/balances',
+    operationId: 'listAccountBalancesV1',
+    summary: "An account's last fetched balances, by asset (v1)",
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(balanceV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ params: idParams('accountId'), query: balancesV1Query }),
   async function accountBalancesV1Handler(ctx) {

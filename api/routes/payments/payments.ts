@@ -5,12 +5,25 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { idParams, manualPaymentInputSchema, metadataBody, paymentSchema, paymentsListQuery, v3MetadataBody, v3PaymentSchema, v3PaymentsListQuery } from '../../schemas/payments';
+import {
+  idParams,
+  manualPaymentInputSchema,
+  metadataBody,
+  paymentSchema,
+  paymentsListQuery,
+  v3MetadataBody,
+  v3PaymentSchema,
+  v3PaymentsListQuery,
+} from '../../schemas/payments';
 import { noContent, tags } from './common';
 
 export const listPaymentsRoute = defineRoute(
   {
-    method: 'get', path: '/api/payments/payments', operationId: 'listPayments', summary: 'List payments (op 7)', tags,
+    method: 'get',
+    path: '/api/payments/payments',
+    operationId: 'listPayments',
+    summary: 'List payments (op 7)',
+    tags,
     description: 'pageSize 1..1000 (default 15), cursor alone, sort `field:asc|desc` (default date:desc), query: a JSON filter.',
     responses: { 200: { description: 'Cursor of payments', schema: cursorOf(paymentSchema) } },
   },
@@ -25,7 +38,14 @@ export const listPaymentsRoute = defineRoute(
 );
 
 export const readPaymentRoute = defineRoute(
-  { method: 'get', path: '/api/payments/payments/{paymentId}', operationId: 'readPayment', summary: 'Read a payment', tags, responses: { 200: { description: 'Payment', schema: dataOf(paymentSchema) } } },
+  {
+    method: 'get',
+    path: '/api/payments/payments/{paymentId}',
+    operationId: 'readPayment',
+    summary: 'Read a payment',
+    tags,
+    responses: { 200: { description: 'Payment', schema: dataOf(paymentSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params: idParams('paymentId') }),
   async function readPaymentHandler(ctx) {
@@ -34,7 +54,14 @@ export const readPaymentRoute = defineRoute(
 );
 
 export const updatePaymentMetadataRoute = defineRoute(
-  { method: 'patch', path: '/api/payments/payments/{paymentId}/metadata', operationId: 'updatePaymentMetadata', summary: 'Merge metadata into a payment', tags, responses: noContent },
+  {
+    method: 'patch',
+    path: '/api/payments/payments/{paymentId}/metadata',
+    operationId: 'updatePaymentMetadata',
+    summary: 'Merge metadata into a payment',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: idParams('paymentId'), body: metadataBody }),
   async function updatePaymentMetadataHandler(ctx) {
@@ -50,7 +77,11 @@ const v3Params = idParams('paymentID');
 
 export const listPaymentsV3Route = defineRoute(
   {
-    method: 'get', path: v3Base, operationId: 'listPaymentsV3', summary: 'List payments in Formance\'s V3Payment shape', tags,
+    method: 'get',
+    path: v3Base,
+    operationId: 'listPaymentsV3',
+    summary: "List payments in Formance's V3Payment shape",
+    tags,
     description: 'As op 7 (same sort and query), each item with adjustment ids and null for a missing source or destination account.',
     responses: { 200: { description: 'Cursor of payments', schema: cursorOf(v3PaymentSchema) } },
   },
@@ -65,7 +96,14 @@ export const listPaymentsV3Route = defineRoute(
 );
 
 export const readPaymentV3Route = defineRoute(
-  { method: 'get', path: `${v3Base}/{paymentID}`, operationId: 'readPaymentV3', summary: 'Read a payment (V3Payment)', tags, responses: { 200: { description: 'Payment', schema: dataOf(v3PaymentSchema) } } },
+  {
+    method: 'get',
+    path: `${v3Base}/{paymentID}`,
+    operationId: 'readPaymentV3',
+    summary: 'Read a payment (V3Payment)',
+    tags,
+    responses: { 200: { description: 'Payment', schema: dataOf(v3PaymentSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params: v3Params }),
   async function readPaymentV3Handler(ctx) {
@@ -74,15 +112,23 @@ export const readPaymentV3Route = defineRoute(
 );
 
 export const createPaymentRoute = defineRoute(
-  { method: 'post', path: v3Base, operationId: 'createPayment', summary: 'Record a payment of a connector (needs ALLOW_FORMANCE_PAYMENT_CREATION)', tags,
-    responses: { 201: { description: 'Recorded', schema: dataOf(v3PaymentSchema) } } },
+  {
+    method: 'post',
+    path: v3Base,
+    operationId: 'createPayment',
+    summary: 'Record a payment of a connector (needs ALLOW_FORMANCE_PAYMENT_CREATION)',
+    tags,
+    responses: { 201: { description: 'Recorded', schema: dataOf(v3PaymentSchema) } },
+  },
   authenticate('payments:write'),
   validate({ body: manualPaymentInputSchema }),
   async function createPaymentHandler(ctx) {
     ctx.status = 201;
     const body = ctx.state.input.body;
     const input = {
-      ...body, amount: BigInt(body.amount), initialAmount: BigInt(body.initialAmount),
+      ...body,
+      amount: BigInt(body.amount),
+      initialAmount: BigInt(body.initialAmount),
       adjustments: body.adjustments?.map((a) => ({ ...a, amount: a.amount === undefined ? undefined : BigInt(a.amount) })),
     };
     ctx.body = { data: await createManualPayment(ctx.deps.db, input) };
@@ -90,7 +136,14 @@ export const createPaymentRoute = defineRoute(
 );
 
 export const updatePaymentMetadataV3Route = defineRoute(
-  { method: 'patch', path: `${v3Base}/{paymentID}/metadata`, operationId: 'updatePaymentMetadataV3', summary: 'Merge `metadata` into a payment\'s', tags, responses: noContent },
+  {
+    method: 'patch',
+    path: `${v3Base}/{paymentID}/metadata`,
+    operationId: 'updatePaymentMetadataV3',
+    summary: "Merge `metadata` into a payment's",
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: v3Params, body: v3MetadataBody }),
   async function updatePaymentMetadataV3Handler(ctx) {

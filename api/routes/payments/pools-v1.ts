@@ -1,4 +1,13 @@
-import { changePoolAccount, createPoolV1, deletePool, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from '../../../areas/payments';
+import {
+  changePoolAccount,
+  createPoolV1,
+  deletePool,
+  getPoolBalancesV1,
+  getPoolV1,
+  listPoolsV1,
+  poolV1Key,
+  updatePoolQueryV1,
+} from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
@@ -6,7 +15,13 @@ import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
 import { idParams } from '../../schemas/payments';
 import {
-  poolAccountV1Schema, poolBalancesV1Query, poolBalanceV1Schema, poolInputV1Schema, poolQueryV1Schema, poolsListV1Query, poolV1Schema,
+  poolAccountV1Schema,
+  poolBalancesV1Query,
+  poolBalanceV1Schema,
+  poolInputV1Schema,
+  poolQueryV1Schema,
+  poolsListV1Query,
+  poolV1Schema,
 } from '../../schemas/payments-v1';
 import { noContent, tags } from './common';
 
@@ -17,7 +32,14 @@ const accountParams = objectSchema({ poolId: stringSchema({ minLength: 1 }), acc
 const balancesSchema = { type: 'array', items: poolBalanceV1Schema };
 
 export const createPoolV1Route = defineRoute(
-  { method: 'post', path: base, operationId: 'createPoolV1', summary: 'Create a pool of INTERNAL accounts (v1)', tags, responses: { 200: { description: 'Pool', schema: dataOf(poolV1Schema) } } },
+  {
+    method: 'post',
+    path: base,
+    operationId: 'createPoolV1',
+    summary: 'Create a pool of INTERNAL accounts (v1)',
+    tags,
+    responses: { 200: { description: 'Pool', schema: dataOf(poolV1Schema) } },
+  },
   authenticate('payments:write'),
   validate({ body: poolInputV1Schema }),
   async function createPoolV1Handler(ctx) {
@@ -26,7 +48,14 @@ export const createPoolV1Route = defineRoute(
 );
 
 export const listPoolsV1Route = defineRoute(
-  { method: 'get', path: base, operationId: 'listPoolsV1', summary: 'Pools, newest first (v1)', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(poolV1Schema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listPoolsV1',
+    summary: 'Pools, newest first (v1)',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(poolV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ query: poolsListV1Query }),
   async function listPoolsV1Handler(ctx) {
@@ -36,7 +65,14 @@ export const listPoolsV1Route = defineRoute(
 );
 
 export const readPoolV1Route = defineRoute(
-  { method: 'get', path: `${base}/{poolId}`, operationId: 'readPoolV1', summary: 'A pool (v1)', tags, responses: { 200: { description: 'Pool', schema: dataOf(poolV1Schema) } } },
+  {
+    method: 'get',
+    path: `${base}/{poolId}`,
+    operationId: 'readPoolV1',
+    summary: 'A pool (v1)',
+    tags,
+    responses: { 200: { description: 'Pool', schema: dataOf(poolV1Schema) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function readPoolV1Handler(ctx) {
@@ -45,7 +81,14 @@ export const readPoolV1Route = defineRoute(
 );
 
 export const deletePoolV1Route = defineRoute(
-  { method: 'delete', path: `${base}/{poolId}`, operationId: 'deletePoolV1', summary: 'Delete a pool; its accounts stay (v1)', tags, responses: noContent },
+  {
+    method: 'delete',
+    path: `${base}/{poolId}`,
+    operationId: 'deletePoolV1',
+    summary: 'Delete a pool; its accounts stay (v1)',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params }),
   async function deletePoolV1Handler(ctx) {
@@ -55,7 +98,14 @@ export const deletePoolV1Route = defineRoute(
 );
 
 export const addPoolAccountV1Route = defineRoute(
-  { method: 'post', path: `${base}/{poolId}/accounts`, operationId: 'addPoolAccountV1', summary: 'Add an INTERNAL account to a pool (v1)', tags, responses: noContent },
+  {
+    method: 'post',
+    path: `${base}/{poolId}/accounts`,
+    operationId: 'addPoolAccountV1',
+    summary: 'Add an INTERNAL account to a pool (v1)',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: poolAccountV1Schema }),
   async function addPoolAccountV1Handler(ctx) {
@@ -65,7 +115,14 @@ export const addPoolAccountV1Route = defineRoute(
 );
 
 export const removePoolAccountV1Route = defineRoute(
-  { method: 'delete', path: `${base}/{poolId}/accounts/{accountId}`, operationId: 'removePoolAccountV1', summary: 'Remove an account from a pool (v1)', tags, responses: noContent },
+  {
+    method: 'delete',
+    path: `${base}/{poolId}/accounts/{accountId}`,
+    operationId: 'removePoolAccountV1',
+    summary: 'Remove an account from a pool (v1)',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: accountParams }),
   async function removePoolAccountV1Handler(ctx) {
@@ -75,8 +132,14 @@ export const removePoolAccountV1Route = defineRoute(
 );
 
 export const poolBalancesLatestV1Route = defineRoute(
-  { method: 'get', path: `${base}/{poolId}/balances/latest`, operationId: 'readPoolBalancesLatestV1', summary: 'Sum of the members\' last fetched balances, per asset (v1)', tags,
-    responses: { 200: { description: 'Balances', schema: dataOf(balancesSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{poolId}/balances/latest`,
+    operationId: 'readPoolBalancesLatestV1',
+    summary: "Sum of the members' last fetched balances, per asset (v1)",
+    tags,
+    responses: { 200: { description: 'Balances', schema: dataOf(balancesSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function poolBalancesLatestV1Handler(ctx) {
@@ -85,9 +148,15 @@ export const poolBalancesLatestV1Route = defineRoute(
 );
 
 export const poolBalancesV1Route = defineRoute(
-  { method: 'get', path: `${base}/{poolId}/balances`, operationId: 'readPoolBalancesV1', summary: 'Pool balances (v1): the last fetched ones, whatever `at`', tags,
+  {
+    method: 'get',
+    path: `${base}/{poolId}/balances`,
+    operationId: 'readPoolBalancesV1',
+    summary: 'Pool balances (v1): the last fetched ones, whatever `at`',
+    tags,
     description: 'Only the last fetched balance of each account is kept, so `at` is accepted and the answer is the latest balances.',
-    responses: { 200: { description: 'Balances', schema: dataOf(objectSchema({ balances: balancesSchema }, ['balances'])) } } },
+    responses: { 200: { description: 'Balances', schema: dataOf(objectSchema({ balances: balancesSchema }, ['balances'])) } },
+  },
   authenticate('payments:read'),
   validate({ params, query: poolBalancesV1Query }),
   async function poolBalancesV1Handler(ctx) {
@@ -96,7 +165,14 @@ export const poolBalancesV1Route = defineRoute(
 );
 
 export const updatePoolQueryV1Route = defineRoute(
-  { method: 'patch', path: `${base}/{poolId}/query`, operationId: 'updatePoolQueryV1', summary: 'Replace a dynamic pool\'s query (v1; 400 for a static pool)', tags, responses: noContent },
+  {
+    method: 'patch',
+    path: `${base}/{poolId}/query`,
+    operationId: 'updatePoolQueryV1',
+    summary: "Replace a dynamic pool's query (v1; 400 for a static pool)",
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: poolQueryV1Schema }),
   async function updatePoolQueryV1Handler(ctx) {
@@ -106,6 +182,13 @@ export const updatePoolQueryV1Route = defineRoute(
 );
 
 export const poolV1Routes = [
-  createPoolV1Route, listPoolsV1Route, readPoolV1Route, deletePoolV1Route, addPoolAccountV1Route, removePoolAccountV1Route, poolBalancesLatestV1Route,
-  poolBalancesV1Route, updatePoolQueryV1Route,
+  createPoolV1Route,
+  listPoolsV1Route,
+  readPoolV1Route,
+  deletePoolV1Route,
+  addPoolAccountV1Route,
+  removePoolAccountV1Route,
+  poolBalancesLatestV1Route,
+  poolBalancesV1Route,
+  updatePoolQueryV1Route,
 ];

@@ -1,10 +1,28 @@
-import { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, getPoolBalancesAt, listPools, poolKey, updatePoolQuery } from '../../../areas/payments';
+import {
+  changePoolAccount,
+  createPool,
+  deletePool,
+  getPool,
+  getPoolBalances,
+  getPoolBalancesAt,
+  listPools,
+  poolKey,
+  updatePoolQuery,
+} from '../../../areas/payments';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
-import { idParams, poolBalancesQuery, poolBalancesSchema, poolInputSchema, poolQueryBody, poolSchema, v3PlainListQuery } from '../../schemas/payments';
+import {
+  idParams,
+  poolBalancesQuery,
+  poolBalancesSchema,
+  poolInputSchema,
+  poolQueryBody,
+  poolSchema,
+  v3PlainListQuery,
+} from '../../schemas/payments';
 import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
 
 const base = '/api/payments/v3/pools';
@@ -12,8 +30,15 @@ const params = idParams('poolID');
 const accountParams = objectSchema({ poolID: stringSchema({ minLength: 1 }), accountID: stringSchema({ minLength: 1 }) }, ['poolID', 'accountID']);
 
 export const createPoolRoute = defineRoute(
-  { method: 'post', path: base, operationId: 'createPool', summary: 'Create a pool of INTERNAL accounts (op 5): static (accountIDs) or dynamic (query)', tags, headers: idempotencyHeader,
-    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } } },
+  {
+    method: 'post',
+    path: base,
+    operationId: 'createPool',
+    summary: 'Create a pool of INTERNAL accounts (op 5): static (accountIDs) or dynamic (query)',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 201: { description: 'Created', schema: dataOf({ type: 'string', format: 'uuid' }) } },
+  },
   authenticate('payments:write'),
   validate({ body: poolInputSchema }),
   async function createPoolHandler(ctx) {
@@ -23,7 +48,14 @@ export const createPoolRoute = defineRoute(
 );
 
 export const readPoolRoute = defineRoute(
-  { method: 'get', path: `${base}/{poolID}`, operationId: 'readPool', summary: 'Read a pool', tags, responses: { 200: { description: 'Pool', schema: dataOf(poolSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{poolID}`,
+    operationId: 'readPool',
+    summary: 'Read a pool',
+    tags,
+    responses: { 200: { description: 'Pool', schema: dataOf(poolSchema) } },
+  },
   authenticate('payments:read'),
   validate({ params }),
   async function readPoolHandler(ctx) {
@@ -32,7 +64,14 @@ export const readPoolRoute = defineRoute(
 );
 
 export const listPoolsRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listPools', summary: 'List pools, newest first', tags, responses: { 200: { description: 'Cursor', schema: cursorOf(poolSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listPools',
+    summary: 'List pools, newest first',
+    tags,
+    responses: { 200: { description: 'Cursor', schema: cursorOf(poolSchema) } },
+  },
   authenticate('payments:read'),
   validate({ query: v3PlainListQuery }),
   async function listPoolsHandler(ctx) {
@@ -52,7 +91,14 @@ export const deletePoolRoute = defineRoute(
 );
 
 export const addPoolAccountRoute = defineRoute(
-  { method: 'post', path: `${base}/{poolID}/accounts/{accountID}`, operationId: 'addPoolAccount', summary: 'Add an INTERNAL account to a pool', tags, responses: noContent },
+  {
+    method: 'post',
+    path: `${base}/{poolID}/accounts/{accountID}`,
+    operationId: 'addPoolAccount',
+    summary: 'Add an INTERNAL account to a pool',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: accountParams }),
   async function addPoolAccountHandler(ctx) {
@@ -62,7 +108,14 @@ export const addPoolAccountRoute = defineRoute(
 );
 
 export const removePoolAccountRoute = defineRoute(
-  { method: 'delete', path: `${base}/{poolID}/accounts/{accountID}`, operationId: 'removePoolAccount', summary: 'Remove an account from a pool', tags, responses: noContent },
+  {
+    method: 'delete',
+    path: `${base}/{poolID}/accounts/{accountID}`,
+    operationId: 'removePoolAccount',
+    summary: 'Remove an account from a pool',
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params: accountParams }),
   async function removePoolAccountHandler(ctx) {
@@ -71,20 +124,40 @@ export const removePoolAccountRoute = defineRoute(
   },
 );
 
-const poolBalances = (path: string, operationId: string, summary: string) => defineRoute(
-  { method: 'get', path, operationId, summary, tags, responses: { 200: { description: 'Balances', schema: dataOf(poolBalancesSchema) } } },
-  authenticate('payments:read'),
-  validate({ params, query: poolBalancesQuery }),
-  async function poolBalancesHandler(ctx) {
-    const { at } = ctx.state.input.query;
-    ctx.body = { data: at ? await getPoolBalancesAt(ctx.deps.db, ctx.state.input.params.poolID, new Date(at)) : await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID) };
-  },
+const poolBalances = (path: string, operationId: string, summary: string) =>
+  defineRoute(
+    { method: 'get', path, operationId, summary, tags, responses: { 200: { description: 'Balances', schema: dataOf(poolBalancesSchema) } } },
+    authenticate('payments:read'),
+    validate({ params, query: poolBalancesQuery }),
+    async function poolBalancesHandler(ctx) {
+      const { at } = ctx.state.input.query;
+      ctx.body = {
+        data: at
+          ? await getPoolBalancesAt(ctx.deps.db, ctx.state.input.params.poolID, new Date(at))
+          : await getPoolBalances(ctx.deps.db, ctx.state.input.params.poolID),
+      };
+    },
+  );
+export const poolBalancesRoute = poolBalances(
+  `${base}/{poolID}/balances`,
+  'readPoolBalances',
+  "Sum of the last fetched balances of the pool's accounts, per asset",
 );
-export const poolBalancesRoute = poolBalances(`${base}/{poolID}/balances`, 'readPoolBalances', 'Sum of the last fetched balances of the pool\'s accounts, per asset');
-export const poolBalancesLatestRoute = poolBalances(`${base}/{poolID}/balances/latest`, 'readPoolBalancesLatest', 'The same sums (only the latest balances are kept)');
+export const poolBalancesLatestRoute = poolBalances(
+  `${base}/{poolID}/balances/latest`,
+  'readPoolBalancesLatest',
+  'The same sums (only the latest balances are kept)',
+);
 
 export const updatePoolQueryRoute = defineRoute(
-  { method: 'patch', path: `${base}/{poolID}/query`, operationId: 'updatePoolQuery', summary: 'Replace a dynamic pool\'s query', tags, responses: noContent },
+  {
+    method: 'patch',
+    path: `${base}/{poolID}/query`,
+    operationId: 'updatePoolQuery',
+    summary: "Replace a dynamic pool's query",
+    tags,
+    responses: noContent,
+  },
   authenticate('payments:write'),
   validate({ params, body: poolQueryBody }),
   async function updatePoolQueryHandler(ctx) {
@@ -93,4 +166,14 @@ export const updatePoolQueryRoute = defineRoute(
   },
 );
 
-export const poolRoutes = [createPoolRoute, readPoolRoute, listPoolsRoute, deletePoolRoute, addPoolAccountRoute, removePoolAccountRoute, poolBalancesRoute, poolBalancesLatestRoute, updatePoolQueryRoute];
+export const poolRoutes = [
+  createPoolRoute,
+  readPoolRoute,
+  listPoolsRoute,
+  deletePoolRoute,
+  addPoolAccountRoute,
+  removePoolAccountRoute,
+  poolBalancesRoute,
+  poolBalancesLatestRoute,
+  updatePoolQueryRoute,
+];

@@ -6,7 +6,10 @@ import { parseJson } from '../../../lib/json';
  * (`query={"ruleID":"…","status":"OPEN"}`). Each member must be one the list knows, with a value `allowed` accepts; any
  * other is 400, so a misspelt filter does not list everything.
  */
-export function listFilters<K extends string>(query: string | undefined, allowed: Record<K, readonly string[] | 'string' | 'boolean'>): Partial<Record<K, string | boolean>> {
+export function listFilters<K extends string>(
+  query: string | undefined,
+  allowed: Record<K, readonly string[] | 'string' | 'boolean'>,
+): Partial<Record<K, string | boolean>> {
   if (query === undefined) return {};
   let parsed: unknown;
   try {

@@ -1,6 +1,18 @@
 import {
-  createRule, deleteRule, evaluateRule, EVALUATION_RESULTS, type EvaluationFilters, getEvaluation, getRule, listEvaluations, listRules, patchRule, presentEvaluation, presentRule,
-  type RuleFilters, TEMPLATE_KINDS,
+  createRule,
+  deleteRule,
+  evaluateRule,
+  EVALUATION_RESULTS,
+  type EvaluationFilters,
+  getEvaluation,
+  getRule,
+  listEvaluations,
+  listRules,
+  patchRule,
+  presentEvaluation,
+  presentRule,
+  type RuleFilters,
+  TEMPLATE_KINDS,
 } from '../../../areas/reconciliation';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
@@ -9,7 +21,15 @@ import { defineRoute } from '../../routing';
 import { listFilters } from './query-filter';
 import { cursorOf, dataOf, errorSchema } from '../../schemas/common';
 import {
-  evaluateRuleSchema, evaluationIdParams, evaluationListQuery, evaluationSchema, ruleIdParams, ruleInputSchema, ruleListQuery, rulePatchSchema, ruleSchema,
+  evaluateRuleSchema,
+  evaluationIdParams,
+  evaluationListQuery,
+  evaluationSchema,
+  ruleIdParams,
+  ruleInputSchema,
+  ruleListQuery,
+  rulePatchSchema,
+  ruleSchema,
 } from '../../schemas/reconciliation-rules';
 
 const tags = ['reconciliation'];
@@ -18,7 +38,11 @@ const ruleResponse = { description: 'The rule', schema: dataOf(ruleSchema) };
 
 export const createRuleRoute = defineRoute(
   {
-    method: 'post', path: base, operationId: 'reconciliationV1CreateRule', tags, responses: { 201: ruleResponse },
+    method: 'post',
+    path: base,
+    operationId: 'reconciliationV1CreateRule',
+    tags,
+    responses: { 201: ruleResponse },
     summary: 'Create a rule; a cron schedule becomes a Temporal Schedule (400 on a bad spec, condition or cron)',
   },
   authenticate('reconciliation:write'),
@@ -30,7 +54,14 @@ export const createRuleRoute = defineRoute(
 );
 
 export const listRulesRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'reconciliationV1ListRules', summary: 'List rules, newest first', tags, responses: { 200: { description: 'Rules', schema: cursorOf(ruleSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'reconciliationV1ListRules',
+    summary: 'List rules, newest first',
+    tags,
+    responses: { 200: { description: 'Rules', schema: cursorOf(ruleSchema) } },
+  },
   authenticate('reconciliation:read'),
   validate({ query: ruleListQuery }),
   async function listRulesHandler(ctx) {
@@ -52,7 +83,11 @@ export const getRuleRoute = defineRoute(
 
 export const patchRuleRoute = defineRoute(
   {
-    method: 'patch', path: `${base}/{ruleID}`, operationId: 'reconciliationV1PatchRule', tags, responses: { 200: ruleResponse },
+    method: 'patch',
+    path: `${base}/{ruleID}`,
+    operationId: 'reconciliationV1PatchRule',
+    tags,
+    responses: { 200: ruleResponse },
     summary: 'Change a rule; its schedule follows (enabled=false pauses it, an on-demand schedule deletes it)',
   },
   authenticate('reconciliation:write'),
@@ -63,7 +98,14 @@ export const patchRuleRoute = defineRoute(
 );
 
 export const deleteRuleRoute = defineRoute(
-  { method: 'delete', path: `${base}/{ruleID}`, operationId: 'reconciliationV1DeleteRule', summary: 'Delete a rule and its schedule; its evaluations and alerts stay', tags, responses: { 204: { description: 'Deleted' } } },
+  {
+    method: 'delete',
+    path: `${base}/{ruleID}`,
+    operationId: 'reconciliationV1DeleteRule',
+    summary: 'Delete a rule and its schedule; its evaluations and alerts stay',
+    tags,
+    responses: { 204: { description: 'Deleted' } },
+  },
   authenticate('reconciliation:write'),
   validate({ params: ruleIdParams }),
   async function deleteRuleHandler(ctx) {
@@ -74,9 +116,15 @@ export const deleteRuleRoute = defineRoute(
 
 export const evaluateRuleRoute = defineRoute(
   {
-    method: 'post', path: `${base}/{ruleID}/evaluate`, operationId: 'reconciliationV1EvaluateRule', tags,
+    method: 'post',
+    path: `${base}/{ruleID}/evaluate`,
+    operationId: 'reconciliationV1EvaluateRule',
+    tags,
     summary: 'Evaluate a rule now (409 when it is disabled); failures open or count alerts as a scheduled run does',
-    responses: { 200: { description: 'The evaluation', schema: dataOf(evaluationSchema) }, 409: { description: 'The rule is disabled', schema: errorSchema } },
+    responses: {
+      200: { description: 'The evaluation', schema: dataOf(evaluationSchema) },
+      409: { description: 'The rule is disabled', schema: errorSchema },
+    },
   },
   authenticate('reconciliation:write'),
   validate({ params: ruleIdParams, body: evaluateRuleSchema, bodyRequired: false }),
@@ -86,7 +134,14 @@ export const evaluateRuleRoute = defineRoute(
 );
 
 export const listEvaluationsRoute = defineRoute(
-  { method: 'get', path: '/api/reconciliation/evaluations', operationId: 'reconciliationV1ListEvaluations', summary: 'List evaluations, newest first', tags, responses: { 200: { description: 'Evaluations', schema: cursorOf(evaluationSchema) } } },
+  {
+    method: 'get',
+    path: '/api/reconciliation/evaluations',
+    operationId: 'reconciliationV1ListEvaluations',
+    summary: 'List evaluations, newest first',
+    tags,
+    responses: { 200: { description: 'Evaluations', schema: cursorOf(evaluationSchema) } },
+  },
   authenticate('reconciliation:read'),
   validate({ query: evaluationListQuery }),
   async function listEvaluationsHandler(ctx) {
@@ -97,7 +152,14 @@ export const listEvaluationsRoute = defineRoute(
 );
 
 export const getEvaluationRoute = defineRoute(
-  { method: 'get', path: '/api/reconciliation/evaluations/{evaluationID}', operationId: 'reconciliationV1GetEvaluation', summary: 'Read an evaluation', tags, responses: { 200: { description: 'The evaluation', schema: dataOf(evaluationSchema) } } },
+  {
+    method: 'get',
+    path: '/api/reconciliation/evaluations/{evaluationID}',
+    operationId: 'reconciliationV1GetEvaluation',
+    summary: 'Read an evaluation',
+    tags,
+    responses: { 200: { description: 'The evaluation', schema: dataOf(evaluationSchema) } },
+  },
   authenticate('reconciliation:read'),
   validate({ params: evaluationIdParams }),
   async function getEvaluationHandler(ctx) {
@@ -105,4 +167,13 @@ export const getEvaluationRoute = defineRoute(
   },
 );
 
-export const ruleRoutes = [createRuleRoute, listRulesRoute, getRuleRoute, patchRuleRoute, deleteRuleRoute, evaluateRuleRoute, listEvaluationsRoute, getEvaluationRoute];
+export const ruleRoutes = [
+  createRuleRoute,
+  listRulesRoute,
+  getRuleRoute,
+  patchRuleRoute,
+  deleteRuleRoute,
+  evaluateRuleRoute,
+  listEvaluationsRoute,
+  getEvaluationRoute,
+];

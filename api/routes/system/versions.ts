@@ -8,8 +8,8 @@ const SERVICES = ['auth', 'ledger', 'payments', 'wallets', 'orchestration', 'web
 
 const versionsSchema = objectSchema(
   {
-    region: stringSchema({ description: 'Formance Cloud\'s region; empty: this platform runs where it is deployed.' }),
-    env: stringSchema({ description: 'Formance Cloud\'s environment; empty, as region.' }),
+    region: stringSchema({ description: "Formance Cloud's region; empty: this platform runs where it is deployed." }),
+    env: stringSchema({ description: "Formance Cloud's environment; empty, as region." }),
     versions: arraySchema(objectSchema({ name: stringSchema(), version: stringSchema(), health: booleanSchema() }, ['name', 'version', 'health'])),
   },
   ['region', 'env', 'versions'],
@@ -21,8 +21,14 @@ const versionsSchema = objectSchema(
  * as the gateway's.
  */
 export const versionsRoute = defineRoute(
-  { method: 'get', path: '/versions', operationId: 'getVersions', summary: 'The services this API serves, with their version (Formance\'s gateway)', tags: ['system'],
-    responses: { 200: { description: 'Versions', schema: versionsSchema } } },
+  {
+    method: 'get',
+    path: '/versions',
+    operationId: 'getVersions',
+    summary: "The services this API serves, with their version (Formance's gateway)",
+    tags: ['system'],
+    responses: { 200: { description: 'Versions', schema: versionsSchema } },
+  },
   openRoute(),
   async function versionsHandler(ctx) {
     ctx.body = { region: '', env: '', versions: SERVICES.map((name) => ({ name, version, health: true })) };

@@ -10,12 +10,25 @@ const tags = ['wallets'];
 const amountOf = (body: { amount: { asset: string; amount: number | bigint } }) => ({ asset: body.amount.asset, amount: BigInt(body.amount.amount) });
 
 export const creditWalletRoute = defineRoute(
-  { method: 'post', path: '/api/wallets/wallets/{id}/credit', operationId: 'creditWallet', summary: 'Credit a wallet (sources default to world)', tags, headers: idempotencyHeader, responses: { 204: { description: 'Credited' } } },
+  {
+    method: 'post',
+    path: '/api/wallets/wallets/{id}/credit',
+    operationId: 'creditWallet',
+    summary: 'Credit a wallet (sources default to world)',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 204: { description: 'Credited' } },
+  },
   authenticate('wallets:write'),
   validate({ params: walletParams, body: creditBody }),
   async function creditWalletHandler(ctx) {
     const { params, body } = ctx.state.input;
-    await creditWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined }, { idempotencyKey: idempotencyKeyOf(ctx) });
+    await creditWallet(
+      ctx.deps.db,
+      params.id,
+      { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined },
+      { idempotencyKey: idempotencyKeyOf(ctx) },
+    );
     ctx.status = 204;
   },
 );
@@ -34,7 +47,12 @@ export const debitWalletRoute = defineRoute(
   validate({ params: walletParams, body: debitBody }),
   async function debitWalletHandler(ctx) {
     const { params, body } = ctx.state.input;
-    const hold = await debitWallet(ctx.deps.db, params.id, { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined }, { idempotencyKey: idempotencyKeyOf(ctx) });
+    const hold = await debitWallet(
+      ctx.deps.db,
+      params.id,
+      { ...body, amount: amountOf(body), timestamp: body.timestamp ? new Date(body.timestamp) : undefined },
+      { idempotencyKey: idempotencyKeyOf(ctx) },
+    );
     if (hold) {
       ctx.status = 201;
       ctx.body = { data: hold };

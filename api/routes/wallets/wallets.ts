@@ -5,13 +5,29 @@ import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
 import { metadataFilters } from '../../schemas/ledger';
-import { createWalletBody, listWalletsQuery, patchWalletBody, walletFundsSummarySchema, walletParams, walletSchema, walletSummarySchema } from '../../schemas/wallets';
+import {
+  createWalletBody,
+  listWalletsQuery,
+  patchWalletBody,
+  walletFundsSummarySchema,
+  walletParams,
+  walletSchema,
+  walletSummarySchema,
+} from '../../schemas/wallets';
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 
 const tags = ['wallets'];
 
 export const createWalletRoute = defineRoute(
-  { method: 'post', path: '/api/wallets/wallets', operationId: 'createWallet', summary: 'Create a wallet', tags, headers: idempotencyHeader, responses: { 201: { description: 'Created', schema: dataOf(walletSchema) } } },
+  {
+    method: 'post',
+    path: '/api/wallets/wallets',
+    operationId: 'createWallet',
+    summary: 'Create a wallet',
+    tags,
+    headers: idempotencyHeader,
+    responses: { 201: { description: 'Created', schema: dataOf(walletSchema) } },
+  },
   authenticate('wallets:write'),
   validate({ body: createWalletBody }),
   async function createWalletHandler(ctx) {
@@ -21,19 +37,38 @@ export const createWalletRoute = defineRoute(
 );
 
 export const listWalletsRoute = defineRoute(
-  { method: 'get', path: '/api/wallets/wallets', operationId: 'listWallets', summary: 'List wallets (name and metadata[key] filters)', tags, responses: { 200: { description: 'Wallets', schema: cursorOf(walletSummarySchema) } } },
+  {
+    method: 'get',
+    path: '/api/wallets/wallets',
+    operationId: 'listWallets',
+    summary: 'List wallets (name and metadata[key] filters)',
+    tags,
+    responses: { 200: { description: 'Wallets', schema: cursorOf(walletSummarySchema) } },
+  },
   authenticate('wallets:read'),
   validate({ query: listWalletsQuery }),
   async function listWalletsHandler(ctx) {
     const list = ctx.state.input.list;
     const { rest, metadata } = metadataFilters(list.filters);
     const page = await listWallets(ctx.deps.db, { name: rest.name, metadata }, list);
-    ctx.body = cursorEnvelope(list, page, (w) => [w.seq], ({ seq: _seq, ...wallet }) => wallet);
+    ctx.body = cursorEnvelope(
+      list,
+      page,
+      (w) => [w.seq],
+      ({ seq: _seq, ...wallet }) => wallet,
+    );
   },
 );
 
 export const readWalletRoute = defineRoute(
-  { method: 'get', path: '/api/wallets/wallets/{id}', operationId: 'getWallet', summary: 'Read a wallet with its balances', tags, responses: { 200: { description: 'Wallet', schema: dataOf(walletSchema) } } },
+  {
+    method: 'get',
+    path: '/api/wallets/wallets/{id}',
+    operationId: 'getWallet',
+    summary: 'Read a wallet with its balances',
+    tags,
+    responses: { 200: { description: 'Wallet', schema: dataOf(walletSchema) } },
+  },
   authenticate('wallets:read'),
   validate({ params: walletParams }),
   async function readWalletHandler(ctx) {
@@ -42,7 +77,14 @@ export const readWalletRoute = defineRoute(
 );
 
 export const patchWalletRoute = defineRoute(
-  { method: 'patch', path: '/api/wallets/wallets/{id}', operationId: 'updateWallet', summary: 'Merge keys into a wallet\'s metadata', tags, responses: { 204: { description: 'Updated' } } },
+  {
+    method: 'patch',
+    path: '/api/wallets/wallets/{id}',
+    operationId: 'updateWallet',
+    summary: "Merge keys into a wallet's metadata",
+    tags,
+    responses: { 204: { description: 'Updated' } },
+  },
   authenticate('wallets:write'),
   validate({ params: walletParams, body: patchWalletBody }),
   async function patchWalletHandler(ctx) {
@@ -52,7 +94,14 @@ export const patchWalletRoute = defineRoute(
 );
 
 export const walletSummaryRoute = defineRoute(
-  { method: 'get', path: '/api/wallets/wallets/{id}/summary', operationId: 'getWalletSummary', summary: 'Balances with their assets, and available, expired, expirable and held funds per asset', tags, responses: { 200: { description: 'Summary', schema: dataOf(walletFundsSummarySchema) } } },
+  {
+    method: 'get',
+    path: '/api/wallets/wallets/{id}/summary',
+    operationId: 'getWalletSummary',
+    summary: 'Balances with their assets, and available, expired, expirable and held funds per asset',
+    tags,
+    responses: { 200: { description: 'Summary', schema: dataOf(walletFundsSummarySchema) } },
+  },
   authenticate('wallets:read'),
   validate({ params: walletParams }),
   async function walletSummaryHandler(ctx) {

@@ -1,18 +1,47 @@
-import { changeSecret, createConfig, deleteConfig, getEndpointStats, listConfigs, presentConfig, recoverDeliveries, setConfigActive, testConfig, updateConfig } from '../../../areas/webhooks';
+import {
+  changeSecret,
+  createConfig,
+  deleteConfig,
+  getEndpointStats,
+  listConfigs,
+  presentConfig,
+  recoverDeliveries,
+  setConfigActive,
+  testConfig,
+  updateConfig,
+} from '../../../areas/webhooks';
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 import { authenticate } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { configInputSchema, configListQuery, configUpdateSchema, endpointStatsSchema, idParams, recoverBody, recoverResultSchema, secretChangeSchema, webhookAttemptSchema, webhookConfigSchema } from '../../schemas/webhooks';
+import {
+  configInputSchema,
+  configListQuery,
+  configUpdateSchema,
+  endpointStatsSchema,
+  idParams,
+  recoverBody,
+  recoverResultSchema,
+  secretChangeSchema,
+  webhookAttemptSchema,
+  webhookConfigSchema,
+} from '../../schemas/webhooks';
 
 const tags = ['webhooks'];
 const configResponse = { 200: { description: 'The config', schema: dataOf(webhookConfigSchema) } };
 const base = '/api/webhooks/configs';
 
 export const listConfigsRoute = defineRoute(
-  { method: 'get', path: base, operationId: 'listWebhookConfigs', summary: 'List webhook configs, most recently updated first', tags, responses: { 200: { description: 'Configs', schema: cursorOf(webhookConfigSchema) } } },
+  {
+    method: 'get',
+    path: base,
+    operationId: 'listWebhookConfigs',
+    summary: 'List webhook configs, most recently updated first',
+    tags,
+    responses: { 200: { description: 'Configs', schema: cursorOf(webhookConfigSchema) } },
+  },
   authenticate('webhooks:read'),
   validate({ query: configListQuery }),
   async function listConfigsHandler(ctx) {
@@ -23,7 +52,14 @@ export const listConfigsRoute = defineRoute(
 );
 
 export const createConfigRoute = defineRoute(
-  { method: 'post', path: base, operationId: 'createWebhookConfig', summary: 'Subscribe an endpoint to event types (200, as Formance)', tags, responses: configResponse },
+  {
+    method: 'post',
+    path: base,
+    operationId: 'createWebhookConfig',
+    summary: 'Subscribe an endpoint to event types (200, as Formance)',
+    tags,
+    responses: configResponse,
+  },
   authenticate('webhooks:write'),
   validate({ body: configInputSchema }),
   async function createConfigHandler(ctx) {
@@ -32,7 +68,14 @@ export const createConfigRoute = defineRoute(
 );
 
 export const updateConfigRoute = defineRoute(
-  { method: 'put', path: `${base}/{id}`, operationId: 'updateWebhookConfig', summary: 'Replace a config\'s endpoint, event types and name', tags, responses: configResponse },
+  {
+    method: 'put',
+    path: `${base}/{id}`,
+    operationId: 'updateWebhookConfig',
+    summary: "Replace a config's endpoint, event types and name",
+    tags,
+    responses: configResponse,
+  },
   authenticate('webhooks:write'),
   validate({ params: idParams, body: configUpdateSchema }),
   async function updateConfigHandler(ctx) {
@@ -41,7 +84,14 @@ export const updateConfigRoute = defineRoute(
 );
 
 export const deleteConfigRoute = defineRoute(
-  { method: 'delete', path: `${base}/{id}`, operationId: 'deleteWebhookConfig', summary: 'Delete a config (200 with an empty body, as Formance)', tags, responses: { 200: { description: 'Deleted' } } },
+  {
+    method: 'delete',
+    path: `${base}/{id}`,
+    operationId: 'deleteWebhookConfig',
+    summary: 'Delete a config (200 with an empty body, as Formance)',
+    tags,
+    responses: { 200: { description: 'Deleted' } },
+  },
   authenticate('webhooks:write'),
   validate({ params: idParams }),
   async function deleteConfigHandler(ctx) {
@@ -71,7 +121,14 @@ export const activateConfigRoute = activation(true);
 export const deactivateConfigRoute = activation(false);
 
 export const changeSecretRoute = defineRoute(
-  { method: 'put', path: `${base}/{id}/secret/change`, operationId: 'changeWebhookSecret', summary: 'Change a config\'s signing secret (op 17)', tags, responses: configResponse },
+  {
+    method: 'put',
+    path: `${base}/{id}/secret/change`,
+    operationId: 'changeWebhookSecret',
+    summary: "Change a config's signing secret (op 17)",
+    tags,
+    responses: configResponse,
+  },
   authenticate('webhooks:write'),
   validate({ params: idParams, body: secretChangeSchema, bodyRequired: false }),
   async function changeSecretHandler(ctx) {
@@ -101,7 +158,7 @@ export const configStatsRoute = defineRoute(
     method: 'get',
     path: `${base}/{id}/stats`,
     operationId: 'readWebhookConfigStats',
-    summary: 'A config\'s endpoint state (healthy, backoff, disabled, inactive) and delivery counts',
+    summary: "A config's endpoint state (healthy, backoff, disabled, inactive) and delivery counts",
     tags,
     responses: { 200: { description: 'The stats', schema: dataOf(endpointStatsSchema) } },
   },
@@ -117,7 +174,8 @@ export const recoverConfigRoute = defineRoute(
     method: 'post',
     path: `${base}/{id}/recover`,
     operationId: 'recoverWebhookConfig',
-    summary: 'Resend a config\'s failed deliveries created since a date (Svix\'s recover), through its endpoint\'s queue; 409 when the config is inactive',
+    summary:
+      "Resend a config's failed deliveries created since a date (Svix's recover), through its endpoint's queue; 409 when the config is inactive",
     tags,
     headers: idempotencyHeader,
     responses: { 200: { description: 'How many deliveries were queued again', schema: dataOf(recoverResultSchema) } },

@@ -6,7 +6,15 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope, decodeCursor, encodeCursor, type CursorScope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { attemptListQuery, deliveryAttemptSchema, deliveryListQuery, deliverySchema, idParams, replayDeliveriesBody, replayDeliveriesResultSchema } from '../../schemas/webhooks';
+import {
+  attemptListQuery,
+  deliveryAttemptSchema,
+  deliveryListQuery,
+  deliverySchema,
+  idParams,
+  replayDeliveriesBody,
+  replayDeliveriesResultSchema,
+} from '../../schemas/webhooks';
 import { idempotencyHeader, idempotencyKeyOf } from '../ledger/input';
 
 const tags = ['webhooks'];
@@ -26,12 +34,24 @@ export const listDeliveriesRoute = defineRoute(
   async function listDeliveriesHandler(ctx) {
     const list = ctx.state.input.list;
     const page = await listDeliveries(ctx.deps.db, list);
-    ctx.body = cursorEnvelope(list, page, (row) => [row.created_at, row.id], (row) => presentDelivery(row));
+    ctx.body = cursorEnvelope(
+      list,
+      page,
+      (row) => [row.created_at, row.id],
+      (row) => presentDelivery(row),
+    );
   },
 );
 
 export const readDeliveryRoute = defineRoute(
-  { method: 'get', path: `${base}/{id}`, operationId: 'readWebhookDelivery', summary: 'Read a delivery, with its payload', tags, responses: { 200: { description: 'The delivery', schema: dataOf(deliverySchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{id}`,
+    operationId: 'readWebhookDelivery',
+    summary: 'Read a delivery, with its payload',
+    tags,
+    responses: { 200: { description: 'The delivery', schema: dataOf(deliverySchema) } },
+  },
   authenticate('webhooks:read'),
   validate({ params: idParams }),
   async function readDeliveryHandler(ctx) {
@@ -40,7 +60,14 @@ export const readDeliveryRoute = defineRoute(
 );
 
 export const listAttemptsRoute = defineRoute(
-  { method: 'get', path: `${base}/{id}/attempts`, operationId: 'listWebhookAttempts', summary: 'A delivery\'s attempts, newest first', tags, responses: { 200: { description: 'Attempts', schema: cursorOf(deliveryAttemptSchema) } } },
+  {
+    method: 'get',
+    path: `${base}/{id}/attempts`,
+    operationId: 'listWebhookAttempts',
+    summary: "A delivery's attempts, newest first",
+    tags,
+    responses: { 200: { description: 'Attempts', schema: cursorOf(deliveryAttemptSchema) } },
+  },
   authenticate('webhooks:read'),
   validate({ params: idParams, query: attemptListQuery }),
   async function listAttemptsHandler(ctx) {
@@ -55,7 +82,8 @@ export const replayDeliveryRoute = defineRoute(
     method: 'post',
     path: `${base}/{id}/replay`,
     operationId: 'replayWebhookDelivery',
-    summary: 'Send a delivery (failed, succeeded or cancelled) again as a new replay generation (same webhook-id, fresh retry window) through its endpoint\'s queue; 409 when it is pending or its config inactive',
+    summary:
+      "Send a delivery (failed, succeeded or cancelled) again as a new replay generation (same webhook-id, fresh retry window) through its endpoint's queue; 409 when it is pending or its config inactive",
     tags,
     headers: idempotencyHeader,
     responses: { 200: { description: 'The delivery, pending again', schema: dataOf(deliverySchema) } },
@@ -101,7 +129,9 @@ export const replayDeliveriesRoute = defineRoute(
         issued.statuses.join() !== filters.statuses.join() ||
         issued.configIds.join() !== filters.configIds.join()
       ) {
-        throw validationError('body.cursor: the replay cursor does not match the request\'s filters (createdAtFrom, createdAtTo, statuses, configIds)');
+        throw validationError(
+          "body.cursor: the replay cursor does not match the request's filters (createdAtFrom, createdAtTo, statuses, configIds)",
+        );
       }
       after = state.k as [string, string];
     }
@@ -117,7 +147,12 @@ export const replayDeliveriesRoute = defineRoute(
       idempotencyKeyOf(ctx),
     );
     const { last, ...data } = result;
-    const nextCursor = last ? encodeCursor({ f: { ...filters, createdAtTo: result.createdAtTo }, p: replayPageSize(body.pageSize), k: last, d: 'next' }, replayCursorScope(ctx.deps.cursorKey)) : undefined;
+    const nextCursor = last
+      ? encodeCursor(
+          { f: { ...filters, createdAtTo: result.createdAtTo }, p: replayPageSize(body.pageSize), k: last, d: 'next' },
+          replayCursorScope(ctx.deps.cursorKey),
+        )
+      : undefined;
     ctx.body = { data: { ...data, ...(nextCursor ? { nextCursor } : {}) } };
   },
 );

@@ -3,7 +3,14 @@ import type { TemporalDeps } from '../../../lib/temporal';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../../workflows/payments/connector-poll';
 import { fetchKindsOf } from '../connector-catalog';
 import {
-  connectorTaskId, describeConnector, details, failureMessage, scheduleIdOf, searchAttributes, type ConnectorRef, type ConnectorTask,
+  connectorTaskId,
+  describeConnector,
+  details,
+  failureMessage,
+  scheduleIdOf,
+  searchAttributes,
+  type ConnectorRef,
+  type ConnectorTask,
 } from './workflow-ids';
 
 /**
@@ -20,11 +27,16 @@ export async function createConnectorSchedules(temporal: TemporalDeps, connector
         scheduleId,
         spec: { intervals: [{ every: pollingPeriodMs }] },
         action: {
-          type: 'startWorkflow', workflowType: 'connectorPoll', workflowId: scheduleId, taskQueue: temporal.taskQueue,
-          args: [{ connectorID: connector.id, kind }], typedSearchAttributes: searchAttributes(connector.id),
+          type: 'startWorkflow',
+          workflowType: 'connectorPoll',
+          workflowId: scheduleId,
+          taskQueue: temporal.taskQueue,
+          args: [{ connectorID: connector.id, kind }],
+          typedSearchAttributes: searchAttributes(connector.id),
           // A stuck run must not hold the schedule forever: the next tick after this starts afresh.
           workflowExecutionTimeout: '15m',
-          staticSummary: `Fetch ${kind} of ${describeConnector(connector)}`, staticDetails: details(connector),
+          staticSummary: `Fetch ${kind} of ${describeConnector(connector)}`,
+          staticDetails: details(connector),
         },
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' },
         memo: { connectorID: connector.id, kind },
@@ -53,12 +65,21 @@ export async function deleteConnectorSchedules(temporal: TemporalDeps, connector
 /** Sets the interval of every schedule of the connector (after a config update). */
 export async function setConnectorPollingPeriod(temporal: TemporalDeps, connector: ConnectorRef, pollingPeriodMs: number): Promise<void> {
   for (const kind of fetchKindsOf(connector.provider)) {
-    await temporal.client.schedule.getHandle(scheduleIdOf(connector, kind)).update((previous) => ({ ...previous, spec: { intervals: [{ every: pollingPeriodMs }] } }));
+    await temporal.client.schedule
+      .getHandle(scheduleIdOf(connector, kind))
+      .update((previous) => ({ ...previous, spec: { intervals: [{ every: pollingPeriodMs }] } }));
   }
 }
 
 /** What the API shows of a schedule. Temporal keeps no pause time: a paused schedule's last update is its pause. */
-export interface ScheduleState { scheduleId: string; createdAt: Date; lastUpdatedAt?: Date; paused: boolean; note?: string; nextRunAt?: Date }
+export interface ScheduleState {
+  scheduleId: string;
+  createdAt: Date;
+  lastUpdatedAt?: Date;
+  paused: boolean;
+  note?: string;
+  nextRunAt?: Date;
+}
 
 /** A schedule's state, or undefined when it does not exist. */
 export async function describeSchedule(temporal: TemporalDeps, scheduleId: string): Promise<ScheduleState | undefined> {
@@ -70,19 +91,35 @@ export async function describeSchedule(temporal: TemporalDeps, scheduleId: strin
     throw error;
   }
   return {
-    scheduleId: d.scheduleId, createdAt: d.info.createdAt, paused: d.state.paused,
-    ...(d.info.lastUpdatedAt ? { lastUpdatedAt: d.info.lastUpdatedAt } : {}), ...(d.state.note ? { note: d.state.note } : {}),
+    scheduleId: d.scheduleId,
+    createdAt: d.info.createdAt,
+    paused: d.state.paused,
+    ...(d.info.lastUpdatedAt ? { lastUpdatedAt: d.info.lastUpdatedAt } : {}),
+    ...(d.state.note ? { note: d.state.note } : {}),
     ...(d.info.nextActionTimes[0] ? { nextRunAt: d.info.nextActionTimes[0] } : {}),
   };
 }
 
-export interface WorkflowRun { workflowId: string; runId: string; status: string; startTime: Date; closeTime?: Date; error?: string }
+export interface WorkflowRun {
+  workflowId: string;
+  runId: string;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+  error?: string;
+}
 
 /** The runs a schedule started (Temporal's visibility, so a run shows up within a second or so), at most `limit`. */
 export async function listScheduleRuns(temporal: TemporalDeps, scheduleId: string, limit: number): Promise<WorkflowRun[]> {
   const runs: WorkflowRun[] = [];
   for await (const run of temporal.client.workflow.list({ query: `TemporalScheduledById = '${scheduleId}'`, pageSize: 1000 })) {
-    runs.push({ workflowId: run.workflowId, runId: run.runId, status: run.status.name, startTime: run.startTime, ...(run.closeTime ? { closeTime: run.closeTime } : {}) });
+    runs.push({
+      workflowId: run.workflowId,
+      runId: run.runId,
+      status: run.status.name,
+      startTime: run.startTime,
+      ...(run.closeTime ? { closeTime: run.closeTime } : {}),
+    });
     if (runs.length >= limit) break;
   }
   return runs;
@@ -107,9 +144,13 @@ const TASK_VERBS: Record<ConnectorTask, string> = { install: 'First fetch of', u
 export async function startConnectorTask(temporal: TemporalDeps, connector: ConnectorRef, task: ConnectorTask): Promise<string> {
   const workflowId = connectorTaskId(connector, task);
   const common = {
-    taskQueue: temporal.taskQueue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' as const,
-    args: [{ connectorID: connector.id }] as [{ connectorID: string }], typedSearchAttributes: searchAttributes(connector.id),
-    staticSummary: `${TASK_VERBS[task]} ${describeConnector(connector)}`, staticDetails: details(connector),
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    args: [{ connectorID: connector.id }] as [{ connectorID: string }],
+    typedSearchAttributes: searchAttributes(connector.id),
+    staticSummary: `${TASK_VERBS[task]} ${describeConnector(connector)}`,
+    staticDetails: details(connector),
   };
   if (task === 'install') await temporal.client.workflow.start<typeof connectorInstall>('connectorInstall', common);
   else if (task === 'uninstall') await temporal.client.workflow.start<typeof connectorUninstall>('connectorUninstall', common);

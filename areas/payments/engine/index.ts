@@ -6,12 +6,40 @@
  * connectors' schedules and tasks, the tasks of initiations, bank accounts and users, and open banking.
  */
 export {
-  createConnectorSchedules, deleteConnectorSchedules, describeSchedule, listScheduleRuns, runFailure, setConnectorPollingPeriod, startConnectorTask,
-  type ScheduleState, type WorkflowRun,
+  createConnectorSchedules,
+  deleteConnectorSchedules,
+  describeSchedule,
+  listScheduleRuns,
+  runFailure,
+  setConnectorPollingPeriod,
+  startConnectorTask,
+  type ScheduleState,
+  type WorkflowRun,
 } from './connectors';
-export { awaitLinkCompletion, runPaymentServiceUserForward, startLinkCompletion, startConnectionDelete, startPsuConnectorDelete } from './open-banking';
 export {
-  awaitTaskRun, describeTaskRun, startBankAccountForward, startInitiationExecution, startPaymentServiceUserDelete, startReversalExecution,
-  TASK_WORKFLOW_TYPES, type TaskRun, type WaitedRun,
+  awaitLinkCompletion,
+  runPaymentServiceUserForward,
+  startLinkCompletion,
+  startConnectionDelete,
+  startPsuConnectorDelete,
+} from './open-banking';
+export {
+  awaitTaskRun,
+  describeTaskRun,
+  startBankAccountForward,
+  startInitiationExecution,
+  startPaymentServiceUserDelete,
+  startReversalExecution,
+  TASK_WORKFLOW_TYPES,
+  type TaskRun,
+  type WaitedRun,
 } from './tasks';
-export { connectorTaskId, forwardWorkflowId, initiationWorkflowId, reversalWorkflowId, scheduleIdOf, type ConnectorRef, type ConnectorTask } from './workflow-ids';
+export {
+  connectorTaskId,
+  forwardWorkflowId,
+  initiationWorkflowId,
+  reversalWorkflowId,
+  scheduleIdOf,
+  type ConnectorRef,
+  type ConnectorTask,
+} from './workflow-ids';

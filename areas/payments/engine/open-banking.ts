@@ -1,7 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalDeps } from '../../../lib/temporal';
 import type {
-  openBankingCompleteLink, openBankingDeleteConnection, openBankingDeletePsuConnector, paymentServiceUserForward,
+  openBankingCompleteLink,
+  openBankingDeleteConnection,
+  openBankingDeletePsuConnector,
+  paymentServiceUserForward,
 } from '../../../workflows/payments/open-banking';
 import { waitFor, type WaitedRun } from './tasks';
 import { searchAttributes } from './workflow-ids';
@@ -12,11 +15,20 @@ const psuSummary = (psuID: string, connectorID: string) => `payment service user
  * Registers a payment service user at a connector's provider and waits for it (Formance answers this one when done);
  * a forward under way is joined. Id `payment-service-user-<id>-forward-<connectorID>`.
  */
-export async function runPaymentServiceUserForward(temporal: TemporalDeps, psuID: string, connectorID: string, timeoutMs: number): Promise<WaitedRun<void>> {
+export async function runPaymentServiceUserForward(
+  temporal: TemporalDeps,
+  psuID: string,
+  connectorID: string,
+  timeoutMs: number,
+): Promise<WaitedRun<void>> {
   const workflowId = `payment-service-user-${psuID}-forward-${connectorID}`;
   await temporal.client.workflow.start<typeof paymentServiceUserForward>('paymentServiceUserForward', {
-    taskQueue: temporal.taskQueue, workflowId, args: [{ psuID, connectorID }], workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: searchAttributes(connectorID), staticSummary: `Forward ${psuSummary(psuID, connectorID)}`,
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ psuID, connectorID }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(connectorID),
+    staticSummary: `Forward ${psuSummary(psuID, connectorID)}`,
   });
   return waitFor<void>(temporal, workflowId, timeoutMs);
 }
@@ -27,12 +39,19 @@ export async function runPaymentServiceUserForward(temporal: TemporalDeps, psuID
  * REJECT_DUPLICATE), so a decision is acted on once even if the database's record of it was lost to a failed commit.
  * @returns false when the attempt already has a run (another decision won).
  */
-export async function startLinkCompletion(temporal: TemporalDeps, input: { attemptID: string; connectorID: string; decision: 'approve' | 'reject' }): Promise<boolean> {
+export async function startLinkCompletion(
+  temporal: TemporalDeps,
+  input: { attemptID: string; connectorID: string; decision: 'approve' | 'reject' },
+): Promise<boolean> {
   try {
     await temporal.client.workflow.start<typeof openBankingCompleteLink>('openBankingCompleteLink', {
-      taskQueue: temporal.taskQueue, workflowId: linkCompletionId(input.attemptID), args: [{ attemptID: input.attemptID, decision: input.decision }],
-      workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Complete link attempt ${input.attemptID} (${input.decision})`,
+      taskQueue: temporal.taskQueue,
+      workflowId: linkCompletionId(input.attemptID),
+      args: [{ attemptID: input.attemptID, decision: input.decision }],
+      workflowIdConflictPolicy: 'FAIL',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: searchAttributes(input.connectorID),
+      staticSummary: `Complete link attempt ${input.attemptID} (${input.decision})`,
     });
     return true;
   } catch (error) {
@@ -48,11 +67,18 @@ export const awaitLinkCompletion = (temporal: TemporalDeps, attemptID: string, t
 const linkCompletionId = (attemptID: string) => `open-banking-link-attempt-${attemptID}`;
 
 /** Starts the deletion of one bank connection (joining one under way). @returns the task (workflow) id. */
-export async function startConnectionDelete(temporal: TemporalDeps, input: { psuID: string; connectorID: string; connectionID: string }): Promise<string> {
+export async function startConnectionDelete(
+  temporal: TemporalDeps,
+  input: { psuID: string; connectorID: string; connectionID: string },
+): Promise<string> {
   const workflowId = `payment-service-user-${input.psuID}-connection-${input.connectionID}-delete`;
   await temporal.client.workflow.start<typeof openBankingDeleteConnection>('openBankingDeleteConnection', {
-    taskQueue: temporal.taskQueue, workflowId, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: searchAttributes(input.connectorID), staticSummary: `Delete connection ${input.connectionID} of ${psuSummary(input.psuID, input.connectorID)}`,
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(input.connectorID),
+    staticSummary: `Delete connection ${input.connectionID} of ${psuSummary(input.psuID, input.connectorID)}`,
   });
   return workflowId;
 }
@@ -61,8 +87,12 @@ export async function startConnectionDelete(temporal: TemporalDeps, input: { psu
 export async function startPsuConnectorDelete(temporal: TemporalDeps, psuID: string, connectorID: string): Promise<string> {
   const workflowId = `payment-service-user-${psuID}-connector-${connectorID}-delete`;
   await temporal.client.workflow.start<typeof openBankingDeletePsuConnector>('openBankingDeletePsuConnector', {
-    taskQueue: temporal.taskQueue, workflowId, args: [{ psuID, connectorID }], workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: searchAttributes(connectorID), staticSummary: `Delete ${psuSummary(psuID, connectorID)}`,
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ psuID, connectorID }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: searchAttributes(connectorID),
+    staticSummary: `Delete ${psuSummary(psuID, connectorID)}`,
   });
   return workflowId;
 }

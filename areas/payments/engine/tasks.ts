@@ -8,10 +8,27 @@ import type { paymentServiceUserDelete } from '../../../workflows/payments/psu-d
 import { failureMessage, forwardWorkflowId, initiationWorkflowId, reversalWorkflowId, searchAttributes } from './workflow-ids';
 
 /** Task workflows, by the type the getTask route reads. */
-export const TASK_WORKFLOW_TYPES = ['connectorInstall', 'connectorUninstall', 'connectorReset', 'paymentInitiationExecute', 'bankAccountForward', 'paymentServiceUserDelete',
-  'paymentInitiationReverse', 'openBankingDeleteConnection', 'openBankingDeletePsuConnector'] as const;
+export const TASK_WORKFLOW_TYPES = [
+  'connectorInstall',
+  'connectorUninstall',
+  'connectorReset',
+  'paymentInitiationExecute',
+  'bankAccountForward',
+  'paymentServiceUserDelete',
+  'paymentInitiationReverse',
+  'openBankingDeleteConnection',
+  'openBankingDeletePsuConnector',
+] as const;
 
-export interface TaskRun { workflowType: string; status: string; startTime: Date; closeTime?: Date; connectorID?: string; result?: unknown; error?: string }
+export interface TaskRun {
+  workflowType: string;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+  connectorID?: string;
+  result?: unknown;
+  error?: string;
+}
 
 /** Reads a payments task's workflow; undefined when there is no such workflow or it is not a payments task. */
 export async function describeTaskRun(temporal: TemporalDeps, workflowId: string): Promise<TaskRun | undefined> {
@@ -25,9 +42,13 @@ export async function describeTaskRun(temporal: TemporalDeps, workflowId: string
   const area = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.PlatformArea);
   if (area !== 'payments' || !(TASK_WORKFLOW_TYPES as readonly string[]).includes(description.type)) return undefined;
   const run: TaskRun = {
-    workflowType: description.type, status: description.status.name, startTime: description.startTime,
+    workflowType: description.type,
+    status: description.status.name,
+    startTime: description.startTime,
     ...(description.closeTime ? { closeTime: description.closeTime } : {}),
-    ...(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID) ? { connectorID: description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID) } : {}),
+    ...(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID)
+      ? { connectorID: description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID) }
+      : {}),
   };
   if (run.status === 'RUNNING' || run.status === 'CONTINUED_AS_NEW') return run;
   try {
@@ -38,7 +59,10 @@ export async function describeTaskRun(temporal: TemporalDeps, workflowId: string
 }
 
 /** Starts one attempt of an initiation's execution; starting an attempt twice is harmless. @returns the workflow id. */
-export async function startInitiationExecution(temporal: TemporalDeps, input: { id: string; attempt: number; connectorID: string; summary?: string }): Promise<string> {
+export async function startInitiationExecution(
+  temporal: TemporalDeps,
+  input: { id: string; attempt: number; connectorID: string; summary?: string },
+): Promise<string> {
   const workflowId = initiationWorkflowId(input.id, input.attempt);
   try {
     await temporal.client.workflow.start<typeof paymentInitiationExecute>('paymentInitiationExecute', {
@@ -46,7 +70,9 @@ export async function startInitiationExecution(temporal: TemporalDeps, input: { 
       workflowId,
       args: [{ paymentInitiationID: input.id, attempt: input.attempt }],
       typedSearchAttributes: searchAttributes(input.connectorID),
-      ...(input.summary ? { staticSummary: input.summary, staticDetails: `Payment initiation id (API): \`${input.id}\`, attempt ${input.attempt}` } : {}),
+      ...(input.summary
+        ? { staticSummary: input.summary, staticDetails: `Payment initiation id (API): \`${input.id}\`, attempt ${input.attempt}` }
+        : {}),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -61,7 +87,10 @@ export async function startInitiationExecution(temporal: TemporalDeps, input: { 
 export async function startBankAccountForward(temporal: TemporalDeps, bankAccountID: string, connectorID: string): Promise<string> {
   const workflowId = forwardWorkflowId(bankAccountID, connectorID);
   await temporal.client.workflow.start<typeof bankAccountForward>('bankAccountForward', {
-    taskQueue: temporal.taskQueue, workflowId, args: [{ bankAccountID, connectorID }], typedSearchAttributes: searchAttributes(connectorID),
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ bankAccountID, connectorID }],
+    typedSearchAttributes: searchAttributes(connectorID),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return workflowId;
@@ -80,7 +109,10 @@ export async function awaitTaskRun(temporal: TemporalDeps, workflowId: string, t
 export async function startPaymentServiceUserDelete(temporal: TemporalDeps, paymentServiceUserID: string): Promise<string> {
   const workflowId = `payment-service-user-${paymentServiceUserID}-delete`;
   await temporal.client.workflow.start<typeof paymentServiceUserDelete>('paymentServiceUserDelete', {
-    taskQueue: temporal.taskQueue, workflowId, args: [{ paymentServiceUserID }], workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ paymentServiceUserID }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
     typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.PlatformArea, value: 'payments' }],
     staticSummary: `Delete payment service user ${paymentServiceUserID}`,
   });
@@ -92,13 +124,18 @@ export async function startPaymentServiceUserDelete(temporal: TemporalDeps, paym
  * starting it twice is harmless. @returns the workflow id.
  */
 export async function startReversalExecution(
-  temporal: TemporalDeps, input: { paymentInitiationID: string; number: number; reversalID: string; connectorID: string; summary: string },
+  temporal: TemporalDeps,
+  input: { paymentInitiationID: string; number: number; reversalID: string; connectorID: string; summary: string },
 ): Promise<string> {
   const workflowId = reversalWorkflowId(input.paymentInitiationID, input.number);
   try {
     await temporal.client.workflow.start<typeof paymentInitiationReverse>('paymentInitiationReverse', {
-      taskQueue: temporal.taskQueue, workflowId, args: [{ reversalID: input.reversalID }], typedSearchAttributes: searchAttributes(input.connectorID),
-      staticSummary: input.summary, staticDetails: `Payment initiation id (API): \`${input.paymentInitiationID}\`, reversal id (API): \`${input.reversalID}\``,
+      taskQueue: temporal.taskQueue,
+      workflowId,
+      args: [{ reversalID: input.reversalID }],
+      typedSearchAttributes: searchAttributes(input.connectorID),
+      staticSummary: input.summary,
+      staticDetails: `Payment initiation id (API): \`${input.paymentInitiationID}\`, reversal id (API): \`${input.reversalID}\``,
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -114,10 +151,13 @@ export async function waitFor<T>(temporal: TemporalDeps, workflowId: string, tim
   const timeout = new Promise<WaitedRun<T>>((resolve) => (timer = setTimeout(() => resolve({ outcome: 'timeout' }), timeoutMs)));
   try {
     return await Promise.race([
-      temporal.client.workflow.getHandle(workflowId).result().then(
-        (result) => ({ outcome: 'completed' as const, result: result as T }),
-        (error) => ({ outcome: 'failed' as const, message: failureMessage(error) }),
-      ),
+      temporal.client.workflow
+        .getHandle(workflowId)
+        .result()
+        .then(
+          (result) => ({ outcome: 'completed' as const, result: result as T }),
+          (error) => ({ outcome: 'failed' as const, message: failureMessage(error) }),
+        ),
       timeout,
     ]);
   } finally {

@@ -6,7 +6,11 @@ import { connectorLabel } from '../ids';
 // Temporal UI shows, and a failed run's message.
 
 /** A connector as the engine names its schedules and tasks. */
-export interface ConnectorRef { id: string; provider: string; name: string }
+export interface ConnectorRef {
+  id: string;
+  provider: string;
+  name: string;
+}
 
 export const scheduleIdOf = (connector: ConnectorRef, kind: FetchKind): string => `${connectorLabel(connector)}-${kind}`;
 export const initiationWorkflowId = (id: string, attempt: number): string => `payment-initiation-${id}-${attempt}`;

@@ -29,7 +29,8 @@ export function parseListFilter(text: string | undefined, columns: Record<string
       return;
     }
     if (op !== '$match') throw validationError(`query: unknown operator ${op}; this list takes $match and $and`);
-    if (!operand || typeof operand !== 'object' || Array.isArray(operand) || Object.keys(operand).length !== 1) throw validationError('query: $match takes an object with exactly one field');
+    if (!operand || typeof operand !== 'object' || Array.isArray(operand) || Object.keys(operand).length !== 1)
+      throw validationError('query: $match takes an object with exactly one field');
     const [field, value] = Object.entries(operand)[0];
     if (!Object.hasOwn(columns, field)) throw validationError(`query: unknown field "${field}"; the fields are ${fields}`);
     if (typeof value !== 'string') throw validationError(`query: field "${field}" takes a string`);

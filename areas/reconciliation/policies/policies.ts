@@ -83,14 +83,27 @@ export async function createPolicy(db: Db, input: PolicyInput, options: { idempo
   checkLedgerQuery(input.ledgerQuery, 'body.ledgerQuery');
   await referenced(getLedger(db, input.ledgerName), 'body.ledgerName');
   await referenced(getPool(db, input.paymentsPoolID), 'body.paymentsPoolID');
-  const id = await inTransaction(db, async (trx) => (await withIdempotencyKey(trx, { scope: 'reconciliation.policies', key: options.idempotencyKey, request: input }, async () => {
-    const [row] = (await trx('reconciliation_policies')
-      // A millisecond date, as the cursor carries it: a microsecond one would fall between two cursor keys.
-      .insert({ id: randomUUID(), created_at: new Date(), name: input.name, ledger_name: input.ledgerName, ledger_query: stringifyJson(input.ledgerQuery), payments_pool_id: input.paymentsPoolID })
-      .returning('*')) as PolicyRow[];
-    await emitEvents(trx, [{ app: 'reconciliation', type: 'SAVED_POLICY', payload: present(row) }]);
-    return row.id;
-  })).value);
+  const id = await inTransaction(
+    db,
+    async (trx) =>
+      (
+        await withIdempotencyKey(trx, { scope: 'reconciliation.policies', key: options.idempotencyKey, request: input }, async () => {
+          const [row] = (await trx('reconciliation_policies')
+            // A millisecond date, as the cursor carries it: a microsecond one would fall between two cursor keys.
+            .insert({
+              id: randomUUID(),
+              created_at: new Date(),
+              name: input.name,
+              ledger_name: input.ledgerName,
+              ledger_query: stringifyJson(input.ledgerQuery),
+              payments_pool_id: input.paymentsPoolID,
+            })
+            .returning('*')) as PolicyRow[];
+          await emitEvents(trx, [{ app: 'reconciliation', type: 'SAVED_POLICY', payload: present(row) }]);
+          return row.id;
+        })
+      ).value,
+  );
   // A replay answers the policy its key created (deleted since: 404, as a read of it would).
   return getPolicy(db, id);
 }

@@ -41,7 +41,8 @@ interface ResultRow {
 }
 
 // jsonb gives numbers back as parsed by lib/json.ts: a number when it is safe, a BigInt beyond.
-const amounts = (map: Record<string, number | bigint>): Record<string, bigint> => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, BigInt(v)]));
+const amounts = (map: Record<string, number | bigint>): Record<string, bigint> =>
+  Object.fromEntries(Object.entries(map).map(([k, v]) => [k, BigInt(v)]));
 
 const present = (row: ResultRow): Reconciliation => ({
   id: row.id,
@@ -63,7 +64,8 @@ async function side<T>(read: Promise<T>, what: string): Promise<T> {
   try {
     return await read;
   } catch (error) {
-    if (isApiError(error) && (error.code === 'LEDGER_NOT_FOUND' || error.code === 'NOT_FOUND')) throw validationError(`policy ${what}: ${error.message}`);
+    if (isApiError(error) && (error.code === 'LEDGER_NOT_FOUND' || error.code === 'NOT_FOUND'))
+      throw validationError(`policy ${what}: ${error.message}`);
     throw error;
   }
 }
@@ -88,7 +90,10 @@ export async function reconcile(
   if (input.reconciledAtPayments.getTime() > now) throw validationError('body.reconciledAtPayments: must be in the past');
   const policy = await getPolicy(db, policyID);
   const [ledger, pool] = await Promise.all([
-    side(aggregateBalancesAt(db, policy.ledgerName, { query: ledgerQueryText(policy.ledgerQuery) }, { pit: input.reconciledAtLedger }), `${policy.id} ledger`),
+    side(
+      aggregateBalancesAt(db, policy.ledgerName, { query: ledgerQueryText(policy.ledgerQuery) }, { pit: input.reconciledAtLedger }),
+      `${policy.id} ledger`,
+    ),
     side(getPoolBalancesAt(db, policy.paymentsPoolID, input.reconciledAtPayments), `${policy.id} pool`),
   ]);
   const outcome = computeDrift(ledger, Object.fromEntries(pool.map((b) => [b.asset, b.amount])));
@@ -101,27 +106,31 @@ export async function reconcile(
     ...outcome,
   };
   const request = { policyID, reconciledAtLedger: input.reconciledAtLedger, reconciledAtPayments: input.reconciledAtPayments };
-  const { value: id, hit } = await inTransaction(db, async (trx) => withIdempotencyKey(trx, { scope: 'reconciliation.reconciliations', key: options.idempotencyKey, request }, async () => {
-    await trx('reconciliation_results').insert({
-      id: reconciliation.id,
-      policy_id: reconciliation.policyID,
-      created_at: reconciliation.createdAt,
-      reconciled_at_ledger: reconciliation.reconciledAtLedger,
-      reconciled_at_payments: reconciliation.reconciledAtPayments,
-      status: reconciliation.status,
-      // knex's insert stringifies objects itself (JSON.stringify, which refuses BigInt): the exact text goes instead.
-      ledger_balances: stringifyJson(reconciliation.ledgerBalances),
-      payments_balances: stringifyJson(reconciliation.paymentsBalances),
-      drift_balances: stringifyJson(reconciliation.driftBalances),
-      error: reconciliation.error || null,
-    });
-    await emitEvents(trx, [{
-      app: 'reconciliation',
-      type: 'COMPLETED_RECONCILIATION',
-      payload: { ...reconciliation, policyName: policy.name, ledgerName: policy.ledgerName, paymentsPoolID: policy.paymentsPoolID },
-    }]);
-    return reconciliation.id;
-  }));
+  const { value: id, hit } = await inTransaction(db, async (trx) =>
+    withIdempotencyKey(trx, { scope: 'reconciliation.reconciliations', key: options.idempotencyKey, request }, async () => {
+      await trx('reconciliation_results').insert({
+        id: reconciliation.id,
+        policy_id: reconciliation.policyID,
+        created_at: reconciliation.createdAt,
+        reconciled_at_ledger: reconciliation.reconciledAtLedger,
+        reconciled_at_payments: reconciliation.reconciledAtPayments,
+        status: reconciliation.status,
+        // knex's insert stringifies objects itself (JSON.stringify, which refuses BigInt): the exact text goes instead.
+        ledger_balances: stringifyJson(reconciliation.ledgerBalances),
+        payments_balances: stringifyJson(reconciliation.paymentsBalances),
+        drift_balances: stringifyJson(reconciliation.driftBalances),
+        error: reconciliation.error || null,
+      });
+      await emitEvents(trx, [
+        {
+          app: 'reconciliation',
+          type: 'COMPLETED_RECONCILIATION',
+          payload: { ...reconciliation, policyName: policy.name, ledgerName: policy.ledgerName, paymentsPoolID: policy.paymentsPoolID },
+        },
+      ]);
+      return reconciliation.id;
+    }),
+  );
   // A replay answers the reconciliation its key stored (the balances just read are dropped).
   return hit ? getReconciliation(db, id) : reconciliation;
 }
@@ -141,7 +150,8 @@ const RECONCILIATION_FILTERS = { id: 'id', policyID: 'policy_id', status: 'statu
 export async function listReconciliations(db: Executor, query: string | undefined, page: PageRequest): Promise<Page<Reconciliation>> {
   const where = parseListFilter(query, RECONCILIATION_FILTERS);
   // A policy id or reconciliation id that is not a UUID matches nothing (the column is uuid, so it cannot be compared).
-  if ((where.id !== undefined && !UUID.test(where.id)) || (where.policy_id !== undefined && !UUID.test(where.policy_id))) return { items: [], hasNext: false, hasPrevious: false };
+  if ((where.id !== undefined && !UUID.test(where.id)) || (where.policy_id !== undefined && !UUID.test(where.policy_id)))
+    return { items: [], hasNext: false, hasPrevious: false };
   const result = await keysetPage<ResultRow>(db('reconciliation_results').where(where).select('*'), ['created_at', 'id'], 'desc', page);
   return { ...result, items: result.items.map(present) };
 }

@@ -42,12 +42,28 @@ export const snoozeActive = (alert: Pick<AlertRow, 'snooze'>, now: Date): boolea
 export async function appendAlertEvent(
   trx: Executor,
   alert: AlertRow,
-  event: { type: AlertEventType; prevStatus: AlertStatus | null; isReopen?: boolean; notify: boolean; evaluationID?: string; payload: Record<string, unknown>; at: Date },
+  event: {
+    type: AlertEventType;
+    prevStatus: AlertStatus | null;
+    isReopen?: boolean;
+    notify: boolean;
+    evaluationID?: string;
+    payload: Record<string, unknown>;
+    at: Date;
+  },
 ): Promise<AlertEventRow> {
   const [row] = (await trx('reconciliation_alert_events')
     .insert({
-      id: randomUUID(), alert_id: alert.id, type: event.type, prev_status: event.prevStatus, new_status: alert.status, is_reopen: event.isReopen ?? false,
-      notify: event.notify, evaluation_id: event.evaluationID ?? null, payload: event.payload, at: event.at,
+      id: randomUUID(),
+      alert_id: alert.id,
+      type: event.type,
+      prev_status: event.prevStatus,
+      new_status: alert.status,
+      is_reopen: event.isReopen ?? false,
+      notify: event.notify,
+      evaluation_id: event.evaluationID ?? null,
+      payload: event.payload,
+      at: event.at,
     })
     .returning('*')) as AlertEventRow[];
   const type = event.notify ? platformTypeOf(row) : undefined;
@@ -109,7 +125,10 @@ async function transition(
     const refusal = allowed(current, now);
     if (refusal) throw conflict(`alert ${id} is ${current.status}${current.snooze && snoozeActive(current, now) ? ' (snoozed)' : ''}: ${refusal}`);
     const { set, payload } = change(current, now);
-    const [updated] = (await trx('reconciliation_alerts').where({ id }).update({ ...set, updated_at: now }).returning('*')) as AlertRow[];
+    const [updated] = (await trx('reconciliation_alerts')
+      .where({ id })
+      .update({ ...set, updated_at: now })
+      .returning('*')) as AlertRow[];
     await appendAlertEvent(trx, updated, { type, prevStatus: current.status, notify: true, payload, at: now });
     return presentAlert(updated);
   });
@@ -118,16 +137,30 @@ async function transition(
 const note = (text: string | undefined) => (text ? { note: text } : {});
 
 export const ackAlert = (db: Db, id: string, input: { by: string; note?: string }) =>
-  transition(db, id, 'ack', (_alert, now) => {
-    const ack = { at: now.toISOString(), by: input.by, ...note(input.note) };
-    return { set: { status: 'ACKNOWLEDGED', ack }, payload: { ack } };
-  }, (alert) => (alert.status === 'OPEN' ? undefined : 'only an OPEN alert can be acknowledged'));
+  transition(
+    db,
+    id,
+    'ack',
+    (_alert, now) => {
+      const ack = { at: now.toISOString(), by: input.by, ...note(input.note) };
+      return { set: { status: 'ACKNOWLEDGED', ack }, payload: { ack } };
+    },
+    (alert) => (alert.status === 'OPEN' ? undefined : 'only an OPEN alert can be acknowledged'),
+  );
 
 const unresolved = (alert: AlertRow) => (alert.status === 'RESOLVED' ? 'it is already resolved' : undefined);
 
-function resolution(alert: AlertRow, now: Date, kind: 'fixed_by_booking' | 'accepted_by_business', input: { by: string; note?: string; transactionRefs?: string[] }) {
+function resolution(
+  alert: AlertRow,
+  now: Date,
+  kind: 'fixed_by_booking' | 'accepted_by_business',
+  input: { by: string; note?: string; transactionRefs?: string[] },
+) {
   return {
-    at: now.toISOString(), by: input.by, kind, ...note(input.note),
+    at: now.toISOString(),
+    by: input.by,
+    kind,
+    ...note(input.note),
     ...(input.transactionRefs?.length ? { transactionRefs: input.transactionRefs } : {}),
     evidenceSnapshot: alert.evidence,
   };
@@ -135,29 +168,52 @@ function resolution(alert: AlertRow, now: Date, kind: 'fixed_by_booking' | 'acce
 
 /** Resolved by a correction (a booking, named by `transactionRefs`); a later failure of the fingerprint reopens it. */
 export const resolveAlert = (db: Db, id: string, input: { by: string; note?: string; transactionRefs?: string[] }) =>
-  transition(db, id, 'resolve', (alert, now) => {
-    const value = resolution(alert, now, 'fixed_by_booking', input);
-    return { set: { status: 'RESOLVED', resolution: value, snooze: null }, payload: { resolution: value } };
-  }, unresolved);
+  transition(
+    db,
+    id,
+    'resolve',
+    (alert, now) => {
+      const value = resolution(alert, now, 'fixed_by_booking', input);
+      return { set: { status: 'RESOLVED', resolution: value, snooze: null }, payload: { resolution: value } };
+    },
+    unresolved,
+  );
 
 /** Resolved by accepting the difference as it is (a business decision, whose note is required). */
 export const acceptAlert = (db: Db, id: string, input: { by: string; note: string }) => {
   if (!input.note.trim()) throw validationError('body.note: required: say why the difference is accepted');
-  return transition(db, id, 'accept', (alert, now) => {
-    const value = resolution(alert, now, 'accepted_by_business', input);
-    return { set: { status: 'RESOLVED', resolution: value, snooze: null }, payload: { resolution: value } };
-  }, unresolved);
+  return transition(
+    db,
+    id,
+    'accept',
+    (alert, now) => {
+      const value = resolution(alert, now, 'accepted_by_business', input);
+      return { set: { status: 'RESOLVED', resolution: value, snooze: null }, payload: { resolution: value } };
+    },
+    unresolved,
+  );
 };
 
 export const snoozeAlert = (db: Db, id: string, input: { by: string; note?: string; until: string }) => {
   const until = new Date(input.until);
   if (!(until.getTime() > Date.now())) throw validationError('body.until: must be in the future');
-  return transition(db, id, 'snooze', (_alert, now) => {
-    const snooze = { at: now.toISOString(), by: input.by, ...note(input.note), until: until.toISOString() };
-    return { set: { snooze }, payload: { snooze } };
-  }, unresolved);
+  return transition(
+    db,
+    id,
+    'snooze',
+    (_alert, now) => {
+      const snooze = { at: now.toISOString(), by: input.by, ...note(input.note), until: until.toISOString() };
+      return { set: { snooze }, payload: { snooze } };
+    },
+    unresolved,
+  );
 };
 
 export const unsnoozeAlert = (db: Db, id: string, input: { by: string }) =>
-  transition(db, id, 'unsnooze', () => ({ set: { snooze: null }, payload: { by: input.by } }),
-    (alert, now) => (snoozeActive(alert, now) ? undefined : 'it is not snoozed'));
+  transition(
+    db,
+    id,
+    'unsnooze',
+    () => ({ set: { snooze: null }, payload: { by: input.by } }),
+    (alert, now) => (snoozeActive(alert, now) ? undefined : 'it is not snoozed'),
+  );

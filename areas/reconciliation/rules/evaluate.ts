@@ -104,8 +104,16 @@ async function record(db: Db, ruleID: string, plan: Plan, computed: Computed): P
     const evidence = computed.result === 'ERROR' ? { error: computed.error } : computed.outcomes;
     const [evaluation] = (await trx('reconciliation_evaluations')
       .insert({
-        id: plan.evaluationID, rule_id: ruleID, result: computed.result, evidence: stringifyJson(evidence), error: computed.error ?? null, pit_per_source: computed.pitPerSource,
-        cost_units: computed.costUnits, trigger: plan.trigger, started_at: computed.startedAt, ended_at: computed.endedAt,
+        id: plan.evaluationID,
+        rule_id: ruleID,
+        result: computed.result,
+        evidence: stringifyJson(evidence),
+        error: computed.error ?? null,
+        pit_per_source: computed.pitPerSource,
+        cost_units: computed.costUnits,
+        trigger: plan.trigger,
+        started_at: computed.startedAt,
+        ended_at: computed.endedAt,
       })
       .returning('*')) as EvaluationRow[];
     if (rule && computed.result !== 'ERROR') {
@@ -116,16 +124,25 @@ async function record(db: Db, ruleID: string, plan: Plan, computed: Computed): P
           if (was === !outcome.passed) continue;
           await trx('reconciliation_rule_edges')
             .insert({ rule_id: rule.id, fingerprint: outcome.fingerprint, breached: !outcome.passed })
-            .onConflict(['rule_id', 'fingerprint']).merge(['breached']);
+            .onConflict(['rule_id', 'fingerprint'])
+            .merge(['breached']);
         }
         if (outcome.passed) await recovered(trx, rule, period, outcome, evaluation);
         else await failed(trx, rule, period, outcome, evaluation);
       }
     }
-    await emitEvents(trx, [{
-      app: 'reconciliation', type: RULE_EVALUATED_EVENT,
-      payload: { evaluation: presentEvaluation(evaluation), rule: rule ? { id: rule.id, name: rule.name, templateKind: rule.template_kind, severity: rule.severity, labels: rule.labels } : { id: ruleID } },
-    }]);
+    await emitEvents(trx, [
+      {
+        app: 'reconciliation',
+        type: RULE_EVALUATED_EVENT,
+        payload: {
+          evaluation: presentEvaluation(evaluation),
+          rule: rule
+            ? { id: rule.id, name: rule.name, templateKind: rule.template_kind, severity: rule.severity, labels: rule.labels }
+            : { id: ruleID },
+        },
+      },
+    ]);
     return evaluation;
   });
 }
@@ -138,8 +155,17 @@ async function failed(trx: Executor, rule: RuleRow, period: string, outcome: Out
   if (!current) {
     const [alert] = (await trx('reconciliation_alerts')
       .insert({
-        id: randomUUID(), ...key, status: 'OPEN', severity: rule.severity, labels: rule.labels, evidence, occurrence_count: 1,
-        first_seen_at: now, last_seen_at: now, last_evaluation_id: evaluation.id, failing: true,
+        id: randomUUID(),
+        ...key,
+        status: 'OPEN',
+        severity: rule.severity,
+        labels: rule.labels,
+        evidence,
+        occurrence_count: 1,
+        first_seen_at: now,
+        last_seen_at: now,
+        last_evaluation_id: evaluation.id,
+        failing: true,
       })
       .returning('*')) as AlertRow[];
     await appendAlertEvent(trx, alert, { type: 'fail', prevStatus: null, notify: true, evaluationID: evaluation.id, payload: { evidence }, at: now });
@@ -149,13 +175,26 @@ async function failed(trx: Executor, rule: RuleRow, period: string, outcome: Out
   const [alert] = (await trx('reconciliation_alerts')
     .where({ id: current.id })
     .update({
-      occurrence_count: current.occurrence_count + 1, last_seen_at: now, last_evaluation_id: evaluation.id, evidence, failing: true, updated_at: now,
+      occurrence_count: current.occurrence_count + 1,
+      last_seen_at: now,
+      last_evaluation_id: evaluation.id,
+      evidence,
+      failing: true,
+      updated_at: now,
       ...(reopen ? { status: 'OPEN', ack: null, resolution: null } : {}),
     })
     .returning('*')) as AlertRow[];
   // Notified: a reopen, unless snoozed. A repeated failure of an unresolved alert is logged and counted only.
   const notify = reopen && !snoozeActive(current, now);
-  await appendAlertEvent(trx, alert, { type: 'fail', prevStatus: current.status, isReopen: reopen, notify, evaluationID: evaluation.id, payload: { evidence }, at: now });
+  await appendAlertEvent(trx, alert, {
+    type: 'fail',
+    prevStatus: current.status,
+    isReopen: reopen,
+    notify,
+    evaluationID: evaluation.id,
+    payload: { evidence },
+    at: now,
+  });
 }
 
 /** A passing fingerprint whose unresolved alert was failing: logged once, as `pass`; the alert stays for an operator. */
@@ -167,8 +206,18 @@ async function recovered(trx: Executor, rule: RuleRow, period: string, outcome: 
     .first()) as AlertRow | undefined;
   if (!current) return;
   const now = new Date(evaluation.ended_at);
-  const [alert] = (await trx('reconciliation_alerts').where({ id: current.id }).update({ failing: false, updated_at: now }).returning('*')) as AlertRow[];
-  await appendAlertEvent(trx, alert, { type: 'pass', prevStatus: current.status, notify: false, evaluationID: evaluation.id, payload: { proof: outcome.proof ?? {} }, at: now });
+  const [alert] = (await trx('reconciliation_alerts')
+    .where({ id: current.id })
+    .update({ failing: false, updated_at: now })
+    .returning('*')) as AlertRow[];
+  await appendAlertEvent(trx, alert, {
+    type: 'pass',
+    prevStatus: current.status,
+    notify: false,
+    evaluationID: evaluation.id,
+    payload: { proof: outcome.proof ?? {} },
+    at: now,
+  });
 }
 
 export interface EvaluateRequest {
@@ -213,7 +262,8 @@ export async function evaluateRule(db: Db, ruleID: string, request: EvaluateRequ
  * margin. A rule disabled or deleted since the schedule fired is skipped.
  */
 export async function runScheduledEvaluation(db: Db, input: { ruleID: string; evaluationID: string; at: Date }) {
-  const done = (await db('reconciliation_evaluations').where({ id: input.evaluationID }).first('id', 'result')) as { id: string; result: EvaluationResult } | undefined;
+  const done = (await db('reconciliation_evaluations').where({ id: input.evaluationID }).first('id', 'result')) as
+    { id: string; result: EvaluationResult } | undefined;
   if (done) return { evaluationID: done.id, result: done.result };
   const rule = (await db('reconciliation_rules').where({ id: input.ruleID }).first()) as RuleRow | undefined;
   if (!rule) return { skipped: 'deleted' as const };

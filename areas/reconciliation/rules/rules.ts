@@ -30,7 +30,8 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 /** A schedule as stored: `cron` needs its expression; a time zone must be one the runtime knows (Temporal's are IANA's). */
 function checkSchedule(schedule: RuleSchedule | undefined): RuleSchedule | null {
   if (!schedule) return null;
-  if (schedule.kind === 'cron' && !schedule.expr) throw validationError('body.schedule.expr: required when kind is cron (e.g. "0 * * * *", "@every 5m")');
+  if (schedule.kind === 'cron' && !schedule.expr)
+    throw validationError('body.schedule.expr: required when kind is cron (e.g. "0 * * * *", "@every 5m")');
   if (schedule.kind === 'on_demand' && schedule.expr) throw validationError('body.schedule.expr: only a cron schedule has an expression');
   if (schedule.tz) {
     try {
@@ -46,7 +47,9 @@ function checkSchedule(schedule: RuleSchedule | undefined): RuleSchedule | null 
 }
 
 const scheduleOf = (row: Pick<RuleRow, 'id' | 'name' | 'schedule' | 'enabled'>) =>
-  row.schedule?.kind === 'cron' ? { ruleID: row.id, name: row.name, cron: row.schedule.expr!, ...(row.schedule.tz ? { tz: row.schedule.tz } : {}), enabled: row.enabled } : undefined;
+  row.schedule?.kind === 'cron'
+    ? { ruleID: row.id, name: row.name, cron: row.schedule.expr!, ...(row.schedule.tz ? { tz: row.schedule.tz } : {}), enabled: row.enabled }
+    : undefined;
 
 /** Runs the Temporal side of a change; a spec Temporal refuses is the client's 400, naming the schedule. */
 async function scheduleCall(call: () => Promise<void>): Promise<void> {
@@ -79,8 +82,16 @@ export async function createRule(deps: { db: Db; temporal: TemporalDeps }, input
     const row = await inTransaction(deps.db, async (trx) => {
       const [inserted] = (await trx('reconciliation_rules')
         .insert({
-          id, name: input.name, template_kind: input.templateKind, template_spec: input.templateSpec, cadence: input.cadence ?? 'continuous',
-          schedule, severity: input.severity ?? 'medium', labels: input.labels ?? {}, notifications: stringifyJson(input.notifications ?? []), enabled: input.enabled ?? true,
+          id,
+          name: input.name,
+          template_kind: input.templateKind,
+          template_spec: input.templateSpec,
+          cadence: input.cadence ?? 'continuous',
+          schedule,
+          severity: input.severity ?? 'medium',
+          labels: input.labels ?? {},
+          notifications: stringifyJson(input.notifications ?? []),
+          enabled: input.enabled ?? true,
           explanation_cel: explanationOf(template),
         })
         .returning('*')) as RuleRow[];
@@ -131,9 +142,16 @@ export async function patchRule(deps: { db: Db; temporal: TemporalDeps }, id: st
     const [updated] = (await trx('reconciliation_rules')
       .where({ id })
       .update({
-        name: patch.name ?? current.name, template_kind: kind, template_spec: spec, schedule, severity: patch.severity ?? current.severity,
-        labels: patch.labels ?? current.labels, notifications: stringifyJson(patch.notifications ?? current.notifications), enabled: patch.enabled ?? current.enabled,
-        explanation_cel: explanationOf(template), updated_at: trx.fn.now(),
+        name: patch.name ?? current.name,
+        template_kind: kind,
+        template_spec: spec,
+        schedule,
+        severity: patch.severity ?? current.severity,
+        labels: patch.labels ?? current.labels,
+        notifications: stringifyJson(patch.notifications ?? current.notifications),
+        enabled: patch.enabled ?? current.enabled,
+        explanation_cel: explanationOf(template),
+        updated_at: trx.fn.now(),
       })
       .returning('*')) as RuleRow[];
     const next = scheduleOf(updated);
@@ -154,4 +172,3 @@ export async function deleteRule(deps: { db: Db; temporal: TemporalDeps }, id: s
     await deleteRuleSchedule(deps.temporal, id);
   });
 }
-

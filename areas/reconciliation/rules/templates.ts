@@ -35,7 +35,8 @@ export type Template =
   | { kind: 'source_parity'; left: Source; right: Source; assets?: string[]; tolerance: bigint; condition?: string };
 
 /** What a source read: a ledger's balances per account and asset, or a pool's per asset. */
-export type SourceRead = { type: 'ledger'; balances: Array<{ account: string; asset: string; balance: bigint }> } | { type: 'pool'; balances: Map<string, bigint> };
+export type SourceRead =
+  { type: 'ledger'; balances: Array<{ account: string; asset: string; balance: bigint }> } | { type: 'pool'; balances: Map<string, bigint> };
 
 type Spec = Record<string, unknown>;
 const at = (field: string) => `body.templateSpec.${field}`;
@@ -52,7 +53,8 @@ function text(spec: Spec, field: string, required: boolean, prefix = ''): string
     if (required) throw validationError(`${at(prefix + field)}: required`);
     return undefined;
   }
-  if (typeof value !== 'string' || value.length === 0 || value.length > 1000) throw validationError(`${at(prefix + field)}: must be a non-empty string of at most 1000 characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 1000)
+    throw validationError(`${at(prefix + field)}: must be a non-empty string of at most 1000 characters`);
   return value;
 }
 
@@ -99,7 +101,8 @@ function poolSource(spec: Spec, prefix = ''): PoolSource {
 
 function anySource(spec: Spec, field: 'left' | 'right'): Source {
   const value = spec[field];
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError(`${at(field)}: required, a source: {"ledger", "address"?, "query"?} or {"poolID"}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw validationError(`${at(field)}: required, a source: {"ledger", "address"?, "query"?} or {"poolID"}`);
   const source = value as Spec;
   if (source.poolID !== undefined) {
     onlyFields(source, ['poolID'], `${field}.`);
@@ -125,7 +128,14 @@ export function parseTemplate(kind: TemplateKind, spec: Spec): Template {
   switch (kind) {
     case 'ledger_vs_pool_drift':
       onlyFields(spec, ['ledger', 'address', 'query', 'poolID', 'tolerance', ...common]);
-      return { kind, ledger: ledgerSource(spec), pool: poolSource(spec), assets: assetsOf(spec), tolerance: integer(spec, 'tolerance', { required: false, nonNegative: true }) ?? 0n, condition: conditionOf(spec) };
+      return {
+        kind,
+        ledger: ledgerSource(spec),
+        pool: poolSource(spec),
+        assets: assetsOf(spec),
+        tolerance: integer(spec, 'tolerance', { required: false, nonNegative: true }) ?? 0n,
+        condition: conditionOf(spec),
+      };
     case 'ledger_invariant':
       onlyFields(spec, ['ledger', 'address', 'query', ...common]);
       return { kind, ledger: ledgerSource(spec), assets: assetsOf(spec), condition: conditionOf(spec) };
@@ -134,12 +144,27 @@ export function parseTemplate(kind: TemplateKind, spec: Spec): Template {
       const ledger = ledgerSource(spec);
       if (!ledger.address) throw validationError(`${at('address')}: required (an account address, or a pattern for one alert per matching account)`);
       const operator = spec.operator;
-      if (typeof operator !== 'string' || !OPERATORS.includes(operator as ThresholdOperator)) throw validationError(`${at('operator')}: required, one of ${OPERATORS.join(', ')} (the side of the threshold that is a breach)`);
-      return { kind, ledger, asset: text(spec, 'asset', true)!, operator: operator as ThresholdOperator, threshold: integer(spec, 'threshold', { required: true })!, condition: conditionOf(spec) };
+      if (typeof operator !== 'string' || !OPERATORS.includes(operator as ThresholdOperator))
+        throw validationError(`${at('operator')}: required, one of ${OPERATORS.join(', ')} (the side of the threshold that is a breach)`);
+      return {
+        kind,
+        ledger,
+        asset: text(spec, 'asset', true)!,
+        operator: operator as ThresholdOperator,
+        threshold: integer(spec, 'threshold', { required: true })!,
+        condition: conditionOf(spec),
+      };
     }
     case 'source_parity':
       onlyFields(spec, ['left', 'right', 'tolerance', ...common]);
-      return { kind, left: anySource(spec, 'left'), right: anySource(spec, 'right'), assets: assetsOf(spec), tolerance: integer(spec, 'tolerance', { required: false, nonNegative: true }) ?? 0n, condition: conditionOf(spec) };
+      return {
+        kind,
+        left: anySource(spec, 'left'),
+        right: anySource(spec, 'right'),
+        assets: assetsOf(spec),
+        tolerance: integer(spec, 'tolerance', { required: false, nonNegative: true }) ?? 0n,
+        condition: conditionOf(spec),
+      };
   }
 }
 
@@ -161,7 +186,8 @@ export function explanationOf(template: Template): string {
 
 /** The template's sources, keyed as Formance echoes them in pitPerSource: `<label>#<index>`. */
 export function sourcesOf(template: Template): Array<{ key: string; source: Source }> {
-  const keyed = (sources: Source[]) => sources.map((source, i) => ({ key: `${source.type === 'ledger' ? `ledger:${source.ledger}` : `pool:${source.poolID}`}#${i}`, source }));
+  const keyed = (sources: Source[]) =>
+    sources.map((source, i) => ({ key: `${source.type === 'ledger' ? `ledger:${source.ledger}` : `pool:${source.poolID}`}#${i}`, source }));
   switch (template.kind) {
     case 'ledger_vs_pool_drift':
       return keyed([template.ledger, template.pool]);
@@ -197,7 +223,8 @@ const str = (n: bigint) => n.toString();
  */
 export function outcomesOf(template: Template, reads: SourceRead[], explanation: string): Outcome[] {
   const outcomes: Outcome[] = [];
-  const selected = (assets: Iterable<string>) => [...new Set(assets)].filter((a) => !('assets' in template) || !template.assets || template.assets.includes(a)).sort();
+  const selected = (assets: Iterable<string>) =>
+    [...new Set(assets)].filter((a) => !('assets' in template) || !template.assets || template.assets.includes(a)).sort();
   switch (template.kind) {
     case 'ledger_vs_pool_drift':
     case 'source_parity': {
@@ -213,10 +240,22 @@ export function outcomesOf(template: Template, reads: SourceRead[], explanation:
           ? conditionPasses(template.condition, fingerprint, { asset, [leftName]: l, [rightName]: r, drift, tolerance: template.tolerance })
           : abs(drift) <= template.tolerance;
         const balances = { [leftName]: str(l), [rightName]: str(r) };
-        outcomes.push(passed ? { fingerprint, passed, proof: balances } : {
-          fingerprint, passed,
-          evidence: { asset, balances, drift: str(drift), tolerance: str(template.tolerance), cel: explanation, ...(!left.has(asset) || !right.has(asset) ? { missingOn: !left.has(asset) ? leftName : rightName } : {}) },
-        });
+        outcomes.push(
+          passed
+            ? { fingerprint, passed, proof: balances }
+            : {
+                fingerprint,
+                passed,
+                evidence: {
+                  asset,
+                  balances,
+                  drift: str(drift),
+                  tolerance: str(template.tolerance),
+                  cel: explanation,
+                  ...(!left.has(asset) || !right.has(asset) ? { missingOn: !left.has(asset) ? leftName : rightName } : {}),
+                },
+              },
+        );
       }
       return outcomes;
     }
@@ -236,7 +275,11 @@ export function outcomesOf(template: Template, reads: SourceRead[], explanation:
           ? conditionPasses(template.condition, fingerprint, { asset, positive, negative, balance: positive + negative })
           : positive + negative === 0n;
         const proof = { positive: str(positive), negative: str(negative) };
-        outcomes.push(passed ? { fingerprint, passed, proof } : { fingerprint, passed, evidence: { asset, balances: proof, balance: str(positive + negative), cel: explanation } });
+        outcomes.push(
+          passed
+            ? { fingerprint, passed, proof }
+            : { fingerprint, passed, evidence: { asset, balances: proof, balance: str(positive + negative), cel: explanation } },
+        );
       }
       return outcomes;
     }
@@ -249,13 +292,31 @@ export function outcomesOf(template: Template, reads: SourceRead[], explanation:
       for (const account of [...byAccount.keys()].sort()) {
         const balance = byAccount.get(account)!;
         const fingerprint = `account:${account}|asset:${template.asset}`;
-        const breach = { lt: balance < template.threshold, lte: balance <= template.threshold, gt: balance > template.threshold, gte: balance >= template.threshold }[template.operator];
+        const breach = {
+          lt: balance < template.threshold,
+          lte: balance <= template.threshold,
+          gt: balance > template.threshold,
+          gte: balance >= template.threshold,
+        }[template.operator];
         const passed = template.condition
           ? conditionPasses(template.condition, fingerprint, { account, asset: template.asset, balance, threshold: template.threshold })
           : !breach;
-        outcomes.push(passed ? { fingerprint, passed, proof: { balance: str(balance) } } : {
-          fingerprint, passed, evidence: { account, asset: template.asset, balances: { balance: str(balance) }, threshold: str(template.threshold), operator: template.operator, cel: explanation },
-        });
+        outcomes.push(
+          passed
+            ? { fingerprint, passed, proof: { balance: str(balance) } }
+            : {
+                fingerprint,
+                passed,
+                evidence: {
+                  account,
+                  asset: template.asset,
+                  balances: { balance: str(balance) },
+                  threshold: str(template.threshold),
+                  operator: template.operator,
+                  cel: explanation,
+                },
+              },
+        );
       }
       return outcomes;
     }

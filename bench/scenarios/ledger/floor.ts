@@ -78,8 +78,14 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
       [ledger, ASSET, source, destination, amount.toString(), [destination, source].sort()],
     );
     const postings = JSON.stringify([{ source, destination, amount: Number(amount), asset: ASSET }]);
-    const pre = { [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output)) }, [destination]: { [ASSET]: volume(BigInt(dst.input), BigInt(dst.output)) } };
-    const post = { [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output) + amount) }, [destination]: { [ASSET]: volume(BigInt(dst.input) + amount, BigInt(dst.output)) } };
+    const pre = {
+      [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output)) },
+      [destination]: { [ASSET]: volume(BigInt(dst.input), BigInt(dst.output)) },
+    };
+    const post = {
+      [source]: { [ASSET]: volume(BigInt(src.input), BigInt(src.output) + amount) },
+      [destination]: { [ASSET]: volume(BigInt(dst.input) + amount, BigInt(dst.output)) },
+    };
     const tx = await client.query(
       `WITH n AS (UPDATE ledgers SET next_txid = next_txid + 1 WHERE name = $1 RETURNING next_txid - 1 AS id)
        INSERT INTO ledger_transactions (ledger, id, timestamp, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations)
@@ -100,7 +106,13 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
 }
 
 /** The floor with `pg`: `concurrency` connections, `total` writes. */
-export async function pgFloor(platform: BenchPlatform, scenario: string, shape: FloorShape, concurrency: number, total: number): Promise<Measurement> {
+export async function pgFloor(
+  platform: BenchPlatform,
+  scenario: string,
+  shape: FloorShape,
+  concurrency: number,
+  total: number,
+): Promise<Measurement> {
   const pool = new pg.Pool({ connectionString: platform.databaseUrl, max: concurrency });
   try {
     const cpu = cpuSnapshot();
@@ -144,22 +156,57 @@ END;
 }
 
 /** The floor with pgbench (when it is on PATH): throughput from its own report, p50/p99 from its per-transaction log. */
-export async function pgbenchFloor(platform: BenchPlatform, scenario: string, shape: FloorShape, concurrency: number, total: number): Promise<Measurement> {
+export async function pgbenchFloor(
+  platform: BenchPlatform,
+  scenario: string,
+  shape: FloorShape,
+  concurrency: number,
+  total: number,
+): Promise<Measurement> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pgbench-'));
   try {
     fs.writeFileSync(path.join(dir, 'write.sql'), pgbenchScript(shape));
     const perClient = Math.max(1, Math.ceil(total / concurrency));
     const { stdout } = await promisify(execFile)(
       'pgbench',
-      ['-n', '-f', path.join(dir, 'write.sql'), '-c', String(concurrency), '-j', String(Math.min(2, concurrency)), '-t', String(perClient), '-l', `--log-prefix=${path.join(dir, 'log')}`, platform.databaseUrl],
+      [
+        '-n',
+        '-f',
+        path.join(dir, 'write.sql'),
+        '-c',
+        String(concurrency),
+        '-j',
+        String(Math.min(2, concurrency)),
+        '-t',
+        String(perClient),
+        '-l',
+        `--log-prefix=${path.join(dir, 'log')}`,
+        platform.databaseUrl,
+      ],
       { timeout: 300_000 },
     );
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
-    const latencies = fs.readdirSync(dir).filter((f) => f.startsWith('log'))
-      .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((line) => Number(line.split(' ')[2]) / 1000))
+    const latencies = fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith('log'))
+      .flatMap((f) =>
+        fs
+          .readFileSync(path.join(dir, f), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => Number(line.split(' ')[2]) / 1000),
+      )
       .sort((a, b) => a - b);
-    return { scenario, unit: 'tx/s', throughput: tps, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), operations: perClient * concurrency, errors: failed };
+    return {
+      scenario,
+      unit: 'tx/s',
+      throughput: tps,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      operations: perClient * concurrency,
+      errors: failed,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -35,7 +35,12 @@ export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbe
 /** Funds `bench:src:0..n-1` and `bench:hot` from world through the API (transactions of 500 postings). */
 async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string, features?: Record<string, string>): Promise<void> {
   await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`, features ? { features } : undefined);
-  const postings = [...Array.from({ length: ACCOUNTS }, (_, i) => srcAccount(i)), HOT].map((destination) => ({ source: 'world', destination, amount: Number(FUNDS), asset: ASSET }));
+  const postings = [...Array.from({ length: ACCOUNTS }, (_, i) => srcAccount(i)), HOT].map((destination) => ({
+    source: 'world',
+    destination,
+    amount: Number(FUNDS),
+    asset: ASSET,
+  }));
   for (let i = 0; i < postings.length; i += 500) {
     await call(platform, token, 'POST', `/api/ledger/v2/${ledger}/transactions`, { postings: postings.slice(i, i + 500) });
   }
@@ -83,31 +88,30 @@ export const ledgerScenario: Scenario = {
         // The event each write commits is dispatched (one Temporal workflow per event) during and after the run: its
         // CPU is counted up to the end of the drain, so the split shows what one write costs the whole stack.
         const pending = await settle(platform);
-        results.push({ ...writes, notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}` });
+        results.push({
+          ...writes,
+          notes: `CPU ms/tx incl. its event's dispatch: ${cpuPerOperation(cpu, cpuSnapshot(), writes.operations)}${pending ? `; ${pending} events or workflows still pending` : ''}`,
+        });
       }
     }
     // What the log's hash chain costs writers: the same writes at 32 clients into a ledger created with HASH_LOGS
     // DISABLED (it still writes its log rows: they cannot be turned off; the raw-SQL floor, which writes none, bounds
     // what they cost). Rounds alternate on and off, and which goes first, so both see the same drift of the machine.
     for (const shape of ['spread', 'hot'] as const) {
-      const measured = await interleavedRounds(
-        HASH_ROUNDS,
-        ['on', 'off'] as const,
-        async (hashing) => {
-          const round = await httpLoad({
-            scenario: `ledger write ${shape} c=32 (HTTP, hashing ${hashing}, ${HASH_ROUNDS} interleaved rounds)`,
-            url: `${platform.apiUrl}/api/ledger/v2/${hashing === 'on' ? ledger : unhashedLedger}/transactions`,
-            method: 'POST',
-            connections: 32,
-            amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
-            headers: authJson(token),
-            requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
-          });
-          // Inside the run, so its CPU count includes its events' dispatch and the hasher, and the next run starts settled.
-          await settle(platform);
-          return round;
-        },
-      );
+      const measured = await interleavedRounds(HASH_ROUNDS, ['on', 'off'] as const, async (hashing) => {
+        const round = await httpLoad({
+          scenario: `ledger write ${shape} c=32 (HTTP, hashing ${hashing}, ${HASH_ROUNDS} interleaved rounds)`,
+          url: `${platform.apiUrl}/api/ledger/v2/${hashing === 'on' ? ledger : unhashedLedger}/transactions`,
+          method: 'POST',
+          connections: 32,
+          amount: Math.max(32, Math.round((WRITES[32] * scale) / 2)),
+          headers: authJson(token),
+          requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
+        });
+        // Inside the run, so its CPU count includes its events' dispatch and the hasher, and the next run starts settled.
+        await settle(platform);
+        return round;
+      });
       for (const hashing of ['on', 'off'] as const) {
         const { measurement, cpu } = measured[hashing];
         results.push({
@@ -123,28 +127,24 @@ export const ledgerScenario: Scenario = {
     // machine's drift between windows rather than the code (docs/benchmarks.md).
     const interleaved = (shape: WriteShape, c: number) => `ledger write ${shape} c=${c} (HTTP, ${SHAPE_ROUNDS} interleaved rounds)`;
     const pendingAfter = new Map<string, number>();
-    const shapeRows = await interleavedRounds(
-      SHAPE_ROUNDS,
-      SHAPE_ROWS,
-      async (row) => {
-        const c = row === 'spread c=1' ? 1 : 32;
-        const shape: WriteShape = row === 'spread c=1' ? 'spread' : row;
-        const round = await httpLoad({
-          scenario: interleaved(shape, c),
-          url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
-          method: 'POST',
-          connections: c,
-          amount: Math.max(c, Math.round((WRITES[c] * scale) / 2)),
-          headers: authJson(token),
-          requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
-        });
-        // Inside the run, so its CPU count includes the dispatch of the events its writes committed, and the next run
-        // starts settled (the block before this one ends settled too).
-        const pending = await settle(platform);
-        if (pending) pendingAfter.set(row, (pendingAfter.get(row) ?? 0) + pending);
-        return round;
-      },
-    );
+    const shapeRows = await interleavedRounds(SHAPE_ROUNDS, SHAPE_ROWS, async (row) => {
+      const c = row === 'spread c=1' ? 1 : 32;
+      const shape: WriteShape = row === 'spread c=1' ? 'spread' : row;
+      const round = await httpLoad({
+        scenario: interleaved(shape, c),
+        url: `${platform.apiUrl}/api/ledger/v2/${ledger}/transactions`,
+        method: 'POST',
+        connections: c,
+        amount: Math.max(c, Math.round((WRITES[c] * scale) / 2)),
+        headers: authJson(token),
+        requestBody: () => JSON.stringify({ postings: [writePosting(shape)] }),
+      });
+      // Inside the run, so its CPU count includes the dispatch of the events its writes committed, and the next run
+      // starts settled (the block before this one ends settled too).
+      const pending = await settle(platform);
+      if (pending) pendingAfter.set(row, (pendingAfter.get(row) ?? 0) + pending);
+      return round;
+    });
     for (const row of SHAPE_ROWS) {
       const { measurement, cpu } = shapeRows[row];
       const pending = pendingAfter.get(row);
@@ -174,7 +174,10 @@ export const ledgerScenario: Scenario = {
       } finally {
         pause.resume();
       }
-      results.push({ ...paused, notes: `CPU ms/tx during the run (events dispatched after it): ${cpuPerOperation(cpu, cpuSnapshot(), paused.operations)}` });
+      results.push({
+        ...paused,
+        notes: `CPU ms/tx during the run (events dispatched after it): ${cpuPerOperation(cpu, cpuSnapshot(), paused.operations)}`,
+      });
       await settle(platform);
     } else {
       pause.resume();

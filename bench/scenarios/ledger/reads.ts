@@ -37,7 +37,10 @@ export async function seedReadLedger(platform: BenchPlatform, token: string, sce
   }
   if (options.settle === false) return ledger;
   const pending = (await settle(platform)) + (await awaitLogsHashed(platform, ledger));
-  if (pending) console.error(`[bench] ${scenario}: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`);
+  if (pending)
+    console.error(
+      `[bench] ${scenario}: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`,
+    );
   await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'events_outbox']);
   return ledger;
 }
@@ -79,8 +82,16 @@ export const ledgerReadsScenario: Scenario = {
     }
     const op11 = measured.op11.measurement;
     return [
-      { ...measured.koa.measurement, scenario: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with op 11's (req/s: ${roundRates(measured.koa.rounds)}); CPU ms/req: ${cpuPerOperation(new Map(), measured.koa.cpu, measured.koa.measurement.operations)}` },
-      { ...op11, baseline: KOA_INTERLEAVED, notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's (req/s: ${roundRates(measured.op11.rounds)}), after ${KOA_WARM_UP} reads of warm-up; CPU ms/req: ${cpuPerOperation(new Map(), measured.op11.cpu, op11.operations)}` },
+      {
+        ...measured.koa.measurement,
+        scenario: KOA_INTERLEAVED,
+        notes: `${READ_ROUNDS} rounds interleaved with op 11's (req/s: ${roundRates(measured.koa.rounds)}); CPU ms/req: ${cpuPerOperation(new Map(), measured.koa.cpu, measured.koa.measurement.operations)}`,
+      },
+      {
+        ...op11,
+        baseline: KOA_INTERLEAVED,
+        notes: `${READ_ROUNDS} rounds interleaved with the Koa baseline's (req/s: ${roundRates(measured.op11.rounds)}), after ${KOA_WARM_UP} reads of warm-up; CPU ms/req: ${cpuPerOperation(new Map(), measured.op11.cpu, op11.operations)}`,
+      },
     ];
   },
 };

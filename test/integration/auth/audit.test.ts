@@ -17,7 +17,11 @@ type Entry = Record<string, unknown> & { requestId: string; method: string; targ
  * alone is not enough where other tests' entries match the same filter: they would satisfy it before ours is written.
  */
 const waitForEntries = (query: string, ready: (entries: Entry[]) => boolean) =>
-  pollUntil(() => entriesOf(query), (res) => res.status === 200 && ready(res.body.cursor.data), { what: `audit entries for ${query}` });
+  pollUntil(
+    () => entriesOf(query),
+    (res) => res.status === 200 && ready(res.body.cursor.data),
+    { what: `audit entries for ${query}` },
+  );
 const having = (count: number) => (entries: Entry[]) => entries.length >= count;
 
 describe('audit trail', () => {
@@ -78,7 +82,9 @@ describe('audit trail', () => {
     expect(attempt.clientId).toBeUndefined();
 
     // Each entry is a platform event (auth.audit_entry_recorded for webhooks), in the outbox with the entry.
-    const events = await db('events_outbox').where({ app: 'auth', type: 'AUDIT_ENTRY_RECORDED' }).whereRaw('payload LIKE ?', [`%${requestId}%`]);
+    const events = await db('events_outbox')
+      .where({ app: 'auth', type: 'AUDIT_ENTRY_RECORDED' })
+      .whereRaw('payload LIKE ?', [`%${requestId}%`]);
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0].payload)).toEqual(entry);
   });
@@ -99,7 +105,9 @@ describe('audit trail', () => {
     const started = new Date(Date.now() - 1000).toISOString();
     expect((await api('POST', `/api/ledger/v2/${ledger}`, { token })).status).toBe(204);
     for (let i = 0; i < 3; i += 1) {
-      expect((await api('POST', `/api/ledger/v2/${ledger}/transactions`, { token, body: { postings: [posting('world', `u:${i}`, 1)] } })).status).toBe(200);
+      expect(
+        (await api('POST', `/api/ledger/v2/${ledger}/transactions`, { token, body: { postings: [posting('world', `u:${i}`, 1)] } })).status,
+      ).toBe(200);
     }
     const mine = `clientId=${writer.id}`;
     const all = await waitForEntries(`${mine}&pageSize=100`, having(4));
@@ -142,18 +150,26 @@ describe('audit trail', () => {
     expect(config.status).toBe(200);
     try {
       const requestId = `streamed-${randomUUID()}`;
-      expect((await api('POST', '/api/auth/clients', { body: { name: 'streamed', scopes: [] }, headers: { 'X-Request-Id': requestId } })).status).toBe(201);
+      expect(
+        (await api('POST', '/api/auth/clients', { body: { name: 'streamed', scopes: [] }, headers: { 'X-Request-Id': requestId } })).status,
+      ).toBe(201);
       const delivered = await pollUntil(
         () => receiver.received.filter((r) => r.body.includes(requestId)),
         (requests) => requests.length >= 1,
         { what: 'the audit entry at the webhook' },
       );
       const body = JSON.parse(delivered[0].body);
-      expect(body).toMatchObject({ app: 'auth', type: 'auth.audit_entry_recorded', payload: { requestId, method: 'POST', route: '/api/auth/clients', status: 201 } });
+      expect(body).toMatchObject({
+        app: 'auth',
+        type: 'auth.audit_entry_recorded',
+        payload: { requestId, method: 'POST', route: '/api/auth/clients', status: 201 },
+      });
       // Attempts are counted by outcome; the receiver's first answer (503) was a retry.
       const after = await pollUntil(
         async () => (await scrape(workerMetrics)).text,
-        (text) => sampleValue(text, 'webhook_delivery_attempts_total', { outcome: 'retry' }) > sampleValue(before, 'webhook_delivery_attempts_total', { outcome: 'retry' }),
+        (text) =>
+          sampleValue(text, 'webhook_delivery_attempts_total', { outcome: 'retry' }) >
+          sampleValue(before, 'webhook_delivery_attempts_total', { outcome: 'retry' }),
         { what: 'a retry counted' },
       );
       const delta = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
@@ -167,7 +183,17 @@ describe('audit trail', () => {
   });
 
   it('deletes entries past their retention and keeps the others', async () => {
-    const old = { id: randomUUID(), at: new Date(Date.now() - 100 * 86_400_000).toISOString(), scopes: [], method: 'POST', route: '/retention-test', targets: {}, status: 200, requestId: 'old', durationMs: 1 };
+    const old = {
+      id: randomUUID(),
+      at: new Date(Date.now() - 100 * 86_400_000).toISOString(),
+      scopes: [],
+      method: 'POST',
+      route: '/retention-test',
+      targets: {},
+      status: 200,
+      requestId: 'old',
+      durationMs: 1,
+    };
     const recent = { ...old, id: randomUUID(), at: new Date().toISOString(), requestId: 'recent' };
     await recordAuditEntries(db, [old, recent]);
     // Re-sent (a retried flush): stored once.
@@ -175,6 +201,6 @@ describe('audit trail', () => {
     expect(await db('audit_entries').whereIn('id', [old.id, recent.id]).count<{ count: string }[]>('* as count')).toEqual([{ count: '2' }]);
     const deleted = await deleteAuditEntriesBefore(db, new Date(Date.now() - 90 * 86_400_000), 1);
     expect(deleted).toBeGreaterThanOrEqual(1);
-    expect((await db('audit_entries').whereIn('id', [old.id, recent.id]).pluck('id'))).toEqual([recent.id]);
+    expect(await db('audit_entries').whereIn('id', [old.id, recent.id]).pluck('id')).toEqual([recent.id]);
   });
 });

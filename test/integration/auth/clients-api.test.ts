@@ -1,7 +1,7 @@
 import { api } from '../../support/http';
 
 describe('clients API (ops 1 and 2)', () => {
-  it('creates, reads, lists, updates and deletes a client in the spec\'s shape', async () => {
+  it("creates, reads, lists, updates and deletes a client in the spec's shape", async () => {
     const created = await api('POST', '/api/auth/clients', { body: { name: 'billing', scopes: ['ledger:read'] } });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
@@ -27,10 +27,24 @@ describe('clients API (ops 1 and 2)', () => {
     expect(list.body.data).toEqual(expect.arrayContaining([created.body.data]));
 
     const updated = await api('PUT', `/api/auth/clients/${id}`, {
-      body: { name: 'billing-v2', description: 'pays', trusted: true, redirectUris: ['https://app.example/cb'], scopes: ['ledger:write'], metadata: { team: 'fin' } },
+      body: {
+        name: 'billing-v2',
+        description: 'pays',
+        trusted: true,
+        redirectUris: ['https://app.example/cb'],
+        scopes: ['ledger:write'],
+        metadata: { team: 'fin' },
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ name: 'billing-v2', description: 'pays', trusted: true, redirectUris: ['https://app.example/cb'], scopes: ['ledger:write'], metadata: { team: 'fin' } });
+    expect(updated.body.data).toMatchObject({
+      name: 'billing-v2',
+      description: 'pays',
+      trusted: true,
+      redirectUris: ['https://app.example/cb'],
+      scopes: ['ledger:write'],
+      metadata: { team: 'fin' },
+    });
 
     const secret = await api('POST', `/api/auth/clients/${id}/secrets`, { body: { name: 'k' } });
     expect((await api('DELETE', `/api/auth/clients/${id}/secrets/${secret.body.data.id}`)).status).toBe(204);
@@ -78,8 +92,16 @@ describe('clients API (ops 1 and 2)', () => {
   });
 
   it('accepts https, http on loopback addresses and private-use reverse-domain schemes', async () => {
-    const redirectUris = ['https://app.example/cb?x=1', 'http://127.0.0.1:8400/cb', 'http://[::1]:8400/cb', 'http://localhost/cb', 'com.example.app:/oauth2redirect'];
-    const created = await api('POST', '/api/auth/clients', { body: { name: 'native', redirectUris, postLogoutRedirectUris: ['https://app.example/bye'] } });
+    const redirectUris = [
+      'https://app.example/cb?x=1',
+      'http://127.0.0.1:8400/cb',
+      'http://[::1]:8400/cb',
+      'http://localhost/cb',
+      'com.example.app:/oauth2redirect',
+    ];
+    const created = await api('POST', '/api/auth/clients', {
+      body: { name: 'native', redirectUris, postLogoutRedirectUris: ['https://app.example/bye'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ redirectUris, postLogoutRedirectUris: ['https://app.example/bye'] });
   });

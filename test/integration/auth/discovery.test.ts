@@ -17,7 +17,11 @@ describe('OpenID discovery', () => {
     for (const [key, url] of endpoints as Array<[string, string]>) {
       expect(url.startsWith(`${issuerUrl()}/`)).toBe(true);
       for (const method of METHODS[key]) {
-        const response = await fetch(url, { method, redirect: 'manual', ...(method === 'POST' ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' } : {}) });
+        const response = await fetch(url, {
+          method,
+          redirect: 'manual',
+          ...(method === 'POST' ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' } : {}),
+        });
         await response.arrayBuffer();
         expect({ key, method, status: response.status }).not.toEqual({ key, method, status: 404 });
         expect(response.status).toBeLessThan(500);
@@ -27,7 +31,13 @@ describe('OpenID discovery', () => {
 
   it('advertises neither userinfo, end-session nor PAR, and only the grant and response types it serves', async () => {
     const discovery = (await (await fetch(`${issuerUrl()}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-    for (const key of ['userinfo_endpoint', 'end_session_endpoint', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'registration_endpoint']) {
+    for (const key of [
+      'userinfo_endpoint',
+      'end_session_endpoint',
+      'pushed_authorization_request_endpoint',
+      'introspection_endpoint',
+      'registration_endpoint',
+    ]) {
       expect([key, discovery[key]]).toEqual([key, undefined]);
     }
     expect(discovery.grant_types_supported).toEqual(['client_credentials']);

@@ -33,7 +33,14 @@ describe('external issuer (AUTH_ISSUER_URL)', () => {
     const auth = await setupAuth(config, db, logger);
     expect(auth.mounts).toEqual([]);
     expect(auth.issuer).toBe(`${apiUrl()}/api/auth`);
-    const app = createApp({ config, db, logger, temporal: { ...temporal, taskQueue: 'unused' }, verifier: auth.verifier, cursorKey: Buffer.alloc(32) });
+    const app = createApp({
+      config,
+      db,
+      logger,
+      temporal: { ...temporal, taskQueue: 'unused' },
+      verifier: auth.verifier,
+      cursorKey: Buffer.alloc(32),
+    });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -45,7 +52,7 @@ describe('external issuer (AUTH_ISSUER_URL)', () => {
     await db.destroy();
   });
 
-  it('accepts the issuer\'s tokens, enforces scopes and serves no token endpoint of its own', async () => {
+  it("accepts the issuer's tokens, enforces scopes and serves no token endpoint of its own", async () => {
     const ok = await fetch(`${url}/api/auth/clients`, { headers: { Authorization: `Bearer ${await getToken('auth:read')}` } });
     expect(ok.status).toBe(200);
     const forbidden = await fetch(`${url}/api/auth/clients`, { headers: { Authorization: `Bearer ${await getToken('ledger:read')}` } });

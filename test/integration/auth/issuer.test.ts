@@ -40,7 +40,7 @@ describe('embedded OAuth 2.0 issuer', () => {
     expect(post.body.scope).toBe('ledger:read');
   });
 
-  it('grants all of the client\'s scopes when none is requested', async () => {
+  it("grants all of the client's scopes when none is requested", async () => {
     const res = await api('POST', '/api/auth/clients', { body: { name: 'narrow', scopes: ['ledger:read', 'payments:write'] } });
     const secret = await api('POST', `/api/auth/clients/${res.body.data.id}/secrets`, { body: { name: 's' } });
     const { status, body } = await tokenRequest({ grant_type: 'client_credentials' }, [res.body.data.id, secret.body.data.clear]);

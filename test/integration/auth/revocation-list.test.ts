@@ -32,15 +32,22 @@ async function relay(target: URL, port = 0) {
 }
 
 async function outcome(list: RevocationList, token: TokenIdentity): Promise<'accepted' | number> {
-  return list.assertNotRevoked(token).then(() => 'accepted' as const, (error: { status: number }) => error.status);
+  return list.assertNotRevoked(token).then(
+    () => 'accepted' as const,
+    (error: { status: number }) => error.status,
+  );
 }
 
 /** Polls `list` until `token` gets `expected`, for at most 30 s; returns the last outcome. */
 async function settle(list: RevocationList, token: TokenIdentity, expected: 'accepted' | number): Promise<'accepted' | number> {
-  return pollUntil(() => outcome(list, token), (last) => last === expected, { intervalMs: 50, what: `the token to be ${expected}` }).catch(() => outcome(list, token));
+  return pollUntil(
+    () => outcome(list, token),
+    (last) => last === expected,
+    { intervalMs: 50, what: `the token to be ${expected}` },
+  ).catch(() => outcome(list, token));
 }
 
-describe('revocation list (an API process\'s copy of the revocations)', () => {
+describe("revocation list (an API process's copy of the revocations)", () => {
   let db: Db;
   const lists: RevocationList[] = [];
   const start = async (options: { databaseUrl?: string; pollIntervalMs: number; staleAfterMs?: number }) => {
@@ -72,7 +79,12 @@ describe('revocation list (an API process\'s copy of the revocations)', () => {
     const token = { clientId: 'list-test', jti: randomUUID() };
     expect(await outcome(list, token)).toBe('accepted');
     // Written without NOTIFY, as if the notification had been lost.
-    await db('auth_token_revocations').insert({ kind: 'token', subject: token.jti, client_id: 'list-test', expires_at: new Date(Date.now() + 60_000) });
+    await db('auth_token_revocations').insert({
+      kind: 'token',
+      subject: token.jti,
+      client_id: 'list-test',
+      expires_at: new Date(Date.now() + 60_000),
+    });
     expect(await settle(list, token, 401)).toBe(401);
   });
 

@@ -66,9 +66,17 @@ describe('revoked access tokens', () => {
   /** Waits (bounded) until both APIs refuse `token`, then checks the refusal of a read and of a write. */
   async function expectRefusedSoon(token: string): Promise<void> {
     for (const base of apis()) {
-      await pollUntil(async () => (await call(base, token, 'GET')).status, (status) => status === 401, { intervalMs: 100, what: `${base} to refuse the revoked token` });
+      await pollUntil(
+        async () => (await call(base, token, 'GET')).status,
+        (status) => status === 401,
+        { intervalMs: 100, what: `${base} to refuse the revoked token` },
+      );
       const read = await call(base, token, 'GET');
-      expect(read).toEqual({ status: 401, challenge: expect.stringContaining('error="invalid_token"'), body: { errorCode: 'UNAUTHORIZED', errorMessage: 'access token revoked' } });
+      expect(read).toEqual({
+        status: 401,
+        challenge: expect.stringContaining('error="invalid_token"'),
+        body: { errorCode: 'UNAUTHORIZED', errorMessage: 'access token revoked' },
+      });
       const marker = `after-revocation-${Math.random()}`;
       expect((await call(base, token, 'PUT', { [marker]: 'written' })).status).toBe(401);
       const metadata = (await api('GET', `/api/ledger/v2/${ledger}`)).body.data.metadata;
@@ -85,7 +93,7 @@ describe('revoked access tokens', () => {
     await expectRefusedSoon(token);
   });
 
-  it('refuses the tokens of a deleted secret and keeps those of the client\'s other secret', async () => {
+  it("refuses the tokens of a deleted secret and keeps those of the client's other secret", async () => {
     const client = await newClient(['ledger:write'], 2);
     const [kept, deleted] = [client.secrets[1], client.secrets[0]];
     const doomed = await clientToken(client.id, deleted.clear);
@@ -103,7 +111,9 @@ describe('revoked access tokens', () => {
   });
 
   it('revokes a token through the RFC 7009 endpoint advertised in discovery', async () => {
-    const discovery = await fetchRetryingClosedConnection(`${issuerUrl()}/.well-known/openid-configuration`).then((r) => r.json() as Promise<{ revocation_endpoint?: string }>);
+    const discovery = await fetchRetryingClosedConnection(`${issuerUrl()}/.well-known/openid-configuration`).then(
+      (r) => r.json() as Promise<{ revocation_endpoint?: string }>,
+    );
     expect(discovery.revocation_endpoint).toBe(`${issuerUrl()}/oauth/revoke`);
 
     const client = await newClient(['ledger:write']);
@@ -114,7 +124,9 @@ describe('revoked access tokens', () => {
     expect(await oauthPost('revoke', { token: first, token_type_hint: 'access_token' }, [client.id, secret])).toEqual({ status: 200, body: {} });
     await expectRefusedSoon(first);
     await expectWorks(second);
-    const row = await db('auth_token_revocations').where({ kind: 'token', subject: decodeJwt(first).jti }).first();
+    const row = await db('auth_token_revocations')
+      .where({ kind: 'token', subject: decodeJwt(first).jti })
+      .first();
     expect(row).toMatchObject({ client_id: client.id });
     expect(new Date(row.expires_at).getTime()).toBe((decodeJwt(first).exp as number) * 1000);
 
@@ -124,7 +136,7 @@ describe('revoked access tokens', () => {
     await expectWorks(third);
   });
 
-  it('narrowing a client\'s scopes refuses every token issued before; widening or keeping them refuses none', async () => {
+  it("narrowing a client's scopes refuses every token issued before; widening or keeping them refuses none", async () => {
     const client = await newClient(['ledger:read', 'ledger:write']);
     const credentials: [string, string] = [client.id, client.secrets[0].clear];
     const replace = (scopes: string[], name = 'revocation-test') => api('PUT', `/api/auth/clients/${client.id}`, { body: { name, scopes } });
@@ -140,9 +152,15 @@ describe('revoked access tokens', () => {
     expect((await replace(['ledger:read'])).status).toBe(200);
     await expectRefusedSoon(broad);
     for (const base of apis()) {
-      await pollUntil(() => call(base, readOnly, 'GET'), (r) => r.status === 401, { timeoutMs: 30_000, what: 'read-only token refused' });
+      await pollUntil(
+        () => call(base, readOnly, 'GET'),
+        (r) => r.status === 401,
+        { timeoutMs: 30_000, what: 'read-only token refused' },
+      );
     }
-    const row = await db('auth_token_revocations').where({ kind: 'scopes', subject: `0:${client.id}` }).first();
+    const row = await db('auth_token_revocations')
+      .where({ kind: 'scopes', subject: `0:${client.id}` })
+      .first();
     expect(row).toMatchObject({ client_id: client.id });
 
     // A token issued after the change has the remaining scope and works for it, under the new version.
@@ -176,7 +194,11 @@ describe('revoked access tokens', () => {
     await expectWorks(token);
     expect(await oauthPost('revoke', { token, ...hint }, credentials)).toEqual({ status: 200, body: {} });
     await expectRefusedSoon(token);
-    expect(await db('auth_token_revocations').where({ kind: 'token', subject: decodeJwt(token).jti }).first()).toMatchObject({ client_id: client.id });
+    expect(
+      await db('auth_token_revocations')
+        .where({ kind: 'token', subject: decodeJwt(token).jti })
+        .first(),
+    ).toMatchObject({ client_id: client.id });
     await expectWorks(other);
   });
 
@@ -189,7 +211,7 @@ describe('revoked access tokens', () => {
     expect((await oauthPost('revoke', { token }, credentials)).status).toBe(200);
   });
 
-  it('refuses to revoke another client\'s token, and a revocation without valid client credentials', async () => {
+  it("refuses to revoke another client's token, and a revocation without valid client credentials", async () => {
     const owner = await newClient(['ledger:write']);
     const other = await newClient(['ledger:read']);
     const token = await clientToken(owner.id, owner.secrets[0].clear);
@@ -200,7 +222,11 @@ describe('revoked access tokens', () => {
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.body.error).toBe('invalid_client');
     expect((await oauthPost('revoke', { token }, adminCredentials())).status).toBe(400);
-    expect(await db('auth_token_revocations').where({ kind: 'token', subject: decodeJwt(token).jti }).first()).toBeUndefined();
+    expect(
+      await db('auth_token_revocations')
+        .where({ kind: 'token', subject: decodeJwt(token).jti })
+        .first(),
+    ).toBeUndefined();
     await expectWorks(token);
   });
 });

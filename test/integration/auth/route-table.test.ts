@@ -25,7 +25,12 @@ const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'x0');
  */
 describe('every route requires its scope', () => {
   it('has exactly the documented open routes', () => {
-    expect(allRoutes.filter((route) => route.scope === null).map((route) => route.spec.path).sort()).toEqual([...OPEN].sort());
+    expect(
+      allRoutes
+        .filter((route) => route.scope === null)
+        .map((route) => route.spec.path)
+        .sort(),
+    ).toEqual([...OPEN].sort());
   });
 
   it.each(protectedRoutes.map((route) => [route.spec.method.toUpperCase(), route.spec.path, route.scope as string]))(

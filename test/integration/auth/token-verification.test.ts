@@ -14,7 +14,7 @@ describe('resource server token verification', () => {
   afterAll(async () => db.destroy());
 
   const claims = () => ({ scope: 'auth:read', client_id: 'platform-admin', jti: randomUUID() });
-  async function sign(options: { key?: Parameters<SignJWT["sign"]>[0]; kid?: string; iss?: string; aud?: string; exp?: number; alg?: string } = {}) {
+  async function sign(options: { key?: Parameters<SignJWT['sign']>[0]; kid?: string; iss?: string; aud?: string; exp?: number; alg?: string } = {}) {
     const key = options.key ?? (await importJWK(signingKey, 'RS256'));
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT(claims())
@@ -37,11 +37,14 @@ describe('resource server token verification', () => {
     ['with a wrong audience', async () => sign({ aud: 'https://other.example/api' })],
     ['with a wrong issuer', async () => sign({ iss: 'https://evil.example/api/auth' })],
     ['HMAC-signed with the public key material', async () => sign({ alg: 'HS256', key: new TextEncoder().encode(signingKey.n as string) })],
-    ['unsigned (alg none)', async () => {
-      const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-      const now = Math.floor(Date.now() / 1000);
-      return `${enc({ alg: 'none', typ: 'at+jwt' })}.${enc({ ...claims(), sub: 'platform-admin', iss: `${apiUrl()}/api/auth`, aud: `${apiUrl()}/api`, exp: now + 300 })}.`;
-    }],
+    [
+      'unsigned (alg none)',
+      async () => {
+        const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        const now = Math.floor(Date.now() / 1000);
+        return `${enc({ alg: 'none', typ: 'at+jwt' })}.${enc({ ...claims(), sub: 'platform-admin', iss: `${apiUrl()}/api/auth`, aud: `${apiUrl()}/api`, exp: now + 300 })}.`;
+      },
+    ],
     ['garbage', async () => 'not.a.jwt'],
   ])('refuses a token %s with 401 and WWW-Authenticate: Bearer', async (_name, makeToken) => {
     const res = await api('GET', '/api/auth/clients', { token: await makeToken() });
@@ -54,13 +57,21 @@ describe('resource server token verification', () => {
     const created = await api('POST', '/api/auth/clients', { body: { name: 'hashing', scopes: ['ledger:read'] } });
     const clientId = created.body.data.id;
     const secret = await api('POST', `/api/auth/clients/${clientId}/secrets`, { body: { name: 'ci', metadata: { team: 'core' } } });
-    expect(secret.body.data).toEqual({ id: expect.any(String), name: 'ci', lastDigits: secret.body.data.clear.slice(-4), clear: expect.any(String), metadata: { team: 'core' } });
+    expect(secret.body.data).toEqual({
+      id: expect.any(String),
+      name: 'ci',
+      lastDigits: secret.body.data.clear.slice(-4),
+      clear: expect.any(String),
+      metadata: { team: 'core' },
+    });
     const row = await db('auth_client_secrets').where({ id: secret.body.data.id }).first();
     expect(row.hash).not.toContain(secret.body.data.clear);
     expect(row.hash).toBe(createHash('sha256').update(secret.body.data.clear).digest('hex'));
     const read = await api('GET', `/api/auth/clients/${clientId}`);
     expect(read.text).not.toContain(secret.body.data.clear);
     expect(read.text).not.toContain(row.hash);
-    expect(read.body.data.secrets).toEqual([{ id: secret.body.data.id, name: 'ci', lastDigits: secret.body.data.clear.slice(-4), metadata: { team: 'core' } }]);
+    expect(read.body.data.secrets).toEqual([
+      { id: secret.body.data.id, name: 'ci', lastDigits: secret.body.data.clear.slice(-4), metadata: { team: 'core' } },
+    ]);
   });
 });

@@ -18,7 +18,14 @@ describe('HTTP foundation', () => {
     ['unknown route', 'GET', '/api/nothing-here', {}, 404, 'NOT_FOUND'],
     ['malformed JSON', 'POST', '/api/auth/clients', { rawBody: '{"name": ', headers: { 'Content-Type': 'application/json' } }, 400, 'VALIDATION'],
     ['non-JSON body', 'POST', '/api/auth/clients', { rawBody: 'name=x', headers: { 'Content-Type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
-    ['JSON nested deeper than 64 levels', 'POST', '/api/auth/clients', { rawBody: '{"name":"x","metadata":' + '['.repeat(70) + ']'.repeat(70) + '}', headers: { 'Content-Type': 'application/json' } }, 400, 'VALIDATION'],
+    [
+      'JSON nested deeper than 64 levels',
+      'POST',
+      '/api/auth/clients',
+      { rawBody: '{"name":"x","metadata":' + '['.repeat(70) + ']'.repeat(70) + '}', headers: { 'Content-Type': 'application/json' } },
+      400,
+      'VALIDATION',
+    ],
     ['unknown body field', 'POST', '/api/auth/clients', { body: { name: 'x', nmae: 'typo' } }, 400, 'VALIDATION'],
     ['schema failure', 'POST', '/api/auth/clients', { body: { name: 42 } }, 400, 'VALIDATION'],
   ])('%s gets %s', async (_name, method, path, options, status, code) => {
@@ -40,7 +47,7 @@ describe('HTTP foundation', () => {
     expect(res.body.errorCode).toBe('METHOD_NOT_ALLOWED');
   });
 
-  it('routes within each area: a wrong method gets 405 with that path\'s methods, paths match without regard to case', async () => {
+  it("routes within each area: a wrong method gets 405 with that path's methods, paths match without regard to case", async () => {
     const ledger = `routing-${Date.now()}`;
     expect((await api('POST', `/api/ledger/v2/${ledger}`)).status).toBe(204);
     const wrong = await api('PUT', `/api/ledger/v2/${ledger}/transactions`);

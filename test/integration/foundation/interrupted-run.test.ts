@@ -23,12 +23,24 @@ describe('an interrupted test run', () => {
     let output = '';
     // A jest run of its own, in its own process group as a terminal's foreground job is, on one fixture that waits.
     // The integration project: the one whose global setup starts the platform.
-    child = spawn('npx', ['jest', '--selectProjects', 'integration', '--testMatch', '<rootDir>/test/fixtures/interrupt/waits.fixture.ts', '--testPathIgnorePatterns', '^$'], {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, INTERRUPT_REPORT_FILE: report, TEST_DATA_DIR: '', KEEP_TEST_DATA: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      'npx',
+      [
+        'jest',
+        '--selectProjects',
+        'integration',
+        '--testMatch',
+        '<rootDir>/test/fixtures/interrupt/waits.fixture.ts',
+        '--testPathIgnorePatterns',
+        '^$',
+      ],
+      {
+        cwd: root,
+        detached: true,
+        env: { ...process.env, INTERRUPT_REPORT_FILE: report, TEST_DATA_DIR: '', KEEP_TEST_DATA: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
     const started = await pollUntil(

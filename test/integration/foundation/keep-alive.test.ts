@@ -25,18 +25,23 @@ function get(url: string, agent: http.Agent): Promise<{ status: number; reused: 
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent }, (response) => {
       response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket, keepAlive: String(response.headers['keep-alive']) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket, keepAlive: String(response.headers['keep-alive']) }),
+      );
     });
     request.on('error', reject);
   });
 }
 
 describe('HTTP keep-alive and timeouts', () => {
-  it('keeps idle connections 65 s by default, longer than a load balancer\'s 60 s, and reads overrides from the environment', async () => {
+  it("keeps idle connections 65 s by default, longer than a load balancer's 60 s, and reads overrides from the environment", async () => {
     expect(httpTimeouts(loadConfig({}))).toEqual({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 120_000 });
-    expect(httpTimeouts(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '350000', HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '30000' })))
-      .toEqual({ keepAliveTimeout: 350_000, headersTimeout: 10_000, requestTimeout: 30_000 });
-    expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer ≥ 1 \(milliseconds\), got "5s"/);
+    expect(
+      httpTimeouts(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '350000', HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '30000' })),
+    ).toEqual({ keepAliveTimeout: 350_000, headersTimeout: 10_000, requestTimeout: 30_000 });
+    expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).toThrow(
+      /HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer ≥ 1 \(milliseconds\), got "5s"/,
+    );
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '200000' })).toThrow(/must not exceed HTTP_REQUEST_TIMEOUT_MS/);
 
     // The run's API (started as `npm start` starts it) announces its keep-alive timeout to clients.
@@ -46,7 +51,7 @@ describe('HTTP keep-alive and timeouts', () => {
     expect(answer).toMatchObject({ status: 200, keepAlive: 'timeout=65' });
   });
 
-  it('never resets a client whose idle timeout is below the server\'s, over many requests with idle gaps around it', async () => {
+  it("never resets a client whose idle timeout is below the server's, over many requests with idle gaps around it", async () => {
     const timeouts = { keepAliveTimeout: 3000, headersTimeout: 1000, requestTimeout: 2000 };
     const [agentServer, fetchServer] = [await startServer(timeouts), await startServer(timeouts)];
     // Node's agent closes an idle socket after `timeout` (400 ms here), below the server's 3 s; it tells which
@@ -57,7 +62,10 @@ describe('HTTP keep-alive and timeouts', () => {
       const results: Array<{ status: number; reused: boolean }> = [];
       const gaps = [150, 300, 380, 420, 500, 700];
       for (let i = 0; i < 36; i += 1) {
-        await get(agentServer.url, agent).then((result) => results.push(result), (error) => failures.push(error));
+        await get(agentServer.url, agent).then(
+          (result) => results.push(result),
+          (error) => failures.push(error),
+        );
         await sleep(gaps[i % gaps.length]);
       }
       return results;
@@ -66,7 +74,10 @@ describe('HTTP keep-alive and timeouts', () => {
     const viaFetch = async () => {
       const statuses: number[] = [];
       for (const gap of [200, 700, 2500, 100, 600, 2500, 300, 900, 2500, 0]) {
-        const status = await fetch(fetchServer.url).then(async (response) => (await response.text(), response.status), (error) => (failures.push(error), 0));
+        const status = await fetch(fetchServer.url).then(
+          async (response) => (await response.text(), response.status),
+          (error) => (failures.push(error), 0),
+        );
         statuses.push(status);
         await sleep(gap);
       }
@@ -108,14 +119,16 @@ describe('HTTP keep-alive and timeouts', () => {
       slow.on('data', (chunk) => (slowAnswer += chunk));
       slow.write('GET / HTTP/1.1\r\nHost: x\r\n'); // headers never finished
       await new Promise((resolve) => slow.on('close', resolve));
-      expect(slowAnswer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[^]*\{"errorCode":"REQUEST_TIMEOUT","errorMessage":"the request did not arrive in time"\}$/);
+      expect(slowAnswer).toMatch(
+        /^HTTP\/1\.1 408 Request Timeout\r\n[^]*\{"errorCode":"REQUEST_TIMEOUT","errorMessage":"the request did not arrive in time"\}$/,
+      );
     } finally {
       socket.destroy();
       await server.close();
     }
   });
 
-  it('has the tests\' fetch send a repeatable request again, once, when its connection closes unanswered', async () => {
+  it("has the tests' fetch send a repeatable request again, once, when its connection closes unanswered", async () => {
     let requests = 0;
     // The first request of each pair finds its connection closed without an answer, as in the keep-alive race.
     const server = http.createServer((req, res) => (++requests % 2 === 1 ? req.socket.destroy() : res.end('ok')));

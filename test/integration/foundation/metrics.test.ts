@@ -7,7 +7,7 @@ import { sampleValue, scrape } from '../../support/prometheus';
 const TRANSACTIONS_ROUTE = '/api/ledger/v2/:ledger/transactions';
 
 describe('Prometheus metrics', () => {
-  it('serves the API\'s metrics without a token, moved by exactly the traffic sent, labelled by route template', async () => {
+  it("serves the API's metrics without a token, moved by exactly the traffic sent, labelled by route template", async () => {
     const ledger = await newLedger('metrics');
     const before = await scrape(`${apiUrl()}/metrics`);
     expect(before.status).toBe(200);
@@ -28,7 +28,8 @@ describe('Prometheus metrics', () => {
     expect(unrouted.status).toBe(404);
 
     const after = await scrape(`${apiUrl()}/metrics`);
-    const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(after.text, name, labels) - sampleValue(before.text, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sampleValue(after.text, name, labels) - sampleValue(before.text, name, labels);
     const created = { method: 'POST', route: TRANSACTIONS_ROUTE, status: '200' };
     expect(delta('http_requests_total', created)).toBe(writes);
     expect(delta('http_request_duration_seconds_count', created)).toBe(writes);
@@ -54,7 +55,7 @@ describe('Prometheus metrics', () => {
     expect(sampleValue(after.text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
   });
 
-  it('serves the worker\'s metrics and the Temporal SDK\'s on their own ports', async () => {
+  it("serves the worker's metrics and the Temporal SDK's on their own ports", async () => {
     const workerUrl = process.env.TEST_WORKER_METRICS_URL as string;
     const temporalUrl = process.env.TEST_TEMPORAL_METRICS_URL as string;
     expect(workerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -62,12 +63,20 @@ describe('Prometheus metrics', () => {
     expect((await postTransaction(ledger, { postings: [posting('world', 'users:outbox', 1)] })).status).toBe(200);
 
     // The write's events leave the outbox: the backlog the worker reports drains to zero.
-    const drained = await pollUntil(() => scrape(workerUrl), (s) => s.status === 200 && /^events_outbox_backlog 0$/m.test(s.text), { what: 'an empty outbox' });
+    const drained = await pollUntil(
+      () => scrape(workerUrl),
+      (s) => s.status === 200 && /^events_outbox_backlog 0$/m.test(s.text),
+      { what: 'an empty outbox' },
+    );
     expect(sampleValue(drained.text, 'events_outbox_oldest_age_seconds')).toBe(0);
     expect(sampleValue(drained.text, 'db_pool_connections', { pool: 'worker', state: 'max' })).toBeGreaterThan(0);
     expect((await scrape(workerUrl.replace(/\/metrics$/, '/other'))).status).toBe(404);
 
-    const temporal = await pollUntil(() => scrape(temporalUrl), (s) => s.status === 200 && /^temporal_\w+/m.test(s.text), { what: 'Temporal SDK metrics' });
+    const temporal = await pollUntil(
+      () => scrape(temporalUrl),
+      (s) => s.status === 200 && /^temporal_\w+/m.test(s.text),
+      { what: 'Temporal SDK metrics' },
+    );
     expect(temporal.text).toMatch(/^temporal_request_total\{/m);
     expect(temporal.text).toMatch(/task_queue="[^"]+"/);
   });

@@ -32,7 +32,14 @@ describe('npm start', () => {
   beforeAll(async () => {
     dataDir = testTempDir('npm-start-test-');
     runFile = path.join(dataDir, 'run', 'npm-start.json');
-    ports = { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort(), workerMetrics: await freePort(), temporalMetrics: await freePort() };
+    ports = {
+      api: await freePort(),
+      postgres: await freePort(),
+      temporal: await freePort(),
+      ui: await freePort(),
+      workerMetrics: await freePort(),
+      temporalMetrics: await freePort(),
+    };
     child = spawn('npm', ['start'], {
       cwd: root,
       detached: true,
@@ -50,7 +57,11 @@ describe('npm start', () => {
     });
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
-    await pollUntil(() => output, (text) => /is up/.test(text) || child.exitCode !== null, { timeoutMs: 120_000, intervalMs: 250, what: 'npm start to be up' });
+    await pollUntil(
+      () => output,
+      (text) => /is up/.test(text) || child.exitCode !== null,
+      { timeoutMs: 120_000, intervalMs: 250, what: 'npm start to be up' },
+    );
     if (!/is up/.test(output)) throw new Error(`npm start failed:\n${output}`);
   }, 150_000);
 
@@ -66,7 +77,7 @@ describe('npm start', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints its metrics endpoints, the worker\'s on the ports it was given', async () => {
+  it("prints its metrics endpoints, the worker's on the ports it was given", async () => {
     const worker = `http://127.0.0.1:${ports.workerMetrics}/metrics`;
     expect(output).toContain(`http://127.0.0.1:${ports.api}/metrics (API)`);
     expect(output).toContain(`${worker} (worker)`);
@@ -79,7 +90,11 @@ describe('npm start', () => {
   it('is up only once a worker polls the task queue', async () => {
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
     try {
-      const described = await connection.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'financial-platform' }, taskQueueType: 1 });
+      const described = await connection.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: 'financial-platform' },
+        taskQueueType: 1,
+      });
       expect(described.pollers?.length).toBeGreaterThan(0);
     } finally {
       await connection.close();

@@ -39,7 +39,12 @@ describe('OpenTelemetry traces', () => {
         const url = new URL(req.url as string, 'http://127.0.0.1');
         const answer = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         if (url.pathname === '/hook') return answer({});
-        if (url.pathname === '/accounts') return answer(url.searchParams.get('cursor') === 'p2' ? { data: [{ reference: 'ext-1', type: 'EXTERNAL' }] } : { data: [{ reference: 'acc-1' }], next: 'p2' });
+        if (url.pathname === '/accounts')
+          return answer(
+            url.searchParams.get('cursor') === 'p2'
+              ? { data: [{ reference: 'ext-1', type: 'EXTERNAL' }] }
+              : { data: [{ reference: 'acc-1' }], next: 'p2' },
+          );
         return answer({ data: [] });
       });
     });
@@ -110,24 +115,33 @@ describe('OpenTelemetry traces', () => {
     return false;
   };
 
-  it('makes one trace of a write: the caller\'s traceparent, the server span, the group commit and its SQL; the log line carries the trace id', async () => {
+  it("makes one trace of a write: the caller's traceparent, the server span, the group commit and its SQL; the log line carries the trace id", async () => {
     const ledger = `otel-${randomBytes(4).toString('hex')}`;
     const t = newTrace();
     expect((await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(newTrace()))).status).toBe(204);
-    const created = await send('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }] }, traceparent(t));
+    const created = await send(
+      'POST',
+      `/api/ledger/v2/${ledger}/transactions`,
+      { postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }] },
+      traceparent(t),
+    );
     expect(created.status).toBe(200);
 
     const trace = await pollUntil(
       () => spansOf(t.traceId),
       (spans) => spans.some((s) => s.name === 'ledger.group_commit') && spans.some((s) => s.kind === 2),
-      { what: 'the write\'s spans' },
+      { what: "the write's spans" },
     );
     const server = trace.find((s) => s.kind === 2) as ReceivedSpan; // SERVER
     expect(server).toMatchObject({
       service: 'financial-platform-api',
       name: 'POST /api/ledger/v2/:ledger/transactions',
       parentSpanId: t.parent,
-      attributes: expect.objectContaining({ 'http.route': '/api/ledger/v2/:ledger/transactions', 'http.response.status_code': 200, 'request.id': created.requestId }),
+      attributes: expect.objectContaining({
+        'http.route': '/api/ledger/v2/:ledger/transactions',
+        'http.response.status_code': 200,
+        'request.id': created.requestId,
+      }),
     });
     const commit = trace.find((s) => s.name === 'ledger.group_commit') as ReceivedSpan;
     // A batch of one is part of its writer's trace.
@@ -136,7 +150,7 @@ describe('OpenTelemetry traces', () => {
     const sql = await pollUntil(
       () => spansOf(t.traceId).filter((s) => s.attributes['db.system'] === 'postgresql'),
       (spans) => spans.some((s) => s.parentSpanId === commit.spanId),
-      { what: 'the commit\'s SQL spans' },
+      { what: "the commit's SQL spans" },
     );
     for (const span of sql) expect(descendsFrom(span, server, spansOf(t.traceId))).toBe(true);
     expect(sql.map((s) => String(s.attributes['db.statement'])).join('\n')).toMatch(/insert into/i);
@@ -146,10 +160,16 @@ describe('OpenTelemetry traces', () => {
     for (const line of logged) expect(line).toMatchObject({ requestId: created.requestId, traceId: t.traceId });
   });
 
-  it('carries a request\'s trace into the Temporal workflow it starts, each activity, and the activities\' SQL', async () => {
+  it("carries a request's trace into the Temporal workflow it starts, each activity, and the activities' SQL", async () => {
     const ledger = `otel-${randomBytes(4).toString('hex')}`;
     expect((await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(newTrace()))).status).toBe(204);
-    const stage = { send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'users:1', ledger } }, amount: { asset: 'USD/2', amount: '250' } } };
+    const stage = {
+      send: {
+        source: { account: { id: 'world', ledger } },
+        destination: { account: { id: 'users:1', ledger } },
+        amount: { asset: 'USD/2', amount: '250' },
+      },
+    };
     const workflow = await send('POST', '/api/orchestration/v2/workflows', { name: 'otel', stages: [stage] }, traceparent(newTrace()));
     expect(workflow.status).toBe(201);
     const t = newTrace();
@@ -158,8 +178,13 @@ describe('OpenTelemetry traces', () => {
 
     const trace = await pollUntil(
       () => spansOf(t.traceId),
-      (spans) => spans.some((s) => s.kind === 2) && spans.some((s) => s.name.startsWith('RunWorkflow:')) && spans.some((s) => s.name.startsWith('RunActivity:') && spans.some((q) => q.parentSpanId === s.spanId && q.attributes['db.system'] === 'postgresql')),
-      { what: 'the workflow\'s spans' },
+      (spans) =>
+        spans.some((s) => s.kind === 2) &&
+        spans.some((s) => s.name.startsWith('RunWorkflow:')) &&
+        spans.some(
+          (s) => s.name.startsWith('RunActivity:') && spans.some((q) => q.parentSpanId === s.spanId && q.attributes['db.system'] === 'postgresql'),
+        ),
+      { what: "the workflow's spans" },
     );
     const server = trace.find((s) => s.kind === 2 && s.service === 'financial-platform-api') as ReceivedSpan;
     expect(server.parentSpanId).toBe(t.parent);
@@ -184,7 +209,16 @@ describe('OpenTelemetry traces', () => {
     const shared = await pollUntil(
       async () => {
         const traces = Array.from({ length: 12 }, newTrace);
-        const answers = await Promise.all(traces.map((t, i) => send('POST', `/api/ledger/v2/${ledger}/transactions`, { postings: [{ source: 'world', destination: `users:${i}`, amount: 1, asset: 'USD/2' }] }, traceparent(t))));
+        const answers = await Promise.all(
+          traces.map((t, i) =>
+            send(
+              'POST',
+              `/api/ledger/v2/${ledger}/transactions`,
+              { postings: [{ source: 'world', destination: `users:${i}`, amount: 1, asset: 'USD/2' }] },
+              traceparent(t),
+            ),
+          ),
+        );
         expect(answers.map((a) => a.status)).toEqual(traces.map(() => 200));
         const ids = new Set(traces.map((t) => t.traceId));
         const batches = () => receiver.value!.spans.filter((s) => s.name === 'ledger.group_commit' && s.attributes['ledger.name'] === ledger);
@@ -223,13 +257,18 @@ describe('OpenTelemetry traces', () => {
     const base = thirdParty.url();
 
     // A webhook delivery: the test send of a config (op 16) runs as the worker's sendTestWebhook activity.
-    const config = await send('POST', '/api/webhooks/configs', { endpoint: `${base}/hook?token=hook-secret`, eventTypes: ['otel.none'] }, traceparent(newTrace()));
+    const config = await send(
+      'POST',
+      '/api/webhooks/configs',
+      { endpoint: `${base}/hook?token=hook-secret`, eventTypes: ['otel.none'] },
+      traceparent(newTrace()),
+    );
     expect(config.status).toBe(200);
     const hook = newTrace();
     const tested = await send('GET', `/api/webhooks/configs/${JSON.parse(config.body).data.id}/test`, undefined, traceparent(hook));
     expect(tested.status).toBe(200);
     expect(JSON.parse(tested.body).data).toMatchObject({ status: 'success', statusCode: 200 });
-    const delivery = await pollUntil(() => activityWithCalls(hook.traceId, 'sendTestWebhook', 1), isDefined, { what: 'the test delivery\'s spans' });
+    const delivery = await pollUntil(() => activityWithCalls(hook.traceId, 'sendTestWebhook', 1), isDefined, { what: "the test delivery's spans" });
     const hookServer = delivery.trace.find((s) => s.kind === 2 && s.service === 'financial-platform-api') as ReceivedSpan;
     expect(hookServer.parentSpanId).toBe(hook.parent);
     expect(descendsFrom(delivery.run, hookServer, delivery.trace)).toBe(true);
@@ -237,19 +276,32 @@ describe('OpenTelemetry traces', () => {
       expect.objectContaining({
         name: 'POST',
         service: 'financial-platform-worker',
-        attributes: expect.objectContaining({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1', 'url.path': '/hook', 'url.full': `${base}/hook` }),
+        attributes: expect.objectContaining({
+          'http.request.method': 'POST',
+          'http.response.status_code': 200,
+          'server.address': '127.0.0.1',
+          'url.path': '/hook',
+          'url.full': `${base}/hook`,
+        }),
       }),
     ]);
 
     // A provider call: installing a generic connector runs its first fetch (connectorInstall) in the request's trace.
     const install = newTrace();
-    const installed = await send('POST', '/api/payments/v3/connectors/install/generic', { name: `otel-${randomBytes(4).toString('hex')}`, endpoint: base, pollingPeriod: '24h', timeout: '5s' }, traceparent(install));
+    const installed = await send(
+      'POST',
+      '/api/payments/v3/connectors/install/generic',
+      { name: `otel-${randomBytes(4).toString('hex')}`, endpoint: base, pollingPeriod: '24h', timeout: '5s' },
+      traceparent(install),
+    );
     expect(installed.status).toBe(202);
     const connectorID = JSON.parse(installed.body).data as string;
     try {
       // Two pages: GET /accounts, then GET /accounts?cursor=p2; both under the plugin operation's span
       // (`payments.fetchAccounts`, activities/payments/plugins/registry.ts), a child of the activity's.
-      const fetch = await pollUntil(() => activityWithCalls(install.traceId, 'paymentsFetchAccounts', 2, 'payments.fetchAccounts'), isDefined, { what: 'the first fetch\'s spans' });
+      const fetch = await pollUntil(() => activityWithCalls(install.traceId, 'paymentsFetchAccounts', 2, 'payments.fetchAccounts'), isDefined, {
+        what: "the first fetch's spans",
+      });
       expect(fetch.parent.parentSpanId).toBe(fetch.run.spanId);
       const installServer = fetch.trace.find((s) => s.kind === 2 && s.service === 'financial-platform-api') as ReceivedSpan;
       expect(installServer.parentSpanId).toBe(install.parent);
@@ -259,10 +311,17 @@ describe('OpenTelemetry traces', () => {
         expect(span).toMatchObject({
           name: 'GET',
           service: 'financial-platform-worker',
-          attributes: expect.objectContaining({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': '/accounts', 'url.full': `${base}/accounts` }),
+          attributes: expect.objectContaining({
+            'http.request.method': 'GET',
+            'http.response.status_code': 200,
+            'url.path': '/accounts',
+            'url.full': `${base}/accounts`,
+          }),
         });
       }
-      expect(thirdParty.requests.filter((r) => r.method === 'GET' && r.url.startsWith('/accounts')).map((r) => r.url)).toEqual(expect.arrayContaining(['/accounts', '/accounts?cursor=p2']));
+      expect(thirdParty.requests.filter((r) => r.method === 'GET' && r.url.startsWith('/accounts')).map((r) => r.url)).toEqual(
+        expect.arrayContaining(['/accounts', '/accounts?cursor=p2']),
+      );
     } finally {
       expect((await send('DELETE', `/api/payments/v3/connectors/${connectorID}`, undefined, traceparent(newTrace()))).status).toBeLessThan(300);
     }
@@ -279,7 +338,7 @@ describe('OpenTelemetry traces', () => {
     }
   }, 120_000);
 
-  it('records the trace id of a traced request in its audit entry and the entry\'s event', async () => {
+  it("records the trace id of a traced request in its audit entry and the entry's event", async () => {
     const ledger = `otel-${randomBytes(4).toString('hex')}`;
     const t = newTrace();
     const created = await send('POST', `/api/ledger/v2/${ledger}`, undefined, traceparent(t));
@@ -287,22 +346,31 @@ describe('OpenTelemetry traces', () => {
     const server = await pollUntil(
       () => spansOf(t.traceId).find((s) => s.kind === 2 && s.attributes['request.id'] === created.requestId),
       isDefined,
-      { what: 'the request\'s server span' },
+      { what: "the request's server span" },
     );
     const listed = await pollUntil(
       async () => {
-        const res = await send('GET', `/api/auth/audit/entries?route=${encodeURIComponent('/api/ledger/v2/{ledger}')}&pageSize=100`, undefined, traceparent(newTrace()));
-        return res.status === 200 ? (JSON.parse(res.body).cursor.data as Array<Record<string, unknown>>).find((e) => e.requestId === created.requestId) : undefined;
+        const res = await send(
+          'GET',
+          `/api/auth/audit/entries?route=${encodeURIComponent('/api/ledger/v2/{ledger}')}&pageSize=100`,
+          undefined,
+          traceparent(newTrace()),
+        );
+        return res.status === 200
+          ? (JSON.parse(res.body).cursor.data as Array<Record<string, unknown>>).find((e) => e.requestId === created.requestId)
+          : undefined;
       },
       isDefined,
-      { what: 'the request\'s audit entry' },
+      { what: "the request's audit entry" },
     );
     expect(listed).toMatchObject({ method: 'POST', targets: { ledger }, status: 204, traceId: server.traceId });
     expect(server.traceId).toBe(t.traceId);
 
     const db = createDb(databaseUrl(), { poolMax: 1 });
     try {
-      const events = await db('events_outbox').where({ app: 'auth', type: 'AUDIT_ENTRY_RECORDED' }).whereRaw('payload LIKE ?', [`%${created.requestId}%`]);
+      const events = await db('events_outbox')
+        .where({ app: 'auth', type: 'AUDIT_ENTRY_RECORDED' })
+        .whereRaw('payload LIKE ?', [`%${created.requestId}%`]);
       expect(events).toHaveLength(1);
       expect(JSON.parse(events[0].payload)).toEqual(listed);
     } finally {

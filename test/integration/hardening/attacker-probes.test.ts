@@ -10,7 +10,13 @@ describe('attacker probes', () => {
   let ledger: string;
   const send = (amount: unknown, extra: Record<string, unknown> = {}) =>
     api('POST', `/api/ledger/v2/${ledger}/transactions`, {
-      rawBody: `{"postings":[{"source":"world","destination":"users:1","amount":${String(amount)},"asset":"COIN"}]${Object.keys(extra).length ? `,${Object.entries(extra).map(([k, v]) => `"${k}":${v}`).join(',')}` : ''}}`,
+      rawBody: `{"postings":[{"source":"world","destination":"users:1","amount":${String(amount)},"asset":"COIN"}]${
+        Object.keys(extra).length
+          ? `,${Object.entries(extra)
+              .map(([k, v]) => `"${k}":${v}`)
+              .join(',')}`
+          : ''
+      }}`,
       headers: { 'Content-Type': 'application/json' },
     });
   const balance = async () => (await api('GET', `/api/ledger/v2/${ledger}/accounts/users:1?expand=volumes`)).body.data?.volumes?.COIN?.balance ?? 0;
@@ -19,12 +25,15 @@ describe('attacker probes', () => {
     ledger = await newLedger('probe');
   });
 
-  it.each(['"100"', '-1', '-0.0', '1.5', '1e3', '0x10', 'null', 'true', '[1]', '{"v":1}', 'NaN', 'Infinity'])('amount %s is refused with 400 and moves nothing', async (amount) => {
-    const res = await send(amount);
-    expect(res.status).toBe(400);
-    expect(res.body.errorCode).toBe('VALIDATION');
-    expect(await balance()).toBe(0);
-  });
+  it.each(['"100"', '-1', '-0.0', '1.5', '1e3', '0x10', 'null', 'true', '[1]', '{"v":1}', 'NaN', 'Infinity'])(
+    'amount %s is refused with 400 and moves nothing',
+    async (amount) => {
+      const res = await send(amount);
+      expect(res.status).toBe(400);
+      expect(res.body.errorCode).toBe('VALIDATION');
+      expect(await balance()).toBe(0);
+    },
+  );
 
   it('an amount of 1,000 digits is either stored exactly or refused, never a 500', async () => {
     const huge = `9${'0'.repeat(999)}`;
@@ -33,14 +42,20 @@ describe('attacker probes', () => {
     if (res.status === 200) expect(res.text).toContain(`"amount":${huge}`);
   });
 
-  it.each(['users:ｕ', 'users:1\u0000', 'users:1;DROP TABLE ledger_accounts', 'users::1', ':users', 'users:1 '])('address %j is refused with 400', async (address) => {
-    const res = await postTransaction(ledger, { postings: [{ source: 'world', destination: address, amount: 1, asset: 'COIN' }] });
-    expect(res.status).toBe(400);
-  });
+  it.each(['users:ｕ', 'users:1\u0000', 'users:1;DROP TABLE ledger_accounts', 'users::1', ':users', 'users:1 '])(
+    'address %j is refused with 400',
+    async (address) => {
+      const res = await postTransaction(ledger, { postings: [{ source: 'world', destination: address, amount: 1, asset: 'COIN' }] });
+      expect(res.status).toBe(400);
+    },
+  );
 
   it('hostile metadata filter keys and values are data, not SQL', async () => {
     for (const key of ["a'b", 'a"b', 'a\\b', 'a%b', 'a_b', '$.a', 'a) OR (1=1']) {
-      const res = await api('GET', `/api/ledger/v2/${ledger}/transactions?metadata[${encodeURIComponent(key)}]=${encodeURIComponent("x' OR '1'='1")}`);
+      const res = await api(
+        'GET',
+        `/api/ledger/v2/${ledger}/transactions?metadata[${encodeURIComponent(key)}]=${encodeURIComponent("x' OR '1'='1")}`,
+      );
       expect(res.status).toBeLessThan(500);
       if (res.status === 200) expect(res.body.cursor.data).toEqual([]);
     }

@@ -14,7 +14,8 @@ describe('concurrent deletes of one resource', () => {
   });
   afterAll(() => db.destroy());
 
-  const deleteSixTimes = async (path: string) => (await Promise.all(Array.from({ length: 6 }, () => api('DELETE', path)))).map((r) => r.status).sort();
+  const deleteSixTimes = async (path: string) =>
+    (await Promise.all(Array.from({ length: 6 }, () => api('DELETE', path)))).map((r) => r.status).sort();
 
   it('a payments pool: one 204, five 404, one DELETED_POOL event', async () => {
     const { accountIDs } = await seedConnector(db, [{ reference: `pool-del-${suffix()}` }]);
@@ -23,7 +24,10 @@ describe('concurrent deletes of one resource', () => {
     const id = created.body.data;
     expect(await deleteSixTimes(`/api/payments/v3/pools/${id}`)).toEqual([204, 404, 404, 404, 404, 404]);
     expect((await api('GET', `/api/payments/v3/pools/${id}`)).status).toBe(404);
-    const events = await db('events_outbox').where({ app: 'payments', type: 'DELETED_POOL' }).whereRaw(`payload::jsonb->>'id' = ?`, [id]).count({ n: '*' });
+    const events = await db('events_outbox')
+      .where({ app: 'payments', type: 'DELETED_POOL' })
+      .whereRaw(`payload::jsonb->>'id' = ?`, [id])
+      .count({ n: '*' });
     expect(events).toEqual([{ n: '1' }]);
   });
 
@@ -40,7 +44,8 @@ describe('concurrent deletes of one resource', () => {
   });
 
   it('a ledger pipeline: one 204, five 404', async () => {
-    const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: 'http://127.0.0.1:1/x' } } })).body.data;
+    const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: 'http://127.0.0.1:1/x' } } })).body
+      .data;
     const ledger = await newLedger('pipe-del');
     const pipeline = await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID: exporter.id } });
     expect(pipeline.status).toBe(201);
@@ -49,7 +54,9 @@ describe('concurrent deletes of one resource', () => {
   });
 
   it('a webhook config: one 200, five 404', async () => {
-    const created = await api('POST', '/api/webhooks/configs', { body: { endpoint: 'http://127.0.0.1:1/hook', eventTypes: ['ledger.committed_transactions'] } });
+    const created = await api('POST', '/api/webhooks/configs', {
+      body: { endpoint: 'http://127.0.0.1:1/hook', eventTypes: ['ledger.committed_transactions'] },
+    });
     expect(created.status).toBe(200);
     const statuses = await deleteSixTimes(`/api/webhooks/configs/${created.body.data.id}`);
     expect(statuses).toEqual([200, 404, 404, 404, 404, 404]);

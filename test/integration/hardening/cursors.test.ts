@@ -40,19 +40,29 @@ describe('list cursors', () => {
     const { connectorID } = await seedConnector(db, [{ reference: 'src' }]);
     for (const i of [1, 2, 3]) {
       await upsertPayment(db, connectorID, {
-        reference: `cursor-${i}`, createdAt: new Date(Date.UTC(2024, 0, i)), type: 'PAY-IN', status: 'SUCCEEDED', scheme: 'visa', asset: 'EUR/2',
-        amount: BigInt(i), initialAmount: BigInt(i), sourceAccountReference: 'src', metadata: {}, raw: {},
+        reference: `cursor-${i}`,
+        createdAt: new Date(Date.UTC(2024, 0, i)),
+        type: 'PAY-IN',
+        status: 'SUCCEEDED',
+        scheme: 'visa',
+        asset: 'EUR/2',
+        amount: BigInt(i),
+        initialAmount: BigInt(i),
+        sourceAccountReference: 'src',
+        metadata: {},
+        raw: {},
       });
     }
     paymentsList = `/api/payments/payments?pageSize=1&query=${encodeURIComponent(JSON.stringify({ $match: { connectorID } }))}`;
   });
   afterAll(async () => db.destroy());
 
-  const lists = () => [
-    ['ledgers', '/api/ledger/v2?pageSize=1', '/api/ledger/v2', 'name'],
-    ['payments', () => paymentsList, '/api/payments/payments', 'id'],
-    ['wallet transactions', () => `/api/wallets/transactions?walletID=${walletID}&pageSize=1`, '/api/wallets/transactions', 'id'],
-  ] as const;
+  const lists = () =>
+    [
+      ['ledgers', '/api/ledger/v2?pageSize=1', '/api/ledger/v2', 'name'],
+      ['payments', () => paymentsList, '/api/payments/payments', 'id'],
+      ['wallet transactions', () => `/api/wallets/transactions?walletID=${walletID}&pageSize=1`, '/api/wallets/transactions', 'id'],
+    ] as const;
 
   it.each(lists())('answer an edited cursor with 400 on the %s list, and a genuine one still pages', async (_name, first, base, field) => {
     const page1 = await api('GET', typeof first === 'function' ? first() : first);
@@ -84,7 +94,7 @@ describe('list cursors', () => {
     expectRefused(await api('GET', `/api/ledger/v2/${ledgerB}/transactions?cursor=${page1.body.cursor.next}`));
   });
 
-  it('accept the first page\'s parameters again beside the cursor (as Formance\'s CLI sends them), and refuse one that differs', async () => {
+  it("accept the first page's parameters again beside the cursor (as Formance's CLI sends them), and refuse one that differs", async () => {
     const first = `/api/ledger/v2/${ledgerA}/transactions?pageSize=1`;
     const page1 = await api('GET', first);
     const next = page1.body.cursor.next;
@@ -107,7 +117,9 @@ describe('list cursors', () => {
 
     const replica = await startReplica();
     try {
-      const res = await fetch(`${replica.url}/api/ledger/v2?cursor=${page1.body.cursor.next}`, { headers: { Authorization: `Bearer ${await getToken()}` } });
+      const res = await fetch(`${replica.url}/api/ledger/v2?cursor=${page1.body.cursor.next}`, {
+        headers: { Authorization: `Bearer ${await getToken()}` },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).cursor.data.map((l: any) => l.name)).toEqual(expected);
     } finally {
@@ -120,13 +132,24 @@ describe('list cursors', () => {
 async function startReplica(): Promise<{ url: string; process: ManagedProcess }> {
   const port = await freePort();
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: apiUrl(), LOG_LEVEL: 'warn', DATA_DIR: process.env.TEST_PLATFORM_DATA_DIR,
-    DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: apiUrl(),
+    LOG_LEVEL: 'warn',
+    DATA_DIR: process.env.TEST_PLATFORM_DATA_DIR,
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
   };
   const child = runNodeProcess({ name: 'replica', entry: 'api/server.ts', env, output: () => undefined, restartOnCrash: false });
   const url = `http://127.0.0.1:${port}`;
-  const healthy = () => fetch(`${url}/_healthcheck`).then((r) => r.ok, () => false);
-  if (await pollUntil(healthy, isTruthy, { timeoutMs: 60_000, intervalMs: 100, what: 'the replica' }).catch(() => false)) return { url, process: child };
+  const healthy = () =>
+    fetch(`${url}/_healthcheck`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  if (await pollUntil(healthy, isTruthy, { timeoutMs: 60_000, intervalMs: 100, what: 'the replica' }).catch(() => false))
+    return { url, process: child };
   await child.stop();
   throw new Error('the replica API did not become healthy');
 }

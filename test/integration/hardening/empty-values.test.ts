@@ -10,7 +10,8 @@ import { credit, debit, mainBalance, newWallet, unique } from '../../support/wal
 describe('empty values mean absent', () => {
   it('cursor= (and pageSize=) on a ledger volumes list is the first page', async () => {
     const ledger = await newLedger('empty');
-    for (const to of ['users:1', 'users:2', 'users:3']) expect((await postTransaction(ledger, { postings: [posting('world', to, 10)] })).status).toBe(200);
+    for (const to of ['users:1', 'users:2', 'users:3'])
+      expect((await postTransaction(ledger, { postings: [posting('world', to, 10)] })).status).toBe(200);
     const plain = await api('GET', `/api/ledger/v2/${ledger}/volumes?pageSize=2`);
     const empty = await api('GET', `/api/ledger/v2/${ledger}/volumes?cursor=&pageSize=2`);
     expect(empty.status).toBe(200);
@@ -27,7 +28,7 @@ describe('empty values mean absent', () => {
     expect(defaults.body.cursor.data).toHaveLength(4);
   });
 
-  it('workflowID= on an orchestration instance list is every workflow\'s instances', async () => {
+  it("workflowID= on an orchestration instance list is every workflow's instances", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i += 1) {
       const run = await runInstance(await createWorkflow([{ noop: {} }]), {}, true);

@@ -14,12 +14,20 @@ const occurrences = async (id: string) => (await api('GET', `/api/orchestration/
 describe('a chart .pattern cannot hold the event loop', () => {
   test('^(a+)+$ and a transaction to a 40-letter address: a prompt 400, the health probe answering meanwhile', async () => {
     const ledger = await newLedger('redos');
-    const schema = await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, { body: { chart: { world: {}, users: { $id: { '.pattern': '^(a+)+$' } } } } });
+    const schema = await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, {
+      body: { chart: { world: {}, users: { $id: { '.pattern': '^(a+)+$' } } } },
+    });
     expect(schema.status).toBe(204);
     const address = `users:${'a'.repeat(40)}b`;
-    const [refused, probe] = await Promise.all([postTransaction(ledger, { postings: [posting('world', address, 1)] }, {}, '?schemaVersion=v1'), health()]);
+    const [refused, probe] = await Promise.all([
+      postTransaction(ledger, { postings: [posting('world', address, 1)] }, {}, '?schemaVersion=v1'),
+      health(),
+    ]);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining(`segment "${'a'.repeat(40)}b" under "users" does not match $id's pattern ^(a+)+$`) });
+    expect(refused.body).toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining(`segment "${'a'.repeat(40)}b" under "users" does not match $id's pattern ^(a+)+$`),
+    });
     expect(probe).toBe(200);
     const allowed = await postTransaction(ledger, { postings: [posting('world', `users:${'a'.repeat(40)}`, 1)] }, {}, '?schemaVersion=v1');
     expect(allowed.status).toBe(200);
@@ -61,14 +69,18 @@ describe('a trigger expression cannot hold the event loop', () => {
 
   test('a lookahead in matches is refused at creation, naming the variable', async () => {
     const workflowID = await createWorkflow([{ noop: {} }]);
-    const res = await api('POST', '/api/orchestration/v2/triggers', { body: { event: 'SAVED_PAYMENT', workflowID, vars: { v: 'event.status.matches("(?=x)")' } } });
+    const res = await api('POST', '/api/orchestration/v2/triggers', {
+      body: { event: 'SAVED_PAYMENT', workflowID, vars: { v: 'event.status.matches("(?=x)")' } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errorMessage).toMatch(/^vars\.v: error compiling expression .*matches: invalid regular expression "\(\?=x\)"/);
   });
 
   test('matches("^(a+)+$") on a long text answers its trigger test at once, the health probe too', async () => {
     const workflowID = await createWorkflow([{ noop: {} }]);
-    const created = await api('POST', '/api/orchestration/v2/triggers', { body: { event: 'OTHER_EVENT', workflowID, filter: 'event.name.matches("^(a+)+$")' } });
+    const created = await api('POST', '/api/orchestration/v2/triggers', {
+      body: { event: 'OTHER_EVENT', workflowID, filter: 'event.name.matches("^(a+)+$")' },
+    });
     expect(created.status).toBe(201);
     const [tested, probe] = await Promise.all([
       api('POST', `/api/orchestration/v2/triggers/${created.body.data.id}/test`, { body: { name: `${'a'.repeat(40)}!` } }),
@@ -106,7 +118,10 @@ describe('a trigger expression cannot hold the event loop', () => {
     const id = created.body.data.id;
     const postings = Array.from({ length: 200 }, (_, i) => posting('world', `users:${i}`, 1));
     expect((await postTransaction(ledger, { postings })).status).toBe(200);
-    const [occurrence] = await pollUntil(() => occurrences(id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(
+      () => occurrences(id),
+      (list) => list.length === 1,
+    );
     expect(occurrence.workflowInstanceID).toBeUndefined();
     expect(occurrence.error).toMatch(/^filter: estimated evaluation cost \d+ on this event is over the limit of 1000000/);
     expect((await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`)).body.cursor.data).toEqual([]);
@@ -120,7 +135,10 @@ describe('Numscript nesting is bounded', () => {
     const plain = `send [USD/2 1] (\n  source = ${'{ '.repeat(5000)}@world${' }'.repeat(5000)}\n  destination = @users:1\n)`;
     const res = await postTransaction(ledger, { script: { plain } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ errorCode: 'COMPILATION_FAILED', errorMessage: expect.stringMatching(/^2:\d+: source nested deeper than 64 levels$/) });
+    expect(res.body).toEqual({
+      errorCode: 'COMPILATION_FAILED',
+      errorMessage: expect.stringMatching(/^2:\d+: source nested deeper than 64 levels$/),
+    });
     const deepDestination = `send [USD/2 1] (\n  source = @world\n  destination = ${'{ 100% to '.repeat(5000)}@users:1${' }'.repeat(5000)}\n)`;
     const refused = await postTransaction(ledger, { script: { plain: deepDestination } });
     expect(refused.status).toBe(400);

@@ -18,12 +18,17 @@ import { startReceiver } from '../../support/webhook-receiver';
 const AMOUNTS = [0n, 1n, 2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 63n, 2n ** 64n + 1n, 2n ** 128n, 2n ** 256n];
 const POSITIVE = AMOUNTS.filter((a) => a > 0n);
 const asBig = (value: unknown): bigint => BigInt(value as number | bigint);
-const accountID = (connectorID: string, reference: string) => Buffer.from(stringifyJson({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
+const accountID = (connectorID: string, reference: string) =>
+  Buffer.from(stringifyJson({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
 const settled = (id: string) =>
-  pollUntil(async () => {
-    const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
-    return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
-  }, isDefined, { timeoutMs: 45_000, what: `initiation ${id} to settle` });
+  pollUntil(
+    async () => {
+      const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
+      return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
+    },
+    isDefined,
+    { timeoutMs: 45_000, what: `initiation ${id} to settle` },
+  );
 
 describe('exact amounts from 0 to 2^256 through every area', () => {
   it('ledger: postings, Numscript, balances, and the committed-transaction webhook body keep every digit', async () => {
@@ -34,7 +39,9 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       const ledger = await newLedger('exact');
       for (const amount of AMOUNTS) {
         const account = `users:${amount}`;
-        const posted = await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: [{ source: 'world', destination: account, amount, asset: 'COIN' }] } });
+        const posted = await api('POST', `/api/ledger/v2/${ledger}/transactions`, {
+          body: { postings: [{ source: 'world', destination: account, amount, asset: 'COIN' }] },
+        });
         expect(posted.status).toBe(200);
         expect(asBig(posted.body.data.postings[0].amount)).toBe(amount);
         const read = await api('GET', `/api/ledger/v2/${ledger}/transactions/${posted.body.data.id}`);
@@ -44,7 +51,9 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       // A Numscript send of zero moves nothing and is refused as a transaction without postings, as in Formance.
       for (const amount of POSITIVE) {
         const script = await api('POST', `/api/ledger/v2/${ledger}/transactions`, {
-          body: { script: { plain: 'vars { monetary $m }\nsend $m (\n  source = @world\n  destination = @scripted\n)', vars: { m: `COIN ${amount}` } } },
+          body: {
+            script: { plain: 'vars { monetary $m }\nsend $m (\n  source = @world\n  destination = @scripted\n)', vars: { m: `COIN ${amount}` } },
+          },
         });
         expect(script.status).toBe(200);
         expect(asBig(script.body.data.postings[0].amount)).toBe(amount);
@@ -52,7 +61,10 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       expect(await balance(ledger, 'scripted', 'COIN')).toBe(AMOUNTS.reduce((a, b) => a + b, 0n));
       // Every webhook body carries the exact digits of its amount as a JSON number.
       for (const amount of POSITIVE) {
-        await pollUntil(() => receiver.received.some((r) => r.body.includes(ledger) && r.body.includes(`"amount":${amount},`)), isTruthy, { timeoutMs: 30_000, what: `webhook with ${amount}` });
+        await pollUntil(() => receiver.received.some((r) => r.body.includes(ledger) && r.body.includes(`"amount":${amount},`)), isTruthy, {
+          timeoutMs: 30_000,
+          what: `webhook with ${amount}`,
+        });
       }
     } finally {
       await api('DELETE', `/api/webhooks/configs/${config.body.data.id}`);
@@ -79,7 +91,11 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
     const ledger = await newLedger('exact-orch');
     for (const amount of POSITIVE) {
       const send = (to: string, value: unknown) => ({
-        send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: to, ledger } }, amount: { asset: 'COIN', amount: value } },
+        send: {
+          source: { account: { id: 'world', ledger } },
+          destination: { account: { id: to, ledger } },
+          amount: { asset: 'COIN', amount: value },
+        },
       });
       const workflowID = await createWorkflow([send(`literal:${amount}`, amount), send(`variable:${amount}`, '${amount}')]);
       const run = await runInstance(workflowID, { amount: amount.toString() }, true);
@@ -93,28 +109,55 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
   it('payments, simulated connector: provider files and initiations of every size are listed exactly, and fetching goes on', async () => {
     const created = '2024-06-01T00:00:00Z';
     const dir = simulatedDirectory({
-      'accounts.json': [{ reference: 'main', type: 'INTERNAL' }, { reference: 'supplier', type: 'EXTERNAL' }],
+      'accounts.json': [
+        { reference: 'main', type: 'INTERNAL' },
+        { reference: 'supplier', type: 'EXTERNAL' },
+      ],
       'balances.json': [{ accountReference: 'main', asset: 'COIN', amount: 2n ** 300n }],
-      'payments.json': AMOUNTS.map((amount) => ({ reference: `file-${amount}`, type: 'PAY-IN', status: 'SUCCEEDED', amount, asset: 'COIN', createdAt: created, destinationAccountReference: 'main' })),
+      'payments.json': AMOUNTS.map((amount) => ({
+        reference: `file-${amount}`,
+        type: 'PAY-IN',
+        status: 'SUCCEEDED',
+        amount,
+        asset: 'COIN',
+        createdAt: created,
+        destinationAccountReference: 'main',
+      })),
     });
     const connectorID = await installSimulated(dir, '1s');
     try {
-      const listed = await pollUntil(async () => {
-        const rows = await paymentsOf(connectorID);
-        return rows.length >= AMOUNTS.length ? rows : undefined;
-      }, isDefined, { timeoutMs: 45_000, what: 'provider payments' });
+      const listed = await pollUntil(
+        async () => {
+          const rows = await paymentsOf(connectorID);
+          return rows.length >= AMOUNTS.length ? rows : undefined;
+        },
+        isDefined,
+        { timeoutMs: 45_000, what: 'provider payments' },
+      );
       for (const amount of AMOUNTS) expect(asBig(listed.find((p) => p.reference === `file-${amount}`).amount)).toBe(amount);
       const pool = await api('POST', '/api/payments/v3/pools', { body: { name: `exact-${suffix()}`, accountIDs: [accountID(connectorID, 'main')] } });
       expect(pool.status).toBe(201);
-      const poolBalances = await pollUntil(async () => {
-        const data = (await api('GET', `/api/payments/v3/pools/${pool.body.data}/balances`)).body.data;
-        return data.length > 0 ? data : undefined;
-      }, isDefined, { timeoutMs: 30_000, what: 'pool balances' });
+      const poolBalances = await pollUntil(
+        async () => {
+          const data = (await api('GET', `/api/payments/v3/pools/${pool.body.data}/balances`)).body.data;
+          return data.length > 0 ? data : undefined;
+        },
+        isDefined,
+        { timeoutMs: 30_000, what: 'pool balances' },
+      );
       expect(asBig(poolBalances[0].amount)).toBe(2n ** 300n);
 
       for (const amount of POSITIVE) {
         const res = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
-          body: { reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset: 'COIN', sourceAccountID: accountID(connectorID, 'main'), destinationAccountID: accountID(connectorID, 'supplier') },
+          body: {
+            reference: `pi-${suffix()}`,
+            connectorID,
+            type: 'TRANSFER',
+            amount,
+            asset: 'COIN',
+            sourceAccountID: accountID(connectorID, 'main'),
+            destinationAccountID: accountID(connectorID, 'supplier'),
+          },
         });
         expect(res.status).toBe(202);
         const pi = await settled(res.body.data.paymentInitiationID);
@@ -124,10 +167,31 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
         expect(asBig(related.amount)).toBe(amount);
       }
       // The connector keeps fetching after all of them: a payment added now still shows up.
-      const later = [...AMOUNTS.map((amount) => ({ reference: `file-${amount}`, type: 'PAY-IN', status: 'SUCCEEDED', amount, asset: 'COIN', createdAt: created, destinationAccountReference: 'main' })),
-        { reference: 'after', type: 'PAY-IN', status: 'SUCCEEDED', amount: 7, asset: 'COIN', createdAt: created, destinationAccountReference: 'main' }];
+      const later = [
+        ...AMOUNTS.map((amount) => ({
+          reference: `file-${amount}`,
+          type: 'PAY-IN',
+          status: 'SUCCEEDED',
+          amount,
+          asset: 'COIN',
+          createdAt: created,
+          destinationAccountReference: 'main',
+        })),
+        {
+          reference: 'after',
+          type: 'PAY-IN',
+          status: 'SUCCEEDED',
+          amount: 7,
+          asset: 'COIN',
+          createdAt: created,
+          destinationAccountReference: 'main',
+        },
+      ];
       writeJson(dir, 'payments.json', later);
-      await pollUntil(async () => ((await paymentsOf(connectorID)).some((p) => p.reference === 'after') ? true : undefined), isDefined, { timeoutMs: 45_000, what: 'a later fetch cycle' });
+      await pollUntil(async () => ((await paymentsOf(connectorID)).some((p) => p.reference === 'after') ? true : undefined), isDefined, {
+        timeoutMs: 45_000,
+        what: 'a later fetch cycle',
+      });
     } finally {
       await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     }
@@ -141,15 +205,35 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
       req.on('end', () => {
         const send = (status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(stringifyJson(value));
         const path = new URL(req.url as string, 'http://127.0.0.1').pathname;
-        if (req.method === 'GET' && path === '/accounts') return send(200, { data: [{ reference: 'acc-1' }, { reference: 'ext-1', type: 'EXTERNAL' }] });
-        if (req.method === 'GET' && path === '/balances') return send(200, { data: [{ accountReference: 'acc-1', asset: 'COIN', amount: 2n ** 256n }] });
+        if (req.method === 'GET' && path === '/accounts')
+          return send(200, { data: [{ reference: 'acc-1' }, { reference: 'ext-1', type: 'EXTERNAL' }] });
+        if (req.method === 'GET' && path === '/balances')
+          return send(200, { data: [{ accountReference: 'acc-1', asset: 'COIN', amount: 2n ** 256n }] });
         if (req.method === 'GET' && path === '/payments') {
-          return send(200, { data: AMOUNTS.map((amount) => ({ reference: `g-${amount}`, type: 'PAY-IN', status: 'SUCCEEDED', amount, asset: 'COIN', createdAt: '2024-06-01T00:00:00Z' })) });
+          return send(200, {
+            data: AMOUNTS.map((amount) => ({
+              reference: `g-${amount}`,
+              type: 'PAY-IN',
+              status: 'SUCCEEDED',
+              amount,
+              asset: 'COIN',
+              createdAt: '2024-06-01T00:00:00Z',
+            })),
+          });
         }
         if (req.method === 'POST' && path === '/transfers') {
           transferBodies.push(body);
           const input = parseJson(body) as { amount: bigint; asset: string };
-          return send(200, { data: { reference: `t-${transferBodies.length}`, type: 'TRANSFER', status: 'SUCCEEDED', amount: input.amount, asset: input.asset, createdAt: new Date().toISOString() } });
+          return send(200, {
+            data: {
+              reference: `t-${transferBodies.length}`,
+              type: 'TRANSFER',
+              status: 'SUCCEEDED',
+              amount: input.amount,
+              asset: input.asset,
+              createdAt: new Date().toISOString(),
+            },
+          });
         }
         return send(404, { error: 'not found' });
       });
@@ -161,14 +245,26 @@ describe('exact amounts from 0 to 2^256 through every area', () => {
     expect(install.status).toBe(202);
     const connectorID = install.body.data;
     try {
-      const listed = await pollUntil(async () => {
-        const rows = await paymentsOf(connectorID);
-        return rows.length >= AMOUNTS.length ? rows : undefined;
-      }, isDefined, { timeoutMs: 45_000, what: 'generic payments' });
+      const listed = await pollUntil(
+        async () => {
+          const rows = await paymentsOf(connectorID);
+          return rows.length >= AMOUNTS.length ? rows : undefined;
+        },
+        isDefined,
+        { timeoutMs: 45_000, what: 'generic payments' },
+      );
       for (const amount of AMOUNTS) expect(asBig(listed.find((p) => p.reference === `g-${amount}`).amount)).toBe(amount);
       for (const amount of [2n ** 64n + 1n, 2n ** 256n]) {
         const res = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
-          body: { reference: `gt-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset: 'COIN', sourceAccountID: accountID(connectorID, 'acc-1'), destinationAccountID: accountID(connectorID, 'ext-1') },
+          body: {
+            reference: `gt-${suffix()}`,
+            connectorID,
+            type: 'TRANSFER',
+            amount,
+            asset: 'COIN',
+            sourceAccountID: accountID(connectorID, 'acc-1'),
+            destinationAccountID: accountID(connectorID, 'ext-1'),
+          },
         });
         const pi = await settled(res.body.data.paymentInitiationID);
         expect(pi.status).toBe('PROCESSED');

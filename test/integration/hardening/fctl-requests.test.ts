@@ -72,7 +72,7 @@ describe('fctl requests, replayed', () => {
       expect(account.body.data).toMatchObject({ address: 'users:1', volumes: { 'USD/2': { input: 150, output: 0, balance: 150 } } });
     });
 
-    it('`ledger transactions list` (v1: pageSize=5, every filter empty, Go\'s zero time for startTime and endTime)', async () => {
+    it("`ledger transactions list` (v1: pageSize=5, every filter empty, Go's zero time for startTime and endTime)", async () => {
       const zero = '0001-01-01T00:00:00Z';
       const query = `pageSize=5&reference=&account=&destination=&source=&after=&startTime=${zero}&endTime=${zero}`;
       const listed = await api('GET', `/api/ledger/${ledger}/transactions?${query}`);
@@ -93,7 +93,10 @@ describe('fctl requests, replayed', () => {
       expect(listed.body.cursor.data.map((a: { address: string }) => a.address)).toEqual(['users:1']);
       const both = await getWithBody(`/api/ledger/v2/${ledger}/accounts?query=${encodeURIComponent(stringifyJson(filter))}`, filter);
       expect(both.body.cursor.data.map((a: { address: string }) => a.address)).toEqual(['users:1']);
-      const differing = await getWithBody(`/api/ledger/v2/${ledger}/accounts?query=${encodeURIComponent(stringifyJson({ $match: { address: 'world' } }))}`, filter);
+      const differing = await getWithBody(
+        `/api/ledger/v2/${ledger}/accounts?query=${encodeURIComponent(stringifyJson({ $match: { address: 'world' } }))}`,
+        filter,
+      );
       expect([differing.status, differing.body.errorCode]).toEqual([400, 'VALIDATION']);
       expect((await getWithBody(`/api/ledger/v2/${ledger}/transactions`, { $match: { account: 'no:such' } })).body.cursor.data).toEqual([]);
     });
@@ -139,7 +142,13 @@ describe('fctl requests, replayed', () => {
     });
 
     it('`wallets debit 30 USD/2 --id` and with --pending ("balances": [""], "description": "")', async () => {
-      const body = (amount: number, pending: boolean) => ({ amount: { asset: 'USD/2', amount }, pending, metadata: {}, description: '', balances: [''] });
+      const body = (amount: number, pending: boolean) => ({
+        amount: { asset: 'USD/2', amount },
+        pending,
+        metadata: {},
+        description: '',
+        balances: [''],
+      });
       expect((await api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: body(30, false) })).status).toBe(204);
       const pending = await api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: body(20, true) });
       expect(pending.status).toBe(201);
@@ -227,7 +236,9 @@ describe('fctl requests, replayed', () => {
 
     it('`webhooks list` (no parameters)', async () => {
       // An event type nothing emits: the config is never delivered to.
-      const created = await api('POST', '/api/webhooks/configs', { body: { endpoint: `https://hooks.example.com/${unique()}`, eventTypes: ['fctl.replay'] } });
+      const created = await api('POST', '/api/webhooks/configs', {
+        body: { endpoint: `https://hooks.example.com/${unique()}`, eventTypes: ['fctl.replay'] },
+      });
       expect(created.status).toBe(200);
       configID = created.body.data.id;
       const listed = await api('GET', '/api/webhooks/configs');

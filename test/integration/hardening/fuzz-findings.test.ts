@@ -9,9 +9,15 @@ describe('fuzzer findings', () => {
     const nulValue = await api('PATCH', `/api/wallets/wallets/${wallet.body.data.id}`, { body: { metadata: { a: 'x\u0000y' } } });
     expect(nulValue.status).toBe(400);
     expect(nulValue.body.errorMessage).toMatch(/body\.metadata\.a: text must not contain NUL/);
-    const nulKey = await api('POST', '/api/ledger/v2/_default/accounts/users:1/metadata', { rawBody: '{"a\\u0000": "b"}', headers: { 'Content-Type': 'application/json' } });
+    const nulKey = await api('POST', '/api/ledger/v2/_default/accounts/users:1/metadata', {
+      rawBody: '{"a\\u0000": "b"}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(nulKey.status).toBe(400);
-    const loneSurrogate = await api('POST', '/api/payments/v3/bank-accounts', { rawBody: '{"name": "\\ud800", "accountNumber": "1234"}', headers: { 'Content-Type': 'application/json' } });
+    const loneSurrogate = await api('POST', '/api/payments/v3/bank-accounts', {
+      rawBody: '{"name": "\\ud800", "accountNumber": "1234"}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(loneSurrogate.status).toBe(400);
     const inPath = await api('GET', '/api/ledger/v2/a%00b');
     expect(inPath.status).toBe(400);

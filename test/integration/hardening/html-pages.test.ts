@@ -11,10 +11,16 @@ const HTML = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
 function policyOf(response: Response): Map<string, string[]> {
   const header = response.headers.get('content-security-policy') ?? '';
-  return new Map(header.split(';').map((d) => d.trim()).filter(Boolean).map((d) => {
-    const [name, ...values] = d.split(/\s+/);
-    return [name, values] as [string, string[]];
-  }));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => {
+        const [name, ...values] = d.split(/\s+/);
+        return [name, values] as [string, string[]];
+      }),
+  );
 }
 
 function expectPageHeaders(response: Response): Map<string, string[]> {
@@ -46,7 +52,9 @@ describe('HTML pages', () => {
     expect(scripts).toEqual(['/api/docs/swagger-ui-bundle.js', '/api/docs/init.js']);
     expect(styles).toEqual(['/api/docs/swagger-ui.css']);
     // 'self': same origin as the page. nosniff makes the browser insist on the right types, so check them.
-    for (const [asset, type] of [...scripts.map((s) => [s, /^(application|text)\/javascript/]), ...styles.map((s) => [s, /^text\/css/])] as Array<[string, RegExp]>) {
+    for (const [asset, type] of [...scripts.map((s) => [s, /^(application|text)\/javascript/]), ...styles.map((s) => [s, /^text\/css/])] as Array<
+      [string, RegExp]
+    >) {
       const response = await fetch(new URL(asset, page.url));
       expect(new URL(response.url).origin).toBe(new URL(page.url).origin);
       expect([asset, response.status]).toEqual([asset, 200]);
@@ -62,7 +70,7 @@ describe('HTML pages', () => {
     expect(document.status).toBe(200);
     expect(document.headers.get('content-type')).toMatch(/^application\/json/);
     expect(document.headers.get('x-content-type-options')).toBe('nosniff');
-    expect((await document.json() as { openapi: string }).openapi).toMatch(/^3\./);
+    expect(((await document.json()) as { openapi: string }).openapi).toMatch(/^3\./);
     // The stylesheet's icons are data: URIs, which img-src allows.
     const css = await (await fetch(`${apiUrl()}/api/docs/swagger-ui.css`)).text();
     expect(css).toContain('url("data:image/svg+xml');
@@ -72,11 +80,20 @@ describe('HTML pages', () => {
   describe('the open-banking consent page', () => {
     let link: string;
     beforeAll(async () => {
-      const connectorID = await installSimulated(simulatedDirectory({ 'psu-accounts.json': [], 'psu-balances.json': [], 'psu-payments.json': [] }), '1h');
-      const psuID = (await api('POST', '/api/payments/v3/payment-service-users', { body: { name: `psu-${suffix()}`, contactDetails: { email: 'end.user@example.com' } } })).body.data;
+      const connectorID = await installSimulated(
+        simulatedDirectory({ 'psu-accounts.json': [], 'psu-balances.json': [], 'psu-payments.json': [] }),
+        '1h',
+      );
+      const psuID = (
+        await api('POST', '/api/payments/v3/payment-service-users', {
+          body: { name: `psu-${suffix()}`, contactDetails: { email: 'end.user@example.com' } },
+        })
+      ).body.data;
       const base = `/api/payments/v3/payment-service-users/${psuID}/connectors/${connectorID}`;
       expect((await api('POST', `${base}/forward`)).status).toBe(204);
-      ({ link } = (await api('POST', `${base}/create-link`, { body: { clientRedirectURL: 'https://app.example/back', applicationName: 'Budget app' } })).body);
+      ({ link } = (
+        await api('POST', `${base}/create-link`, { body: { clientRedirectURL: 'https://app.example/back', applicationName: 'Budget app' } })
+      ).body);
     });
 
     it('the consent page: the strict policy (no script, style or form) and no framing', async () => {
@@ -87,7 +104,7 @@ describe('HTML pages', () => {
       expect(await page.text()).toContain('Budget app asks to read your accounts');
     });
 
-    it('the decision\'s redirect, whose body Koa writes as HTML for a browser', async () => {
+    it("the decision's redirect, whose body Koa writes as HTML for a browser", async () => {
       const decided = await fetch(`${link}&decision=reject`, { headers: HTML, redirect: 'manual' });
       expect(decided.status).toBe(307);
       expect(decided.headers.get('location')).toBe('https://app.example/back');
@@ -95,9 +112,12 @@ describe('HTML pages', () => {
     });
   });
 
-  it('the issuer\'s authorization endpoint error page', async () => {
-    const discovery = await (await fetch(`${apiUrl()}/api/auth/.well-known/openid-configuration`)).json() as { authorization_endpoint: string };
-    for (const init of [{ method: 'GET' }, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'client_id=nobody&response_type=none' }]) {
+  it("the issuer's authorization endpoint error page", async () => {
+    const discovery = (await (await fetch(`${apiUrl()}/api/auth/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
+    for (const init of [
+      { method: 'GET' },
+      { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'client_id=nobody&response_type=none' },
+    ]) {
       const page = await fetch(discovery.authorization_endpoint, { ...init, headers: { ...HTML, ...(init.headers ?? {}) }, redirect: 'manual' });
       expect(page.status).toBe(400);
       expectPageHeaders(page);

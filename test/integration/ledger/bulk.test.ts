@@ -21,7 +21,13 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
       { action: 'REVERT_TRANSACTION', data: { id: 0 } },
     ]);
     expect(res.status).toBe(200);
-    expect(res.body.data.map((r: { responseType: string }) => r.responseType)).toEqual(['CREATE_TRANSACTION', 'ADD_METADATA', 'ADD_METADATA', 'DELETE_METADATA', 'REVERT_TRANSACTION']);
+    expect(res.body.data.map((r: { responseType: string }) => r.responseType)).toEqual([
+      'CREATE_TRANSACTION',
+      'ADD_METADATA',
+      'ADD_METADATA',
+      'DELETE_METADATA',
+      'REVERT_TRANSACTION',
+    ]);
     expect(res.body.data[0].data).toMatchObject({ id: 0, postings: [{ source: 'world', destination: 'users:1', amount: 100, asset: 'USD/2' }] });
     expect(res.body.data[4].data).toMatchObject({ id: 1, postings: [{ source: 'users:1', destination: 'world', amount: 100 }] });
     expect((await account(ledger, 'users:1')).metadata).toEqual({ tier: 'gold' });
@@ -79,15 +85,24 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect((await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: -1 } }])).status).toBe(400);
     const badTarget = await bulk(ledger, [{ action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: 'k', metadata: { a: '1' } } }]);
     expect(badTarget.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body[0].data.targetId') });
-    const tooMany = await bulk(ledger, Array.from({ length: 1001 }, () => ({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a', metadata: {} } })));
+    const tooMany = await bulk(
+      ledger,
+      Array.from({ length: 1001 }, () => ({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a', metadata: {} } })),
+    );
     expect(tooMany.body.errorCode).toBe('VALIDATION');
-    const huge = await bulk(ledger, [{ action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: '2841417428787861127168', metadata: { a: '1' } } }]);
+    const huge = await bulk(ledger, [
+      { action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: '2841417428787861127168', metadata: { a: '1' } } },
+    ]);
     expect(huge.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0 } });
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions/2841417428787861127168`)).status).toBe(400);
     expect((await api('GET', `/api/ledger/${ledger}/transactions/9223372036854775808`)).status).toBeLessThan(500);
     const missing = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }]);
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('transaction 99 not found'), details: { index: 0, errorCode: 'NOT_FOUND' } });
+    expect(missing.body).toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('transaction 99 not found'),
+      details: { index: 0, errorCode: 'NOT_FOUND' },
+    });
     const missingAtomic = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }], '?atomic=true');
     expect(missingAtomic.status).toBe(400);
     expect(missingAtomic.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'NOT_FOUND' } });
@@ -103,16 +118,22 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     };
     expect(await message({ action: 'REVERT_TRANSACTION', data: { id: 'abc' } })).toMatch(/^body\[1\]\.data\.id: must be an integer/);
     expect(await message({ action: 'REVERT_TRANSACTION', data: {} })).toBe('body[1].data: missing required field "id"');
-    expect(await message({ action: 'DELETE_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a' } })).toBe('body[1].data: missing required field "key"');
-    expect(await message({ action: 'CREATE_TRANSACTION', data: { postings: [posting('world', 'a', -1)] } })).toMatch(/^body\[1\]\.data\.postings\[0\]\.amount: /);
-    expect(await message({ action: 'EXPLODE', data: {} })).toBe('body[1].action: must be one of ["CREATE_TRANSACTION","ADD_METADATA","REVERT_TRANSACTION","DELETE_METADATA"]');
+    expect(await message({ action: 'DELETE_METADATA', data: { targetType: 'ACCOUNT', targetId: 'a' } })).toBe(
+      'body[1].data: missing required field "key"',
+    );
+    expect(await message({ action: 'CREATE_TRANSACTION', data: { postings: [posting('world', 'a', -1)] } })).toMatch(
+      /^body\[1\]\.data\.postings\[0\]\.amount: /,
+    );
+    expect(await message({ action: 'EXPLODE', data: {} })).toBe(
+      'body[1].action: must be one of ["CREATE_TRANSACTION","ADD_METADATA","REVERT_TRANSACTION","DELETE_METADATA"]',
+    );
     expect(await message({ data: {} })).toBe('body[1]: missing required field "action"');
     expect(await message('REVERT_TRANSACTION')).toBe('body[1]: must be object');
     // Refused before anything ran: the first element wrote nothing.
     expect(await balance(ledger, 'a')).toBe(0n);
   });
 
-  it('an unknown schemaVersion is the request\'s 404 NOT_FOUND, as on the single routes, and writes nothing', async () => {
+  it("an unknown schemaVersion is the request's 404 NOT_FOUND, as on the single routes, and writes nothing", async () => {
     const ledger = await newLedger('bulk');
     await fund(ledger, 'b', 5);
     for (const query of ['?schemaVersion=nope', '?schemaVersion=nope&atomic=true']) {

@@ -23,9 +23,15 @@ function rng(seed: number): () => number {
 }
 
 const bulk = (ledger: string, elements: unknown[], query = '') => api('POST', `/api/ledger/v2/${ledger}/_bulk${query}`, { body: elements });
-const transfer = (source: string, destination: string, amount: number) => ({ action: 'CREATE_TRANSACTION', data: { postings: [posting(source, destination, amount)] } });
+const transfer = (source: string, destination: string, amount: number) => ({
+  action: 'CREATE_TRANSACTION',
+  data: { postings: [posting(source, destination, amount)] },
+});
 const sendScript = (source: string, destination: string, amount: number) => ({
-  script: { plain: `vars { account $src\naccount $dst }\nsend [USD/2 ${amount}] (\n  source = $src\n  destination = $dst\n)`, vars: { src: source, dst: destination } },
+  script: {
+    plain: `vars { account $src\naccount $dst }\nsend [USD/2 ${amount}] (\n  source = $src\n  destination = $dst\n)`,
+    vars: { src: source, dst: destination },
+  },
 });
 
 /** A status this storm may answer: success, or a business refusal the request itself explains. */
@@ -36,7 +42,11 @@ function expectedRefusal(res: ApiResponse): boolean {
 
 /** Fund every account so most writes pass, leaving room for a few refusals. */
 async function fundAll(ledger: string, amount: number): Promise<void> {
-  const res = await bulk(ledger, ACCOUNTS.map((a) => transfer('world', a, amount)), '?atomic=true');
+  const res = await bulk(
+    ledger,
+    ACCOUNTS.map((a) => transfer('world', a, amount)),
+    '?atomic=true',
+  );
   if (res.status !== 200) throw new Error(`funding: ${res.status} ${res.text}`);
 }
 
@@ -44,7 +54,8 @@ async function fundAll(ledger: string, amount: number): Promise<void> {
 function committedBy(res: ApiResponse): number {
   if (res.status >= 300 && !Array.isArray(res.body?.data)) return 0;
   const data = res.body?.data;
-  if (Array.isArray(data)) return data.filter((r: { responseType: string }) => r.responseType === 'CREATE_TRANSACTION' || r.responseType === 'REVERT_TRANSACTION').length;
+  if (Array.isArray(data))
+    return data.filter((r: { responseType: string }) => r.responseType === 'CREATE_TRANSACTION' || r.responseType === 'REVERT_TRANSACTION').length;
   return data?.id !== undefined ? 1 : 0;
 }
 
@@ -64,139 +75,169 @@ describe('ledger writes under contention', () => {
 
   const summary = (answers: ApiResponse[]) => answers.filter((r) => !expectedRefusal(r)).map((r) => `${r.status} ${r.text}`);
 
-  it('answers a mixed storm on 10 accounts (scripts, transfers, bulks, reverts; 48 in flight) without a 5xx', async () => {
-    const ledger = await newLedger('storm');
-    await fundAll(ledger, 1000);
-    const random = rng(36);
-    const pick = () => ACCOUNTS[Math.floor(random() * ACCOUNTS.length)];
-    const amount = () => 1 + Math.floor(random() * 40);
-    const pair = (): [string, string] => {
-      const a = pick();
-      let b = pick();
-      while (b === a) b = pick();
-      return [a, b];
-    };
-    const committedIds: number[] = [];
-    const operations: Array<() => Promise<ApiResponse>> = Array.from({ length: 240 }, (_, i) => {
-      const kind = i % 6;
-      if (kind === 0) {
-        const [a, b] = pair();
-        const n = amount();
-        return () => postTransaction(ledger, sendScript(a, b, n));
-      }
-      if (kind === 1) {
-        const [a, b] = pair();
-        const n = amount();
-        return () => postTransaction(ledger, { postings: [posting(a, b, n)] });
-      }
-      if (kind === 2 || kind === 3) {
-        const elements = Array.from({ length: 2 + Math.floor(random() * 7) }, () => {
-          const [a, b] = pair();
-          return transfer(a, b, amount());
-        });
-        return () => bulk(ledger, elements, kind === 2 ? '?atomic=true' : '?continueOnFailure=true');
-      }
-      if (kind === 4) {
-        const r = random();
-        return () => {
-          if (committedIds.length === 0) return postTransaction(ledger, { postings: [posting('world', pick(), 1)] });
-          const id = committedIds[Math.floor(r * committedIds.length)];
-          return api('POST', `/api/ledger/v2/${ledger}/transactions/${id}/revert`);
-        };
-      }
-      const r = random();
-      const [a, b] = pair();
-      return () => {
-        const id = committedIds.length > 0 ? committedIds[Math.floor(r * committedIds.length)] : 0;
-        return bulk(ledger, [transfer(a, b, 3), { action: 'REVERT_TRANSACTION', data: { id } }], '?atomic=true');
+  it(
+    'answers a mixed storm on 10 accounts (scripts, transfers, bulks, reverts; 48 in flight) without a 5xx',
+    async () => {
+      const ledger = await newLedger('storm');
+      await fundAll(ledger, 1000);
+      const random = rng(36);
+      const pick = () => ACCOUNTS[Math.floor(random() * ACCOUNTS.length)];
+      const amount = () => 1 + Math.floor(random() * 40);
+      const pair = (): [string, string] => {
+        const a = pick();
+        let b = pick();
+        while (b === a) b = pick();
+        return [a, b];
       };
-    });
-    const answers: ApiResponse[] = [];
-    const queue = [...operations];
-    await Promise.all(
-      Array.from({ length: 48 }, async () => {
-        for (let op = queue.shift(); op; op = queue.shift()) {
-          const res = await op();
-          answers.push(res);
-          if (res.status === 200 && res.body?.data?.id !== undefined) committedIds.push(res.body.data.id);
+      const committedIds: number[] = [];
+      const operations: Array<() => Promise<ApiResponse>> = Array.from({ length: 240 }, (_, i) => {
+        const kind = i % 6;
+        if (kind === 0) {
+          const [a, b] = pair();
+          const n = amount();
+          return () => postTransaction(ledger, sendScript(a, b, n));
         }
-      }),
-    );
-    expect(answers).toHaveLength(operations.length);
-    expect(summary(answers)).toEqual([]);
-    await expectExactLedger(ledger, answers, ACCOUNTS.length);
-  }, STORM_TIMEOUT_MS);
+        if (kind === 1) {
+          const [a, b] = pair();
+          const n = amount();
+          return () => postTransaction(ledger, { postings: [posting(a, b, n)] });
+        }
+        if (kind === 2 || kind === 3) {
+          const elements = Array.from({ length: 2 + Math.floor(random() * 7) }, () => {
+            const [a, b] = pair();
+            return transfer(a, b, amount());
+          });
+          return () => bulk(ledger, elements, kind === 2 ? '?atomic=true' : '?continueOnFailure=true');
+        }
+        if (kind === 4) {
+          const r = random();
+          return () => {
+            if (committedIds.length === 0) return postTransaction(ledger, { postings: [posting('world', pick(), 1)] });
+            const id = committedIds[Math.floor(r * committedIds.length)];
+            return api('POST', `/api/ledger/v2/${ledger}/transactions/${id}/revert`);
+          };
+        }
+        const r = random();
+        const [a, b] = pair();
+        return () => {
+          const id = committedIds.length > 0 ? committedIds[Math.floor(r * committedIds.length)] : 0;
+          return bulk(ledger, [transfer(a, b, 3), { action: 'REVERT_TRANSACTION', data: { id } }], '?atomic=true');
+        };
+      });
+      const answers: ApiResponse[] = [];
+      const queue = [...operations];
+      await Promise.all(
+        Array.from({ length: 48 }, async () => {
+          for (let op = queue.shift(); op; op = queue.shift()) {
+            const res = await op();
+            answers.push(res);
+            if (res.status === 200 && res.body?.data?.id !== undefined) committedIds.push(res.body.data.id);
+          }
+        }),
+      );
+      expect(answers).toHaveLength(operations.length);
+      expect(summary(answers)).toEqual([]);
+      await expectExactLedger(ledger, answers, ACCOUNTS.length);
+    },
+    STORM_TIMEOUT_MS,
+  );
 
-  it('commits 20 concurrent atomic bulks of 8 transfers between 10 accounts, whatever their lock order', async () => {
-    const ledger = await newLedger('abulk');
-    await fundAll(ledger, 10_000);
-    const random = rng(9);
-    // Every bulk walks the accounts in an order of its own, so two bulks typically need each other's accounts in
-    // opposite orders: the shape that deadlocks when each element locks its accounts as it runs.
-    const bulks = Array.from({ length: 20 }, () => {
-      const order = [...ACCOUNTS].sort(() => random() - 0.5);
-      return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10)));
-    });
-    const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
-    expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
-    await expectExactLedger(ledger, answers, ACCOUNTS.length);
-  }, STORM_TIMEOUT_MS);
+  it(
+    'commits 20 concurrent atomic bulks of 8 transfers between 10 accounts, whatever their lock order',
+    async () => {
+      const ledger = await newLedger('abulk');
+      await fundAll(ledger, 10_000);
+      const random = rng(9);
+      // Every bulk walks the accounts in an order of its own, so two bulks typically need each other's accounts in
+      // opposite orders: the shape that deadlocks when each element locks its accounts as it runs.
+      const bulks = Array.from({ length: 20 }, () => {
+        const order = [...ACCOUNTS].sort(() => random() - 0.5);
+        return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10)));
+      });
+      const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
+      expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
+      await expectExactLedger(ledger, answers, ACCOUNTS.length);
+    },
+    STORM_TIMEOUT_MS,
+  );
 
-  it('answers 20 concurrent atomic bulks over 10 shared accounts with funds for some only: each 200 or a 400 naming its element', async () => {
-    const ledger = await newLedger('abulk-tight');
-    // Little enough that some bulks run an account dry part way: those must fail whole, on their own element.
-    await fundAll(ledger, 12);
-    const first = (await postTransaction(ledger, { postings: [posting('world', ACCOUNTS[0], 5)] })).body.data;
-    const random = rng(20);
-    // Transfers in an order of each bulk's own, plus account metadata on two of its accounts and, in a few bulks, the
-    // same revert: every row kind an atomic bulk locks (transactions, volumes, accounts), over the same accounts.
-    const bulks = Array.from({ length: 20 }, (_, n) => {
-      const order = [...ACCOUNTS].sort(() => random() - 0.5);
-      const elements: unknown[] = Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 6)));
-      elements.splice(3, 0, { action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[5], metadata: { bulk: String(n) } } });
-      elements.push({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[0], metadata: { last: String(n) } } });
-      if (n % 5 === 0) elements.push({ action: 'REVERT_TRANSACTION', data: { id: Number(first.id) } });
-      return elements;
-    });
-    const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
-    const unexplained = answers.filter((r) => {
-      if (r.status === 200) return false;
-      if (r.status !== 400) return true;
-      const index = r.body?.details?.index;
-      return !(Number.isInteger(index) && String(r.body.errorMessage).startsWith(`element ${index}: `) && ['INSUFFICIENT_FUND', 'ALREADY_REVERT'].includes(r.body.details.errorCode));
-    });
-    expect(unexplained.map((r) => `${r.status} ${r.text}`)).toEqual([]);
-    // At most one bulk reverts the transaction; the others that try answer ALREADY_REVERT (or failed earlier).
-    const reverts = answers.filter((r) => r.status === 200 && r.body.data.some((e: { responseType: string }) => e.responseType === 'REVERT_TRANSACTION'));
-    expect(reverts.length).toBeLessThanOrEqual(1);
-    await expectExactLedger(ledger, answers, ACCOUNTS.length + 1);
-  }, STORM_TIMEOUT_MS);
+  it(
+    'answers 20 concurrent atomic bulks over 10 shared accounts with funds for some only: each 200 or a 400 naming its element',
+    async () => {
+      const ledger = await newLedger('abulk-tight');
+      // Little enough that some bulks run an account dry part way: those must fail whole, on their own element.
+      await fundAll(ledger, 12);
+      const first = (await postTransaction(ledger, { postings: [posting('world', ACCOUNTS[0], 5)] })).body.data;
+      const random = rng(20);
+      // Transfers in an order of each bulk's own, plus account metadata on two of its accounts and, in a few bulks, the
+      // same revert: every row kind an atomic bulk locks (transactions, volumes, accounts), over the same accounts.
+      const bulks = Array.from({ length: 20 }, (_, n) => {
+        const order = [...ACCOUNTS].sort(() => random() - 0.5);
+        const elements: unknown[] = Array.from({ length: 8 }, (_, i) =>
+          transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 6)),
+        );
+        elements.splice(3, 0, { action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[5], metadata: { bulk: String(n) } } });
+        elements.push({ action: 'ADD_METADATA', data: { targetType: 'ACCOUNT', targetId: order[0], metadata: { last: String(n) } } });
+        if (n % 5 === 0) elements.push({ action: 'REVERT_TRANSACTION', data: { id: Number(first.id) } });
+        return elements;
+      });
+      const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
+      const unexplained = answers.filter((r) => {
+        if (r.status === 200) return false;
+        if (r.status !== 400) return true;
+        const index = r.body?.details?.index;
+        return !(
+          Number.isInteger(index) &&
+          String(r.body.errorMessage).startsWith(`element ${index}: `) &&
+          ['INSUFFICIENT_FUND', 'ALREADY_REVERT'].includes(r.body.details.errorCode)
+        );
+      });
+      expect(unexplained.map((r) => `${r.status} ${r.text}`)).toEqual([]);
+      // At most one bulk reverts the transaction; the others that try answer ALREADY_REVERT (or failed earlier).
+      const reverts = answers.filter(
+        (r) => r.status === 200 && r.body.data.some((e: { responseType: string }) => e.responseType === 'REVERT_TRANSACTION'),
+      );
+      expect(reverts.length).toBeLessThanOrEqual(1);
+      await expectExactLedger(ledger, answers, ACCOUNTS.length + 1);
+    },
+    STORM_TIMEOUT_MS,
+  );
 
-  it('commits 20 concurrent v1 batches of 8 transfers between 10 accounts, whatever their lock order', async () => {
-    const ledger = await newLedger('v1batch');
-    await fundAll(ledger, 10_000);
-    const random = rng(1);
-    const batches = Array.from({ length: 20 }, () => {
-      const order = [...ACCOUNTS].sort(() => random() - 0.5);
-      return Array.from({ length: 8 }, (_, i) => ({ postings: [posting(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10))] }));
-    });
-    const answers = await Promise.all(batches.map((transactions) => api('POST', `/api/ledger/${ledger}/transactions/batch`, { body: { transactions } })));
-    expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
-    const committed = ACCOUNTS.length + answers.reduce((n, r) => n + r.body.data.length, 0);
-    expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: String(committed) }]);
-    expect(await ledgerViolations(db, ledger)).toEqual([]);
-  }, STORM_TIMEOUT_MS);
+  it(
+    'commits 20 concurrent v1 batches of 8 transfers between 10 accounts, whatever their lock order',
+    async () => {
+      const ledger = await newLedger('v1batch');
+      await fundAll(ledger, 10_000);
+      const random = rng(1);
+      const batches = Array.from({ length: 20 }, () => {
+        const order = [...ACCOUNTS].sort(() => random() - 0.5);
+        return Array.from({ length: 8 }, (_, i) => ({ postings: [posting(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10))] }));
+      });
+      const answers = await Promise.all(
+        batches.map((transactions) => api('POST', `/api/ledger/${ledger}/transactions/batch`, { body: { transactions } })),
+      );
+      expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
+      const committed = ACCOUNTS.length + answers.reduce((n, r) => n + r.body.data.length, 0);
+      expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: String(committed) }]);
+      expect(await ledgerViolations(db, ledger)).toEqual([]);
+    },
+    STORM_TIMEOUT_MS,
+  );
 
-  it('answers 60 parallel atomic bulks without 5xx', async () => {
-    const ledger = await newLedger('abulk60');
-    await fundAll(ledger, 10_000);
-    const random = rng(60);
-    const bulks = Array.from({ length: 60 }, () => {
-      const order = [...ACCOUNTS].sort(() => random() - 0.5);
-      return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10)));
-    });
-    const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
-    expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(60).fill(200));
-    await expectExactLedger(ledger, answers, ACCOUNTS.length);
-  }, STORM_TIMEOUT_MS);
+  it(
+    'answers 60 parallel atomic bulks without 5xx',
+    async () => {
+      const ledger = await newLedger('abulk60');
+      await fundAll(ledger, 10_000);
+      const random = rng(60);
+      const bulks = Array.from({ length: 60 }, () => {
+        const order = [...ACCOUNTS].sort(() => random() - 0.5);
+        return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10)));
+      });
+      const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
+      expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(60).fill(200));
+      await expectExactLedger(ledger, answers, ACCOUNTS.length);
+    },
+    STORM_TIMEOUT_MS,
+  );
 });

@@ -20,7 +20,9 @@ describe('ledger under concurrent writers', () => {
     const a = 7;
     const N = 30;
     await postTransaction(ledger, { postings: [posting('world', 'payer', F)] });
-    const results = await Promise.all(Array.from({ length: N }, (_, i) => postTransaction(ledger, { postings: [posting('payer', `payee:${i}`, a)] })));
+    const results = await Promise.all(
+      Array.from({ length: N }, (_, i) => postTransaction(ledger, { postings: [posting('payer', `payee:${i}`, a)] })),
+    );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 400 && r.body.errorCode === 'INSUFFICIENT_FUND');
     expect(ok).toHaveLength(Math.floor(F / a));
@@ -78,7 +80,11 @@ describe('ledger under concurrent writers', () => {
         expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: String(committed) }]);
         expect(await ledgerViolations(db, ledger)).toEqual([]);
         // Replaying the log rebuilds exactly what the concurrent writers stored.
-        expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: true, mismatches: [], mismatchCount: 0 });
+        expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({
+          valid: true,
+          mismatches: [],
+          mismatchCount: 0,
+        });
       }),
       { numRuns: 15 },
     );

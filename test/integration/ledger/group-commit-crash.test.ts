@@ -36,7 +36,11 @@ describe('ledger group commit under a crash', () => {
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-    await pollUntil(() => acknowledged.size, (size) => size >= 200, { intervalMs: 20, what: '200 acknowledged writes' });
+    await pollUntil(
+      () => acknowledged.size,
+      (size) => size >= 200,
+      { intervalMs: 20, what: '200 acknowledged writes' },
+    );
     await control('api', 'kill');
     stop = true;
     await Promise.all(clients);

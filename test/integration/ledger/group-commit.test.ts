@@ -56,9 +56,15 @@ describe('ledger group commit', () => {
 
   it('releases the Idempotency-Key of a write that failed in its batch', async () => {
     const ledger = await newLedger('gc-key');
-    const [failed] = await db.transaction((trx) => commitWrites(trx, ledger, [{ request: { postings: [usd('nobody', 'x', 1n)] }, idempotencyKey: 'retry-me' }]));
+    const [failed] = await db.transaction((trx) =>
+      commitWrites(trx, ledger, [{ request: { postings: [usd('nobody', 'x', 1n)] }, idempotencyKey: 'retry-me' }]),
+    );
     expect((failed as { error: { code: string } }).error.code).toBe('INSUFFICIENT_FUND');
-    expect(await db('idempotency_keys').where({ scope: `ledger/${ledger}/transactions`, key: 'retry-me' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(
+      await db('idempotency_keys')
+        .where({ scope: `ledger/${ledger}/transactions`, key: 'retry-me' })
+        .count({ n: '*' }),
+    ).toEqual([{ n: '0' }]);
     await postTransaction(ledger, { postings: [posting('world', 'nobody', 1)] });
     const retried = await postTransaction(ledger, { postings: [posting('nobody', 'x', 1)] }, { 'Idempotency-Key': 'retry-me' });
     expect(retried.status).toBe(200);
@@ -83,7 +89,9 @@ describe('ledger group commit', () => {
     expect(refusedFunds).toBeGreaterThan(0);
     const count = await db('ledger_transactions').where({ ledger }).count({ n: '*' });
     expect(Number(count[0].n)).toBe(committed + 1);
-    const batches = await db('ledger_transactions').where({ ledger }).countDistinct({ n: db.raw('xmin::text') });
+    const batches = await db('ledger_transactions')
+      .where({ ledger })
+      .countDistinct({ n: db.raw('xmin::text') });
     expect(Number(batches[0].n)).toBeLessThan(committed + 1);
     expect(await ledgerViolations(db, ledger)).toEqual([]);
     expect(await logAndEventViolations(db, ledger)).toEqual([]);

@@ -79,7 +79,12 @@ describe('ledger logs under 32 concurrent writers', () => {
 
     expect(await hashedUpTo(ledger)).toMatchObject({ logs: ids.length, lastHashedLogId: ids.length - 1, lag: 0 });
     // The hasher signed a checkpoint every 100 logs.
-    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: true, logs: ids.length, hashed: ids.length, checkpoints: Math.floor(ids.length / 100) });
+    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({
+      valid: true,
+      logs: ids.length,
+      hashed: ids.length,
+      checkpoints: Math.floor(ids.length / 100),
+    });
 
     const exported = (await exportLogs(ledger)).text;
     const copy = await newLedger('logs-prop-copy');

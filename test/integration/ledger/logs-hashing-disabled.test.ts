@@ -34,10 +34,14 @@ describe('ledger logs with HASH_LOGS DISABLED', () => {
     try {
       const exporter = (await api('POST', '/api/ledger/v2/_/exporters', { body: { driver: 'http', config: { url: receiver.url } } })).body.data;
       expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines`, { body: { exporterID: exporter.id } })).status).toBe(201);
-      const exported = await pollUntil(() => {
-        const ids = receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number; hash: string }>).map((l) => l.id));
-        return ids.length >= 6 ? ids : undefined;
-      }, isTruthy, { timeoutMs: 30_000, what: 'the pipeline to export the unhashed logs' });
+      const exported = await pollUntil(
+        () => {
+          const ids = receiver.received.flatMap((r) => (parseJson(r.body) as Array<{ id: number; hash: string }>).map((l) => l.id));
+          return ids.length >= 6 ? ids : undefined;
+        },
+        isTruthy,
+        { timeoutMs: 30_000, what: 'the pipeline to export the unhashed logs' },
+      );
       expect(exported).toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
       await receiver.close();

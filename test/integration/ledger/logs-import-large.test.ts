@@ -13,14 +13,19 @@ const signer = foreignSigner();
 function largeLogs(): ExportLog[] {
   const logs: ExportLog[] = [];
   for (let t = 0; logs.length < SIZE; t++) {
-    if (logs.length === SIZE / 2) logs.push({ type: 'SET_METADATA', data: { targetType: 'ACCOUNT', targetId: 'users:1', metadata: { tier: 'gold' } } });
-    logs.push({ type: 'NEW_TRANSACTION', data: newTransaction(t, [posting('world', `users:${t % 50}`, 100 + t)], { metadata: { n: String(t) }, reference: `ref-${t}` }) });
+    if (logs.length === SIZE / 2)
+      logs.push({ type: 'SET_METADATA', data: { targetType: 'ACCOUNT', targetId: 'users:1', metadata: { tier: 'gold' } } });
+    logs.push({
+      type: 'NEW_TRANSACTION',
+      data: newTransaction(t, [posting('world', `users:${t % 50}`, 100 + t)], { metadata: { n: String(t) }, reference: `ref-${t}` }),
+    });
   }
   return logs;
 }
 
 const importPath = (ledger: string) => `/api/ledger/v2/${ledger}/logs/import?publicKey=${signer.publicKey}`;
-const post = (ledger: string, text: string) => api('POST', importPath(ledger), { rawBody: text, headers: { 'Content-Type': 'application/octet-stream' } });
+const post = (ledger: string, text: string) =>
+  api('POST', importPath(ledger), { rawBody: text, headers: { 'Content-Type': 'application/octet-stream' } });
 
 /** A large import is streamed and replayed in chunks, in one transaction: all of it or nothing, whatever the client does. */
 describe('large ledger log import', () => {
@@ -44,7 +49,9 @@ describe('large ledger log import', () => {
     const account = (await api('GET', `/api/ledger/v2/${ledger}/accounts/users:1?expand=volumes`)).body.data;
     expect(account.metadata).toEqual({ tier: 'gold' });
     // users:1 received 100 + i for every transaction i with i % 50 == 1.
-    const expected = Array.from({ length: SIZE - 1 }, (_, i) => i).filter((i) => i % 50 === 1).reduce((sum, i) => sum + 100 + i, 0);
+    const expected = Array.from({ length: SIZE - 1 }, (_, i) => i)
+      .filter((i) => i % 50 === 1)
+      .reduce((sum, i) => sum + 100 + i, 0);
     expect(account.volumes['USD/2'].balance).toBe(expected);
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions/${SIZE - 2}`)).body.data).toMatchObject({ reference: `ref-${SIZE - 2}` });
   });
@@ -64,12 +71,20 @@ describe('large ledger log import', () => {
     const ledger = await newLedger('logs-large-left');
     const url = new URL(`${apiUrl()}${importPath(ledger)}`);
     const body = Buffer.from(text);
-    const client = request(url, { method: 'POST', headers: { Authorization: `Bearer ${await getToken()}`, 'Content-Type': 'application/octet-stream', 'Content-Length': body.length } });
+    const client = request(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${await getToken()}`, 'Content-Type': 'application/octet-stream', 'Content-Length': body.length },
+    });
     client.on('error', () => undefined);
     client.write(body.subarray(0, Math.floor(body.length / 2)));
     // The import has written a chunk of rows in its (open) transaction: the client leaves then.
     await pollUntil(
-      async () => (await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE xact_start IS NOT NULL AND query LIKE '%json_to_recordset%' AND query LIKE '%ledger_logs%'`)).rows[0].n,
+      async () =>
+        (
+          await db.raw(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE xact_start IS NOT NULL AND query LIKE '%json_to_recordset%' AND query LIKE '%ledger_logs%'`,
+          )
+        ).rows[0].n,
       (n: number) => n > 0,
       { what: 'the import to write its first chunk' },
     );

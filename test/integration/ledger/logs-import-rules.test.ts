@@ -40,7 +40,11 @@ describe('ledger log import replays the rules', () => {
   it('refuses a revert paying back 10^9 for an original of 50, naming the log, and writes nothing', async () => {
     const { ledger, res } = await importSigned([paid50, revertOf0([posting('users:a', 'world', 1_000_000_000)])]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('log 1: transaction.postings: a revert must mirror transaction 0') });
+    expect(res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: expect.stringContaining('log 1: transaction.postings: a revert must mirror transaction 0'),
+    });
     expect(await logCount(ledger)).toBe(0);
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions`)).body.cursor.data).toEqual([]);
   });
@@ -54,19 +58,31 @@ describe('ledger log import replays the rules', () => {
 
   it('refuses a revert of a missing or already reverted transaction, and one misquoting its original', async () => {
     const missing = await importSigned([{ ...revertOf0([posting('users:a', 'world', 50)], 0) }]);
-    expect(missing.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 0 }, errorMessage: expect.stringContaining('transaction 0 not found') });
+    expect(missing.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 0 },
+      errorMessage: expect.stringContaining('transaction 0 not found'),
+    });
     const twice = await importSigned([paid50, revertOf0([posting('users:a', 'world', 50)]), revertOf0([posting('users:a', 'world', 50)], 2)]);
     expect(twice.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 2 }, errorMessage: expect.stringContaining('already reverted') });
     const misquoted = revertOf0([posting('users:a', 'world', 50)]);
     (misquoted.data.revertedTransaction.postings[0] as { amount: number }).amount = 5;
     const quoted = await importSigned([paid50, misquoted]);
-    expect(quoted.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('revertedTransaction.postings.0.amount is 5') });
+    expect(quoted.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: expect.stringContaining('revertedTransaction.postings.0.amount is 5'),
+    });
   });
 
   it('refuses an amount of 1.5 with a 400 naming the log, not a 500', async () => {
     const { ledger, res } = await importSigned([paid50, { type: 'NEW_TRANSACTION', data: newTransaction(1, [posting('users:a', 'users:b', 1.5)]) }]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: 'log 1: transaction.postings[0].amount: must be an integer' });
+    expect(res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: 'log 1: transaction.postings[0].amount: must be an integer',
+    });
     expect(await logCount(ledger)).toBe(0);
   });
 
@@ -74,9 +90,17 @@ describe('ledger log import replays the rules', () => {
     const withVolumes = newTransaction(0, [posting('world', 'users:a', 50)]) as any;
     withVolumes.transaction.postCommitVolumes = { 'users:a': { 'USD/2': { input: 1_000_000, output: 0, balance: 1_000_000 } } };
     const volumes = await importSigned([{ type: 'NEW_TRANSACTION', data: withVolumes }]);
-    expect(volumes.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 0 }, errorMessage: expect.stringContaining('transaction.postCommitVolumes') });
+    expect(volumes.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 0 },
+      errorMessage: expect.stringContaining('transaction.postCommitVolumes'),
+    });
     const skipped = await importSigned([paid50, { type: 'NEW_TRANSACTION', data: newTransaction(5, [posting('world', 'users:a', 1)]) }]);
-    expect(skipped.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('transaction.id is 5') });
+    expect(skipped.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: expect.stringContaining('transaction.id is 5'),
+    });
     const reused = await importSigned([
       { type: 'NEW_TRANSACTION', data: newTransaction(0, [posting('world', 'users:a', 1)], { reference: 'r' }) },
       { type: 'NEW_TRANSACTION', data: newTransaction(1, [posting('world', 'users:a', 1)], { reference: 'r' }) },
@@ -85,10 +109,21 @@ describe('ledger log import replays the rules', () => {
   });
 
   it('refuses metadata logs that target a missing transaction or delete an absent key', async () => {
-    const setOnMissing = await importSigned([paid50, { type: 'SET_METADATA', data: { targetType: 'TRANSACTION', targetId: 7, metadata: { a: 'b' } } }]);
-    expect(setOnMissing.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('transaction 7 not found') });
+    const setOnMissing = await importSigned([
+      paid50,
+      { type: 'SET_METADATA', data: { targetType: 'TRANSACTION', targetId: 7, metadata: { a: 'b' } } },
+    ]);
+    expect(setOnMissing.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: expect.stringContaining('transaction 7 not found'),
+    });
     const deleteAbsent = await importSigned([paid50, { type: 'DELETE_METADATA', data: { targetType: 'ACCOUNT', targetId: 'users:a', key: 'nope' } }]);
-    expect(deleteAbsent.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('"nope" is not set') });
+    expect(deleteAbsent.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 1 },
+      errorMessage: expect.stringContaining('"nope" is not set'),
+    });
     const fine = await importSigned([
       paid50,
       { type: 'SET_METADATA', data: { targetType: 'TRANSACTION', targetId: 0, metadata: { a: 'b' } } },

@@ -9,12 +9,18 @@ import { exportLogs, hashedUpTo, importLogs, ledgerState } from '../../support/l
 import { foreignSigner, signedExport } from '../../support/log-exports';
 
 const bulk = (ledger: string, elements: unknown[]) => api('POST', `/api/ledger/v2/${ledger}/_bulk`, { body: elements });
-const send = (source: string, destination: string, amount: number) => ({ action: 'CREATE_TRANSACTION', data: { postings: [posting(source, destination, amount)] } });
+const send = (source: string, destination: string, amount: number) => ({
+  action: 'CREATE_TRANSACTION',
+  data: { postings: [posting(source, destination, amount)] },
+});
 
 /** A ledger of `count` transactions, every log hashed (and, from 100 on, checkpointed by the hasher). */
 async function ledgerOf(prefix: string, count: number): Promise<string> {
   const ledger = await newLedger(prefix);
-  const res = await bulk(ledger, Array.from({ length: count }, (_, i) => send('world', `users:${i % 7}`, i + 1)));
+  const res = await bulk(
+    ledger,
+    Array.from({ length: count }, (_, i) => send('world', `users:${i % 7}`, i + 1)),
+  );
   expect(res.status).toBe(200);
   await hashedUpTo(ledger);
   return ledger;
@@ -54,12 +60,28 @@ describe('ledger log signatures', () => {
   it('serves the public keys, signs every 100th log and the export tail, and verify checks the signatures', async () => {
     const keys = await api('GET', '/api/ledger/v2/_/log-signing-keys');
     expect(keys.status).toBe(200);
-    expect(keys.body.data[0]).toMatchObject({ algorithm: 'Ed25519', current: true, keyId: expect.any(String), publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-    const lines = exported.trim().split('\n').map((line) => parseJson(line) as any);
+    expect(keys.body.data[0]).toMatchObject({
+      algorithm: 'Ed25519',
+      current: true,
+      keyId: expect.any(String),
+      publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    const lines = exported
+      .trim()
+      .split('\n')
+      .map((line) => parseJson(line) as any);
     expect(lines).toHaveLength(150);
     expect(lines.filter((l) => l.checkpoint).map((l) => l.id)).toEqual([99, 149]);
     expect(keys.body.data.map((k: any) => k.keyId)).toContain(lines[99].checkpoint.keyId);
-    expect(await verify(source)).toEqual({ valid: true, logs: 150, hashed: 150, checkpoints: 1, lastCheckpointId: 99, mismatches: [], mismatchCount: 0 });
+    expect(await verify(source)).toEqual({
+      valid: true,
+      logs: 150,
+      hashed: 150,
+      checkpoints: 1,
+      lastCheckpointId: 99,
+      mismatches: [],
+      mismatchCount: 0,
+    });
   });
 
   it('verify fails once a checkpoint signature or its key is tampered with, or the checkpoint deleted', async () => {
@@ -69,7 +91,10 @@ describe('ledger log signatures', () => {
     const flipped = Buffer.from(stored.signature);
     flipped[0] ^= 1;
     await db('ledger_log_checkpoints').where({ ledger, log_id: 99 }).update({ signature: flipped });
-    expect(await verify(ledger)).toMatchObject({ valid: false, firstBroken: { id: 99, reason: expect.stringContaining('signature does not verify') } });
+    expect(await verify(ledger)).toMatchObject({
+      valid: false,
+      firstBroken: { id: 99, reason: expect.stringContaining('signature does not verify') },
+    });
     await db('ledger_log_checkpoints').where({ ledger, log_id: 99 }).update({ signature: stored.signature, key_id: 'not-a-real-key00' });
     expect(await verify(ledger)).toMatchObject({ valid: false, firstBroken: { id: 99, reason: expect.stringContaining('not a trusted key') } });
     await db('ledger_log_checkpoints').where({ ledger, log_id: 99 }).update({ key_id: stored.key_id });
@@ -86,7 +111,11 @@ describe('ledger log signatures', () => {
     });
     const res = await importLogs(target, forged);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 99 }, errorMessage: expect.stringContaining('log 99: its checkpoint signature does not verify') });
+    expect(res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 99 },
+      errorMessage: expect.stringContaining('log 99: its checkpoint signature does not verify'),
+    });
 
     // Past the last stored checkpoint, the export's own tail signature catches it.
     const tail = rehashed(exported, (log) => {
@@ -99,7 +128,11 @@ describe('ledger log signatures', () => {
       delete log.checkpoint;
     });
     const unsigned = await importLogs(target, stripped);
-    expect(unsigned.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 149 }, errorMessage: expect.stringContaining('no signed checkpoint') });
+    expect(unsigned.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 149 },
+      errorMessage: expect.stringContaining('no signed checkpoint'),
+    });
     expect((await api('GET', `/api/ledger/v2/${target}/logs/chain`)).body.data).toMatchObject({ logs: 0 });
 
     // The export as it was imports, and the copy is the same ledger.
@@ -107,16 +140,27 @@ describe('ledger log signatures', () => {
     expect(await ledgerState(target)).toEqual(await ledgerState(source));
   });
 
-  it('imports a foreign export with its signer\'s public key, and refuses it with another key or none', async () => {
+  it("imports a foreign export with its signer's public key, and refuses it with another key or none", async () => {
     const signer = foreignSigner();
-    const logs = [0, 1, 2].map((i) => ({ type: 'NEW_TRANSACTION', data: { transaction: { id: i, postings: [posting('world', 'users:f', 10 + i)], metadata: {}, timestamp: '2026-01-01T00:00:00.000Z', reverted: false }, accountMetadata: {} } }));
+    const logs = [0, 1, 2].map((i) => ({
+      type: 'NEW_TRANSACTION',
+      data: {
+        transaction: { id: i, postings: [posting('world', 'users:f', 10 + i)], metadata: {}, timestamp: '2026-01-01T00:00:00.000Z', reverted: false },
+        accountMetadata: {},
+      },
+    }));
     const text = signedExport(logs, signer);
     const path = (ledger: string, key?: string) => `/api/ledger/v2/${ledger}/logs/import${key ? `?publicKey=${key}` : ''}`;
-    const post = (ledger: string, key?: string) => api('POST', path(ledger, key), { rawBody: text, headers: { 'Content-Type': 'application/octet-stream' } });
+    const post = (ledger: string, key?: string) =>
+      api('POST', path(ledger, key), { rawBody: text, headers: { 'Content-Type': 'application/octet-stream' } });
 
     const target = await newLedger('logs-foreign');
     const platformOnly = await post(target);
-    expect(platformOnly.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 2 }, errorMessage: expect.stringContaining('not a trusted key') });
+    expect(platformOnly.body).toMatchObject({
+      errorCode: 'IMPORT',
+      details: { logId: 2 },
+      errorMessage: expect.stringContaining('not a trusted key'),
+    });
     const wrong = await post(target, foreignSigner().publicKey);
     expect(wrong.status).toBe(400);
     expect(wrong.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 2 }, errorMessage: expect.stringContaining('not a trusted key') });
@@ -140,7 +184,12 @@ describe('ledger log signatures', () => {
     const oldKey = before.body.data[0].keyId;
     const newKey = await rotateLogSigningKey(db);
     const after = await api('GET', '/api/ledger/v2/_/log-signing-keys');
-    expect(after.body.data.map((k: any) => [k.keyId, k.current])).toEqual(expect.arrayContaining([[newKey, true], [oldKey, false]]));
+    expect(after.body.data.map((k: any) => [k.keyId, k.current])).toEqual(
+      expect.arrayContaining([
+        [newKey, true],
+        [oldKey, false],
+      ]),
+    );
     expect(after.body.data[0].keyId).toBe(newKey);
 
     // Processes pick the new key up within seconds: a fresh export's tail is then signed by it.

@@ -10,7 +10,9 @@ const run = promisify(execFile);
 
 async function verifyScript(ledger: string): Promise<{ code: number; report: any }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    });
     return { code: 0, report: parseJson(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -62,16 +64,29 @@ describe('ledger state verification', () => {
 
   it('names a changed volume row with its account, asset, expected and stored volumes', async () => {
     const ledger = await buildLedger('state-volume');
-    await db('ledger_volumes').where({ ledger, address: 'users:2', asset: 'USD/2' }).update({ input: db.raw('input + 7') });
+    await db('ledger_volumes')
+      .where({ ledger, address: 'users:2', asset: 'USD/2' })
+      .update({ input: db.raw('input + 7') });
     const result = await verify(ledger);
     expect(result).toMatchObject({ valid: false, mismatchCount: 1 });
     expect(result.firstBroken).toBeUndefined();
     expect(result.mismatches).toEqual([
-      { kind: 'VOLUME_MISMATCH', account: 'users:2', asset: 'USD/2', expected: { input: 30, output: 30 }, actual: { input: 37, output: 30 }, reason: expect.stringContaining('users:2') },
+      {
+        kind: 'VOLUME_MISMATCH',
+        account: 'users:2',
+        asset: 'USD/2',
+        expected: { input: 30, output: 30 },
+        actual: { input: 37, output: 30 },
+        reason: expect.stringContaining('users:2'),
+      },
     ]);
     const script = await verifyScript(ledger);
     expect(script.code).toBe(1);
-    expect(script.report).toMatchObject({ valid: false, mismatchCount: 1, mismatches: [{ kind: 'VOLUME_MISMATCH', account: 'users:2', asset: 'USD/2' }] });
+    expect(script.report).toMatchObject({
+      valid: false,
+      mismatchCount: 1,
+      mismatches: [{ kind: 'VOLUME_MISMATCH', account: 'users:2', asset: 'USD/2' }],
+    });
   }, 60_000);
 
   it('names a deleted volume row and a volume row of an account no log moves', async () => {
@@ -82,7 +97,13 @@ describe('ledger state verification', () => {
     expect(result.mismatches).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'VOLUME_MISMATCH', account: 'users:3', asset: 'USD/2', expected: { input: 20, output: 0 }, actual: null }),
-        expect.objectContaining({ kind: 'VOLUME_MISMATCH', account: 'users:8', asset: 'USD/2', expected: { input: 0, output: 0 }, actual: { input: 50, output: 0 } }),
+        expect.objectContaining({
+          kind: 'VOLUME_MISMATCH',
+          account: 'users:8',
+          asset: 'USD/2',
+          expected: { input: 0, output: 0 },
+          actual: { input: 50, output: 0 },
+        }),
       ]),
     );
     expect(result.mismatchCount).toBe(2);
@@ -90,9 +111,13 @@ describe('ledger state verification', () => {
 
   it('names changed account metadata and changed transaction metadata', async () => {
     const ledger = await buildLedger('state-metadata');
-    await db('ledger_accounts').where({ ledger, address: 'users:3' }).update({ metadata: db.raw(`'{"tier":"gold"}'::jsonb`) });
+    await db('ledger_accounts')
+      .where({ ledger, address: 'users:3' })
+      .update({ metadata: db.raw(`'{"tier":"gold"}'::jsonb`) });
     await db('ledger_accounts').where({ ledger, address: 'users:9' }).delete();
-    await db('ledger_transactions').where({ ledger, id: 0 }).update({ metadata: db.raw(`metadata || '{"note":"x"}'::jsonb`) });
+    await db('ledger_transactions')
+      .where({ ledger, id: 0 })
+      .update({ metadata: db.raw(`metadata || '{"note":"x"}'::jsonb`) });
     const result = await verify(ledger);
     expect(result.valid).toBe(false);
     expect(result.mismatchCount).toBe(3);
@@ -100,14 +125,23 @@ describe('ledger state verification', () => {
       expect.arrayContaining([
         expect.objectContaining({ kind: 'METADATA_MISMATCH', account: 'users:3', expected: { tier: 'silver' }, actual: { tier: 'gold' } }),
         expect.objectContaining({ kind: 'METADATA_MISMATCH', account: 'users:9', expected: { owner: 'nobody' }, actual: null }),
-        expect.objectContaining({ kind: 'METADATA_MISMATCH', transactionId: 0, logId: 0, field: 'metadata', expected: { order: 'o-1', batch: 'b-7' }, actual: { order: 'o-1', batch: 'b-7', note: 'x' } }),
+        expect.objectContaining({
+          kind: 'METADATA_MISMATCH',
+          transactionId: 0,
+          logId: 0,
+          field: 'metadata',
+          expected: { order: 'o-1', batch: 'b-7' },
+          actual: { order: 'o-1', batch: 'b-7', note: 'x' },
+        }),
       ]),
     );
   }, 60_000);
 
   it('names a changed posting, a lost revert mark and a deleted transaction row', async () => {
     const ledger = await buildLedger('state-transaction');
-    await db('ledger_transactions').where({ ledger, id: 3 }).update({ postings: db.raw(`'[{"source":"world","destination":"users:2","amount":500,"asset":"EUR/2"}]'::json`) });
+    await db('ledger_transactions')
+      .where({ ledger, id: 3 })
+      .update({ postings: db.raw(`'[{"source":"world","destination":"users:2","amount":500,"asset":"EUR/2"}]'::json`) });
     await db('ledger_transactions').where({ ledger, id: 1 }).update({ reverted_at: null });
     await db('ledger_transactions').where({ ledger, id: 2 }).delete();
     const result = await verify(ledger);
@@ -139,7 +173,13 @@ describe('ledger state verification', () => {
         // The transaction log 7 created is stored with its volumes, which no log explains any more.
         expect.objectContaining({ kind: 'SEQUENCE_GAP', logId: 8, expected: 3, actual: 4 }),
         expect.objectContaining({ kind: 'TRANSACTION_MISMATCH', transactionId: 3, expected: null, actual: 3 }),
-        expect.objectContaining({ kind: 'VOLUME_MISMATCH', account: 'users:2', asset: 'EUR/2', expected: { input: 0, output: 0 }, actual: { input: 5, output: 0 } }),
+        expect.objectContaining({
+          kind: 'VOLUME_MISMATCH',
+          account: 'users:2',
+          asset: 'EUR/2',
+          expected: { input: 0, output: 0 },
+          actual: { input: 5, output: 0 },
+        }),
       ]),
     );
     expect(result.mismatches.some((m: { kind: string }) => m.kind === 'HASH_MISMATCH')).toBe(false);
@@ -155,7 +195,13 @@ describe('ledger state verification', () => {
         expect.objectContaining({ kind: 'HASH_MISMATCH', logId: 1, reason: expect.stringContaining('does not verify') }),
         expect.objectContaining({ kind: 'TRANSACTION_MISMATCH', transactionId: 1, field: 'postings' }),
         // The replay moves 60 to users:2, and the revert's own log moves 30 back.
-        expect.objectContaining({ kind: 'VOLUME_MISMATCH', account: 'users:2', asset: 'USD/2', expected: { input: 60, output: 30 }, actual: { input: 30, output: 30 } }),
+        expect.objectContaining({
+          kind: 'VOLUME_MISMATCH',
+          account: 'users:2',
+          asset: 'USD/2',
+          expected: { input: 60, output: 30 },
+          actual: { input: 30, output: 30 },
+        }),
       ]),
     );
     const script = await verifyScript(ledger);

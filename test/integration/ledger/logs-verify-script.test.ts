@@ -10,7 +10,9 @@ const run = promisify(execFile);
 
 async function verifyScript(ledger: string): Promise<{ code: number; report: any }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    });
     return { code: 0, report: parseJson(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -30,7 +32,10 @@ describe('ledger log verification of a tampered database', () => {
     const ledger = await newLedger('logs-tamper');
     for (let i = 1; i <= 3; i++) expect((await postTransaction(ledger, { postings: [posting('world', `users:${i}`, i)] })).status).toBe(200);
     await hashedUpTo(ledger);
-    expect(await verifyScript(ledger)).toMatchObject({ code: 0, report: { ledger, valid: true, logs: 3, hashed: 3, chain: { lag: 0, lastHashedLogId: 2 } } });
+    expect(await verifyScript(ledger)).toMatchObject({
+      code: 0,
+      report: { ledger, valid: true, logs: 3, hashed: 3, chain: { lag: 0, lastHashedLogId: 2 } },
+    });
 
     await db.raw(`UPDATE ledger_logs SET data = jsonb_set(data, '{transaction,postings,0,amount}', '200') WHERE ledger = ? AND id = 1`, [ledger]);
     const broken = await verifyScript(ledger);
@@ -41,6 +46,9 @@ describe('ledger log verification of a tampered database', () => {
     await db('ledger_logs').where({ ledger, id: 2 }).delete();
     expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: false, firstBroken: { id: 1 } });
     await db.raw(`UPDATE ledger_logs SET data = jsonb_set(data, '{transaction,postings,0,amount}', '2') WHERE ledger = ? AND id = 1`, [ledger]);
-    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: false, firstBroken: { id: 2, reason: expect.stringContaining('missing') } });
+    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({
+      valid: false,
+      firstBroken: { id: 2, reason: expect.stringContaining('missing') },
+    });
   });
 });

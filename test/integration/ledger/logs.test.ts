@@ -40,10 +40,20 @@ describe('ledger logs', () => {
     }
     const byId = new Map(logs.map((l: any) => [l.id, l.data]));
     expect(byId.get(0)).toEqual({
-      transaction: { id: 0, postings: [posting('world', 'users:1', 100)], metadata: { a: '1' }, reference: 'r1', reverted: false, timestamp: expect.any(String) },
+      transaction: {
+        id: 0,
+        postings: [posting('world', 'users:1', 100)],
+        metadata: { a: '1' },
+        reference: 'r1',
+        reverted: false,
+        timestamp: expect.any(String),
+      },
       accountMetadata: {},
     });
-    expect(byId.get(1)).toMatchObject({ transaction: { id: 1, postings: [posting('users:1', 'users:2', 30)] }, accountMetadata: { 'users:2': { tier: 'gold' } } });
+    expect(byId.get(1)).toMatchObject({
+      transaction: { id: 1, postings: [posting('users:1', 'users:2', 30)] },
+      accountMetadata: { 'users:2': { tier: 'gold' } },
+    });
     expect(byId.get(2)).toEqual({ targetType: 'ACCOUNT', targetId: 'users:1', metadata: { k: 'v', x: 'y' } });
     expect(byId.get(3)).toEqual({ targetType: 'TRANSACTION', targetId: 0, metadata: { b: '2' } });
     expect(byId.get(4)).toEqual({ targetType: 'ACCOUNT', targetId: 'users:1', key: 'x' });

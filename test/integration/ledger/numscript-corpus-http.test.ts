@@ -18,20 +18,24 @@ const asset = new RegExp(ASSET_PATTERN);
 
 function reproducible(test: CorpusCase): boolean {
   if (!(test.expect.missingFunds || (test.expect.postings && test.expect.postings.length > 0))) return false;
-  if (test.balances.some((b) => b.color !== undefined || b.account === 'world' || b.amount < 0n || !address.test(b.account) || !asset.test(b.asset))) return false;
+  if (test.balances.some((b) => b.color !== undefined || b.account === 'world' || b.amount < 0n || !address.test(b.account) || !asset.test(b.asset)))
+    return false;
   return Object.keys(test.metadata).every((a) => address.test(a));
 }
 
 const corpus = loadCorpus();
 const sample = corpus.filter(reproducible);
-const show = (p: { source: string; destination: string; amount: unknown; asset: string }) => `${p.source}>${p.destination}:${String(p.amount)} ${p.asset}`;
+const show = (p: { source: string; destination: string; amount: unknown; asset: string }) =>
+  `${p.source}>${p.destination}:${String(p.amount)} ${p.asset}`;
 
 async function run(test: CorpusCase): Promise<string | undefined> {
   const ledger = `corpus-${randomBytes(6).toString('hex')}`;
   const features = Object.fromEntries(test.featureFlags.map((flag) => [flag, 'ON']));
   const created = await api('POST', `/api/ledger/v2/${ledger}`, { body: { features } });
   if (created.status !== 204) return `creating the ledger: ${created.status} ${created.text}`;
-  const funding = test.balances.filter((b) => b.amount > 0n).map((b) => ({ source: 'world', destination: b.account, amount: b.amount, asset: b.asset }));
+  const funding = test.balances
+    .filter((b) => b.amount > 0n)
+    .map((b) => ({ source: 'world', destination: b.account, amount: b.amount, asset: b.asset }));
   if (funding.length > 0) {
     const funded = await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: funding } });
     if (funded.status !== 200) return `funding: ${funded.status} ${funded.text}`;
@@ -58,19 +62,20 @@ async function run(test: CorpusCase): Promise<string | undefined> {
   }
   for (const [account, metadata] of Object.entries(test.expect.metadata ?? {})) {
     const stored = (await api('GET', `/api/ledger/v2/${ledger}/accounts/${account}`)).body.data.metadata;
-    for (const [key, value] of Object.entries(metadata)) if (stored[key] !== value) return `metadata ${key} of ${account} is ${stored[key]} instead of ${value}`;
+    for (const [key, value] of Object.entries(metadata))
+      if (stored[key] !== value) return `metadata ${key} of ${account} is ${stored[key]} instead of ${value}`;
   }
   return undefined;
 }
 
-describe('Formance\'s Numscript conformance corpus through the HTTP API', () => {
+describe("Formance's Numscript conformance corpus through the HTTP API", () => {
   it('samples every case the ledger can set up with real writes, across the folders, core and experimental', () => {
     expect(sample.length).toBeGreaterThanOrEqual(100);
     expect(sample.some((t) => t.featureFlags.length > 0)).toBe(true);
     expect(sample.some((t) => t.expect.missingFunds)).toBe(true);
   });
 
-  it('posts each sampled case and gets the corpus\'s postings, metadata or refusal', async () => {
+  it("posts each sampled case and gets the corpus's postings, metadata or refusal", async () => {
     const failures: string[] = [];
     const perFolder = new Map<string, { pass: number; fail: number }>();
     for (const test of sample) {

@@ -26,7 +26,10 @@ const pipelineState = async (ledger: string, id: string) => (await api('GET', `/
 /** Waits until the pipeline's position is the ledger's last log (every log hashed first). */
 async function caughtUp(ledger: string, pipelineID: string): Promise<number> {
   const { logs } = await hashedUpTo(ledger);
-  await pollUntil(async () => (await pipelineState(ledger, pipelineID)).lastLogID === logs - 1, isTruthy, { timeoutMs: 60_000, what: `pipeline ${pipelineID} to reach log ${logs - 1}` });
+  await pollUntil(async () => (await pipelineState(ledger, pipelineID)).lastLogID === logs - 1, isTruthy, {
+    timeoutMs: 60_000,
+    what: `pipeline ${pipelineID} to reach log ${logs - 1}`,
+  });
   return logs;
 }
 
@@ -39,8 +42,12 @@ describe('ledger pipelines: postgres driver', () => {
 
   /** The target's rows, as the source's logs read (ids, types, data, dates and hashes). */
   const targetRows = (ledger: string) =>
-    target.query<{ id: string; type: string; data: unknown; date: Date; hash: string }>('SELECT id, type, data, date, hash FROM ledger_logs WHERE ledger = $1 ORDER BY id', [ledger]);
-  const asSource = (rows: Awaited<ReturnType<typeof targetRows>>) => rows.map((r) => ({ id: Number(r.id), type: r.type, data: r.data, date: r.date.toISOString(), hash: r.hash }));
+    target.query<{ id: string; type: string; data: unknown; date: Date; hash: string }>(
+      'SELECT id, type, data, date, hash FROM ledger_logs WHERE ledger = $1 ORDER BY id',
+      [ledger],
+    );
+  const asSource = (rows: Awaited<ReturnType<typeof targetRows>>) =>
+    rows.map((r) => ({ id: Number(r.id), type: r.type, data: r.data, date: r.date.toISOString(), hash: r.hash }));
 
   test('a pipeline keeps exporting across a killed worker; the target ends with exactly the source logs', async () => {
     const ledger = await newLedger('pipe-crash');
@@ -160,7 +167,11 @@ describe('ledger pipelines: http driver', () => {
 
 describe('ledger exporters and pipelines: refusals', () => {
   test.each([
-    ['a driver this platform does not have', { driver: 'clickhouse', config: { dsn: 'clickhouse://x' } }, 'supported drivers: http, postgres, stdout, noop'],
+    [
+      'a driver this platform does not have',
+      { driver: 'clickhouse', config: { dsn: 'clickhouse://x' } },
+      'supported drivers: http, postgres, stdout, noop',
+    ],
     ['an http URL in a blocked range', { driver: 'http', config: { url: 'http://169.254.169.254/latest' } }, 'blocked range'],
     ['a postgres URL in a blocked range', { driver: 'postgres', config: { url: 'postgres://u:p@10.1.2.3/db' } }, 'blocked range'],
     ['an unknown config member', { driver: 'http', config: { url: 'http://127.0.0.1:1/x', token: 'x' } }, 'body.config.token'],
@@ -192,7 +203,7 @@ describe('ledger exporters and pipelines: refusals', () => {
 describe('ledger pipelines: stdout and noop drivers', () => {
   const workerOutput = () => fs.readFileSync(path.join(process.env.TEST_PLATFORM_DATA_DIR as string, 'platform.log'), 'utf8');
 
-  test('stdout writes each log as one JSON line of the worker\'s output, with its pipeline', async () => {
+  test("stdout writes each log as one JSON line of the worker's output, with its pipeline", async () => {
     const ledger = await newLedger('pipe-stdout');
     await writeLogs(ledger, 3);
     const exporter = await createExporter({ driver: 'stdout', config: {} });
@@ -221,6 +232,10 @@ describe('ledger pipelines: stdout and noop drivers', () => {
     await caughtUp(ledger, pipeline.id);
     expect((await api('DELETE', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}`)).status).toBe(204);
     const refused = await createExporter({ driver: 'stdout', config: { url: 'http://127.0.0.1:1' } });
-    expect([refused.status, refused.body.errorCode, refused.body.errorMessage]).toEqual([400, 'VALIDATION', expect.stringContaining('body.config.url: unknown member')]);
+    expect([refused.status, refused.body.errorCode, refused.body.errorMessage]).toEqual([
+      400,
+      'VALIDATION',
+      expect.stringContaining('body.config.url: unknown member'),
+    ]);
   });
 });

@@ -29,7 +29,8 @@ describe('ledger counts, stats and volumes', () => {
     for (const body of [
       { postings: [posting('world', 'users:1', 100), posting('world', 'users:2', 50)], metadata: { batch: 'a' } },
       { postings: [posting('world', 'users:1', 7, 'EUR/2')] },
-    ]) expect((await postTransaction(ledger, body)).status).toBe(200);
+    ])
+      expect((await postTransaction(ledger, body)).status).toBe(200);
     // The behaviour under test is a time boundary: `between` must fall strictly between the two batches' timestamps.
     await new Promise((resolve) => setTimeout(resolve, 20));
     between = new Date().toISOString();
@@ -66,7 +67,7 @@ describe('ledger counts, stats and volumes', () => {
     expect(missing.body.errorCode).toBe('LEDGER_NOT_FOUND');
   });
 
-  it('volumes: current volumes per account and asset, equal to each account\'s own, page after page', async () => {
+  it("volumes: current volumes per account and asset, equal to each account's own, page after page", async () => {
     const volumes = await allPages(`/api/ledger/v2/${ledger}/volumes?pageSize=2`);
     expect(volumes).toEqual([
       { account: 'shop:main', asset: 'USD/2', input: 30, output: 0, balance: 30 },
@@ -82,14 +83,20 @@ describe('ledger counts, stats and volumes', () => {
     }
   });
 
-  it('volumes over a time window are summed from that window\'s postings; groupBy merges address segments', async () => {
+  it("volumes over a time window are summed from that window's postings; groupBy merges address segments", async () => {
     const window = await allPages(`/api/ledger/v2/${ledger}/volumes?startTime=${between}`);
     expect(window).toEqual([
       { account: 'shop:main', asset: 'USD/2', input: 30, output: 0, balance: 30 },
       { account: 'users:1', asset: 'USD/2', input: 0, output: 30, balance: -30 },
     ]);
     const before = await allPages(`/api/ledger/v2/${ledger}/volumes?endTime=${between}&insertionDate=true`);
-    expect(before.map((v) => `${v.account} ${v.asset} ${v.balance}`)).toEqual(['users:1 EUR/2 7', 'users:1 USD/2 100', 'users:2 USD/2 50', 'world EUR/2 -7', 'world USD/2 -150']);
+    expect(before.map((v) => `${v.account} ${v.asset} ${v.balance}`)).toEqual([
+      'users:1 EUR/2 7',
+      'users:1 USD/2 100',
+      'users:2 USD/2 50',
+      'world EUR/2 -7',
+      'world USD/2 -150',
+    ]);
     const grouped = await allPages(`/api/ledger/v2/${ledger}/volumes?groupBy=1&address=users:`);
     expect(grouped).toEqual([
       { account: 'users', asset: 'EUR/2', input: 7, output: 0, balance: 7 },

@@ -18,13 +18,17 @@ async function ledgerWith(features: Record<string, string>): Promise<string> {
   return name;
 }
 
-const bulk = (ledger: string, plain: string) => api('POST', `/api/ledger/v2/${ledger}/_bulk`, { body: [{ action: 'CREATE_TRANSACTION', data: { script: { plain } } }] });
+const bulk = (ledger: string, plain: string) =>
+  api('POST', `/api/ledger/v2/${ledger}/_bulk`, { body: [{ action: 'CREATE_TRANSACTION', data: { script: { plain } } }] });
 
 /** Numscript's experimental flags are ledger features (or the script's own pragma), on every script path. */
 describe('ledger features reach the Numscript interpreter', () => {
   it('refuses an experimental construct on a ledger without its feature, on every script path, naming the flag', async () => {
     const ledger = await newLedger('features-off');
-    for (const res of [await postTransaction(ledger, { script: { plain: ONEOF } }), await postTransaction(ledger, { script: { plain: ONEOF } }, {}, '?dryRun=true')]) {
+    for (const res of [
+      await postTransaction(ledger, { script: { plain: ONEOF } }),
+      await postTransaction(ledger, { script: { plain: ONEOF } }, {}, '?dryRun=true'),
+    ]) {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ errorCode: 'COMPILATION_FAILED', errorMessage: expect.stringContaining('"experimental-oneof"') });
     }
@@ -54,15 +58,22 @@ describe('ledger features reach the Numscript interpreter', () => {
     expect(element.status).toBe(200);
     expect(element.body.data[0]).toMatchObject({ responseType: 'CREATE_TRANSACTION', data: { id: 1 } });
     // Another flag stays off.
-    const overdraft = await postTransaction(ledger, { script: { plain: 'vars {\n  monetary $m = overdraft(@users:1, USD/2)\n}\nsend $m (\n  source = @world\n  destination = @users:2\n)' } });
-    expect(overdraft.body).toMatchObject({ errorCode: 'COMPILATION_FAILED', errorMessage: expect.stringContaining('"experimental-overdraft-function"') });
+    const overdraft = await postTransaction(ledger, {
+      script: { plain: 'vars {\n  monetary $m = overdraft(@users:1, USD/2)\n}\nsend $m (\n  source = @world\n  destination = @users:2\n)' },
+    });
+    expect(overdraft.body).toMatchObject({
+      errorCode: 'COMPILATION_FAILED',
+      errorMessage: expect.stringContaining('"experimental-overdraft-function"'),
+    });
   });
 
   it('a feature OFF is listed and refuses the construct; an unknown value is a 400 naming the field', async () => {
     const ledger = await ledgerWith({ 'experimental-oneof': 'OFF' });
     expect((await api('GET', `/api/ledger/v2/${ledger}`)).body.data.features['experimental-oneof']).toBe('OFF');
     expect((await postTransaction(ledger, { script: { plain: ONEOF } })).body.errorCode).toBe('COMPILATION_FAILED');
-    const bad = await api('POST', `/api/ledger/v2/features-bad-${randomBytes(4).toString('hex')}`, { body: { features: { 'experimental-oneof': 'YES' } } });
+    const bad = await api('POST', `/api/ledger/v2/features-bad-${randomBytes(4).toString('hex')}`, {
+      body: { features: { 'experimental-oneof': 'YES' } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('features.experimental-oneof') });
     const plain = (await api('GET', `/api/ledger/v2/${await newLedger('features-none')}`)).body.data.features;

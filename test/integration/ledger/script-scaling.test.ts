@@ -8,14 +8,20 @@ send [EUR/2 400] (
   destination = @dest
 )`;
 
-const balances = async (ledger: string, address: string) => (await api('GET', `/api/ledger/v2/${ledger}/accounts/${address}?expand=volumes`)).body.data.volumes;
+const balances = async (ledger: string, address: string) =>
+  (await api('GET', `/api/ledger/v2/${ledger}/accounts/${address}?expand=volumes`)).body.data.volumes;
 
 /** `with scaling through` reads every scale of the asset the account holds (getScaledBalances of the ledger's store). */
 describe('Numscript asset scaling on the ledger', () => {
   it('converts the other scales of the asset through the swap account (Formance conformance case "scaling")', async () => {
     const ledger = await newLedger('scaling');
     // A scale of another asset whose name starts the same, and an asset whose suffix is not a scale, are not read.
-    const funding = [posting('world', 'src', 99, 'EUR'), posting('world', 'src', 1, 'EUR/2'), posting('world', 'src', 7, 'EURO/2'), posting('world', 'src', 5, 'EUR_X')];
+    const funding = [
+      posting('world', 'src', 99, 'EUR'),
+      posting('world', 'src', 1, 'EUR/2'),
+      posting('world', 'src', 7, 'EURO/2'),
+      posting('world', 'src', 5, 'EUR_X'),
+    ];
     expect((await postTransaction(ledger, { postings: funding })).status).toBe(200);
     const res = await postTransaction(ledger, { script: { plain: SCALING } });
     expect(res.status).toBe(200);
@@ -24,7 +30,12 @@ describe('Numscript asset scaling on the ledger', () => {
       { source: 'swap', destination: 'src', amount: 400, asset: 'EUR/2' },
       { source: 'src', destination: 'dest', amount: 400, asset: 'EUR/2' },
     ]);
-    expect(await balances(ledger, 'src')).toMatchObject({ EUR: { balance: 95 }, 'EUR/2': { balance: 1 }, 'EURO/2': { balance: 7 }, EUR_X: { balance: 5 } });
+    expect(await balances(ledger, 'src')).toMatchObject({
+      EUR: { balance: 95 },
+      'EUR/2': { balance: 1 },
+      'EURO/2': { balance: 7 },
+      EUR_X: { balance: 5 },
+    });
     expect((await balances(ledger, 'dest'))['EUR/2']).toMatchObject({ balance: 400 });
   });
 
@@ -56,7 +67,9 @@ describe('Numscript asset scaling on the ledger', () => {
     const dry = await postTransaction(ledger, { script: { plain } }, {}, '?dryRun=true');
     expect(dry.status).toBe(200);
     expect(dry.body.data.postings[0]).toEqual({ source: 'src', destination: 'swap', amount: 4, asset: 'EUR' });
-    const res = await api('POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, { body: [{ action: 'CREATE_TRANSACTION', data: { script: { plain } } }] });
+    const res = await api('POST', `/api/ledger/v2/${ledger}/_bulk?atomic=true`, {
+      body: [{ action: 'CREATE_TRANSACTION', data: { script: { plain } } }],
+    });
     expect(res.status).toBe(200);
     expect(res.body.data[0].data.postings).toHaveLength(3);
     expect(await balances(ledger, 'src')).toMatchObject({ EUR: { balance: 1 }, 'EUR/2': { balance: 0 } });

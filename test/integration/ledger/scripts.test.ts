@@ -32,7 +32,11 @@ describe('ledger transactions from Numscript', () => {
     expect(res.body.data.metadata).toEqual({ channel: 'web', order: '42' });
     expect((await api('GET', `/api/ledger/v2/${ledger}/accounts/shops:1`)).body.data.metadata).toEqual({ kind: 'merchant' });
     expect(await balance(ledger, 'users:1')).toBe(667);
-    const event = await db('events_outbox').whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger]).andWhere({ type: 'COMMITTED_TRANSACTIONS' }).orderBy('seq', 'desc').first();
+    const event = await db('events_outbox')
+      .whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger])
+      .andWhere({ type: 'COMMITTED_TRANSACTIONS' })
+      .orderBy('seq', 'desc')
+      .first();
     expect(JSON.parse(event.payload).accountMetadata).toEqual({ 'shops:1': { kind: 'merchant' } });
   });
 
@@ -63,7 +67,10 @@ describe('ledger transactions from Numscript', () => {
 
   it('refuses a metadata key set by both the script and the request', async () => {
     const ledger = await newLedger('ns');
-    const res = await postTransaction(ledger, { ...script('send [USD/2 1] ( source = @world destination = @x )\nset_tx_meta("k", "s")'), metadata: { k: 'r' } });
+    const res = await postTransaction(ledger, {
+      ...script('send [USD/2 1] ( source = @world destination = @x )\nset_tx_meta("k", "s")'),
+      metadata: { k: 'r' },
+    });
     expect(res.body.errorCode).toBe('METADATA_OVERRIDE');
   });
 

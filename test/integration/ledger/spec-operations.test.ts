@@ -48,7 +48,14 @@ describe('ledger spec operations 10 and 11, lists and events', () => {
     expect((await api('PUT', `/api/ledger/v2/${name}/metadata`, { body: { team: 'core' } })).status).toBe(204);
     const read = await api('GET', `/api/ledger/v2/${name}`);
     // Read on its own, a ledger is Formance's V2Ledger: the spec's fields, its id and its effective features (docs/ledger.md).
-    expect(read.body.data).toEqual({ id: expect.any(Number), name, addedAt: expect.stringMatching(ISO), bucket: '_default', metadata: { team: 'core' }, features: expect.objectContaining({ HASH_LOGS: 'ASYNC' }) });
+    expect(read.body.data).toEqual({
+      id: expect.any(Number),
+      name,
+      addedAt: expect.stringMatching(ISO),
+      bucket: '_default',
+      metadata: { team: 'core' },
+      features: expect.objectContaining({ HASH_LOGS: 'ASYNC' }),
+    });
     expect((await api('GET', '/api/ledger/v2/nope-nope-nope')).body.errorCode).toBe('LEDGER_NOT_FOUND');
   });
 
@@ -56,7 +63,12 @@ describe('ledger spec operations 10 and 11, lists and events', () => {
     const ledger = await newLedger('op11');
     await postTransaction(ledger, { postings: [posting('world', 'users:1', 100)] });
     const created = await api('POST', `/api/ledger/${ledger}/transactions`, {
-      body: { postings: [posting('users:1', 'users:2', 40), posting('world', 'users:2', 5, 'EUR')], reference: 'ref-11', metadata: { k: 'v' }, timestamp: '2024-01-15T10:30:00Z' },
+      body: {
+        postings: [posting('users:1', 'users:2', 40), posting('world', 'users:2', 5, 'EUR')],
+        reference: 'ref-11',
+        metadata: { k: 'v' },
+        timestamp: '2024-01-15T10:30:00Z',
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body.data).toHaveLength(1);
@@ -140,7 +152,11 @@ describe('ledger spec operations 10 and 11, lists and events', () => {
     const rows = await db('events_outbox').whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger]).orderBy('seq');
     const events = rows.map((r: any) => ({ app: r.app, type: r.type, payload: JSON.parse(r.payload) }));
     expect(events.map((e) => e.type)).toEqual(['COMMITTED_TRANSACTIONS', 'SAVED_METADATA', 'REVERTED_TRANSACTION']);
-    expect(events[0]).toEqual({ app: 'ledger', type: 'COMMITTED_TRANSACTIONS', payload: { ledger, transactions: [tx.body.data], accountMetadata: {} } });
+    expect(events[0]).toEqual({
+      app: 'ledger',
+      type: 'COMMITTED_TRANSACTIONS',
+      payload: { ledger, transactions: [tx.body.data], accountMetadata: {} },
+    });
     expect(events[1].payload).toEqual({ ledger, targetType: 'TRANSACTION', targetId: 0, metadata: { a: 'b' } });
     expect(events[2].payload.revertedTransaction).toMatchObject({ id: 0, reverted: true });
     expect(events[2].payload.revertTransaction).toMatchObject({ id: 1, postings: [posting('e:1', 'world', 3)] });

@@ -21,7 +21,8 @@ describe('migration 022: transactions keep the JSON text of their timestamp and 
 
   const v1Of = async (id: number): Promise<string> =>
     (await db.raw(`SELECT ${TRANSACTION_JSON_SQL.v1} AS json FROM ledger_transactions t WHERE ledger = 'l' AND id = ?`, [id])).rows[0].json;
-  const headOf = async (id: number): Promise<string | null> => (await db.raw(`SELECT json_head FROM ledger_transactions WHERE id = ?`, [id])).rows[0].json_head;
+  const headOf = async (id: number): Promise<string | null> =>
+    (await db.raw(`SELECT json_head FROM ledger_transactions WHERE id = ?`, [id])).rows[0].json_head;
 
   it('adds the column without touching existing rows, which are read as before', async () => {
     await db('ledgers').insert({ name: 'l' });
@@ -56,9 +57,14 @@ describe('migration 022: transactions keep the JSON text of their timestamp and 
 
   it('goes back to the table as it was', async () => {
     await jsonHead.down(db);
-    const columns = await db.raw(`SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = 'ledger_transactions' AND column_name = 'json_head'`, [schema]);
+    const columns = await db.raw(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = 'ledger_transactions' AND column_name = 'json_head'`,
+      [schema],
+    );
     expect(columns.rows).toEqual([]);
-    const triggers = await db.raw(`SELECT tgname FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal`, [`${schema}.ledger_transactions`]);
+    const triggers = await db.raw(`SELECT tgname FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal`, [
+      `${schema}.ledger_transactions`,
+    ]);
     expect(triggers.rows).toEqual([]);
     await db.raw(`UPDATE ledger_transactions SET postings = postings WHERE id = 0`);
   });

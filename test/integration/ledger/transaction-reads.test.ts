@@ -81,11 +81,15 @@ describe('reads by txid share statements', () => {
       expect(tx.id).toBe(BigInt(i));
       expect(tx.postCommitVolumes.y['USD/2'].input).toBe(BigInt(i + 1));
     }
-    await db.transaction(async (trx) => {
-      await trx('ledger_transactions').where({ ledger, id: 0 }).update({ metadata: { inside: 'yes' } });
-      expect((await getTransaction(trx, ledger, 0n)).metadata).toEqual({ inside: 'yes' });
-      await trx.rollback();
-    }).catch(() => undefined);
+    await db
+      .transaction(async (trx) => {
+        await trx('ledger_transactions')
+          .where({ ledger, id: 0 })
+          .update({ metadata: { inside: 'yes' } });
+        expect((await getTransaction(trx, ledger, 0n)).metadata).toEqual({ inside: 'yes' });
+        await trx.rollback();
+      })
+      .catch(() => undefined);
     expect((await getTransaction(db, ledger, 0n)).metadata).toEqual({});
   });
 
@@ -101,7 +105,9 @@ describe('reads by txid share statements', () => {
     await postTransaction(ledger, { postings: [posting('world', 'x', 0)] });
     expect((await api('POST', `/api/ledger/v2/${ledger}/transactions/2/revert`)).status).toBe(201);
     // Microseconds PostgreSQL keeps and a JS Date does not (an imported transaction may carry them).
-    await db('ledger_transactions').where({ ledger, id: 0 }).update({ timestamp: db.raw(`'2026-01-02T03:04:05.123987Z'::timestamptz`) });
+    await db('ledger_transactions')
+      .where({ ledger, id: 0 })
+      .update({ timestamp: db.raw(`'2026-01-02T03:04:05.123987Z'::timestamptz`) });
 
     for (const id of [0n, 1n, 2n, 3n]) {
       const tx = await getTransaction(db, ledger, id);
@@ -193,7 +199,12 @@ describe('reads by txid share statements', () => {
     pair.on('query', (query: { sql: string; bindings: unknown[][] }) => {
       if (query.sql.includes('generate_subscripts')) sent.push(query.bindings[1].length);
     });
-    const sentCount = (count: number) => pollUntil(() => sent.length, (n) => n >= count, { timeoutMs: 5000, intervalMs: 1, what: `${count} statements sent` });
+    const sentCount = (count: number) =>
+      pollUntil(
+        () => sent.length,
+        (n) => n >= count,
+        { timeoutMs: 5000, intervalMs: 1, what: `${count} statements sent` },
+      );
     const asked: Array<Promise<unknown>> = [];
     const read = (ids: number[]) => {
       const reads = ids.map((id) => getTransaction(pair, ledger, BigInt(id)));
@@ -220,7 +231,11 @@ describe('reads by txid share statements', () => {
       await sentCount(2);
       const waiting = read([7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
       // Two statements run: the third waits for one of them to answer, with every read asked meanwhile.
-      await pollUntil(() => asked.length, (n) => n === 17, { timeoutMs: 1000, intervalMs: 1, what: 'the reads asked' });
+      await pollUntil(
+        () => asked.length,
+        (n) => n === 17,
+        { timeoutMs: 1000, intervalMs: 1, what: 'the reads asked' },
+      );
       expect(sent).toEqual([1, 5]);
       await locker.query('COMMIT');
       expect((await Promise.all([...first, ...second, ...waiting])).map((tx) => [tx.id, tx.postings[0].amount])).toEqual(
@@ -266,7 +281,9 @@ describe('reads by txid share statements', () => {
         let n = 0;
         const numbered = sql.replace(/\?/g, () => `$${(n += 1)}`);
         await trx.raw(`PREPARE shared_read_plan (bigint[], text[], bigint[]) AS ${numbered}`);
-        const plan = (await trx.raw(`EXPLAIN EXECUTE shared_read_plan(ARRAY[0::bigint], ARRAY['${ledger}'], ARRAY[0::bigint])`)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+        const plan = (await trx.raw(`EXPLAIN EXECUTE shared_read_plan(ARRAY[0::bigint], ARRAY['${ledger}'], ARRAY[0::bigint])`)).rows
+          .map((r: Record<string, string>) => r['QUERY PLAN'])
+          .join('\n');
         await trx.raw('DEALLOCATE shared_read_plan');
         return plan;
       };
@@ -278,7 +295,9 @@ describe('reads by txid share statements', () => {
         // On a table this small a scan may cost less; the lookup must still be one the primary key can answer, which
         // the planner picks as soon as the table is larger.
         await trx.raw('SET LOCAL enable_seqscan = off');
-        expect(await genericPlan(sql)).toMatch(/Index (Only )?Scan using ledger_transactions_pkey[^]*Index Cond: \(\(ledger = \(\$2\)\[k\.i\]\) AND \(id = \(\$3\)\[k\.i\]\)\)/);
+        expect(await genericPlan(sql)).toMatch(
+          /Index (Only )?Scan using ledger_transactions_pkey[^]*Index Cond: \(\(ledger = \(\$2\)\[k\.i\]\) AND \(id = \(\$3\)\[k\.i\]\)\)/,
+        );
         await trx.raw('SET LOCAL enable_seqscan = on');
       }
     });

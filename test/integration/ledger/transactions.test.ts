@@ -19,7 +19,10 @@ describe('ledger transactions over HTTP', () => {
       metadata: { a: 'b' },
       reverted: false,
       preCommitVolumes: { world: { 'USD/2': { input: 0, output: 0, balance: 0 } }, 'users:1': { 'USD/2': { input: 0, output: 0, balance: 0 } } },
-      postCommitVolumes: { world: { 'USD/2': { input: 0, output: 100, balance: -100 } }, 'users:1': { 'USD/2': { input: 100, output: 0, balance: 100 } } },
+      postCommitVolumes: {
+        world: { 'USD/2': { input: 0, output: 100, balance: -100 } },
+        'users:1': { 'USD/2': { input: 100, output: 0, balance: 100 } },
+      },
     });
     const second = await postTransaction(ledger, { postings: [posting('users:1', 'users:2', 30)] });
     expect(second.body.data.id).toBe(1);
@@ -39,7 +42,12 @@ describe('ledger transactions over HTTP', () => {
     ['insufficient funds', { postings: [posting('users:empty', 'users:2', 1)] }, 400, 'INSUFFICIENT_FUND'],
     ['no postings', { postings: [] }, 400, 'NO_POSTINGS'],
     ['empty body', {}, 400, 'NO_POSTINGS'],
-    ['postings and script', { postings: [posting('world', 'a', 1)], script: { plain: 'send [USD/2 1] (source = @world destination = @a)' } }, 400, 'VALIDATION'],
+    [
+      'postings and script',
+      { postings: [posting('world', 'a', 1)], script: { plain: 'send [USD/2 1] (source = @world destination = @a)' } },
+      400,
+      'VALIDATION',
+    ],
     ['bad address', { postings: [posting('world', 'bad address', 1)] }, 400, 'VALIDATION'],
     ['bad asset', { postings: [posting('world', 'a', 1, 'usd')] }, 400, 'VALIDATION'],
     ['negative amount', { postings: [posting('world', 'a', -1)] }, 400, 'VALIDATION'],
@@ -94,7 +102,9 @@ describe('ledger transactions over HTTP', () => {
     const dedicated = await newLedger('rev');
     await postTransaction(dedicated, { postings: [posting('world', 'rev:a', 10)] });
     const spend = await postTransaction(dedicated, { postings: [posting('rev:a', 'rev:b', 10)] });
-    const revert = await api('POST', `/api/ledger/v2/${dedicated}/transactions/${spend.body.data.id}/revert`, { body: { metadata: { why: 'test' } } });
+    const revert = await api('POST', `/api/ledger/v2/${dedicated}/transactions/${spend.body.data.id}/revert`, {
+      body: { metadata: { why: 'test' } },
+    });
     expect(revert.status).toBe(201);
     expect(revert.body.data.postings).toEqual([posting('rev:b', 'rev:a', 10)]);
     expect(revert.body.data.metadata).toEqual({ why: 'test', 'com.formance.spec/state/reverts': '1' });

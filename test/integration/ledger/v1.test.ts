@@ -17,7 +17,12 @@ async function funded(prefix: string, amount = 100): Promise<string> {
 describe('ledger v1: mapping', () => {
   it('refuses a write that breaks the first matching contract, leaving nothing written, and allows one that keeps it', async () => {
     const ledger = await funded('v1map');
-    const mapping = { contracts: [{ account: 'users:vip', expr: {} }, { id: 'floor', account: 'users:*', expr: { $gte: ['$balance', 50] } }] };
+    const mapping = {
+      contracts: [
+        { account: 'users:vip', expr: {} },
+        { id: 'floor', account: 'users:*', expr: { $gte: ['$balance', 50] } },
+      ],
+    };
     const saved = await api('PUT', v1(ledger, '/mapping'), { body: mapping });
     expect(saved.status).toBe(200);
     expect(saved.body.data).toEqual(mapping);
@@ -60,7 +65,9 @@ describe('ledger v1: mapping', () => {
   it('applies to v1 writes only: v2 writes and a revert with disableChecks skip it', async () => {
     const ledger = await funded('v1scope');
     await api('PUT', v1(ledger, '/mapping'), { body: { contracts: [{ account: 'users:*', expr: { $gte: ['$balance', 90] } }] } });
-    expect((await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: [posting('users:1', 'shops:1', 20)] } })).status).toBe(200);
+    expect((await api('POST', `/api/ledger/v2/${ledger}/transactions`, { body: { postings: [posting('users:1', 'shops:1', 20)] } })).status).toBe(
+      200,
+    );
     expect(await balance(ledger, 'users:1')).toBe(80);
     expect((await create(ledger, { postings: [posting('world', 'users:1', 5)] })).body.errorCode).toBe('INSUFFICIENT_FUND');
     // Reverting the funding would leave users:1 at -20: refused, unless disableChecks (v2's force) skips every check.
@@ -95,7 +102,13 @@ describe('ledger v1: batch', () => {
     const ledger = await funded('v1batch');
     const before = { stats: await stats(ledger), logs: await logCount(ledger) };
     const res = await api('POST', v1(ledger, '/transactions/batch'), {
-      body: { transactions: [{ postings: [posting('users:1', 'a', 10)] }, { postings: [posting('world', 'b', 5)] }, { postings: [posting('users:1', 'c', 500)] }] },
+      body: {
+        transactions: [
+          { postings: [posting('users:1', 'a', 10)] },
+          { postings: [posting('world', 'b', 5)] },
+          { postings: [posting('users:1', 'c', 500)] },
+        ],
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ errorCode: 'INSUFFICIENT_FUND', errorMessage: expect.stringMatching(/^transactions\[2\]: /), details: { index: 2 } });
@@ -103,13 +116,20 @@ describe('ledger v1: batch', () => {
     expect(await balance(ledger, 'users:1')).toBe(100);
 
     const duplicate = await api('POST', v1(ledger, '/transactions/batch'), {
-      body: { transactions: [{ postings: [posting('world', 'a', 1)], reference: 'dup' }, { postings: [posting('world', 'a', 1)], reference: 'dup' }] },
+      body: {
+        transactions: [
+          { postings: [posting('world', 'a', 1)], reference: 'dup' },
+          { postings: [posting('world', 'a', 1)], reference: 'dup' },
+        ],
+      },
     });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body).toMatchObject({ errorCode: 'CONFLICT', details: { index: 1 } });
     expect(await stats(ledger)).toEqual(before.stats);
 
-    const ok = await api('POST', v1(ledger, '/transactions/batch'), { body: { transactions: [{ postings: [posting('users:1', 'a', 10)] }, { postings: [posting('a', 'b', 10)] }] } });
+    const ok = await api('POST', v1(ledger, '/transactions/batch'), {
+      body: { transactions: [{ postings: [posting('users:1', 'a', 10)] }, { postings: [posting('a', 'b', 10)] }] },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.map((t: { txid: number }) => t.txid)).toEqual([1, 2]);
   });
@@ -118,10 +138,14 @@ describe('ledger v1: batch', () => {
     const ledger = await funded('v1batchmap');
     await api('PUT', v1(ledger, '/mapping'), { body: { contracts: [{ account: 'users:*', expr: { $lte: ['$balance', 100] } }] } });
     // users:1 would pass through 130 before ending at 80: the first transaction breaks the ceiling.
-    const res = await api('POST', v1(ledger, '/transactions/batch'), { body: { transactions: [{ postings: [posting('world', 'users:1', 30)] }, { postings: [posting('users:1', 'x', 50)] }] } });
+    const res = await api('POST', v1(ledger, '/transactions/batch'), {
+      body: { transactions: [{ postings: [posting('world', 'users:1', 30)] }, { postings: [posting('users:1', 'x', 50)] }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', details: { index: 0 } });
-    const ok = await api('POST', v1(ledger, '/transactions/batch'), { body: { transactions: [{ postings: [posting('users:1', 'x', 50)] }, { postings: [posting('world', 'users:1', 30)] }] } });
+    const ok = await api('POST', v1(ledger, '/transactions/batch'), {
+      body: { transactions: [{ postings: [posting('users:1', 'x', 50)] }, { postings: [posting('world', 'users:1', 30)] }] },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data[1].postCommitVolumes['users:1']['USD/2'].balance).toBe(80);
   });
@@ -150,14 +174,23 @@ describe('ledger v1: errors and edges', () => {
 
   it('answers every script outcome with 200 except a malformed request', async () => {
     const ledger = await funded('v1script');
-    expect((await api('POST', v1(ledger, '/script'), { body: { plain: '  ' } })).body).toEqual({ errorCode: 'NO_SCRIPT', errorMessage: expect.any(String) });
-    const preview = await api('POST', v1(ledger, '/script?preview=true'), { body: { plain: 'send [USD/2 1] ( source = @users:1 destination = @a )' } });
+    expect((await api('POST', v1(ledger, '/script'), { body: { plain: '  ' } })).body).toEqual({
+      errorCode: 'NO_SCRIPT',
+      errorMessage: expect.any(String),
+    });
+    const preview = await api('POST', v1(ledger, '/script?preview=true'), {
+      body: { plain: 'send [USD/2 1] ( source = @users:1 destination = @a )' },
+    });
     expect(preview.status).toBe(200);
     expect(preview.body.transaction.txid).toBe(1);
     expect((await stats(ledger)).transactions).toBe(1);
-    const conflict = await api('POST', v1(ledger, '/script'), { body: { plain: 'send [USD/2 1] ( source = @world destination = @a )', reference: 'r' } });
+    const conflict = await api('POST', v1(ledger, '/script'), {
+      body: { plain: 'send [USD/2 1] ( source = @world destination = @a )', reference: 'r' },
+    });
     expect(conflict.body.transaction.reference).toBe('r');
-    const again = await api('POST', v1(ledger, '/script'), { body: { plain: 'send [USD/2 1] ( source = @world destination = @a )', reference: 'r' } });
+    const again = await api('POST', v1(ledger, '/script'), {
+      body: { plain: 'send [USD/2 1] ( source = @world destination = @a )', reference: 'r' },
+    });
     expect(again.status).toBe(200);
     expect(again.body.errorCode).toBe('CONFLICT');
     expect((await api('POST', v1(ledger, '/script'), { body: { plain: 'x', nope: 1 } })).status).toBe(400);

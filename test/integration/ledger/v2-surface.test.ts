@@ -14,18 +14,26 @@ const toShop = 'send [USD/2 1] (\n  source = @world\n  destination = @shop\n)';
 
 async function schemaLedger(): Promise<string> {
   const ledger = await newLedger('schema');
-  const res = await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, { body: { chart, transactions: { deposit: { script: deposit }, toShop: { script: toShop } } } });
+  const res = await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, {
+    body: { chart, transactions: { deposit: { script: deposit }, toShop: { script: toShop } } },
+  });
   expect(res.status).toBe(204);
   return ledger;
 }
-const logTypes = async (ledger: string) => (await api('GET', `/api/ledger/v2/${ledger}/logs?pageSize=100`)).body.cursor.data.map((l: { type: string }) => l.type).reverse();
+const logTypes = async (ledger: string) =>
+  (await api('GET', `/api/ledger/v2/${ledger}/logs?pageSize=100`)).body.cursor.data.map((l: { type: string }) => l.type).reverse();
 
 describe('schemas', () => {
   test('a script whose postings leave the chart is refused after it ran, writing nothing', async () => {
     const ledger = await schemaLedger();
     const res = await postTransaction(ledger, { script: { template: 'toShop' } }, {}, '?schemaVersion=v1');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('script postings[0].destination: account "shop" is not allowed by schema "v1": the root has no segment "shop"') });
+    expect(res.body).toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining(
+        'script postings[0].destination: account "shop" is not allowed by schema "v1": the root has no segment "shop"',
+      ),
+    });
     const plain = await postTransaction(ledger, { script: { plain: toShop } }, {}, '?schemaVersion=v1');
     expect(plain.status).toBe(400);
     expect((await api('GET', `/api/ledger/v2/${ledger}/stats`)).body.data.transactions).toBe(0);
@@ -39,15 +47,23 @@ describe('schemas', () => {
     const noVersion = await postTransaction(ledger, { script: { template: 'deposit', vars: { user: 'users:1' } } });
     expect(noVersion.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('send schemaVersion too') });
     const unknown = await postTransaction(ledger, { script: { template: 'nope' } }, {}, '?schemaVersion=v1');
-    expect(unknown.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('no transaction template "nope" (templates: deposit, toShop)') });
+    expect(unknown.body).toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('no transaction template "nope" (templates: deposit, toShop)'),
+    });
     const both = await postTransaction(ledger, { script: { template: 'deposit', plain: deposit } }, {}, '?schemaVersion=v1');
     expect(both.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('either `plain` or `template`') });
   });
 
-  test('default metadata fills only missing keys, and the caller\'s accountMetadata wins; each is a SET_METADATA log', async () => {
+  test("default metadata fills only missing keys, and the caller's accountMetadata wins; each is a SET_METADATA log", async () => {
     const ledger = await schemaLedger();
     await api('POST', `/api/ledger/v2/${ledger}/accounts/users:1/metadata?schemaVersion=v1`, { body: { tier: 'gold' } });
-    const res = await postTransaction(ledger, { postings: [posting('world', 'users:1', 5), posting('world', 'users:2', 5)], accountMetadata: { 'users:2': { region: 'us' } } }, {}, '?schemaVersion=v1');
+    const res = await postTransaction(
+      ledger,
+      { postings: [posting('world', 'users:1', 5), posting('world', 'users:2', 5)], accountMetadata: { 'users:2': { region: 'us' } } },
+      {},
+      '?schemaVersion=v1',
+    );
     expect(res.status).toBe(200);
     expect((await api('GET', `/api/ledger/v2/${ledger}/accounts/users:1`)).body.data.metadata).toEqual({ tier: 'gold', region: 'eu' });
     expect((await api('GET', `/api/ledger/v2/${ledger}/accounts/users:2`)).body.data.metadata).toEqual({ tier: 'basic', region: 'us' });
@@ -76,7 +92,11 @@ describe('schemas', () => {
       ],
     });
     expect(bulk.status).toBe(400);
-    expect(bulk.body.data.map((r: { responseType: string; logID: number }) => [r.responseType, r.logID])).toEqual([['CREATE_TRANSACTION', 2], ['ERROR', -1], ['DELETE_METADATA', -1]]);
+    expect(bulk.body.data.map((r: { responseType: string; logID: number }) => [r.responseType, r.logID])).toEqual([
+      ['CREATE_TRANSACTION', 2],
+      ['ERROR', -1],
+      ['DELETE_METADATA', -1],
+    ]);
   });
 
   test('an insert checks the chart and compiles the templates first', async () => {
@@ -105,7 +125,7 @@ describe('buckets', () => {
     expect((await api('PUT', `/api/ledger/v2/${ledger}/metadata`, { body: { a: '1' } })).status).toBe(400);
   });
 
-  test('the platform\'s own ledgers live in _platform, which cannot be deleted nor used by clients', async () => {
+  test("the platform's own ledgers live in _platform, which cannot be deleted nor used by clients", async () => {
     const wallet = await api('POST', '/api/wallets/wallets', { body: { name: `b-${randomBytes(3).toString('hex')}` } });
     expect(wallet.status).toBe(201);
     expect((await api('GET', '/api/ledger/v2/wallets')).body.data.bucket).toBe('_platform');
@@ -120,13 +140,14 @@ describe('buckets', () => {
 });
 
 describe('query filters', () => {
-  test('transactions, logs, volumes and counts take Formance\'s JSON filter', async () => {
+  test("transactions, logs, volumes and counts take Formance's JSON filter", async () => {
     const ledger = await newLedger('query');
     await postTransaction(ledger, { postings: [posting('world', 'users:1', 10)], metadata: { kind: 'a' } });
     await postTransaction(ledger, { postings: [posting('users:1', 'shop:1', 4)] });
     await api('POST', `/api/ledger/v2/${ledger}/transactions/1/revert`);
     const q = (query: unknown) => `query=${encodeURIComponent(stringifyJson(query))}`;
-    const ids = async (query: unknown) => (await api('GET', `/api/ledger/v2/${ledger}/transactions?${q(query)}`)).body.cursor.data.map((t: { id: number }) => t.id);
+    const ids = async (query: unknown) =>
+      (await api('GET', `/api/ledger/v2/${ledger}/transactions?${q(query)}`)).body.cursor.data.map((t: { id: number }) => t.id);
     expect(await ids({ $match: { destination: 'shop:' } })).toEqual([1]);
     expect(await ids({ $or: [{ $match: { source: 'world' } }, { $match: { reverted: true } }] })).toEqual([1, 0]);
     expect(await ids({ $exists: { metadata: 'kind' } })).toEqual([0]);

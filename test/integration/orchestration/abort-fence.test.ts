@@ -12,14 +12,22 @@ const send = (ledger: string, source: string) => ({
   send: { source: { account: { id: source, ledger } }, destination: { account: { id: 'dest', ledger } }, amount: { asset: 'USD/2', amount: 100 } },
 });
 
-interface StageStatus { stage: number; startedAt: string; terminatedAt?: string; error?: string }
+interface StageStatus {
+  stage: number;
+  startedAt: string;
+  terminatedAt?: string;
+  error?: string;
+}
 
 /** Every started stage ended, in order, and op 13 says what the read model says. */
 async function expectConsistent(id: string) {
   const instance = await readInstance(id);
   expect(instance.terminated).toBe(true);
   for (const stage of instance.status as StageStatus[]) expect(stage.terminatedAt).toEqual(expect.any(String));
-  const history = await pollUntil(async () => (await instanceHistory(id)).body.data as Array<{ terminated: boolean; terminatedAt?: string; startedAt: string; error?: string }>, (h) => h.length === instance.status.length && h.every((s) => s.terminated));
+  const history = await pollUntil(
+    async () => (await instanceHistory(id)).body.data as Array<{ terminated: boolean; terminatedAt?: string; startedAt: string; error?: string }>,
+    (h) => h.length === instance.status.length && h.every((s) => s.terminated),
+  );
   expect(history.map((s) => ({ startedAt: s.startedAt, terminatedAt: s.terminatedAt, error: s.error }))).toEqual(
     (instance.status as StageStatus[]).map((s) => ({ startedAt: s.startedAt, terminatedAt: s.terminatedAt, error: s.error })),
   );
@@ -36,7 +44,10 @@ describe('abort is final: no step of an aborted instance moves money once the ab
   it('orders a step and the abort by the instance row: a step inside its fence holds the abort back until it committed, a step after the abort is refused', async () => {
     const ledger = await newLedger('fence');
     const id = (await runInstance(await createWorkflow([{ wait_event: { event: 'never' } }]))).body.data.id;
-    await pollUntil(() => readInstance(id), (i) => i.status.length === 1);
+    await pollUntil(
+      () => readInstance(id),
+      (i) => i.status.length === 1,
+    );
 
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -52,7 +63,8 @@ describe('abort is final: no step of an aborted instance moves money once the ab
     const aborting = abort(id).then((res) => ((answered = true), res));
     // The abort's marker waits on the step's lock (it shows in pg_stat_activity as a lock wait).
     await pollUntil(
-      async () => (await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET aborted_at%'`)).rows[0].n,
+      async () =>
+        (await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET aborted_at%'`)).rows[0].n,
       (n: number) => n > 0,
       { what: 'the abort waiting on the step' },
     );
@@ -63,10 +75,15 @@ describe('abort is final: no step of an aborted instance moves money once the ab
     // Committed before the abort answered, and kept.
     expect(await balance(ledger, 'dest')).toBe(1n);
 
-    const refused = inInstanceFence(db, id, (trx) => createTransaction(trx, ledger, { postings: [{ source: 'world', destination: 'dest', amount: 1n, asset: 'USD/2' }] }));
+    const refused = inInstanceFence(db, id, (trx) =>
+      createTransaction(trx, ledger, { postings: [{ source: 'world', destination: 'dest', amount: 1n, asset: 'USD/2' }] }),
+    );
     await expect(refused).rejects.toMatchObject({ code: 'ABORTED' });
     expect(await balance(ledger, 'dest')).toBe(1n);
-    const done = await pollUntil(() => readInstance(id), (i) => i.terminated);
+    const done = await pollUntil(
+      () => readInstance(id),
+      (i) => i.terminated,
+    );
     expect(done).toMatchObject({ error: 'canceled', status: [{ stage: 0, error: 'canceled', terminatedAt: expect.any(String) }] });
   });
 
@@ -81,7 +98,11 @@ describe('abort is final: no step of an aborted instance moves money once the ab
       const ledger = await newLedger('race');
       const id = (await runInstance(await createWorkflow([send(ledger, 'src'), { wait_event: { event: 'never' } }]))).body.data.id;
       // The send has failed once for funds and is being retried.
-      await pollUntil(async () => (await stageHistory(id, 0)).body.data, (steps) => Array.isArray(steps) && steps.length > 0 && steps.some((s: { lastFailure?: string; error?: string }) => s.lastFailure || s.error), { timeoutMs: 60_000 });
+      await pollUntil(
+        async () => (await stageHistory(id, 0)).body.data,
+        (steps) => Array.isArray(steps) && steps.length > 0 && steps.some((s: { lastFailure?: string; error?: string }) => s.lastFailure || s.error),
+        { timeoutMs: 60_000 },
+      );
       const fundFirst = n % 2 === 0;
       let answer;
       if (fundFirst) [, answer] = await Promise.all([fund(ledger, 'src', 100), abort(id)]);
@@ -91,9 +112,17 @@ describe('abort is final: no step of an aborted instance moves money once the ab
       }
       expect(answer.status).toBe(204);
       const atAnswer = await balance(ledger, 'dest');
-      await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
+      await pollUntil(
+        () => readInstance(id),
+        (i) => i.terminated,
+        { timeoutMs: 60_000 },
+      );
       // Every attempt of the send has ended (none pending in Temporal), so nothing can still post.
-      await pollUntil(async () => (await stageHistory(id, 0)).body.data, (steps) => steps.every((s: { terminated: boolean }) => s.terminated), { timeoutMs: 60_000 });
+      await pollUntil(
+        async () => (await stageHistory(id, 0)).body.data,
+        (steps) => steps.every((s: { terminated: boolean }) => s.terminated),
+        { timeoutMs: 60_000 },
+      );
       expect(await balance(ledger, 'dest')).toBe(atAnswer);
       const instance = await expectConsistent(id);
       expect(instance.error).toBe('canceled');

@@ -32,7 +32,13 @@ describe('orchestration events in the outbox', () => {
 
   it('a failing stage emits FAILED_WORKFLOW_STAGE and FAILED_WORKFLOW with the error, and no later stage starts', async () => {
     const workflowID = await createWorkflow([
-      { send: { source: { account: { id: 'world', ledger: 'no-such-ledger-${n}' } }, destination: { account: { id: 'a', ledger: 'no-such-ledger-${n}' } }, amount: { asset: 'USD', amount: 1 } } },
+      {
+        send: {
+          source: { account: { id: 'world', ledger: 'no-such-ledger-${n}' } },
+          destination: { account: { id: 'a', ledger: 'no-such-ledger-${n}' } },
+          amount: { asset: 'USD', amount: 1 },
+        },
+      },
       { noop: {} },
     ]);
     const { body } = await runInstance(workflowID, { n: Math.random().toString(36).slice(2) }, true);
@@ -69,7 +75,10 @@ describe('orchestration events in the outbox', () => {
     const id = body.data.id;
     // As if the instance end had not been written: the retried write must end it without re-ending the stage.
     await db('orchestration_instances').where({ id }).update({ terminated: false, terminated_at: null });
-    await db('events_outbox').where({ app: 'orchestration', type: 'SUCCEEDED_WORKFLOW' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [id]).delete();
+    await db('events_outbox')
+      .where({ app: 'orchestration', type: 'SUCCEEDED_WORKFLOW' })
+      .whereRaw(`payload::jsonb->>'instanceID' = ?`, [id])
+      .delete();
     const at = new Date();
     await recordStageEnded(db, { instanceID: id, workflowID, number: 0, at, endsInstance: true });
     await recordStageEnded(db, { instanceID: id, workflowID, number: 0, at, endsInstance: true });

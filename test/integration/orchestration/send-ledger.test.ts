@@ -7,7 +7,12 @@ import { createWorkflow, instanceHistory, readInstance, runInstance, stageHistor
 
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
 const send = (from: string, to: string, fromLedger: string, toLedger = fromLedger, amount: unknown = '${amount}') => ({
-  send: { source: { account: { id: from, ledger: fromLedger } }, destination: { account: { id: to, ledger: toLedger } }, amount: { asset: 'USD/2', amount }, metadata: { purpose: 'test' } },
+  send: {
+    source: { account: { id: from, ledger: fromLedger } },
+    destination: { account: { id: to, ledger: toLedger } },
+    amount: { asset: 'USD/2', amount },
+    metadata: { purpose: 'test' },
+  },
 });
 
 describe('orchestration send and update stages against the ledger', () => {
@@ -40,10 +45,22 @@ describe('orchestration send and update stages against the ledger', () => {
     expect(stage).toEqual([
       {
         name: 'CreateTransaction',
-        input: { CreateTransaction: { ledger, data: { postings: [{ source: 'users:1', destination: 'merchants:1', amount: 250, asset: 'USD/2' }], metadata: { purpose: 'test' } } } },
+        input: {
+          CreateTransaction: {
+            ledger,
+            data: { postings: [{ source: 'users:1', destination: 'merchants:1', amount: 250, asset: 'USD/2' }], metadata: { purpose: 'test' } },
+          },
+        },
         output: {
           CreateTransaction: {
-            data: [{ timestamp: iso, postings: [{ source: 'users:1', destination: 'merchants:1', amount: 250, asset: 'USD/2' }], metadata: { purpose: 'test' }, txid: expect.any(Number) }],
+            data: [
+              {
+                timestamp: iso,
+                postings: [{ source: 'users:1', destination: 'merchants:1', amount: 250, asset: 'USD/2' }],
+                metadata: { purpose: 'test' },
+                txid: expect.any(Number),
+              },
+            ],
           },
         },
         terminated: true,
@@ -79,7 +96,14 @@ describe('orchestration send and update stages against the ledger', () => {
     expect(account.body.data.metadata).toEqual({ tier: 'gold' });
     const stage = (await stageHistory(res.body.data.id, 0)).body.data;
     expect(stage).toEqual([
-      { name: 'AddAccountMetadata', input: { AddAccountMetadata: { id: 'users:7', ledger, metadata: { tier: 'gold' } } }, terminated: true, startedAt: iso, terminatedAt: iso, attempt: 1 },
+      {
+        name: 'AddAccountMetadata',
+        input: { AddAccountMetadata: { id: 'users:7', ledger, metadata: { tier: 'gold' } } },
+        terminated: true,
+        startedAt: iso,
+        terminatedAt: iso,
+        attempt: 1,
+      },
     ]);
   });
 
@@ -97,19 +121,29 @@ describe('orchestration send and update stages against the ledger', () => {
     const ledger = await newLedger();
     const workflowID = await createWorkflow([send('empty', 'dest', ledger)]);
     const id = (await runInstance(workflowID, { amount: '100' })).body.data.id;
-    const pending = await pollUntil(async () => (await stageHistory(id, 0)).body.data, (entries) => Array.isArray(entries) && entries.length === 1 && entries[0].attempt >= 2 && entries[0].lastFailure !== undefined);
+    const pending = await pollUntil(
+      async () => (await stageHistory(id, 0)).body.data,
+      (entries) => Array.isArray(entries) && entries.length === 1 && entries[0].attempt >= 2 && entries[0].lastFailure !== undefined,
+    );
     expect(pending[0]).toMatchObject({ name: 'CreateTransaction', terminated: false, attempt: expect.any(Number), nextExecution: iso });
     expect(pending[0].lastFailure).toMatch(/insufficient/i);
     expect(pending[0].output).toBeUndefined();
     expect((await readInstance(id)).terminated).toBe(false);
 
     await fund(ledger, 'empty', 100);
-    const done = await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
+    const done = await pollUntil(
+      () => readInstance(id),
+      (i) => i.terminated,
+      { timeoutMs: 60_000 },
+    );
     expect(done.error).toBeUndefined();
     expect(await balance(ledger, 'dest')).toBe(100n);
     // The step's activity ends the stage in the read model before Temporal records the activity's completion, which op 14
     // reads: wait for it there.
-    const final = await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.terminated === true);
+    const final = await pollUntil(
+      async () => (await stageHistory(id, 0)).body.data,
+      (e) => Array.isArray(e) && e[0]?.terminated === true,
+    );
     expect(final[0]).toMatchObject({ terminated: true, attempt: expect.any(Number) });
     expect(final[0].attempt).toBeGreaterThan(1);
   }, 90_000);
@@ -118,16 +152,29 @@ describe('orchestration send and update stages against the ledger', () => {
     const ledger = await newLedger();
     await fund(ledger, 'src', 300);
     // The first send waits on funds (so the worker dies mid-stage, between attempts), then a delay, then a second send.
-    const workflowID = await createWorkflow([send('poor', 'dst', ledger, ledger, 50), { delay: { duration: '1s' } }, send('src', 'dst', ledger, ledger, 70)]);
+    const workflowID = await createWorkflow([
+      send('poor', 'dst', ledger, ledger, 50),
+      { delay: { duration: '1s' } },
+      send('src', 'dst', ledger, ledger, 70),
+    ]);
     const id = (await runInstance(workflowID)).body.data.id;
-    await pollUntil(async () => (await stageHistory(id, 0)).body.data, (e) => Array.isArray(e) && e[0]?.attempt >= 2);
+    await pollUntil(
+      async () => (await stageHistory(id, 0)).body.data,
+      (e) => Array.isArray(e) && e[0]?.attempt >= 2,
+    );
     await control('worker', 'kill');
     await fund(ledger, 'poor', 50);
-    const done = await pollUntil(() => readInstance(id), (i) => i.terminated, { timeoutMs: 60_000 });
+    const done = await pollUntil(
+      () => readInstance(id),
+      (i) => i.terminated,
+      { timeoutMs: 60_000 },
+    );
     expect(done.error).toBeUndefined();
     expect(await balance(ledger, 'dst')).toBe(120n);
     const txs = await api('GET', `/api/ledger/v2/${ledger}/transactions?pageSize=100`);
-    const postings = txs.body.cursor.data.flatMap((t: { postings: Array<{ destination: string; amount: number }> }) => t.postings).filter((p: { destination: string }) => p.destination === 'dst');
+    const postings = txs.body.cursor.data
+      .flatMap((t: { postings: Array<{ destination: string; amount: number }> }) => t.postings)
+      .filter((p: { destination: string }) => p.destination === 'dst');
     expect(postings.map((p: { amount: number }) => p.amount).sort()).toEqual([50, 70]);
   }, 90_000);
 });

@@ -9,8 +9,15 @@ import { newWallet } from '../../support/wallets';
 
 const ASSET = 'EUR/2';
 const payIn = (reference: string, amount: number) => ({
-  reference, type: 'PAY-IN', status: 'SUCCEEDED', amount, asset: ASSET, scheme: 'sepa credit', createdAt: '2024-05-01T10:00:00Z',
-  destinationAccountReference: 'treasury', metadata: { origin: 'bank' },
+  reference,
+  type: 'PAY-IN',
+  status: 'SUCCEEDED',
+  amount,
+  asset: ASSET,
+  scheme: 'sepa credit',
+  createdAt: '2024-05-01T10:00:00Z',
+  destinationAccountReference: 'treasury',
+  metadata: { origin: 'bank' },
 });
 
 /** Sends to and from payments through the simulated connector, executed by the real worker and Temporal. */
@@ -24,14 +31,20 @@ describe('orchestration send with payments', () => {
   beforeAll(async () => {
     decoyID = await installSimulated(simulatedDirectory({ 'accounts.json': [{ reference: `payout-${tag}`, type: 'EXTERNAL' }] }), '1h');
     const dir = simulatedDirectory({
-      'accounts.json': [{ reference: 'treasury', type: 'INTERNAL' }, { reference: `payout-${tag}`, type: 'EXTERNAL' }],
+      'accounts.json': [
+        { reference: 'treasury', type: 'INTERNAL' },
+        { reference: `payout-${tag}`, type: 'EXTERNAL' },
+      ],
       'payments.json': [payIn(`in-a-${tag}`, 1500), payIn(`in-b-${tag}`, 700)],
     });
     connectorID = await installSimulated(dir, '1s');
     payout = accountId(connectorID, `payout-${tag}`);
     payments.toAccount = paymentId(connectorID, `in-a-${tag}`);
     payments.toWallet = paymentId(connectorID, `in-b-${tag}`);
-    await pollUntil(async () => ((await api('GET', `/api/payments/payments/${payments.toWallet}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'fetched payments' });
+    await pollUntil(async () => ((await api('GET', `/api/payments/payments/${payments.toWallet}`)).status === 200 ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'fetched payments',
+    });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -51,14 +64,30 @@ describe('orchestration send with payments', () => {
   /** The initiation ProviderTransfer created settles as a SUCCEEDED transfer to `payout` on the simulator. */
   async function expectSettledTransfer(entry: any, amount: number) {
     expect(entry.input.ProviderTransfer).toEqual({
-      connectorID, amount, asset: ASSET, destination: payout, waitingValidation: false, metadata: { purpose: 'payout' },
+      connectorID,
+      amount,
+      asset: ASSET,
+      destination: payout,
+      waitingValidation: false,
+      metadata: { purpose: 'payout' },
     });
     const initiationID = entry.output.ProviderTransfer.data.paymentInitiationID as string;
-    const initiation = await pollUntil(async () => {
-      const pi = (await api('GET', `/api/payments/v3/payment-initiations/${initiationID}`)).body.data;
-      return pi?.status === 'PROCESSED' ? pi : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the initiation to be processed' });
-    expect(initiation).toMatchObject({ connectorID, type: 'TRANSFER', amount, asset: ASSET, destinationAccountID: payout, metadata: { purpose: 'payout' } });
+    const initiation = await pollUntil(
+      async () => {
+        const pi = (await api('GET', `/api/payments/v3/payment-initiations/${initiationID}`)).body.data;
+        return pi?.status === 'PROCESSED' ? pi : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the initiation to be processed' },
+    );
+    expect(initiation).toMatchObject({
+      connectorID,
+      type: 'TRANSFER',
+      amount,
+      asset: ASSET,
+      destinationAccountID: payout,
+      metadata: { purpose: 'payout' },
+    });
     return initiation;
   }
 
@@ -67,13 +96,17 @@ describe('orchestration send with payments', () => {
     await fund(ledger, 'users:1', 1000, ASSET);
     expect((await api('POST', `/api/ledger/v2/${ledger}/accounts/users:1/metadata`, { body: { formanceAccountID: payout } })).status).toBe(204);
     const { stage, byName } = await runSend({
-      source: { account: { id: 'users:1', ledger } }, destination: { payment: { psp: 'simulated' } },
-      amount: { asset: ASSET, amount: 400 }, metadata: { purpose: 'payout' },
+      source: { account: { id: 'users:1', ledger } },
+      destination: { payment: { psp: 'simulated' } },
+      amount: { asset: ASSET, amount: 400 },
+      metadata: { purpose: 'payout' },
     });
     expect(await balance(ledger, 'users:1', ASSET)).toBe(600n);
     expect(await balance(ledger, 'world', ASSET)).toBe(-600n);
     expect(stage.map((e) => e.name)).toEqual(['GetAccount', 'CreateTransaction', 'findConnector', 'ProviderTransfer']);
-    expect(byName('CreateTransaction').input.CreateTransaction.data.postings).toEqual([{ source: 'users:1', destination: 'world', amount: 400, asset: ASSET }]);
+    expect(byName('CreateTransaction').input.CreateTransaction.data.postings).toEqual([
+      { source: 'users:1', destination: 'world', amount: 400, asset: ASSET },
+    ]);
     await expectSettledTransfer(byName('ProviderTransfer'), 400);
   });
 
@@ -81,8 +114,10 @@ describe('orchestration send with payments', () => {
     const wallet = await newWallet(`w-${suffix()}`, { formanceAccountID: payout });
     expect((await api('POST', `/api/wallets/wallets/${wallet}/credit`, { body: { amount: { asset: ASSET, amount: 900 } } })).status).toBe(204);
     const { stage, byName } = await runSend({
-      source: { wallet: { id: wallet } }, destination: { payment: { psp: 'simulated' } },
-      amount: { asset: ASSET, amount: 250 }, metadata: { purpose: 'payout' },
+      source: { wallet: { id: wallet } },
+      destination: { payment: { psp: 'simulated' } },
+      amount: { asset: ASSET, amount: 250 },
+      metadata: { purpose: 'payout' },
     });
     const wallets = (await api('GET', `/api/wallets/wallets/${wallet}`)).body.data;
     expect(wallets.balances.main.assets[ASSET]).toBe(650);
@@ -99,8 +134,17 @@ describe('orchestration send with payments', () => {
     const payment = byName('GetPayment').output.GetPayment.data;
     expect(payment).not.toHaveProperty('amount');
     expect(payment).toMatchObject({
-      id: payments.toAccount, reference: `in-a-${tag}`, connectorID, provider: 'SIMULATED', type: 'PAY-IN', status: 'SUCCEEDED',
-      initialAmount: 1500, asset: ASSET, scheme: 'sepa credit', destinationAccountID: accountId(connectorID, 'treasury'), metadata: { origin: 'bank' },
+      id: payments.toAccount,
+      reference: `in-a-${tag}`,
+      connectorID,
+      provider: 'SIMULATED',
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      initialAmount: 1500,
+      asset: ASSET,
+      scheme: 'sepa credit',
+      destinationAccountID: accountId(connectorID, 'treasury'),
+      metadata: { origin: 'bank' },
     });
     expect(Object.values(payment.metadata).every((v) => typeof v === 'string')).toBe(true);
     expect(payment.adjustments).toEqual([{ status: 'SUCCEEDED', amount: 1500, date: expect.any(String), raw: expect.any(Object), absolute: true }]);

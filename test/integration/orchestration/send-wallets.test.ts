@@ -46,7 +46,10 @@ describe('orchestration send with wallets', () => {
     expect(await mainBalance(destination)).toBe(25);
     const stage = (await stageHistory(id, 0)).body.data;
     expect(stage.map((e: { name: string }) => e.name)).toEqual(['ListWallets', 'GetWallet', 'CreditWallet']);
-    expect(stage[2].input.CreditWallet).toMatchObject({ id: destination, data: { sources: [{ type: 'WALLET', identifier: source, balance: 'main' }] } });
+    expect(stage[2].input.CreditWallet).toMatchObject({
+      id: destination,
+      data: { sources: [{ type: 'WALLET', identifier: source, balance: 'main' }] },
+    });
   });
 
   it('account -> wallet on the wallets ledger: one CreditWallet from the account', async () => {

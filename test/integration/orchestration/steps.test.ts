@@ -54,7 +54,12 @@ describe('orchestration steps run locally first', () => {
     expect(stages).toEqual([
       {
         name: 'RunSend',
-        input: { source: { account: { id: 'src', ledger } }, destination: { account: { id: 'dst', ledger } }, amount: { asset: 'USD', amount: 30 }, metadata: {} },
+        input: {
+          source: { account: { id: 'src', ledger } },
+          destination: { account: { id: 'dst', ledger } },
+          amount: { asset: 'USD', amount: 30 },
+          metadata: {},
+        },
         terminated: true,
         startedAt: body.data.status[0].startedAt,
         terminatedAt: body.data.status[0].terminatedAt,
@@ -65,7 +70,13 @@ describe('orchestration steps run locally first', () => {
       {
         name: 'CreateTransaction',
         input: { CreateTransaction: { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 30, asset: 'USD' }], metadata: {} } } },
-        output: { CreateTransaction: { data: [expect.objectContaining({ txid: expect.any(Number), postings: [{ source: 'src', destination: 'dst', amount: 30, asset: 'USD' }] })] } },
+        output: {
+          CreateTransaction: {
+            data: [
+              expect.objectContaining({ txid: expect.any(Number), postings: [{ source: 'src', destination: 'dst', amount: 30, asset: 'USD' }] }),
+            ],
+          },
+        },
         terminated: true,
         startedAt: iso,
         terminatedAt: iso,
@@ -77,7 +88,13 @@ describe('orchestration steps run locally first', () => {
   it('stage and step times are in causal order: each stage within itself and after the one before, each step within its stage', async () => {
     const ledger = await fundedLedger(100);
     const other = await fundedLedger(0);
-    const cross = { send: { source: { account: { id: 'src', ledger } }, destination: { account: { id: 'dst', ledger: other } }, amount: { asset: 'USD', amount: 5 } } };
+    const cross = {
+      send: {
+        source: { account: { id: 'src', ledger } },
+        destination: { account: { id: 'dst', ledger: other } },
+        amount: { asset: 'USD', amount: 5 },
+      },
+    };
     const workflowID = await createWorkflow([send(ledger, 10), cross, { noop: {} }, send(ledger, 10), { delay: { duration: '10ms' } }]);
     const { body } = await runInstance(workflowID, {}, true);
     expect(body.data).toMatchObject({ terminated: true });
@@ -85,7 +102,9 @@ describe('orchestration steps run locally first', () => {
     const history = await instanceHistory(body.data.id).then((r) => r.body.data as Array<{ startedAt: string; terminatedAt: string }>);
     const t = (iso: string) => Date.parse(iso);
     // The read model and op 13 give the same times.
-    expect(history.map((s) => [s.startedAt, s.terminatedAt])).toEqual(body.data.status.map((s: { startedAt: string; terminatedAt: string }) => [s.startedAt, s.terminatedAt]));
+    expect(history.map((s) => [s.startedAt, s.terminatedAt])).toEqual(
+      body.data.status.map((s: { startedAt: string; terminatedAt: string }) => [s.startedAt, s.terminatedAt]),
+    );
     expect(body.data.terminatedAt).toBe(history[history.length - 1].terminatedAt);
     history.forEach((stage, n) => {
       expect(t(stage.startedAt)).toBeLessThanOrEqual(t(stage.terminatedAt));
@@ -113,12 +132,22 @@ describe('orchestration steps run locally first', () => {
     const instanceID = (await runInstance(workflowID, {}, true)).body.data.id;
     await db('orchestration_stage_statuses').where({ instance_id: instanceID }).update({ terminated_at: null, error: null });
     await db('orchestration_instances').where({ id: instanceID }).update({ terminated: false, terminated_at: null });
-    const before = await db('events_outbox').where({ app: 'orchestration' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID]).count<{ count: string }[]>('* as count');
+    const before = await db('events_outbox')
+      .where({ app: 'orchestration' })
+      .whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID])
+      .count<{ count: string }[]>('* as count');
 
     const activities = createOrchestrationActivities({ db, temporal: { client: temporal.client, taskQueue: process.env.TEST_TASK_QUEUE! } });
-    const step = activities.CreateTransaction as unknown as (input: unknown, options: unknown) => Promise<StepResult<{ data: Array<{ txid: bigint }> }>>;
+    const step = activities.CreateTransaction as unknown as (
+      input: unknown,
+      options: unknown,
+    ) => Promise<StepResult<{ data: Array<{ txid: bigint }> }>>;
     const input = { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 40, asset: 'USD' }], metadata: {} } };
-    const options = { id: 's0-1-CreateTransaction', key: `${instanceID}-s0-1-CreateTransaction`, ends: { instanceID, workflowID, number: 0, endsInstance: true } };
+    const options = {
+      id: 's0-1-CreateTransaction',
+      key: `${instanceID}-s0-1-CreateTransaction`,
+      ends: { instanceID, workflowID, number: 0, endsInstance: true },
+    };
     const first = await step(input, options);
     const second = await step(input, options);
 
@@ -128,7 +157,10 @@ describe('orchestration steps run locally first', () => {
     expect(second.ended).toEqual(first.ended);
     const dst = (await api('GET', `/api/ledger/v2/${ledger}/accounts/dst?expand=volumes`)).body.data;
     expect(dst.volumes.USD.input).toBe(40);
-    const after = await db('events_outbox').where({ app: 'orchestration' }).whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID]).orderBy('seq');
+    const after = await db('events_outbox')
+      .where({ app: 'orchestration' })
+      .whereRaw(`payload::jsonb->>'instanceID' = ?`, [instanceID])
+      .orderBy('seq');
     // The first run ended the stage and the instance (two events); the second found both ended and emitted nothing.
     expect(after.length - Number(before[0].count)).toBe(2);
     expect(after.slice(-2).map((e: { type: string }) => e.type)).toEqual(['SUCCEEDED_WORKFLOW_STAGE', 'SUCCEEDED_WORKFLOW']);
@@ -145,10 +177,27 @@ describe('orchestration steps run locally first', () => {
     const step = activities.CreateTransaction as unknown as (input: unknown, options: unknown) => Promise<StepResult<unknown>>;
     const input = { ledger, data: { postings: [{ source: 'src', destination: 'dst', amount: 40, asset: 'USD' }], metadata: {} } };
     // The step commits and ends stage 0 (not the instance: as if a stage followed), then the workflow, cancelled, ends it as canceled.
-    const done = await step(input, { id: 's0-1-CreateTransaction', key: `${instanceID}-s0-1-CreateTransaction`, instanceID, ends: { instanceID, workflowID, number: 0 } });
-    const reported = await activities.orchestrationStageEnded({ instanceID, workflowID, number: 0, at: new Date().toISOString(), error: 'canceled', endsInstance: true });
+    const done = await step(input, {
+      id: 's0-1-CreateTransaction',
+      key: `${instanceID}-s0-1-CreateTransaction`,
+      instanceID,
+      ends: { instanceID, workflowID, number: 0 },
+    });
+    const reported = await activities.orchestrationStageEnded({
+      instanceID,
+      workflowID,
+      number: 0,
+      at: new Date().toISOString(),
+      error: 'canceled',
+      endsInstance: true,
+    });
     expect(reported).toEqual({ instanceID, workflowID, number: 0, at: done.ended!.at, endsInstance: true });
-    expect(await readInstance(instanceID)).toMatchObject({ terminated: true, error: 'canceled', terminatedAt: done.ended!.at, status: [{ stage: 0, terminatedAt: done.ended!.at }] });
+    expect(await readInstance(instanceID)).toMatchObject({
+      terminated: true,
+      error: 'canceled',
+      terminatedAt: done.ended!.at,
+      status: [{ stage: 0, terminatedAt: done.ended!.at }],
+    });
     expect((await readInstance(instanceID)).status[0].error).toBeUndefined();
   });
 });

@@ -11,7 +11,13 @@ const triggerIds = async () => (await api('GET', '/api/orchestration/triggers?pa
 describe('orchestration triggers', () => {
   it('creates (op 15), reads, lists, tests and deletes a trigger', async () => {
     const workflowID = await createWorkflow([{ noop: {} }]);
-    const body = { event: 'SAVED_PAYMENT', workflowID, filter: 'event.status == "SUCCEEDED" && event.amount > 100', vars: { amount: 'event.amount' }, name: `t-${Date.now()}` };
+    const body = {
+      event: 'SAVED_PAYMENT',
+      workflowID,
+      filter: 'event.status == "SUCCEEDED" && event.amount > 100',
+      vars: { amount: 'event.amount' },
+      name: `t-${Date.now()}`,
+    };
     const created = await api('POST', '/api/orchestration/triggers', { body });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({ ...body, id: expect.stringMatching(/^[0-9a-f-]{36}$/), createdAt: iso });
@@ -32,7 +38,12 @@ describe('orchestration triggers', () => {
   it.each([
     ['missing event', (w: string) => ({ workflowID: w }), 400, /missing event/],
     ['missing workflowID', () => ({ event: 'X' }), 400, /missing workflow id/],
-    ['a filter that does not compile', (w: string) => ({ event: 'X', workflowID: w, filter: 'event.amount >' }), 400, /filter: error compiling expression/],
+    [
+      'a filter that does not compile',
+      (w: string) => ({ event: 'X', workflowID: w, filter: 'event.amount >' }),
+      400,
+      /filter: error compiling expression/,
+    ],
     ['a var that does not compile', (w: string) => ({ event: 'X', workflowID: w, vars: { a: '(' } }), 400, /vars\.a: error compiling expression/],
     ['an unknown workflow', () => ({ event: 'X', workflowID: '00000000-0000-4000-8000-000000000000' }), 404, /not found/],
   ])('refuses %s', async (_name, make, status, message) => {
@@ -44,8 +55,16 @@ describe('orchestration triggers', () => {
 
   it.each([
     ['an unknown variable', { filter: 'nosuchvar.x == 1' }, `filter: error compiling expression 'nosuchvar.x == 1': Unknown variable: nosuchvar`],
-    ['an unknown function', { vars: { x: 'eval("1")' } }, `vars.x: error compiling expression 'eval("1")': found no matching overload for 'eval(string)'`],
-    ['a field the payload does not have', { vars: { x: 'event.nosuchfield' } }, 'vars.x: error compiling expression \'event.nosuchfield\': No such key: nosuchfield (not in a SAVED_PAYMENT payload)'],
+    [
+      'an unknown function',
+      { vars: { x: 'eval("1")' } },
+      `vars.x: error compiling expression 'eval("1")': found no matching overload for 'eval(string)'`,
+    ],
+    [
+      'a field the payload does not have',
+      { vars: { x: 'event.nosuchfield' } },
+      "vars.x: error compiling expression 'event.nosuchfield': No such key: nosuchfield (not in a SAVED_PAYMENT payload)",
+    ],
     ['a filter that is not a boolean', { filter: '1 + 1' }, `filter: error compiling expression '1 + 1': the filter gives int, not a bool`],
   ])('refuses %s at creation with 400 naming the field, and stores nothing', async (_name, expressions, message) => {
     const workflowID = await createWorkflow([{ noop: {} }]);
@@ -69,7 +88,13 @@ describe('orchestration triggers', () => {
   it('starts the workflow on a matching ledger event with the evaluated vars; a non-matching event starts nothing', async () => {
     const ledger = await newLedger('trig');
     const workflowID = await createWorkflow([
-      { send: { source: { account: { id: 'world', ledger } }, destination: { account: { id: 'bonus:${user}', ledger } }, amount: { asset: 'USD/2', amount: '${amount}' } } },
+      {
+        send: {
+          source: { account: { id: 'world', ledger } },
+          destination: { account: { id: 'bonus:${user}', ledger } },
+          amount: { asset: 'USD/2', amount: '${amount}' },
+        },
+      },
     ]);
     const trigger = (
       await api('POST', '/api/orchestration/triggers', {
@@ -83,11 +108,22 @@ describe('orchestration triggers', () => {
     ).body.data;
     await fund(ledger, 'users:ann', 50); // filtered out: amount <= 100
     await fund(ledger, 'users:bob', 1000);
-    const [occurrence] = await pollUntil(() => occurrences(trigger.id), (list) => list.length === 1);
-    expect(occurrence).toMatchObject({ triggerID: trigger.id, workflowInstanceID: expect.any(String), date: iso, event: { app: 'ledger', type: 'COMMITTED_TRANSACTIONS' } });
+    const [occurrence] = await pollUntil(
+      () => occurrences(trigger.id),
+      (list) => list.length === 1,
+    );
+    expect(occurrence).toMatchObject({
+      triggerID: trigger.id,
+      workflowInstanceID: expect.any(String),
+      date: iso,
+      event: { app: 'ledger', type: 'COMMITTED_TRANSACTIONS' },
+    });
     // The occurrence is committed before its instance starts (so a retry finishes the same start): the instance may
     // not be readable yet when the occurrence is.
-    const instance = await pollUntil(() => readInstance(occurrence.workflowInstanceID), (i) => i?.terminated === true);
+    const instance = await pollUntil(
+      () => readInstance(occurrence.workflowInstanceID),
+      (i) => i?.terminated === true,
+    );
     expect(instance).toMatchObject({ workflowID, terminated: true });
     expect(instance.error).toBeUndefined();
     expect(await balance(ledger, 'bonus:bob')).toBe(100n);
@@ -101,11 +137,19 @@ describe('orchestration triggers', () => {
     const trigger = (
       await api('POST', '/api/orchestration/v2/triggers', {
         // A transaction without a reference has no `reference` field: the variable fails on this event only.
-        body: { event: 'COMMITTED_TRANSACTIONS', workflowID, filter: `event.ledger == "${ledger}"`, vars: { missing: 'event.transactions[0].reference' } },
+        body: {
+          event: 'COMMITTED_TRANSACTIONS',
+          workflowID,
+          filter: `event.ledger == "${ledger}"`,
+          vars: { missing: 'event.transactions[0].reference' },
+        },
       })
     ).body.data;
     await fund(ledger, 'users:x', 10);
-    const [occurrence] = await pollUntil(() => occurrences(trigger.id), (list) => list.length === 1);
+    const [occurrence] = await pollUntil(
+      () => occurrences(trigger.id),
+      (list) => list.length === 1,
+    );
     expect(occurrence.workflowInstanceID).toBeUndefined();
     expect(occurrence.error).toMatch(/variable missing/);
     const instances = await api('GET', `/api/orchestration/v2/instances?workflowID=${workflowID}`);

@@ -10,7 +10,13 @@ describe('orchestration workflow definitions', () => {
     const config = {
       name: `payout-${Date.now()}`,
       stages: [
-        { send: { source: { account: { id: 'users:${user}', ledger: 'main' } }, destination: { account: { id: 'bank', ledger: 'main' } }, amount: { asset: 'USD/2', amount: '${amount}' } } },
+        {
+          send: {
+            source: { account: { id: 'users:${user}', ledger: 'main' } },
+            destination: { account: { id: 'bank', ledger: 'main' } },
+            amount: { asset: 'USD/2', amount: '${amount}' },
+          },
+        },
         { wait_event: { event: 'confirmed' } },
       ],
     };
@@ -37,7 +43,9 @@ describe('orchestration workflow definitions', () => {
     expect((await api('POST', '/api/orchestration/v2/workflows', { body: { stages: [] } })).status).toBe(201);
   });
 
-  const send = (source: unknown, destination: unknown, extra: object = { amount: { asset: 'USD', amount: 100 } }) => ({ send: { source, destination, ...extra } });
+  const send = (source: unknown, destination: unknown, extra: object = { amount: { asset: 'USD', amount: 100 } }) => ({
+    send: { source, destination, ...extra },
+  });
   it.each([
     ['an unknown stage type', [{ noop: {} }, { sleep: {} }], 'stages[1]: unknown stage type "sleep"'],
     ['two keys in a stage', [{ noop: {}, delay: { duration: '1s' } }], 'stages[0]: must have exactly one key'],
@@ -46,14 +54,46 @@ describe('orchestration workflow definitions', () => {
     ['a bad until', [{ delay: { until: 'tomorrow' } }], 'stages[0].delay.until: "tomorrow" is not an RFC 3339 date-time'],
     ['a wait_event without event', [{ wait_event: {} }], 'stages[0].wait_event.event: is required'],
     ['an update without metadata', [{ update: { account: { id: 'a' } } }], 'stages[0].update.account.metadata: is required'],
-    ['an unknown field', [{ noop: {} }, { noop: {} }, send({ account: { id: 'a', ledgr: 'x' } }, { account: { id: 'b' } })], 'stages[2].send.source.account.ledgr: unknown field'],
-    ['two sources', [send({ account: { id: 'a' }, wallet: { id: 'w' } }, { account: { id: 'b' } })], 'stages[0].send.source: exactly one of account, wallet, payment is required'],
-    ['payment to payment', [send({ payment: { id: 'p' } }, { payment: { psp: 'stripe' } })], 'stages[0].send.destination: a send from a payment to a payment is not supported'],
-    ['a negative amount', [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'USD', amount: -1 } })], 'stages[0].send.amount.amount: must be a non-negative integer'],
-    ['a missing amount', [send({ account: { id: 'a' } }, { account: { id: 'b' } }, {})], 'stages[0].send.amount: is required unless the source is a payment'],
-    ['a bad asset', [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'usd', amount: 1 } })], 'stages[0].send.amount.asset: "usd" is not an asset'],
-    ['a wallet without id or name', [send({ wallet: { balance: 'main' } }, { account: { id: 'b' } })], 'stages[0].send.source.wallet: one of id or name is required'],
-    ['non-string metadata', [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'USD', amount: 1 }, metadata: { n: 1 } })], 'stages[0].send.metadata.n: must be a string'],
+    [
+      'an unknown field',
+      [{ noop: {} }, { noop: {} }, send({ account: { id: 'a', ledgr: 'x' } }, { account: { id: 'b' } })],
+      'stages[2].send.source.account.ledgr: unknown field',
+    ],
+    [
+      'two sources',
+      [send({ account: { id: 'a' }, wallet: { id: 'w' } }, { account: { id: 'b' } })],
+      'stages[0].send.source: exactly one of account, wallet, payment is required',
+    ],
+    [
+      'payment to payment',
+      [send({ payment: { id: 'p' } }, { payment: { psp: 'stripe' } })],
+      'stages[0].send.destination: a send from a payment to a payment is not supported',
+    ],
+    [
+      'a negative amount',
+      [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'USD', amount: -1 } })],
+      'stages[0].send.amount.amount: must be a non-negative integer',
+    ],
+    [
+      'a missing amount',
+      [send({ account: { id: 'a' } }, { account: { id: 'b' } }, {})],
+      'stages[0].send.amount: is required unless the source is a payment',
+    ],
+    [
+      'a bad asset',
+      [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'usd', amount: 1 } })],
+      'stages[0].send.amount.asset: "usd" is not an asset',
+    ],
+    [
+      'a wallet without id or name',
+      [send({ wallet: { balance: 'main' } }, { account: { id: 'b' } })],
+      'stages[0].send.source.wallet: one of id or name is required',
+    ],
+    [
+      'non-string metadata',
+      [send({ account: { id: 'a' } }, { account: { id: 'b' } }, { amount: { asset: 'USD', amount: 1 }, metadata: { n: 1 } })],
+      'stages[0].send.metadata.n: must be a string',
+    ],
   ])('refuses %s with 400 naming the stage and field', async (_name, stages, message) => {
     const res = await api('POST', '/api/orchestration/v2/workflows', { body: { stages } });
     expect(res.status).toBe(400);
@@ -63,7 +103,9 @@ describe('orchestration workflow definitions', () => {
 
   it('refuses a literal account address outside the ledger grammar and stores nothing; a valid one still creates and runs', async () => {
     const ledger = await newLedger('orch');
-    const config = (destination: string) => ({ stages: [send({ account: { id: 'world', ledger } }, { account: { id: destination, ledger } }, { amount: { asset: 'USD/2', amount: 250 } })] });
+    const config = (destination: string) => ({
+      stages: [send({ account: { id: 'world', ledger } }, { account: { id: destination, ledger } }, { amount: { asset: 'USD/2', amount: 250 } })],
+    });
     const ids = async () => (await api('GET', '/api/orchestration/v2/workflows?pageSize=1000')).body.cursor.data.map((w: { id: string }) => w.id);
     const before = await ids();
     for (const address of ['orch:😀', 'world:']) {

@@ -19,7 +19,11 @@ describe('payments account lists, v3 and v1', () => {
     ({ connectorID, accountIDs } = await seedConnector(db, [
       { reference: 'plain', createdAt: new Date('2999-01-01T00:00:00.000Z') },
       {
-        reference: 'odd', type: 'EXTERNAL', name: 'Ünïcode "quoted"\nname', defaultAsset: 'EUR/2', createdAt: new Date('2999-02-28T23:59:59.999Z'),
+        reference: 'odd',
+        type: 'EXTERNAL',
+        name: 'Ünïcode "quoted"\nname',
+        defaultAsset: 'EUR/2',
+        createdAt: new Date('2999-02-28T23:59:59.999Z'),
         metadata: { 'quote"key': 'line\nbreak', emoji: '€💶', '123': 'index-like key' },
         raw: { nested: { list: [1, 'two', null, { deep: true }] }, exact: big, float: 1.5, empty: {} },
       },
@@ -27,7 +31,9 @@ describe('payments account lists, v3 and v1', () => {
       { reference: 'open-banking', createdAt: new Date('2999-04-01T00:00:00.000Z') },
     ]));
     // The members only accounts of an end user's bank connection have, and a pool (v1 lists an account's pools).
-    await db('payments_accounts').where({ id: accountIDs[3] }).update({ psu_id: randomUUID(), open_banking_connection_id: `conn-${randomUUID()}` });
+    await db('payments_accounts')
+      .where({ id: accountIDs[3] })
+      .update({ psu_id: randomUUID(), open_banking_connection_id: `conn-${randomUUID()}` });
     const poolIDs = [randomUUID(), randomUUID()].sort();
     for (const id of poolIDs) {
       await db('payments_pools').insert({ id, name: `account-lists-${id}` });
@@ -53,7 +59,12 @@ describe('payments account lists, v3 and v1', () => {
     const [openBanking, emptyName, odd, plain] = listed;
     expect(Object.keys(plain)).toEqual(['id', 'connectorID', 'provider', 'reference', 'type', 'createdAt', 'metadata', 'raw']);
     expect(Object.keys(emptyName)).not.toContain('name');
-    expect(odd).toMatchObject({ name: 'Ünïcode "quoted"\nname', defaultAsset: 'EUR/2', createdAt: '2999-02-28T23:59:59.999Z', provider: 'SIMULATED' });
+    expect(odd).toMatchObject({
+      name: 'Ünïcode "quoted"\nname',
+      defaultAsset: 'EUR/2',
+      createdAt: '2999-02-28T23:59:59.999Z',
+      provider: 'SIMULATED',
+    });
     expect(openBanking.psuID).toMatch(/^[0-9a-f-]{36}$/);
     expect(openBanking.openBankingConnectionID).toMatch(/^conn-/);
     // Beyond 2^53 the digits must survive: compare the raw text, not numbers parsed by a client.

@@ -6,19 +6,30 @@ import { installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } f
 import { temporalClient } from '../../support/temporal';
 
 const payment = (reference: string) => ({
-  reference, type: 'PAY-IN', status: 'SUCCEEDED', amount: 100, asset: 'EUR/2', createdAt: '2024-03-01T10:00:00Z', destinationAccountReference: 'main',
+  reference,
+  type: 'PAY-IN',
+  status: 'SUCCEEDED',
+  amount: 100,
+  asset: 'EUR/2',
+  createdAt: '2024-03-01T10:00:00Z',
+  destinationAccountReference: 'main',
 });
 const connectors = '/api/payments/v3/connectors';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const references = async (connectorID: string) => (await paymentsOf(connectorID)).map((p) => p.reference).sort();
-const hasPayment = (connectorID: string, reference: string) => pollUntil(async () => ((await references(connectorID)).includes(reference) ? true : undefined), isDefined, { timeoutMs: 30_000, what: reference });
+const hasPayment = (connectorID: string, reference: string) =>
+  pollUntil(async () => ((await references(connectorID)).includes(reference) ? true : undefined), isDefined, { timeoutMs: 30_000, what: reference });
 
 async function settledTask(taskID: string): Promise<any> {
-  return pollUntil(async () => {
-    const res = await api('GET', `/api/payments/v3/tasks/${encodeURIComponent(taskID)}`);
-    expect(res.status).toBe(200);
-    return res.body.data.status !== 'PROCESSING' ? res.body.data : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
+  return pollUntil(
+    async () => {
+      const res = await api('GET', `/api/payments/v3/tasks/${encodeURIComponent(taskID)}`);
+      expect(res.status).toBe(200);
+      return res.body.data.status !== 'PROCESSING' ? res.body.data : undefined;
+    },
+    isDefined,
+    { timeoutMs: 30_000, what: `task ${taskID}` },
+  );
 }
 
 async function schedulesOf(connectorID: string): Promise<any[]> {
@@ -40,23 +51,46 @@ describe('connector schedules and tasks (payments v3)', () => {
   async function runsEnded(scheduleId: string): Promise<void> {
     const { info } = await client.schedule.getHandle(scheduleId).describe();
     for (const { action } of info.recentActions) {
-      await client.workflow.getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId).result().catch(() => undefined);
+      await client.workflow
+        .getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId)
+        .result()
+        .catch(() => undefined);
     }
   }
 
-  it('install accepts Formance\'s `provider` and `pageSize`; the config reads back with the SDK\'s provider type', async () => {
+  it("install accepts Formance's `provider` and `pageSize`; the config reads back with the SDK's provider type", async () => {
     const dir = simulatedDirectory();
-    const simulated = await api('POST', `${connectors}/install/simulated`, { body: { name: `f-${suffix()}`, directory: dir, pollingPeriod: '30m', provider: 'Dummypay', pageSize: 25 } });
+    const simulated = await api('POST', `${connectors}/install/simulated`, {
+      body: { name: `f-${suffix()}`, directory: dir, pollingPeriod: '30m', provider: 'Dummypay', pageSize: 25 },
+    });
     expect(simulated.status).toBe(202);
     const config = (await api('GET', `${connectors}/${simulated.body.data}/config`)).body.data;
-    expect(config).toEqual({ name: expect.any(String), directory: expect.stringContaining(dir.split('/').pop() as string), pollingPeriod: '30m', provider: 'Dummypay' });
-    const generic = await api('POST', `${connectors}/install/generic`, { body: { name: `g-${suffix()}`, endpoint: 'http://127.0.0.1:9', apiKey: 'k', provider: 'Generic', pageSize: 100 } });
+    expect(config).toEqual({
+      name: expect.any(String),
+      directory: expect.stringContaining(dir.split('/').pop() as string),
+      pollingPeriod: '30m',
+      provider: 'Dummypay',
+    });
+    const generic = await api('POST', `${connectors}/install/generic`, {
+      body: { name: `g-${suffix()}`, endpoint: 'http://127.0.0.1:9', apiKey: 'k', provider: 'Generic', pageSize: 100 },
+    });
     expect(generic.status).toBe(202);
-    expect((await api('GET', `${connectors}/${generic.body.data}/config`)).body.data).toMatchObject({ provider: 'Generic', apiKey: '********', pollingPeriod: '2m' });
-    expect((await api('POST', `${connectors}/install/generic`, { body: { name: `g-${suffix()}`, endpoint: 'http://127.0.0.1:9', pageSize: 0 } })).status).toBe(400);
+    expect((await api('GET', `${connectors}/${generic.body.data}/config`)).body.data).toMatchObject({
+      provider: 'Generic',
+      apiKey: '********',
+      pollingPeriod: '2m',
+    });
+    expect(
+      (await api('POST', `${connectors}/install/generic`, { body: { name: `g-${suffix()}`, endpoint: 'http://127.0.0.1:9', pageSize: 0 } })).status,
+    ).toBe(400);
 
     const listed = (await api('GET', `${connectors}?pageSize=1000`)).body.cursor.data.find((c: any) => c.id === simulated.body.data);
-    expect(listed).toMatchObject({ reference: expect.stringMatching(/^[0-9a-f-]{36}$/), scheduledForDeletion: false, config: { provider: 'Dummypay', pollingPeriod: '30m' }, capabilities: expect.arrayContaining(['FETCH_PAYMENTS']) });
+    expect(listed).toMatchObject({
+      reference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      scheduledForDeletion: false,
+      config: { provider: 'Dummypay', pollingPeriod: '30m' },
+      capabilities: expect.arrayContaining(['FETCH_PAYMENTS']),
+    });
     expect(Buffer.from(simulated.body.data, 'base64url').toString()).toContain(listed.reference);
     // Formance's `query` filter of the v3 lists is accepted and ignored.
     const filter = encodeURIComponent('{"$match":{"name":"x"}}');
@@ -66,21 +100,35 @@ describe('connector schedules and tasks (payments v3)', () => {
   });
 
   it('lists one schedule per kind with the polling period, read from Temporal, and the runs each one started', async () => {
-    const connectorID = await installSimulated(simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [payment('p1')] }), '1s');
+    const connectorID = await installSimulated(
+      simulatedDirectory({ 'accounts.json': [{ reference: 'main' }], 'payments.json': [payment('p1')] }),
+      '1s',
+    );
     const schedules = await schedulesOf(connectorID);
     expect(schedules.map((s) => s.kind).sort()).toEqual(['accounts', 'balances', 'conversions', 'orders', 'payments']);
-    for (const s of schedules) expect(s).toMatchObject({ id: expect.stringMatching(new RegExp(`^connector-simulated-sim-[0-9a-f-]+-${s.kind}$`)), connectorID, paused: false });
+    for (const s of schedules)
+      expect(s).toMatchObject({
+        id: expect.stringMatching(new RegExp(`^connector-simulated-sim-[0-9a-f-]+-${s.kind}$`)),
+        connectorID,
+        paused: false,
+      });
     const payments = schedules.find((s) => s.kind === 'payments');
-    expect((await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}`)).body.data).toEqual(expect.objectContaining({ id: payments.id, createdAt: payments.createdAt }));
+    expect((await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}`)).body.data).toEqual(
+      expect.objectContaining({ id: payments.id, createdAt: payments.createdAt }),
+    );
     const paged = await api('GET', `${connectors}/${connectorID}/schedules?pageSize=3`);
     expect(paged.body.cursor).toMatchObject({ pageSize: 3, hasMore: true });
     const rest = await api('GET', `${connectors}/${connectorID}/schedules?cursor=${paged.body.cursor.next}`);
     expect([...paged.body.cursor.data, ...rest.body.cursor.data].map((s: any) => s.id).sort()).toEqual(schedules.map((s) => s.id).sort());
 
-    const instances = await pollUntil(async () => {
-      const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances?pageSize=2`)).body.cursor;
-      return list.hasMore && list.data.some((i: any) => i.terminated) ? list : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'three runs of the payments schedule' });
+    const instances = await pollUntil(
+      async () => {
+        const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances?pageSize=2`)).body.cursor;
+        return list.hasMore && list.data.some((i: any) => i.terminated) ? list : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'three runs of the payments schedule' },
+    );
     for (const instance of instances.data) {
       expect(instance).toMatchObject({ id: expect.stringMatching(new RegExp(`^${payments.id}-`)), scheduleID: payments.id, connectorID });
     }
@@ -95,10 +143,14 @@ describe('connector schedules and tasks (payments v3)', () => {
   it('a failed run is listed with its error (a malformed provider file), and the next runs try again', async () => {
     const connectorID = await installSimulated(simulatedDirectory({ 'payments.json': [{ reference: 'broken' }] }), '1s');
     const payments = (await schedulesOf(connectorID)).find((s) => s.kind === 'payments');
-    const failed = await pollUntil(async () => {
-      const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances`)).body.cursor.data;
-      return list.filter((i: any) => i.error).length >= 2 ? list.filter((i: any) => i.error) : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'two failed runs' });
+    const failed = await pollUntil(
+      async () => {
+        const list = (await api('GET', `${connectors}/${connectorID}/schedules/${payments.id}/instances`)).body.cursor.data;
+        return list.filter((i: any) => i.error).length >= 2 ? list.filter((i: any) => i.error) : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'two failed runs' },
+    );
     expect(failed[0]).toMatchObject({ terminated: true, error: expect.stringMatching(/payments\.json\[0\]: "createdAt"/) });
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
@@ -140,7 +192,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
 
-  it('a config update sets the schedules\' interval; the name, another plugin\'s field and a missing required field are 400', async () => {
+  it("a config update sets the schedules' interval; the name, another plugin's field and a missing required field are 400", async () => {
     const dir = simulatedDirectory();
     const connectorID = await installSimulated(dir, '1s');
     const config = (await api('GET', `${connectors}/${connectorID}/config`)).body.data;
@@ -164,7 +216,7 @@ describe('connector schedules and tasks (payments v3)', () => {
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
 
-  it('a deleted connector\'s schedules are gone: listed empty, read 404, instances 404, reset 404', async () => {
+  it("a deleted connector's schedules are gone: listed empty, read 404, instances 404, reset 404", async () => {
     const connectorID = await installSimulated(simulatedDirectory(), '1s');
     const [schedule] = await schedulesOf(connectorID);
     const other = await installSimulated(simulatedDirectory(), '1s');
@@ -195,24 +247,52 @@ describe('connector schedules and tasks (payments v3)', () => {
     const connectorID = await installSimulated(dir, '1h');
     const install = (await schedulesOf(connectorID))[0].id.replace(/-[a-z]+$/, '-install');
     expect(await settledTask(install)).toMatchObject({ status: 'SUCCEEDED', connectorID });
-    const initiate = async (amount: number) => (await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
-      body: { reference: `t-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset: 'EUR/2', sourceAccountID: accountId(connectorID, 'main'), destinationAccountID: accountId(connectorID, 'supplier') },
-    })).body.data;
+    const initiate = async (amount: number) =>
+      (
+        await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
+          body: {
+            reference: `t-${suffix()}`,
+            connectorID,
+            type: 'TRANSFER',
+            amount,
+            asset: 'EUR/2',
+            sourceAccountID: accountId(connectorID, 'main'),
+            destinationAccountID: accountId(connectorID, 'supplier'),
+          },
+        })
+      ).body.data;
     const refused = await initiate(500);
-    expect(await settledTask(refused.taskID)).toMatchObject({ id: refused.taskID, status: 'FAILED', connectorID, error: expect.stringMatching(/insufficient funds/) });
+    expect(await settledTask(refused.taskID)).toMatchObject({
+      id: refused.taskID,
+      status: 'FAILED',
+      connectorID,
+      error: expect.stringMatching(/insufficient funds/),
+    });
     const processed = await initiate(5);
     const task = await settledTask(processed.taskID);
     expect(task).toMatchObject({ status: 'SUCCEEDED', createdObjectID: expect.any(String) });
     expect((await api('GET', `/api/payments/payments/${task.createdObjectID}`)).status).toBe(200);
-    for (const id of ['nope', `${install.replace(/-install$/, '-payments')}`]) expect((await api('GET', `/api/payments/v3/tasks/${id}`)).status).toBe(404);
+    for (const id of ['nope', `${install.replace(/-install$/, '-payments')}`])
+      expect((await api('GET', `/api/payments/v3/tasks/${id}`)).status).toBe(404);
     expect((await api('DELETE', `${connectors}/${connectorID}`)).status).toBe(202);
   });
 
   it('capabilities and config descriptions: per connector, per plugin, with an ETag', async () => {
     const connectorID = await installSimulated(simulatedDirectory(), '1h');
     const own = await api('GET', `${connectors}/${connectorID}/capabilities`);
-    expect(own.body.data).toEqual(['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_BANK_ACCOUNT', 'CREATE_TRANSFER', 'CREATE_PAYOUT',
-      'ALLOW_FORMANCE_ACCOUNT_CREATION', 'ALLOW_FORMANCE_PAYMENT_CREATION', 'FETCH_CONVERSIONS', 'FETCH_ORDERS']);
+    expect(own.body.data).toEqual([
+      'FETCH_ACCOUNTS',
+      'FETCH_BALANCES',
+      'FETCH_EXTERNAL_ACCOUNTS',
+      'FETCH_PAYMENTS',
+      'CREATE_BANK_ACCOUNT',
+      'CREATE_TRANSFER',
+      'CREATE_PAYOUT',
+      'ALLOW_FORMANCE_ACCOUNT_CREATION',
+      'ALLOW_FORMANCE_PAYMENT_CREATION',
+      'FETCH_CONVERSIONS',
+      'FETCH_ORDERS',
+    ]);
     const all = await api('GET', `${connectors}/capabilities`);
     expect(all.body.data.generic).not.toContain('ALLOW_FORMANCE_PAYMENT_CREATION');
     expect(Object.keys(all.body.data).sort()).toEqual(['generic', 'simulated', 'stripe']);

@@ -24,7 +24,12 @@ describe('a fetch and an uninstall of the same connector', () => {
   async function newConnector(): Promise<string> {
     const id = connectorId('simulated');
     const name = `race-${suffix()}`;
-    await db('payments_connectors').insert({ id, provider: 'simulated', name, config: stringifyJson({ name, directory: simulatedDirectory({}), pollingPeriod: '1m' }) });
+    await db('payments_connectors').insert({
+      id,
+      provider: 'simulated',
+      name,
+      config: stringifyJson({ name, directory: simulatedDirectory({}), pollingPeriod: '1m' }),
+    });
     return id;
   }
 
@@ -47,24 +52,41 @@ describe('a fetch and an uninstall of the same connector', () => {
     expect(await db.transaction((trx) => lockInstalledConnector(trx, id))).toBe(false);
   });
 
-
   it('lets a fetch whose connector was uninstalled while the provider answered write nothing', async () => {
     const id = connectorId('generic');
     let calls = 0;
     // The provider answers only once the connector is uninstalled: the fetch passed its first check before.
     const provider = http.createServer((req, res) => {
       calls += 1;
-      void db('payments_connectors').where({ id }).update({ uninstalled_at: db.fn.now() }).then(() => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(stringifyJson({ data: [{ reference: 'late-1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 5, asset: 'USD/2', createdAt: '2024-05-01T00:00:00Z' }] }));
-      });
+      void db('payments_connectors')
+        .where({ id })
+        .update({ uninstalled_at: db.fn.now() })
+        .then(() => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(
+            stringifyJson({
+              data: [{ reference: 'late-1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 5, asset: 'USD/2', createdAt: '2024-05-01T00:00:00Z' }],
+            }),
+          );
+        });
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     try {
       const name = `race-generic-${suffix()}`;
       const endpoint = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-      await db('payments_connectors').insert({ id, provider: 'generic', name, config: stringifyJson({ name, endpoint, pollingPeriod: '1m', timeout: '5s' }) });
-      const activities = createPaymentsActivities({ db, logger: createLogger('test', 'silent'), dataDir: os.tmpdir(), publicUrl: 'http://127.0.0.1:1', temporal: undefined as never });
+      await db('payments_connectors').insert({
+        id,
+        provider: 'generic',
+        name,
+        config: stringifyJson({ name, endpoint, pollingPeriod: '1m', timeout: '5s' }),
+      });
+      const activities = createPaymentsActivities({
+        db,
+        logger: createLogger('test', 'silent'),
+        dataDir: os.tmpdir(),
+        publicUrl: 'http://127.0.0.1:1',
+        temporal: undefined as never,
+      });
       await expect(activities.paymentsFetchPayments(id)).rejects.toMatchObject({ type: 'NOT_INSTALLED', nonRetryable: true });
       expect(calls).toBe(1);
       expect(await db('payments_payments').where({ connector_id: id }).pluck('reference')).toEqual([]);

@@ -14,8 +14,24 @@ function startProvider() {
   const transfers = new Map<string, any>();
   const authorizations = new Set<string>();
   const payments = [
-    { reference: 'g1', type: 'PAY-IN', status: 'SUCCEEDED', amount: 700, asset: 'USD/2', createdAt: '2024-05-01T00:00:00Z', destinationAccountReference: 'acc-1' },
-    { reference: 'g2', type: 'PAYOUT', status: 'PENDING', amount: 300, asset: 'USD/2', createdAt: '2024-05-02T00:00:00Z', sourceAccountReference: 'acc-1' },
+    {
+      reference: 'g1',
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      amount: 700,
+      asset: 'USD/2',
+      createdAt: '2024-05-01T00:00:00Z',
+      destinationAccountReference: 'acc-1',
+    },
+    {
+      reference: 'g2',
+      type: 'PAYOUT',
+      status: 'PENDING',
+      amount: 300,
+      asset: 'USD/2',
+      createdAt: '2024-05-02T00:00:00Z',
+      sourceAccountReference: 'acc-1',
+    },
   ];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url as string, 'http://127.0.0.1');
@@ -44,7 +60,16 @@ function startProvider() {
         const idem = req.headers['idempotency-key'] as string;
         const input = JSON.parse(body);
         const first = !transfers.has(idem);
-        if (first) transfers.set(idem, { reference: `tr-${transfers.size + 1}`, type: 'TRANSFER', status: 'SUCCEEDED', amount: input.amount, asset: input.asset, createdAt: new Date().toISOString(), destinationAccountReference: input.destinationAccountReference });
+        if (first)
+          transfers.set(idem, {
+            reference: `tr-${transfers.size + 1}`,
+            type: 'TRANSFER',
+            status: 'SUCCEEDED',
+            amount: input.amount,
+            asset: input.asset,
+            createdAt: new Date().toISOString(),
+            destinationAccountReference: input.destinationAccountReference,
+          });
         return first ? send(500, { error: 'lost response' }) : send(200, { data: transfers.get(idem) });
       }
       if (key === 'POST /payouts') return send(422, { error: 'payouts are not enabled' });
@@ -74,17 +99,29 @@ describe('generic HTTP connector against a local provider', () => {
   });
 
   it('fetches through a 500 and a timeout, retried by Temporal, with nothing duplicated', async () => {
-    const list = await pollUntil(async () => {
-      const rows = await paymentsOf(connectorID);
-      return rows.length >= 2 ? rows : undefined;
-    }, isDefined, { timeoutMs: 45_000, what: 'generic payments' });
+    const list = await pollUntil(
+      async () => {
+        const rows = await paymentsOf(connectorID);
+        return rows.length >= 2 ? rows : undefined;
+      },
+      isDefined,
+      { timeoutMs: 45_000, what: 'generic payments' },
+    );
     expect(provider.calls['GET /payments']).toBeGreaterThanOrEqual(3);
     // Wait for more fetch cycles of the same data, then check nothing was added twice.
     const before = provider.calls['GET /payments'];
-    await pollUntil(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'two more cycles' });
+    await pollUntil(async () => (provider.calls['GET /payments'] >= before + 2 ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'two more cycles',
+    });
     const again = await paymentsOf(connectorID);
     expect(again.map((p) => p.reference).sort()).toEqual(['g1', 'g2']);
-    expect(list.find((p) => p.reference === 'g1')).toMatchObject({ provider: 'GENERIC', amount: 700, scheme: 'other', adjustments: [expect.objectContaining({ status: 'SUCCEEDED' })] });
+    expect(list.find((p) => p.reference === 'g1')).toMatchObject({
+      provider: 'GENERIC',
+      amount: 700,
+      scheme: 'other',
+      adjustments: [expect.objectContaining({ status: 'SUCCEEDED' })],
+    });
     expect(again.find((p) => p.reference === 'g1').adjustments).toHaveLength(1);
     expect([...provider.authorizations]).toEqual(['Bearer secret-key']);
     expect((await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data.apiKey).toBe('********');
@@ -93,14 +130,26 @@ describe('generic HTTP connector against a local provider', () => {
   it('a transfer whose first response is lost is retried with the same Idempotency-Key and executed once', async () => {
     const accountID = (ref: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: ref })).toString('base64url');
     const res = await api('POST', '/api/payments/v3/payment-initiations?noValidation=true', {
-      body: { reference: `gt-${suffix()}`, connectorID, type: 'TRANSFER', amount: 55, asset: 'USD/2', sourceAccountID: accountID('acc-1'), destinationAccountID: accountID('ext-1') },
+      body: {
+        reference: `gt-${suffix()}`,
+        connectorID,
+        type: 'TRANSFER',
+        amount: 55,
+        asset: 'USD/2',
+        sourceAccountID: accountID('acc-1'),
+        destinationAccountID: accountID('ext-1'),
+      },
     });
     expect(res.status).toBe(202);
     const id = res.body.data.paymentInitiationID;
-    const pi = await pollUntil(async () => {
-      const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
-      return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the transfer' });
+    const pi = await pollUntil(
+      async () => {
+        const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
+        return ['PROCESSED', 'FAILED'].includes(data.status) ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the transfer' },
+    );
     expect(pi.status).toBe('PROCESSED');
     expect(provider.calls['POST /transfers']).toBe(2);
     expect(provider.transfers.size).toBe(1);
@@ -113,10 +162,14 @@ describe('generic HTTP connector against a local provider', () => {
       body: { reference: `gp-${suffix()}`, connectorID, type: 'PAYOUT', amount: 5, asset: 'USD/2', destinationAccountID: accountID('ext-1') },
     });
     const id = res.body.data.paymentInitiationID;
-    const pi = await pollUntil(async () => {
-      const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
-      return data.status === 'FAILED' ? data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the payout to fail' });
+    const pi = await pollUntil(
+      async () => {
+        const data = (await api('GET', `/api/payments/v3/payment-initiations/${id}`)).body.data;
+        return data.status === 'FAILED' ? data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the payout to fail' },
+    );
     expect(pi.error).toMatch(/422/);
     // The provider's error body is logged, never echoed to readers of the initiation.
     expect(pi.error).not.toContain('payouts are not enabled');

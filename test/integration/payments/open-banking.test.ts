@@ -18,7 +18,15 @@ const bank = {
   ],
   'psu-balances.json': [{ accountReference: 'checking', asset: 'EUR/2', amount: 123456 }],
   'psu-payments.json': [
-    { reference: 'salary', type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, asset: 'EUR/2', createdAt: '2024-02-01T00:00:00Z', destinationAccountReference: 'checking' },
+    {
+      reference: 'salary',
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      amount: 250000,
+      asset: 'EUR/2',
+      createdAt: '2024-02-01T00:00:00Z',
+      destinationAccountReference: 'checking',
+    },
   ],
 };
 
@@ -37,25 +45,37 @@ describe('payments v3 open banking on the simulated connector', () => {
   });
   afterAll(async () => db.destroy());
 
-  const newUser = async () => (await api('POST', users, { body: { name: `psu-${suffix()}`, contactDetails: { email: 'end.user@example.com' } } })).body.data as string;
+  const newUser = async () =>
+    (await api('POST', users, { body: { name: `psu-${suffix()}`, contactDetails: { email: 'end.user@example.com' } } })).body.data as string;
   const forward = (psuID: string, connector = connectorID) => api('POST', `${users}/${psuID}/connectors/${connector}/forward`);
   const createLink = (psuID: string, body: unknown = { clientRedirectURL: redirectURL, applicationName: 'Budget app' }) =>
     api('POST', `${users}/${psuID}/connectors/${connectorID}/create-link`, { body });
-  const attempt = async (psuID: string, attemptID: string) => (await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts/${attemptID}`)).body;
+  const attempt = async (psuID: string, attemptID: string) =>
+    (await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts/${attemptID}`)).body;
   const connections = async (psuID: string) => (await api('GET', `${users}/${psuID}/connectors/${connectorID}/connections`)).body.cursor.data;
-  const taskDone = (taskID: string) => pollUntil(async () => {
-    const task = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
-    return task.status !== 'PROCESSING' ? task : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
-  const accountsOf = async (connectionID: string) => (await db('payments_accounts').where({ open_banking_connection_id: connectionID }).orderBy('reference')) as any[];
-  const paymentsOfConnection = async (connectionID: string) => (await paymentsOf(connectorID)).filter((p) => p.reference.startsWith(`${connectionID}/`));
+  const taskDone = (taskID: string) =>
+    pollUntil(
+      async () => {
+        const task = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
+        return task.status !== 'PROCESSING' ? task : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: `task ${taskID}` },
+    );
+  const accountsOf = async (connectionID: string) =>
+    (await db('payments_accounts').where({ open_banking_connection_id: connectionID }).orderBy('reference')) as any[];
+  const paymentsOfConnection = async (connectionID: string) =>
+    (await paymentsOf(connectorID)).filter((p) => p.reference.startsWith(`${connectionID}/`));
 
   /**
    * The consent page waits at most 15 s for the link's completion workflow, then answers anyway: on a loaded machine the
    * attempt may still be pending when the redirect comes back, so wait for it to be decided.
    */
   const completed = (psuID: string, attemptID: string) =>
-    pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? true : undefined), isDefined, { timeoutMs: 30_000, what: `link attempt ${attemptID} completed` });
+    pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: `link attempt ${attemptID} completed`,
+    });
 
   /** A forwarded user with an approved connection. */
   async function connectedUser(): Promise<{ psuID: string; connectionID: string }> {
@@ -72,7 +92,9 @@ describe('payments v3 open banking on the simulated connector', () => {
     const psuID = await newUser();
     const forwarded = await forward(psuID);
     expect(forwarded.status).toBe(204);
-    const known = fs.readdirSync(path.join(dir, 'open-banking', 'users')).map((f) => fs.readFileSync(path.join(dir, 'open-banking', 'users', f), 'utf8'));
+    const known = fs
+      .readdirSync(path.join(dir, 'open-banking', 'users'))
+      .map((f) => fs.readFileSync(path.join(dir, 'open-banking', 'users', f), 'utf8'));
     expect(known.some((text) => text.includes(psuID) && text.includes('end.user@example.com'))).toBe(true);
     expect((await forward(psuID)).status).toBe(204); // again: nothing more to do
 
@@ -80,9 +102,17 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ attemptID: expect.stringMatching(UUID), link: expect.any(String) });
     const { attemptID, link } = created.body;
-    expect(link.startsWith(`${apiUrl()}/api/payments/v3/connectors/open-banking/${encodeURIComponent(connectorID)}/redirect?state=${attemptID}.`)).toBe(true);
+    expect(
+      link.startsWith(`${apiUrl()}/api/payments/v3/connectors/open-banking/${encodeURIComponent(connectorID)}/redirect?state=${attemptID}.`),
+    ).toBe(true);
     expect(await attempt(psuID, attemptID)).toEqual({
-      id: attemptID, psuID, connectorID, status: 'pending', clientRedirectURL: redirectURL, createdAt: expect.any(String), error: null,
+      id: attemptID,
+      psuID,
+      connectorID,
+      status: 'pending',
+      clientRedirectURL: redirectURL,
+      createdAt: expect.any(String),
+      error: null,
     });
 
     const page = await openLink(link);
@@ -94,20 +124,31 @@ describe('payments v3 open banking on the simulated connector', () => {
     const decided = await openLink(link, 'approve');
     expect(decided.status).toBe(307);
     expect(decided.headers.get('location')).toBe(redirectURL);
-    const done = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'completed' ? attempt(psuID, attemptID) : undefined), isDefined);
+    const done = await pollUntil(
+      async () => ((await attempt(psuID, attemptID)).status === 'completed' ? attempt(psuID, attemptID) : undefined),
+      isDefined,
+    );
     expect(done).toMatchObject({ status: 'completed', error: null });
 
     const [connection, ...others] = await connections(psuID);
     expect(others).toEqual([]);
     expect(connection).toEqual({
-      connectionID: `conn-${attemptID}`, connectorID, status: 'ACTIVE', error: null, metadata: {},
-      createdAt: expect.any(String), updatedAt: expect.any(String), dataUpdatedAt: expect.any(String),
+      connectionID: `conn-${attemptID}`,
+      connectorID,
+      status: 'ACTIVE',
+      error: null,
+      metadata: {},
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      dataUpdatedAt: expect.any(String),
     });
     expect((await api('GET', `${users}/${psuID}/connections`)).body.cursor.data).toEqual([connection]);
 
     // Filtered by connector: other tests of the same database create thousands of accounts.
     const byConnector = encodeURIComponent(`{"$match":{"connectorID":"${connectorID}"}}`);
-    const accounts = (await api('GET', `/api/payments/v3/accounts?pageSize=1000&query=${byConnector}`)).body.cursor.data.filter((a: any) => a.openBankingConnectionID === connection.connectionID);
+    const accounts = (await api('GET', `/api/payments/v3/accounts?pageSize=1000&query=${byConnector}`)).body.cursor.data.filter(
+      (a: any) => a.openBankingConnectionID === connection.connectionID,
+    );
     expect(accounts.map((a: any) => [a.reference, a.name, a.psuID, a.connectorID]).sort()).toEqual([
       [`${connection.connectionID}/checking`, 'Checking', psuID, connectorID],
       [`${connection.connectionID}/savings`, 'Savings', psuID, connectorID],
@@ -117,8 +158,16 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect(balances).toEqual([expect.objectContaining({ asset: 'EUR/2', balance: 123456 })]);
     const [salary, ...more] = await paymentsOfConnection(connection.connectionID);
     expect(more).toEqual([]);
-    expect(salary).toMatchObject({ reference: `${connection.connectionID}/salary`, type: 'PAY-IN', status: 'SUCCEEDED', amount: 250000, destinationAccountID: checking.id });
-    expect((await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts`)).body.cursor.data.map((a: any) => a.id)).toEqual([attemptID]);
+    expect(salary).toMatchObject({
+      reference: `${connection.connectionID}/salary`,
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      amount: 250000,
+      destinationAccountID: checking.id,
+    });
+    expect((await api('GET', `${users}/${psuID}/connectors/${connectorID}/link-attempts`)).body.cursor.data.map((a: any) => a.id)).toEqual([
+      attemptID,
+    ]);
   });
 
   it('reject marks the attempt exited with a reason and creates nothing; noRedirect answers 204', async () => {
@@ -127,7 +176,10 @@ describe('payments v3 open banking on the simulated connector', () => {
     const { attemptID, link } = (await createLink(psuID)).body;
     const res = await openLink(link, 'reject', '&noRedirect=true');
     expect(res.status).toBe(204);
-    const exited = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined), isDefined);
+    const exited = await pollUntil(
+      async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined),
+      isDefined,
+    );
     expect(exited.error).toBe('the end user refused the consent');
     expect(await connections(psuID)).toEqual([]);
   });
@@ -140,7 +192,10 @@ describe('payments v3 open banking on the simulated connector', () => {
     for (const f of fs.readdirSync(usersDir)) if (fs.readFileSync(path.join(usersDir, f), 'utf8').includes(psuID)) fs.rmSync(path.join(usersDir, f));
     const { attemptID, link } = (await createLink(psuID)).body;
     expect((await openLink(link, 'approve')).status).toBe(307);
-    const exited = await pollUntil(async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined), isDefined);
+    const exited = await pollUntil(
+      async () => ((await attempt(psuID, attemptID)).status === 'exited' ? attempt(psuID, attemptID) : undefined),
+      isDefined,
+    );
     expect(exited.error).toBe(`user ${psuID} is not known to the simulated bank`);
     expect(await connections(psuID)).toEqual([]);
   });
@@ -169,15 +224,23 @@ describe('payments v3 open banking on the simulated connector', () => {
   it('update link renews an existing connection through a new consent', async () => {
     const { psuID, connectionID } = await connectedUser();
     const before = (await connections(psuID))[0];
-    const res = await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/${connectionID}/update-link`, { body: { clientRedirectURL: 'https://app.example/renewed' } });
+    const res = await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/${connectionID}/update-link`, {
+      body: { clientRedirectURL: 'https://app.example/renewed' },
+    });
     expect(res.status).toBe(201);
     expect((await openLink(res.body.link, 'approve')).headers.get('location')).toBe('https://app.example/renewed');
-    const renewed = await pollUntil(async () => ((await attempt(psuID, res.body.attemptID)).status === 'completed' ? connections(psuID) : undefined), isDefined);
+    const renewed = await pollUntil(
+      async () => ((await attempt(psuID, res.body.attemptID)).status === 'completed' ? connections(psuID) : undefined),
+      isDefined,
+    );
     expect(renewed).toHaveLength(1);
     expect(renewed[0].connectionID).toBe(connectionID);
     expect(new Date(renewed[0].updatedAt).getTime()).toBeGreaterThan(new Date(before.updatedAt).getTime());
     expect(await accountsOf(connectionID)).toHaveLength(2);
-    expect((await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/nope/update-link`, { body: { clientRedirectURL: redirectURL } })).status).toBe(404);
+    expect(
+      (await api('POST', `${users}/${psuID}/connectors/${connectorID}/connections/nope/update-link`, { body: { clientRedirectURL: redirectURL } }))
+        .status,
+    ).toBe(404);
   });
 
   it('delete connection (202 task) removes the connection, its accounts and its payments', async () => {
@@ -207,9 +270,12 @@ describe('payments v3 open banking on the simulated connector', () => {
     expect((await api('DELETE', `${users}/${psuID}/connectors/${connectorID}`)).status).toBe(404);
   });
 
-  it('deleting the user (Formance\'s PSU delete) first removes it from its connectors, with its connections and their accounts', async () => {
+  it("deleting the user (Formance's PSU delete) first removes it from its connectors, with its connections and their accounts", async () => {
     const { psuID, connectionID } = await connectedUser();
-    const userFiles = () => fs.readdirSync(path.join(dir, 'open-banking', 'users')).filter((f) => fs.readFileSync(path.join(dir, 'open-banking', 'users', f), 'utf8').includes(psuID));
+    const userFiles = () =>
+      fs
+        .readdirSync(path.join(dir, 'open-banking', 'users'))
+        .filter((f) => fs.readFileSync(path.join(dir, 'open-banking', 'users', f), 'utf8').includes(psuID));
     expect(userFiles()).toHaveLength(1);
     const res = await api('DELETE', `${users}/${psuID}`);
     expect(res.status).toBe(202);
@@ -238,7 +304,9 @@ describe('payments v3 open banking on the simulated connector', () => {
   });
 
   it('a connector without the capability answers 400 naming it, before writing anything', async () => {
-    const generic = await api('POST', '/api/payments/v3/connectors/install/generic', { body: { name: `generic-${suffix()}`, endpoint: 'http://127.0.0.1:9', pollingPeriod: '1h' } });
+    const generic = await api('POST', '/api/payments/v3/connectors/install/generic', {
+      body: { name: `generic-${suffix()}`, endpoint: 'http://127.0.0.1:9', pollingPeriod: '1h' },
+    });
     expect(generic.status).toBe(202);
     const genericID = generic.body.data;
     try {
@@ -251,8 +319,16 @@ describe('payments v3 open banking on the simulated connector', () => {
         ['DELETE', '', undefined, 'DELETE_USER'],
       ];
       for (const [method, suffixPath, body, capability] of cases) {
-        const res = await api(method, `${users}/${psuID}/connectors/${genericID}${suffixPath ? `/${suffixPath}` : ''}`, body === undefined ? {} : { body });
-        expect([suffixPath, res.status, res.body]).toEqual([suffixPath, 400, { errorCode: 'VALIDATION', errorMessage: `connector ${genericID} (generic) does not have the capability ${capability}` }]);
+        const res = await api(
+          method,
+          `${users}/${psuID}/connectors/${genericID}${suffixPath ? `/${suffixPath}` : ''}`,
+          body === undefined ? {} : { body },
+        );
+        expect([suffixPath, res.status, res.body]).toEqual([
+          suffixPath,
+          400,
+          { errorCode: 'VALIDATION', errorMessage: `connector ${genericID} (generic) does not have the capability ${capability}` },
+        ]);
       }
       expect(await db('payments_psu_connectors').where({ psu_id: psuID })).toEqual([]);
     } finally {

@@ -15,7 +15,10 @@ describe('areas/payments/orchestration.ts: the in-process contract of ProviderTr
     db = testDb();
     ({ client, connection } = await temporalClient());
     connectorID = await installSimulated(simulatedDirectory({ 'accounts.json': [{ reference: 'psp-dest', type: 'EXTERNAL' }] }), '1s');
-    await pollUntil(async () => ((await db('payments_accounts').where({ connector_id: connectorID }).first()) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'accounts' });
+    await pollUntil(async () => ((await db('payments_accounts').where({ connector_id: connectorID }).first()) ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'accounts',
+    });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -31,13 +34,25 @@ describe('areas/payments/orchestration.ts: the in-process contract of ProviderTr
     const second = await providerTransfer(deps, input, key);
     expect(second).toEqual(first);
     expect(await db('payments_initiations').where({ id: first.paymentInitiationID }).count()).toEqual([{ count: '1' }]);
-    const paymentID = await pollUntil(async () => {
-      const link = await db('payments_initiation_payments').where({ payment_initiation_id: first.paymentInitiationID }).first();
-      return link?.payment_id as string | undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the transfer' });
+    const paymentID = await pollUntil(
+      async () => {
+        const link = await db('payments_initiation_payments').where({ payment_initiation_id: first.paymentInitiationID }).first();
+        return link?.payment_id as string | undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the transfer' },
+    );
     const payment = await getPaymentForStage(db, paymentID);
     expect(payment).not.toHaveProperty('amount');
-    expect(payment).toMatchObject({ id: paymentID, connectorID, provider: 'SIMULATED', type: 'TRANSFER', status: 'SUCCEEDED', initialAmount: 4200n, asset: 'EUR/2' });
+    expect(payment).toMatchObject({
+      id: paymentID,
+      connectorID,
+      provider: 'SIMULATED',
+      type: 'TRANSFER',
+      status: 'SUCCEEDED',
+      initialAmount: 4200n,
+      asset: 'EUR/2',
+    });
     expect(payment.adjustments).toEqual([{ status: 'SUCCEEDED', amount: 4200n, date: expect.any(Date), raw: expect.any(Object), absolute: true }]);
     expect(Object.values(payment.metadata).every((v) => typeof v === 'string')).toBe(true);
     await expect(getPaymentForStage(db, 'nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -12,7 +12,10 @@ describe('payment initiations', () => {
 
   beforeAll(async () => {
     dir = simulatedDirectory({
-      'accounts.json': [{ reference: 'main', type: 'INTERNAL' }, { reference: 'supplier', type: 'EXTERNAL' }],
+      'accounts.json': [
+        { reference: 'main', type: 'INTERNAL' },
+        { reference: 'supplier', type: 'EXTERNAL' },
+      ],
       'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: 1000 }],
     });
     connectorID = await installSimulated(dir, '1s');
@@ -20,10 +23,14 @@ describe('payment initiations', () => {
     main = encode('main');
     supplier = encode('supplier');
     // Accounts exist once the first fetch ran: a pool of `main` can then be created.
-    await pollUntil(async () => {
-      const res = await api('POST', '/api/payments/v3/pools', { body: { name: `wait-${suffix()}`, accountIDs: [main] } });
-      return res.status === 201 ? true : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
+    await pollUntil(
+      async () => {
+        const res = await api('POST', '/api/payments/v3/pools', { body: { name: `wait-${suffix()}`, accountIDs: [main] } });
+        return res.status === 201 ? true : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'accounts fetched' },
+    );
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -31,16 +38,31 @@ describe('payment initiations', () => {
 
   const create = async (amount: number, query = '') => {
     const res = await api('POST', `${base}${query}`, {
-      body: { reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount, asset: 'EUR/2', sourceAccountID: main, destinationAccountID: supplier, description: 'rent', metadata: { k: 'v' } },
+      body: {
+        reference: `pi-${suffix()}`,
+        connectorID,
+        type: 'TRANSFER',
+        amount,
+        asset: 'EUR/2',
+        sourceAccountID: main,
+        destinationAccountID: supplier,
+        description: 'rent',
+        metadata: { k: 'v' },
+      },
     });
     expect(res.status).toBe(202);
     return res.body.data as { paymentInitiationID: string; taskID?: string };
   };
   const read = async (id: string) => (await api('GET', `${base}/${id}`)).body.data;
-  const settled = (id: string) => pollUntil(async () => {
-    const pi = await read(id);
-    return ['PROCESSED', 'FAILED'].includes(pi.status) ? pi : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `initiation ${id} to settle` });
+  const settled = (id: string) =>
+    pollUntil(
+      async () => {
+        const pi = await read(id);
+        return ['PROCESSED', 'FAILED'].includes(pi.status) ? pi : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: `initiation ${id} to settle` },
+    );
   const expect400 = async (method: string, path: string, pattern: RegExp, body?: unknown) => {
     const res = await api(method, path, body === undefined ? {} : { body });
     expect(res.status).toBe(400);
@@ -51,12 +73,31 @@ describe('payment initiations', () => {
   it('WAITING_FOR_VALIDATION: read shape; retry refused; op 6 deletes it (204), then 404', async () => {
     const { paymentInitiationID: id } = await create(100);
     expect(await read(id)).toEqual({
-      id, connectorID, provider: 'SIMULATED', reference: expect.any(String), createdAt: expect.any(String), scheduledAt: expect.any(String), description: 'rent', type: 'TRANSFER',
-      amount: 100, asset: 'EUR/2', status: 'WAITING_FOR_VALIDATION', sourceAccountID: main, destinationAccountID: supplier, metadata: { k: 'v' },
-      attempts: 0, adjustments: [expect.objectContaining({ status: 'WAITING_FOR_VALIDATION' })], relatedPaymentIDs: [],
+      id,
+      connectorID,
+      provider: 'SIMULATED',
+      reference: expect.any(String),
+      createdAt: expect.any(String),
+      scheduledAt: expect.any(String),
+      description: 'rent',
+      type: 'TRANSFER',
+      amount: 100,
+      asset: 'EUR/2',
+      status: 'WAITING_FOR_VALIDATION',
+      sourceAccountID: main,
+      destinationAccountID: supplier,
+      metadata: { k: 'v' },
+      attempts: 0,
+      adjustments: [expect.objectContaining({ status: 'WAITING_FOR_VALIDATION' })],
+      relatedPaymentIDs: [],
     });
     await expect400('POST', `${base}/${id}/retry`, /status is WAITING_FOR_VALIDATION, retry needs FAILED/);
-    await expect400('POST', `${base}/${id}/reverse`, /status is WAITING_FOR_VALIDATION, reverse needs PROCESSED/, { reference: 'rev', amount: 100, asset: 'EUR/2', description: 'x' });
+    await expect400('POST', `${base}/${id}/reverse`, /status is WAITING_FOR_VALIDATION, reverse needs PROCESSED/, {
+      reference: 'rev',
+      amount: 100,
+      asset: 'EUR/2',
+      description: 'x',
+    });
     const adjustments = await api('GET', `${base}/${id}/adjustments`);
     expect(adjustments.body.cursor.data).toEqual([expect.objectContaining({ status: 'WAITING_FOR_VALIDATION', amount: 100, asset: 'EUR/2' })]);
     expect((await api('GET', `${base}/${id}/payments`)).body.cursor.data).toEqual([]);
@@ -76,7 +117,14 @@ describe('payment initiations', () => {
     expect(pi.adjustments.map((a: any) => a.status)).toEqual(['PROCESSED', 'PROCESSING', 'SCHEDULED_FOR_PROCESSING', 'WAITING_FOR_VALIDATION']);
     expect(pi.relatedPaymentIDs).toHaveLength(1);
     const payment = (await api('GET', `/api/payments/payments/${pi.relatedPaymentIDs[0]}`)).body.data;
-    expect(payment).toMatchObject({ type: 'TRANSFER', status: 'SUCCEEDED', amount: 300, asset: 'EUR/2', sourceAccountID: main, destinationAccountID: supplier });
+    expect(payment).toMatchObject({
+      type: 'TRANSFER',
+      status: 'SUCCEEDED',
+      amount: 300,
+      asset: 'EUR/2',
+      sourceAccountID: main,
+      destinationAccountID: supplier,
+    });
     await expect400('DELETE', `${base}/${id}`, /cannot delete .* status is PROCESSED/);
     await expect400('POST', `${base}/${id}/approve`, /status is PROCESSED/);
     await expect400('POST', `${base}/${id}/reject`, /status is PROCESSED/);
@@ -104,7 +152,10 @@ describe('payment initiations', () => {
     const retried = await api('POST', `${base}/${id}/retry`);
     expect(retried.status).toBe(202);
     expect(retried.body.data.taskID).toBe(`payment-initiation-${id}-2`);
-    await pollUntil(async () => ((await read(id)).status === 'PROCESSED' ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'retry to be processed' });
+    await pollUntil(async () => ((await read(id)).status === 'PROCESSED' ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'retry to be processed',
+    });
     expect((await read(id)).attempts).toBe(2);
   });
 
@@ -122,7 +173,15 @@ describe('payment initiations', () => {
     ['bad type', { type: 'REFUND' }, 400],
     ['short reference', { reference: 'ab' }, 400],
   ])('creation refuses %s', async (_name, override, status) => {
-    const body = { reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount: 5, asset: 'EUR/2', destinationAccountID: supplier, ...override };
+    const body = {
+      reference: `pi-${suffix()}`,
+      connectorID,
+      type: 'TRANSFER',
+      amount: 5,
+      asset: 'EUR/2',
+      destinationAccountID: supplier,
+      ...override,
+    };
     expect((await api('POST', base, { body })).status).toBe(status);
   });
 

@@ -16,15 +16,32 @@ describe('op 7: GET /api/payments/payments', () => {
     ({ connectorID } = await seedConnector(db, [{ reference: 'src' }, { reference: 'dst' }]));
     for (let i = 0; i < N; i++) {
       await upsertPayment(db, connectorID, {
-        reference: `ref-${String(i).padStart(2, '0')}`, createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i % 7)), type: types[i % 3], status: statuses[i % 3],
-        scheme: i % 2 ? 'visa' : 'sepa credit', asset: i % 4 ? 'EUR/2' : 'USD/2', amount: BigInt(1000 + ((i * 37) % 11) * 10), initialAmount: BigInt(2000 + i),
-        sourceAccountReference: i % 5 ? 'src' : undefined, destinationAccountReference: 'dst', metadata: i % 2 ? { parity: 'odd', n: String(i) } : { n: String(i) }, raw: { i },
+        reference: `ref-${String(i).padStart(2, '0')}`,
+        createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i % 7)),
+        type: types[i % 3],
+        status: statuses[i % 3],
+        scheme: i % 2 ? 'visa' : 'sepa credit',
+        asset: i % 4 ? 'EUR/2' : 'USD/2',
+        amount: BigInt(1000 + ((i * 37) % 11) * 10),
+        initialAmount: BigInt(2000 + i),
+        sourceAccountReference: i % 5 ? 'src' : undefined,
+        destinationAccountReference: 'dst',
+        metadata: i % 2 ? { parity: 'odd', n: String(i) } : { n: String(i) },
+        raw: { i },
       });
     }
     // A second state of one payment: a second adjustment, the payment takes the latest status and amount.
     await upsertPayment(db, connectorID, {
-      reference: 'ref-00', createdAt: new Date(Date.UTC(2024, 0, 1)), updatedAt: new Date(Date.UTC(2024, 0, 2)), type: 'PAY-IN', status: 'REFUNDED',
-      scheme: 'sepa credit', asset: 'USD/2', amount: 0n, metadata: {}, raw: { refunded: true },
+      reference: 'ref-00',
+      createdAt: new Date(Date.UTC(2024, 0, 1)),
+      updatedAt: new Date(Date.UTC(2024, 0, 2)),
+      type: 'PAY-IN',
+      status: 'REFUNDED',
+      scheme: 'sepa credit',
+      asset: 'USD/2',
+      amount: 0n,
+      metadata: {},
+      raw: { refunded: true },
     });
   });
   afterAll(async () => db.destroy());
@@ -47,9 +64,21 @@ describe('op 7: GET /api/payments/payments', () => {
     expect(res.body.cursor).toEqual({ pageSize: 15, hasMore: false, previous: '', next: '', data: [expect.any(Object)] });
     const payment = res.body.cursor.data[0];
     expect(payment).toEqual({
-      id: expect.any(String), reference: 'ref-00', sourceAccountID: '', destinationAccountID: expect.any(String), connectorID, provider: 'SIMULATED',
-      type: 'PAY-IN', status: 'REFUNDED', initialAmount: 2000, amount: 0, scheme: 'sepa credit', asset: 'USD/2', createdAt: '2024-01-01T00:00:00.000Z',
-      raw: { refunded: true }, metadata: { n: '0' },
+      id: expect.any(String),
+      reference: 'ref-00',
+      sourceAccountID: '',
+      destinationAccountID: expect.any(String),
+      connectorID,
+      provider: 'SIMULATED',
+      type: 'PAY-IN',
+      status: 'REFUNDED',
+      initialAmount: 2000,
+      amount: 0,
+      scheme: 'sepa credit',
+      asset: 'USD/2',
+      createdAt: '2024-01-01T00:00:00.000Z',
+      raw: { refunded: true },
+      metadata: { n: '0' },
       adjustments: [
         { reference: 'ref-00', createdAt: '2024-01-02T00:00:00.000Z', status: 'REFUNDED', amount: 0, raw: { refunded: true } },
         { reference: 'ref-00', createdAt: '2024-01-01T00:00:00.000Z', status: 'SUCCEEDED', amount: 1000, raw: { i: 0 } },
@@ -76,8 +105,16 @@ describe('op 7: GET /api/payments/payments', () => {
   });
 
   const sortCases: Array<[string, (p: any) => string | number | bigint]> = [
-    ['date', (p) => p.createdAt], ['createdAt', (p) => p.createdAt], ['amount', (p) => p.amount], ['initialAmount', (p) => p.initialAmount],
-    ['reference', (p) => p.reference], ['status', (p) => p.status], ['type', (p) => p.type], ['asset', (p) => p.asset], ['scheme', (p) => p.scheme], ['id', (p) => p.id],
+    ['date', (p) => p.createdAt],
+    ['createdAt', (p) => p.createdAt],
+    ['amount', (p) => p.amount],
+    ['initialAmount', (p) => p.initialAmount],
+    ['reference', (p) => p.reference],
+    ['status', (p) => p.status],
+    ['type', (p) => p.type],
+    ['asset', (p) => p.asset],
+    ['scheme', (p) => p.scheme],
+    ['id', (p) => p.id],
   ];
   for (const [field, value] of sortCases) {
     for (const dir of ['asc', 'desc'] as const) {
@@ -125,20 +162,37 @@ describe('op 7: GET /api/payments/payments', () => {
     ['$not', { $not: { $match: { status: 'SUCCEEDED' } } }, (i: number) => i % 3 !== 0 || i === 0],
     ['provider (case-insensitive)', { $match: { provider: 'SIMULATED' } }, () => true],
   ])('filters with %s', async (_name, expression, expected) => {
-    const want = Array.from({ length: N }, (_v, i) => i).filter(expected).map((i) => `ref-${String(i).padStart(2, '0')}`).sort();
+    const want = Array.from({ length: N }, (_v, i) => i)
+      .filter(expected)
+      .map((i) => `ref-${String(i).padStart(2, '0')}`)
+      .sort();
     expect(await refs(expression)).toEqual(want);
   });
 
   it('filters on metadata keys holding quotes and question marks, which reach PostgreSQL as values, not as SQL', async () => {
     const { connectorID: own } = await seedConnector(db, [{ reference: 'a' }]);
-    const base = { type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'JPY', amount: 1n, createdAt: new Date('2024-01-01T00:00:00Z'), raw: {} };
+    const base = {
+      type: 'PAYOUT',
+      status: 'PENDING',
+      scheme: 'other',
+      asset: 'JPY',
+      amount: 1n,
+      createdAt: new Date('2024-01-01T00:00:00Z'),
+      raw: {},
+    };
     await upsertPayment(db, own, { ...base, reference: 'keys', metadata: { "it's": 'quoted', 'a?b': 'question', 'c??d': 'double' } });
     await upsertPayment(db, own, { ...base, reference: 'other', metadata: {} });
-    for (const [key, value] of [["it's", 'quoted'], ['a?b', 'question'], ['c??d', 'double']]) {
+    for (const [key, value] of [
+      ["it's", 'quoted'],
+      ['a?b', 'question'],
+      ['c??d', 'double'],
+    ]) {
       const res = await list({ query: JSON.stringify({ $and: [{ $match: { connectorID: own } }, { $match: { [`metadata[${key}]`]: value } }] }) });
       expect(res.status).toBe(200);
       expect(res.body.cursor.data.map((p: any) => p.reference)).toEqual(['keys']);
-      const exists = await list({ query: JSON.stringify({ $and: [{ $match: { connectorID: own } }, { $exists: { [`metadata[${key}]`]: false } }] }) });
+      const exists = await list({
+        query: JSON.stringify({ $and: [{ $match: { connectorID: own } }, { $exists: { [`metadata[${key}]`]: false } }] }),
+      });
       expect(exists.body.cursor.data.map((p: any) => p.reference)).toEqual(['other']);
     }
   });
@@ -176,14 +230,47 @@ describe('op 7: GET /api/payments/payments', () => {
   it('writes each listed payment exactly as the single read does, whatever its amounts, dates, raw data and adjustments', async () => {
     const { connectorID: own } = await seedConnector(db, [{ reference: 'a' }]);
     const odd = [
-      { reference: 'big', createdAt: new Date('2024-02-29T23:59:59.999Z'), amount: 2n ** 64n + 1n, initialAmount: 2n ** 128n, raw: { nested: { list: [1, 'two', null, { deep: true }] }, n: 2 ** 53 + 2 } },
-      { reference: 'zero', createdAt: new Date('1999-12-31T00:00:00.001Z'), amount: 0n, raw: {}, metadata: { 'quote"key': 'line\nbreak', emoji: '€💶' } },
+      {
+        reference: 'big',
+        createdAt: new Date('2024-02-29T23:59:59.999Z'),
+        amount: 2n ** 64n + 1n,
+        initialAmount: 2n ** 128n,
+        raw: { nested: { list: [1, 'two', null, { deep: true }] }, n: 2 ** 53 + 2 },
+      },
+      {
+        reference: 'zero',
+        createdAt: new Date('1999-12-31T00:00:00.001Z'),
+        amount: 0n,
+        raw: {},
+        metadata: { 'quote"key': 'line\nbreak', emoji: '€💶' },
+      },
     ];
     for (const p of odd) {
-      await upsertPayment(db, own, { type: 'PAYOUT', status: 'PENDING', scheme: 'other', asset: 'JPY', metadata: {}, sourceAccountReference: 'a', ...p });
-      await upsertPayment(db, own, { type: 'PAYOUT', status: 'SUCCEEDED', scheme: 'other', asset: 'JPY', metadata: {}, sourceAccountReference: 'a', updatedAt: new Date('2025-01-01T00:00:00.123Z'), ...p, raw: { second: true } });
+      await upsertPayment(db, own, {
+        type: 'PAYOUT',
+        status: 'PENDING',
+        scheme: 'other',
+        asset: 'JPY',
+        metadata: {},
+        sourceAccountReference: 'a',
+        ...p,
+      });
+      await upsertPayment(db, own, {
+        type: 'PAYOUT',
+        status: 'SUCCEEDED',
+        scheme: 'other',
+        asset: 'JPY',
+        metadata: {},
+        sourceAccountReference: 'a',
+        updatedAt: new Date('2025-01-01T00:00:00.123Z'),
+        ...p,
+        raw: { second: true },
+      });
     }
-    const res = await api('GET', `/api/payments/payments?pageSize=1000&query=${encodeURIComponent(JSON.stringify({ $match: { connectorID: own } }))}`);
+    const res = await api(
+      'GET',
+      `/api/payments/payments?pageSize=1000&query=${encodeURIComponent(JSON.stringify({ $match: { connectorID: own } }))}`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body.cursor.data).toHaveLength(2);

@@ -8,12 +8,21 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 describe('payments resources: bank accounts (op 8), payment service users (ops 3, 4), pools (op 5)', () => {
   let db: Db;
-  beforeAll(() => { db = testDb(); });
+  beforeAll(() => {
+    db = testDb();
+  });
   afterAll(async () => db.destroy());
 
   it('op 8 reads a bank account field by field, IBAN and account number masked', async () => {
     const created = await api('POST', '/api/payments/v3/bank-accounts', {
-      body: { name: 'Main account', iban: 'FR7630006000011234567890189', accountNumber: '12345678901', swiftBicCode: 'BNPAFRPP', country: 'FR', metadata: { team: 'ops' } },
+      body: {
+        name: 'Main account',
+        iban: 'FR7630006000011234567890189',
+        accountNumber: '12345678901',
+        swiftBicCode: 'BNPAFRPP',
+        country: 'FR',
+        metadata: { team: 'ops' },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ data: expect.stringMatching(UUID) });
@@ -21,8 +30,15 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       data: {
-        id: created.body.data, name: 'Main account', createdAt: expect.stringMatching(ISO), country: 'FR',
-        iban: 'FR76*******************0189', accountNumber: '12******901', swiftBicCode: 'BNPAFRPP', relatedAccounts: [], metadata: { team: 'ops' },
+        id: created.body.data,
+        name: 'Main account',
+        createdAt: expect.stringMatching(ISO),
+        country: 'FR',
+        iban: 'FR76*******************0189',
+        accountNumber: '12******901',
+        swiftBicCode: 'BNPAFRPP',
+        relatedAccounts: [],
+        metadata: { team: 'ops' },
       },
     });
   });
@@ -89,10 +105,14 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const deleted = await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`);
     expect(deleted.status).toBe(202);
     expect(deleted.body.data.taskID).toBe(`payment-service-user-${user.body.data}-delete`);
-    const task = await pollUntil(async () => {
-      const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
-      return read.status === 'PROCESSING' ? undefined : read;
-    }, isDefined, { timeoutMs: 30_000, what: 'the deletion task' });
+    const task = await pollUntil(
+      async () => {
+        const read = (await api('GET', `/api/payments/v3/tasks/${deleted.body.data.taskID}`)).body.data;
+        return read.status === 'PROCESSING' ? undefined : read;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the deletion task' },
+    );
     expect(task).toMatchObject({ status: 'SUCCEEDED' });
     expect((await api('GET', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
     expect((await api('DELETE', `/api/payments/v3/payment-service-users/${user.body.data}`)).status).toBe(404);
@@ -101,7 +121,10 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
 
   it('op 5 creates a pool of existing INTERNAL accounts; read, balances, add/remove, delete', async () => {
     const { accountIDs } = await seedConnector(db, [{ reference: 'a1' }, { reference: 'a2' }, { reference: 'ext', type: 'EXTERNAL' }]);
-    await db('payments_balances').insert([{ account_id: accountIDs[0], asset: 'EUR/2', balance: '100' }, { account_id: accountIDs[1], asset: 'EUR/2', balance: '25' }]);
+    await db('payments_balances').insert([
+      { account_id: accountIDs[0], asset: 'EUR/2', balance: '100' },
+      { account_id: accountIDs[1], asset: 'EUR/2', balance: '25' },
+    ]);
     const name = `pool-${suffix()}`;
     const created = await api('POST', '/api/payments/v3/pools', { body: { name, accountIDs: [accountIDs[0]] } });
     expect(created.status).toBe(201);
@@ -109,8 +132,12 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
     const id = created.body.data;
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     const read = await api('GET', `/api/payments/v3/pools/${id}`);
-    expect(read.body).toEqual({ data: { id, name, createdAt: expect.stringMatching(ISO), type: 'STATIC', poolAccounts: [accountIDs[0], accountIDs[1]].sort() } });
-    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({ data: [{ asset: 'EUR/2', amount: 125, relatedAccounts: [accountIDs[0], accountIDs[1]].sort() }] });
+    expect(read.body).toEqual({
+      data: { id, name, createdAt: expect.stringMatching(ISO), type: 'STATIC', poolAccounts: [accountIDs[0], accountIDs[1]].sort() },
+    });
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances`)).body).toEqual({
+      data: [{ asset: 'EUR/2', amount: 125, relatedAccounts: [accountIDs[0], accountIDs[1]].sort() }],
+    });
     expect((await api('DELETE', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(204);
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[2]}`)).status).toBe(400);
     expect((await api('POST', '/api/payments/v3/pools', { body: { name, accountIDs: [] } })).status).toBe(409);
@@ -120,14 +147,19 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
 
   it('a dynamic pool (Formance v3) holds the INTERNAL accounts its query matches, read by read; its query is replaced, not its accounts', async () => {
     const { connectorID, accountIDs } = await seedConnector(db, [{ reference: 'd1' }, { reference: 'd2' }, { reference: 'dext', type: 'EXTERNAL' }]);
-    await db('payments_balances').insert([{ account_id: accountIDs[0], asset: 'USD/2', balance: '7' }, { account_id: accountIDs[2], asset: 'USD/2', balance: '1000' }]);
+    await db('payments_balances').insert([
+      { account_id: accountIDs[0], asset: 'USD/2', balance: '7' },
+      { account_id: accountIDs[2], asset: 'USD/2', balance: '1000' },
+    ]);
     const query = { $match: { connectorID } };
     const created = await api('POST', '/api/payments/v3/pools', { body: { name: `dyn-${suffix()}`, query } });
     expect(created.status).toBe(201);
     const id = created.body.data;
     const read = (await api('GET', `/api/payments/v3/pools/${id}`)).body.data;
     expect(read).toMatchObject({ type: 'DYNAMIC', query, poolAccounts: [accountIDs[0], accountIDs[1]].sort() });
-    expect((await api('GET', `/api/payments/v3/pools/${id}/balances/latest`)).body.data).toEqual([{ asset: 'USD/2', amount: 7, relatedAccounts: [accountIDs[0]] }]);
+    expect((await api('GET', `/api/payments/v3/pools/${id}/balances/latest`)).body.data).toEqual([
+      { asset: 'USD/2', amount: 7, relatedAccounts: [accountIDs[0]] },
+    ]);
     expect((await api('POST', `/api/payments/v3/pools/${id}/accounts/${accountIDs[1]}`)).status).toBe(400);
     const narrowed = { $and: [{ $match: { connectorID } }, { $match: { reference: 'd2' } }] };
     expect((await api('PATCH', `/api/payments/v3/pools/${id}/query`, { body: { query: narrowed } })).status).toBe(204);
@@ -154,7 +186,9 @@ describe('payments resources: bank accounts (op 8), payment service users (ops 3
 
   it('emits SAVED_BANK_ACCOUNT and SAVED_POOL to the outbox with masked numbers', async () => {
     const created = await api('POST', '/api/payments/v3/bank-accounts', { body: { name: `evt-${suffix()}`, iban: 'DE89370400440532013000' } });
-    const rows = await db('events_outbox').where({ app: 'payments', type: 'SAVED_BANK_ACCOUNT' }).whereRaw('payload LIKE ?', [`%${created.body.data}%`]);
+    const rows = await db('events_outbox')
+      .where({ app: 'payments', type: 'SAVED_BANK_ACCOUNT' })
+      .whereRaw('payload LIKE ?', [`%${created.body.data}%`]);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0].payload)).toMatchObject({ id: created.body.data, iban: 'DE89**************3000' });
     expect(rows[0].version).toBe('v3');

@@ -17,13 +17,19 @@ describe('payment initiation reversals', () => {
 
   beforeAll(async () => {
     dir = simulatedDirectory({
-      'accounts.json': [{ reference: 'main', type: 'INTERNAL' }, { reference: 'supplier', type: 'EXTERNAL' }],
+      'accounts.json': [
+        { reference: 'main', type: 'INTERNAL' },
+        { reference: 'supplier', type: 'EXTERNAL' },
+      ],
       'balances.json': [{ accountReference: 'main', asset: 'EUR/2', amount: 1_000_000 }],
     });
     connectorID = await installSimulated(dir, '1s');
     main = encode(connectorID, 'main');
     supplier = encode(connectorID, 'supplier');
-    await pollUntil(async () => ((await api('GET', `/api/payments/v3/accounts/${main}`)).status === 200 ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'accounts fetched' });
+    await pollUntil(async () => ((await api('GET', `/api/payments/v3/accounts/${main}`)).status === 200 ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'accounts fetched',
+    });
   });
   afterAll(async () => {
     await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
@@ -33,19 +39,44 @@ describe('payment initiation reversals', () => {
   const read = async (id: string) => (await api('GET', `${base}/${id}`)).body.data;
   const processed = async (amount: number, type = 'TRANSFER') => {
     const res = await api('POST', `${base}?noValidation=true`, {
-      body: { reference: `pi-${suffix()}`, connectorID, type, amount, asset: 'EUR/2', sourceAccountID: main, destinationAccountID: supplier, description: 'rent' },
+      body: {
+        reference: `pi-${suffix()}`,
+        connectorID,
+        type,
+        amount,
+        asset: 'EUR/2',
+        sourceAccountID: main,
+        destinationAccountID: supplier,
+        description: 'rent',
+      },
     });
     expect(res.status).toBe(202);
     const id = res.body.data.paymentInitiationID as string;
-    expect((await pollUntil(async () => { const pi = await read(id); return pi.status === 'PROCESSED' ? pi : undefined; }, isDefined, { timeoutMs: 30_000, what: 'processed' })).status).toBe('PROCESSED');
+    expect(
+      (
+        await pollUntil(
+          async () => {
+            const pi = await read(id);
+            return pi.status === 'PROCESSED' ? pi : undefined;
+          },
+          isDefined,
+          { timeoutMs: 30_000, what: 'processed' },
+        )
+      ).status,
+    ).toBe('PROCESSED');
     return id;
   };
   const reverse = (id: string, body: Record<string, unknown>) =>
     api('POST', `${base}/${id}/reverse`, { body: { reference: `rev-${suffix()}`, asset: 'EUR/2', description: 'refund', ...body } });
-  const task = (taskID: string) => pollUntil(async () => {
-    const t = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
-    return t && t.status !== 'PROCESSING' ? t : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: `task ${taskID}` });
+  const task = (taskID: string) =>
+    pollUntil(
+      async () => {
+        const t = (await api('GET', `/api/payments/v3/tasks/${taskID}`)).body.data;
+        return t && t.status !== 'PROCESSING' ? t : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: `task ${taskID}` },
+    );
   const counts = async (id: string) => ({
     adjustments: Number((await db('payments_initiation_adjustments').where({ payment_initiation_id: id }).count({ n: '*' }))[0].n),
     reversals: Number((await db('payments_initiation_reversals').where({ payment_initiation_id: id }).count({ n: '*' }))[0].n),
@@ -74,7 +105,15 @@ describe('payment initiation reversals', () => {
       expect.objectContaining({ status: 'PROCESSED', amount: 300 }),
     ]);
     const refund = (await api('GET', `/api/payments/v3/payments/${done.createdObjectID}`)).body.data;
-    expect(refund).toMatchObject({ type: 'TRANSFER', status: 'REFUNDED', amount: 100, asset: 'EUR/2', sourceAccountID: main, destinationAccountID: supplier, metadata: { why: 'damaged' } });
+    expect(refund).toMatchObject({
+      type: 'TRANSFER',
+      status: 'REFUNDED',
+      amount: 100,
+      asset: 'EUR/2',
+      sourceAccountID: main,
+      destinationAccountID: supplier,
+      metadata: { why: 'damaged' },
+    });
     expect(fs.readdirSync(path.join(dir, 'reversed'))).toHaveLength(1);
     expect((await api('GET', `/api/payments/transfer-initiations/${id}`)).body.data.status).toBe('PARTIALLY_REVERSED');
 
@@ -97,7 +136,12 @@ describe('payment initiation reversals', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const rows = await paymentsOf(connectorID);
     expect(rows).toHaveLength(count);
-    expect(rows.filter((p) => p.status === 'REFUNDED' && pi.relatedPaymentIDs.includes(p.id)).map((p) => p.amount).sort()).toEqual([100, 200]);
+    expect(
+      rows
+        .filter((p) => p.status === 'REFUNDED' && pi.relatedPaymentIDs.includes(p.id))
+        .map((p) => p.amount)
+        .sort(),
+    ).toEqual([100, 200]);
   });
 
   it('the same reference again answers the same reversal; with another amount it is 409', async () => {
@@ -135,7 +179,9 @@ describe('payment initiation reversals', () => {
   });
 
   it('refuses with a clear 4xx and writes nothing: not PROCESSED, unknown id, other asset, bad body', async () => {
-    const res = await api('POST', base, { body: { reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount: 10, asset: 'EUR/2', destinationAccountID: supplier } });
+    const res = await api('POST', base, {
+      body: { reference: `pi-${suffix()}`, connectorID, type: 'TRANSFER', amount: 10, asset: 'EUR/2', destinationAccountID: supplier },
+    });
     const waiting = res.body.data.paymentInitiationID;
     const before = await counts(waiting);
     await expect400(await reverse(waiting, { amount: 10 }), /status is WAITING_FOR_VALIDATION, reverse needs PROCESSED/);
@@ -155,13 +201,38 @@ describe('payment initiation reversals', () => {
 
   it('a connector without the reversal capability (generic) is 400 naming it, nothing written', async () => {
     const generic = connectorId('generic');
-    await db('payments_connectors').insert({ id: generic, provider: 'generic', name: `g-${suffix()}`, config: JSON.stringify({ endpoint: 'http://127.0.0.1:9' }) });
+    await db('payments_connectors').insert({
+      id: generic,
+      provider: 'generic',
+      name: `g-${suffix()}`,
+      config: JSON.stringify({ endpoint: 'http://127.0.0.1:9' }),
+    });
     const account = encode(generic, 'ext');
-    await db('payments_accounts').insert({ id: account, connector_id: generic, reference: 'ext', type: 'EXTERNAL', created_at: new Date(), metadata: '{}', raw: '{}' });
+    await db('payments_accounts').insert({
+      id: account,
+      connector_id: generic,
+      reference: 'ext',
+      type: 'EXTERNAL',
+      created_at: new Date(),
+      metadata: '{}',
+      raw: '{}',
+    });
     const id = encode(generic, `pi-${suffix()}`);
-    await db('payments_initiations').insert({ id, connector_id: generic, reference: 'r', type: 'TRANSFER', amount: '10', asset: 'EUR/2', destination_account_id: account, status: 'PROCESSED' });
+    await db('payments_initiations').insert({
+      id,
+      connector_id: generic,
+      reference: 'r',
+      type: 'TRANSFER',
+      amount: '10',
+      asset: 'EUR/2',
+      destination_account_id: account,
+      status: 'PROCESSED',
+    });
     try {
-      await expect400(await reverse(id, { amount: 5 }), new RegExp(`connector ${generic} \\(generic\\) does not have the capability REVERSE_TRANSFER`));
+      await expect400(
+        await reverse(id, { amount: 5 }),
+        new RegExp(`connector ${generic} \\(generic\\) does not have the capability REVERSE_TRANSFER`),
+      );
       expect(await counts(id)).toEqual({ adjustments: 0, reversals: 0 });
     } finally {
       await db('payments_initiations').where({ id }).delete();

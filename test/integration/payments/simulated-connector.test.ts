@@ -7,8 +7,15 @@ import { temporalClient } from '../../support/temporal';
 import { connectorLabel } from '../../../areas/payments/ids';
 
 const payment = (reference: string, extra: object = {}) => ({
-  reference, type: 'PAY-IN', status: 'SUCCEEDED', amount: 1500, asset: 'EUR/2', scheme: 'VISA', createdAt: '2024-03-01T10:00:00Z',
-  destinationAccountReference: 'main', ...extra,
+  reference,
+  type: 'PAY-IN',
+  status: 'SUCCEEDED',
+  amount: 1500,
+  asset: 'EUR/2',
+  scheme: 'VISA',
+  createdAt: '2024-03-01T10:00:00Z',
+  destinationAccountReference: 'main',
+  ...extra,
 });
 
 describe('simulated connector on the real Temporal worker', () => {
@@ -32,21 +39,33 @@ describe('simulated connector on the real Temporal worker', () => {
       const schedule = await client.schedule.getHandle(`${label}-${kind}`).describe();
       expect(schedule.spec.intervals?.map((i) => i.every)).toEqual([1000]);
       expect(schedule.policies.overlap).toBe('SKIP');
-      expect(schedule.action).toMatchObject({ workflowType: 'connectorPoll', workflowId: `${label}-${kind}`, args: [{ connectorID, kind }], staticSummary: expect.stringContaining(kind) });
+      expect(schedule.action).toMatchObject({
+        workflowType: 'connectorPoll',
+        workflowId: `${label}-${kind}`,
+        args: [{ connectorID, kind }],
+        staticSummary: expect.stringContaining(kind),
+      });
       expect(schedule.typedSearchAttributes.get(SEARCH_ATTRIBUTES.ConnectorID)).toBe(connectorID);
       expect(schedule.typedSearchAttributes.get(SEARCH_ATTRIBUTES.PlatformArea)).toBe('payments');
       expect(schedule.memo).toEqual({ connectorID, kind });
     }
 
-    const first = await pollUntil(async () => ((await paymentsOf(connectorID)).length === 1 ? paymentsOf(connectorID) : undefined), isDefined, { timeoutMs: 30_000, what: 'p1' });
+    const first = await pollUntil(async () => ((await paymentsOf(connectorID)).length === 1 ? paymentsOf(connectorID) : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'p1',
+    });
     expect(first[0]).toMatchObject({ reference: 'p1', provider: 'SIMULATED', scheme: 'visa', amount: 1500, connectorID, status: 'SUCCEEDED' });
 
     // A new payment and a new state of p1 both appear after the next fetch, p1 with a second adjustment.
     writeJson(dir, 'payments.json', [payment('p1', { status: 'REFUNDED', amount: 0, updatedAt: '2024-03-02T10:00:00Z' }), payment('p2')]);
-    const second = await pollUntil(async () => {
-      const list = await paymentsOf(connectorID);
-      return list.length === 2 && list.find((p) => p.reference === 'p1')?.status === 'REFUNDED' ? list : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'p2 and the refund' });
+    const second = await pollUntil(
+      async () => {
+        const list = await paymentsOf(connectorID);
+        return list.length === 2 && list.find((p) => p.reference === 'p1')?.status === 'REFUNDED' ? list : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'p2 and the refund' },
+    );
     const p1 = second.find((p) => p.reference === 'p1');
     expect(p1.adjustments.map((a: any) => a.status)).toEqual(['REFUNDED', 'SUCCEEDED']);
 
@@ -56,10 +75,14 @@ describe('simulated connector on the real Temporal worker', () => {
     const uninstall = await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
     expect(uninstall.status).toBe(202);
     expect(uninstall.body.data.taskID).toBe(`${label}-uninstall`);
-    const task = await pollUntil(async () => {
-      const t = (await api('GET', `/api/payments/v3/tasks/${uninstall.body.data.taskID}`)).body.data;
-      return t.status !== 'PROCESSING' ? t : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the uninstall task' });
+    const task = await pollUntil(
+      async () => {
+        const t = (await api('GET', `/api/payments/v3/tasks/${uninstall.body.data.taskID}`)).body.data;
+        return t.status !== 'PROCESSING' ? t : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the uninstall task' },
+    );
     expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
     for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
@@ -69,7 +92,11 @@ describe('simulated connector on the real Temporal worker', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await paymentsOf(connectorID)).map((p) => p.reference).sort()).toEqual(['p1', 'p2']);
     const listed = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
-    expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({ installed: false, scheduledForDeletion: true, provider: 'SIMULATED' });
+    expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({
+      installed: false,
+      scheduledForDeletion: true,
+      provider: 'SIMULATED',
+    });
   });
 
   it.each([

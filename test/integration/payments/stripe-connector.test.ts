@@ -18,7 +18,15 @@ const FIXTURE_BANK_ACCOUNT = 'ba_1PgagAB7WZ01zgkWr3DySp2Q';
 const FIXTURE_TXN = 'txn_1PgaxNB7WZ01zgkWEV3TLf40';
 const SECRET = 'whsec_test_platform_secret';
 
-interface Recorded { method: string; path: string; query: URLSearchParams; body: URLSearchParams; idempotencyKey?: string; stripeAccount?: string; status: number }
+interface Recorded {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: URLSearchParams;
+  idempotencyKey?: string;
+  stripeAccount?: string;
+  status: number;
+}
 
 /** Forwards to stripe-mock and records each exchange; a request whose description names a failure gets it instead. */
 function startProxy(target: string): Promise<{ url: string; requests: Recorded[]; close: () => Promise<void> }> {
@@ -32,8 +40,13 @@ function startProxy(target: string): Promise<{ url: string; requests: Recorded[]
       const url = new URL(req.url!, 'http://proxy');
       const body = new URLSearchParams(text);
       const entry: Recorded = {
-        method: req.method!, path: url.pathname, query: url.searchParams, body, status: 0,
-        idempotencyKey: req.headers['idempotency-key'] as string | undefined, stripeAccount: req.headers['stripe-account'] as string | undefined,
+        method: req.method!,
+        path: url.pathname,
+        query: url.searchParams,
+        body,
+        status: 0,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+        stripeAccount: req.headers['stripe-account'] as string | undefined,
       };
       requests.push(entry);
       const description = body.get('description') ?? '';
@@ -41,7 +54,8 @@ function startProxy(target: string): Promise<{ url: string; requests: Recorded[]
         entry.status = status;
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
       };
-      if (description === 'stripe-400') return fail(400, { type: 'invalid_request_error', code: 'amount_too_large', message: 'Amount must be no more than $999,999.99' });
+      if (description === 'stripe-400')
+        return fail(400, { type: 'invalid_request_error', code: 'amount_too_large', message: 'Amount must be no more than $999,999.99' });
       if (description === 'stripe-429-once' && !failedOnce.has(entry.idempotencyKey ?? '')) {
         failedOnce.add(entry.idempotencyKey ?? '');
         return fail(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' });
@@ -56,13 +70,16 @@ function startProxy(target: string): Promise<{ url: string; requests: Recorded[]
       forward.end(text);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    resolve({ url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((done) => server.close(() => done())) });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({ url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((done) => server.close(() => done())) });
+    }),
+  );
 }
 
-const encode = (connectorID: string, reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
+const encode = (connectorID: string, reference: string) =>
+  Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
 const match = (filter: object) => encodeURIComponent(JSON.stringify({ $match: filter }));
 
 describe('Stripe connector against stripe-mock', () => {
@@ -73,7 +90,9 @@ describe('Stripe connector against stripe-mock', () => {
 
   beforeAll(async () => {
     if (!mockUrl) {
-      throw new Error('stripe-mock is not running (TEST_STRIPE_MOCK_URL unset): run `bash scripts/setup-stripe-mock.sh`, which builds .tools/bin/stripe-mock, then run the tests again');
+      throw new Error(
+        'stripe-mock is not running (TEST_STRIPE_MOCK_URL unset): run `bash scripts/setup-stripe-mock.sh`, which builds .tools/bin/stripe-mock, then run the tests again',
+      );
     }
     proxy = await startProxy(mockUrl);
     db = testDb();
@@ -94,14 +113,22 @@ describe('Stripe connector against stripe-mock', () => {
   const paymentByRef = async (reference: string) => (await payments()).find((p) => p.reference === reference);
 
   it('install registers the webhook endpoints and fetches the platform account, connected accounts and external accounts', async () => {
-    const list = await pollUntil(async () => {
-      const found = await accounts();
-      return found.length >= 3 ? found : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'Stripe accounts fetched' });
+    const list = await pollUntil(
+      async () => {
+        const found = await accounts();
+        return found.length >= 3 ? found : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'Stripe accounts fetched' },
+    );
     const byRef = Object.fromEntries(list.map((a) => [a.reference, a]));
     expect(byRef.root).toMatchObject({ type: 'INTERNAL', defaultAsset: 'USD/2', metadata: { 'stripe/accountID': expect.stringMatching(/^acct_/) } });
     expect(byRef[FIXTURE_CONNECTED]).toMatchObject({ type: 'INTERNAL', name: 'site@stripe.com', defaultAsset: 'USD/2' });
-    expect(byRef[FIXTURE_BANK_ACCOUNT]).toMatchObject({ type: 'EXTERNAL', name: 'STRIPE TEST BANK ••6789', metadata: { 'stripe/account': FIXTURE_CONNECTED } });
+    expect(byRef[FIXTURE_BANK_ACCOUNT]).toMatchObject({
+      type: 'EXTERNAL',
+      name: 'STRIPE TEST BANK ••6789',
+      metadata: { 'stripe/account': FIXTURE_CONNECTED },
+    });
 
     // CREATE_WEBHOOKS: the platform's and the Connect endpoint, each with its own idempotency key and the public route.
     const creates = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/webhook_endpoints');
@@ -109,24 +136,41 @@ describe('Stripe connector against stripe-mock', () => {
     expect(creates[0].body.get('url')).toMatch(new RegExp(`/api/payments/v3/connectors/webhooks/${connectorID}$`));
     expect(creates.find((r) => r.idempotencyKey!.endsWith('-connect'))!.body.get('connect')).toBe('true');
     const state = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'webhooks' }).first();
-    expect(state.state.endpoints).toEqual([expect.objectContaining({ id: expect.stringMatching(/^we_/), connect: false }), expect.objectContaining({ connect: true })]);
+    expect(state.state.endpoints).toEqual([
+      expect.objectContaining({ id: expect.stringMatching(/^we_/), connect: false }),
+      expect.objectContaining({ connect: true }),
+    ]);
   });
 
   it('fetches balances per account and payments from balance transactions, then resumes after its cursor without duplicates', async () => {
-    const balances = await pollUntil(async () => {
-      const res = await api('GET', `/api/payments/v3/accounts/${encode(connectorID, 'root')}/balances`);
-      return res.body.cursor.data.length ? res.body.cursor.data : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'root balance' });
+    const balances = await pollUntil(
+      async () => {
+        const res = await api('GET', `/api/payments/v3/accounts/${encode(connectorID, 'root')}/balances`);
+        return res.body.cursor.data.length ? res.body.cursor.data : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'root balance' },
+    );
     expect(balances).toEqual([expect.objectContaining({ asset: 'USD/2', balance: 0 })]);
     expect(proxy.requests.some((r) => r.path === '/v1/balance' && r.stripeAccount === FIXTURE_CONNECTED)).toBe(true);
 
-    const fetched = await pollUntil(async () => {
-      const list = await payments();
-      return list.length ? list : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'payments fetched' });
+    const fetched = await pollUntil(
+      async () => {
+        const list = await payments();
+        return list.length ? list : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'payments fetched' },
+    );
     // stripe-mock's one balance transaction (a 100 USD charge), listed for the platform and the connected account.
     expect(fetched).toHaveLength(1);
-    expect(fetched[0]).toMatchObject({ type: 'PAY-IN', status: 'SUCCEEDED', amount: 100, asset: 'USD/2', metadata: { 'stripe/balanceTransaction': FIXTURE_TXN } });
+    expect(fetched[0]).toMatchObject({
+      type: 'PAY-IN',
+      status: 'SUCCEEDED',
+      amount: 100,
+      asset: 'USD/2',
+      metadata: { 'stripe/balanceTransaction': FIXTURE_TXN },
+    });
     const cursor = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'fetch:payments' }).first();
     expect(cursor.state).toEqual({ newest: { root: FIXTURE_TXN, [FIXTURE_CONNECTED]: FIXTURE_TXN } });
 
@@ -140,31 +184,46 @@ describe('Stripe connector against stripe-mock', () => {
     } finally {
       await connection.close();
     }
-    await pollUntil(async () => {
-      const resumed = proxy.requests.slice(before).filter((r) => r.path === '/v1/balance_transactions');
-      return resumed.length >= 2 ? resumed : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the triggered payments fetch' });
+    await pollUntil(
+      async () => {
+        const resumed = proxy.requests.slice(before).filter((r) => r.path === '/v1/balance_transactions');
+        return resumed.length >= 2 ? resumed : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the triggered payments fetch' },
+    );
     const resumed = proxy.requests.slice(before).filter((r) => r.path === '/v1/balance_transactions');
     expect(resumed.every((r) => r.query.get('ending_before') === FIXTURE_TXN)).toBe(true);
     // stripe-mock answers its fixture again: upserted by reference, it adds nothing.
-    await pollUntil(async () => {
-      const run = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'fetch:payments' }).first();
-      return run.updated_at > cursor.updated_at ? run : undefined;
-    }, isDefined, { timeoutMs: 30_000, what: 'the run to write its cursor' });
+    await pollUntil(
+      async () => {
+        const run = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'fetch:payments' }).first();
+        return run.updated_at > cursor.updated_at ? run : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the run to write its cursor' },
+    );
     expect(await payments()).toHaveLength(1);
   });
 
   describe('payment initiations', () => {
     const base = '/api/payments/v3/payment-initiations';
     const initiate = async (body: Record<string, unknown>) => {
-      const res = await api('POST', `${base}?noValidation=true`, { body: { reference: `pi-${suffix()}`, connectorID, description: 'test', ...body } });
+      const res = await api('POST', `${base}?noValidation=true`, {
+        body: { reference: `pi-${suffix()}`, connectorID, description: 'test', ...body },
+      });
       expect(res.status).toBe(202);
       return res.body.data.paymentInitiationID as string;
     };
-    const settled = (id: string, statuses = ['PROCESSED', 'FAILED']) => pollUntil(async () => {
-      const pi = (await api('GET', `${base}/${id}`)).body.data;
-      return statuses.includes(pi.status) ? pi : undefined;
-    }, isDefined, { timeoutMs: 60_000, what: `initiation ${id}` });
+    const settled = (id: string, statuses = ['PROCESSED', 'FAILED']) =>
+      pollUntil(
+        async () => {
+          const pi = (await api('GET', `${base}/${id}`)).body.data;
+          return statuses.includes(pi.status) ? pi : undefined;
+        },
+        isDefined,
+        { timeoutMs: 60_000, what: `initiation ${id}` },
+      );
     const sent = (path: string, key: string) => proxy.requests.filter((r) => r.method === 'POST' && r.path === path && r.idempotencyKey === key);
 
     let transferID: string;
@@ -173,15 +232,26 @@ describe('Stripe connector against stripe-mock', () => {
       const pi = await settled(transferID);
       expect(pi.status).toBe('PROCESSED');
       const [request] = sent('/v1/transfers', `${transferID}-1`);
-      expect(Object.fromEntries(request.body)).toMatchObject({ amount: '1500', currency: 'usd', destination: FIXTURE_CONNECTED, description: 'test' });
+      expect(Object.fromEntries(request.body)).toMatchObject({
+        amount: '1500',
+        currency: 'usd',
+        destination: FIXTURE_CONNECTED,
+        description: 'test',
+      });
       expect(request.stripeAccount).toBeUndefined();
       const linked = (await api('GET', `${base}/${transferID}/payments`)).body.cursor.data;
-      expect(linked).toEqual([expect.objectContaining({ type: 'TRANSFER', status: 'SUCCEEDED', amount: 1500, asset: 'USD/2', reference: expect.stringMatching(/^tr_/) })]);
+      expect(linked).toEqual([
+        expect.objectContaining({ type: 'TRANSFER', status: 'SUCCEEDED', amount: 1500, asset: 'USD/2', reference: expect.stringMatching(/^tr_/) }),
+      ]);
     });
 
     it('a payout from a connected account to its bank account: POST /v1/payouts on behalf of that account', async () => {
       const id = await initiate({
-        type: 'PAYOUT', amount: 250000, asset: 'JPY/0', sourceAccountID: encode(connectorID, FIXTURE_CONNECTED), destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
+        type: 'PAYOUT',
+        amount: 250000,
+        asset: 'JPY/0',
+        sourceAccountID: encode(connectorID, FIXTURE_CONNECTED),
+        destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
       });
       expect((await settled(id)).status).toBe('PROCESSED');
       const [request] = sent('/v1/payouts', `${id}-1`);
@@ -190,10 +260,18 @@ describe('Stripe connector against stripe-mock', () => {
       expect(request.stripeAccount).toBe(FIXTURE_CONNECTED);
       const linked = (await api('GET', `${base}/${id}/payments`)).body.cursor.data;
       // stripe-mock's payout is in transit.
-      expect(linked).toEqual([expect.objectContaining({ type: 'PAYOUT', status: 'PENDING', amount: 250000, asset: 'JPY/0', destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT) })]);
+      expect(linked).toEqual([
+        expect.objectContaining({
+          type: 'PAYOUT',
+          status: 'PENDING',
+          amount: 250000,
+          asset: 'JPY/0',
+          destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
+        }),
+      ]);
     });
 
-    it('a three-decimal currency goes as is (KWD/3); an asset in another precision than Stripe\'s (JPY/2) is refused without calling Stripe', async () => {
+    it("a three-decimal currency goes as is (KWD/3); an asset in another precision than Stripe's (JPY/2) is refused without calling Stripe", async () => {
       const kwd = await initiate({ type: 'TRANSFER', amount: 12345, asset: 'KWD/3', destinationAccountID: encode(connectorID, FIXTURE_CONNECTED) });
       expect((await settled(kwd)).status).toBe('PROCESSED');
       expect(Object.fromEntries(sent('/v1/transfers', `${kwd}-1`)[0].body)).toMatchObject({ amount: '12345', currency: 'kwd' });
@@ -205,40 +283,68 @@ describe('Stripe connector against stripe-mock', () => {
       expect(sent('/v1/transfers', `${jpy}-1`)).toHaveLength(0);
     });
 
-    it('a 4xx from Stripe fails the initiation at once with Stripe\'s message; a 429 is retried with the same idempotency key', async () => {
-      const refused = await initiate({ type: 'TRANSFER', amount: 100, asset: 'USD/2', destinationAccountID: encode(connectorID, FIXTURE_CONNECTED), description: 'stripe-400' });
+    it("a 4xx from Stripe fails the initiation at once with Stripe's message; a 429 is retried with the same idempotency key", async () => {
+      const refused = await initiate({
+        type: 'TRANSFER',
+        amount: 100,
+        asset: 'USD/2',
+        destinationAccountID: encode(connectorID, FIXTURE_CONNECTED),
+        description: 'stripe-400',
+      });
       const failed = await settled(refused);
       expect(failed.status).toBe('FAILED');
-      expect(failed.error).toMatch(/Stripe answered 400 \(StripeInvalidRequestError, amount_too_large\) to POST \/v1\/transfers: Amount must be no more/);
+      expect(failed.error).toMatch(
+        /Stripe answered 400 \(StripeInvalidRequestError, amount_too_large\) to POST \/v1\/transfers: Amount must be no more/,
+      );
       expect(sent('/v1/transfers', `${refused}-1`)).toHaveLength(1);
 
-      const limited = await initiate({ type: 'TRANSFER', amount: 100, asset: 'USD/2', destinationAccountID: encode(connectorID, FIXTURE_CONNECTED), description: 'stripe-429-once' });
+      const limited = await initiate({
+        type: 'TRANSFER',
+        amount: 100,
+        asset: 'USD/2',
+        destinationAccountID: encode(connectorID, FIXTURE_CONNECTED),
+        description: 'stripe-429-once',
+      });
       expect((await settled(limited)).status).toBe('PROCESSED');
       expect(sent('/v1/transfers', `${limited}-1`).map((r) => r.status)).toEqual([429, 200]);
     });
 
-    it('a reversal of the transfer: POST /v1/transfers/{id}/reversals with the reversal\'s id as key; REVERSED with a REFUNDED payment', async () => {
+    it("a reversal of the transfer: POST /v1/transfers/{id}/reversals with the reversal's id as key; REVERSED with a REFUNDED payment", async () => {
       const transfer = (await api('GET', `${base}/${transferID}/payments`)).body.cursor.data[0];
-      const res = await api('POST', `${base}/${transferID}/reverse`, { body: { reference: `rev-${suffix()}`, amount: 500, asset: 'USD/2', description: 'partial' } });
+      const res = await api('POST', `${base}/${transferID}/reverse`, {
+        body: { reference: `rev-${suffix()}`, amount: 500, asset: 'USD/2', description: 'partial' },
+      });
       expect(res.status).toBe(202);
       const { paymentInitiationReversalID } = res.body.data;
       expect((await settled(transferID, ['REVERSED', 'REVERSE_FAILED'])).status).toBe('REVERSED');
       const [request] = sent(`/v1/transfers/${transfer.reference}/reversals`, paymentInitiationReversalID);
       expect(Object.fromEntries(request.body)).toMatchObject({ amount: '500', description: 'partial' });
       const linked = (await api('GET', `${base}/${transferID}/payments`)).body.cursor.data;
-      expect(linked).toContainEqual(expect.objectContaining({
-        type: 'TRANSFER', status: 'REFUNDED', amount: 500, asset: 'USD/2', reference: expect.stringMatching(/^trr_/),
-        // stripe-mock answers its fixture's transfer id here (Stripe answers the reversed one).
-        metadata: expect.objectContaining({ 'stripe/transfer': expect.stringMatching(/^tr_/) }),
-      }));
+      expect(linked).toContainEqual(
+        expect.objectContaining({
+          type: 'TRANSFER',
+          status: 'REFUNDED',
+          amount: 500,
+          asset: 'USD/2',
+          reference: expect.stringMatching(/^trr_/),
+          // stripe-mock answers its fixture's transfer id here (Stripe answers the reversed one).
+          metadata: expect.objectContaining({ 'stripe/transfer': expect.stringMatching(/^tr_/) }),
+        }),
+      );
     });
 
     it('a payout cannot be reversed (no REVERSE_PAYOUT): 400 naming it', async () => {
       const id = await initiate({
-        type: 'PAYOUT', amount: 100, asset: 'USD/2', sourceAccountID: encode(connectorID, FIXTURE_CONNECTED), destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
+        type: 'PAYOUT',
+        amount: 100,
+        asset: 'USD/2',
+        sourceAccountID: encode(connectorID, FIXTURE_CONNECTED),
+        destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
       });
       expect((await settled(id)).status).toBe('PROCESSED');
-      const res = await api('POST', `${base}/${id}/reverse`, { body: { reference: `rev-${suffix()}`, amount: 100, asset: 'USD/2', description: 'x' } });
+      const res = await api('POST', `${base}/${id}/reverse`, {
+        body: { reference: `rev-${suffix()}`, amount: 100, asset: 'USD/2', description: 'x' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.errorMessage).toMatch(/REVERSE_PAYOUT/);
     });
@@ -246,25 +352,55 @@ describe('Stripe connector against stripe-mock', () => {
 
   describe('signed webhook events', () => {
     const route = () => `/api/payments/v3/connectors/webhooks/${connectorID}`;
-    const event = (id: string, type: string, object: object, extra: object = {}) => JSON.stringify({
-      id, object: 'event', api_version: '2024-06-20', created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1,
-      request: { id: null, idempotency_key: null }, type, data: { object }, ...extra,
-    });
-    const deliver = (payload: string, secret = SECRET, headers: Record<string, string> = {}) => api('POST', route(), {
-      token: null, rawBody: payload,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }), ...headers },
-    });
-    const storedEvents = async (eventID: string) => Number((await db('payments_webhook_events').where({ connector_id: connectorID, event_id: eventID }).count('* as n'))[0].n);
+    const event = (id: string, type: string, object: object, extra: object = {}) =>
+      JSON.stringify({
+        id,
+        object: 'event',
+        api_version: '2024-06-20',
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+        data: { object },
+        ...extra,
+      });
+    const deliver = (payload: string, secret = SECRET, headers: Record<string, string> = {}) =>
+      api('POST', route(), {
+        token: null,
+        rawBody: payload,
+        headers: {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }),
+          ...headers,
+        },
+      });
+    const storedEvents = async (eventID: string) =>
+      Number((await db('payments_webhook_events').where({ connector_id: connectorID, event_id: eventID }).count('* as n'))[0].n);
 
     it('a payout event of a connected account is a payment at once; the same event again changes nothing; a later state adds an adjustment', async () => {
-      const payout = { id: `po_${suffix()}`, object: 'payout', amount: 98765, currency: 'jpy', status: 'paid', created: 1_700_000_000, destination: FIXTURE_BANK_ACCOUNT, metadata: { order: '42' } };
+      const payout = {
+        id: `po_${suffix()}`,
+        object: 'payout',
+        amount: 98765,
+        currency: 'jpy',
+        status: 'paid',
+        created: 1_700_000_000,
+        destination: FIXTURE_BANK_ACCOUNT,
+        metadata: { order: '42' },
+      };
       const paid = event(`evt_${suffix()}`, 'payout.paid', payout, { account: FIXTURE_CONNECTED });
       const res = await deliver(paid);
       expect(res.status).toBe(204);
       const stored = await paymentByRef(payout.id);
       expect(stored).toMatchObject({
-        type: 'PAYOUT', status: 'SUCCEEDED', amount: 98765, asset: 'JPY/0', metadata: { order: '42' },
-        sourceAccountID: encode(connectorID, FIXTURE_CONNECTED), destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
+        type: 'PAYOUT',
+        status: 'SUCCEEDED',
+        amount: 98765,
+        asset: 'JPY/0',
+        metadata: { order: '42' },
+        sourceAccountID: encode(connectorID, FIXTURE_CONNECTED),
+        destinationAccountID: encode(connectorID, FIXTURE_BANK_ACCOUNT),
       });
       expect(stored.adjustments).toHaveLength(1);
 
@@ -272,7 +408,12 @@ describe('Stripe connector against stripe-mock', () => {
       expect(await paymentByRef(payout.id)).toEqual(stored);
       expect(await storedEvents(JSON.parse(paid).id)).toBe(1);
 
-      const failed = event(`evt_${suffix()}`, 'payout.failed', { ...payout, status: 'failed' }, { account: FIXTURE_CONNECTED, created: Math.floor(Date.now() / 1000) + 1 });
+      const failed = event(
+        `evt_${suffix()}`,
+        'payout.failed',
+        { ...payout, status: 'failed' },
+        { account: FIXTURE_CONNECTED, created: Math.floor(Date.now() / 1000) + 1 },
+      );
       expect((await deliver(failed)).status).toBe(204);
       const after = await paymentByRef(payout.id);
       expect(after.status).toBe('FAILED');
@@ -281,12 +422,24 @@ describe('Stripe connector against stripe-mock', () => {
 
     it('a charge in a three-decimal currency on the platform account, with fractions elsewhere in the body, keeps its amount exact', async () => {
       const charge = {
-        id: `ch_${suffix()}`, object: 'charge', amount: 1234, currency: 'kwd', status: 'succeeded', created: 1_700_000_100,
-        payment_method_details: { type: 'card', card: { brand: 'visa' } }, application_fee_percent: 12.5, metadata: {},
+        id: `ch_${suffix()}`,
+        object: 'charge',
+        amount: 1234,
+        currency: 'kwd',
+        status: 'succeeded',
+        created: 1_700_000_100,
+        payment_method_details: { type: 'card', card: { brand: 'visa' } },
+        application_fee_percent: 12.5,
+        metadata: {},
       };
       expect((await deliver(event(`evt_${suffix()}`, 'charge.succeeded', charge))).status).toBe(204);
       expect(await paymentByRef(charge.id)).toMatchObject({
-        type: 'PAY-IN', status: 'SUCCEEDED', amount: 1234, asset: 'KWD/3', scheme: 'visa', destinationAccountID: encode(connectorID, 'root'),
+        type: 'PAY-IN',
+        status: 'SUCCEEDED',
+        amount: 1234,
+        asset: 'KWD/3',
+        scheme: 'visa',
+        destinationAccountID: encode(connectorID, 'root'),
       });
     });
 
@@ -298,7 +451,8 @@ describe('Stripe connector against stripe-mock', () => {
       expect(wrong.status).toBe(401);
       expect(wrong.body.errorCode).toBe('UNAUTHORIZED');
       const altered = await api('POST', route(), {
-        token: null, rawBody: payload.replace('"amount":500', '"amount":5000'),
+        token: null,
+        rawBody: payload.replace('"amount":500', '"amount":5000'),
         headers: { 'Content-Type': 'application/json', 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
       });
       expect(altered.status).toBe(401);
@@ -311,18 +465,31 @@ describe('Stripe connector against stripe-mock', () => {
     it('an event for a connector that does not exist is 404', async () => {
       const payload = event(`evt_${suffix()}`, 'charge.succeeded', {});
       const res = await api('POST', '/api/payments/v3/connectors/webhooks/unknown', {
-        token: null, rawBody: payload, headers: { 'Content-Type': 'application/json', 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
+        token: null,
+        rawBody: payload,
+        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
       });
       expect(res.status).toBe(404);
     });
   });
 
-  it('config reads without its secrets, capabilities are Formance\'s names, a config update keeps the endpoint and key', async () => {
+  it("config reads without its secrets, capabilities are Formance's names, a config update keeps the endpoint and key", async () => {
     const config = (await api('GET', `/api/payments/v3/connectors/${connectorID}/config`)).body.data;
     expect(config).toEqual({ provider: 'Stripe', name, apiKey: '********', webhookSecret: '********', endpoint: proxy.url, pollingPeriod: '1h' });
     const capabilities = (await api('GET', `/api/payments/v3/connectors/${connectorID}/capabilities`)).body.data;
-    expect(capabilities).toEqual(['FETCH_ACCOUNTS', 'FETCH_BALANCES', 'FETCH_EXTERNAL_ACCOUNTS', 'FETCH_PAYMENTS', 'CREATE_TRANSFER', 'CREATE_PAYOUT', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS']);
-    const res = await api('PATCH', `/api/payments/v3/connectors/${connectorID}/config`, { body: { provider: 'Stripe', name, apiKey: '********', pollingPeriod: '2h', pageSize: 25 } });
+    expect(capabilities).toEqual([
+      'FETCH_ACCOUNTS',
+      'FETCH_BALANCES',
+      'FETCH_EXTERNAL_ACCOUNTS',
+      'FETCH_PAYMENTS',
+      'CREATE_TRANSFER',
+      'CREATE_PAYOUT',
+      'CREATE_WEBHOOKS',
+      'TRANSLATE_WEBHOOKS',
+    ]);
+    const res = await api('PATCH', `/api/payments/v3/connectors/${connectorID}/config`, {
+      body: { provider: 'Stripe', name, apiKey: '********', pollingPeriod: '2h', pageSize: 25 },
+    });
     expect(res.status).toBe(204);
     const row = await db('payments_connectors').where({ id: connectorID }).first();
     expect(row.config).toEqual({ name, apiKey: 'sk_test_123', endpoint: proxy.url, pollingPeriod: '2h' });
@@ -332,7 +499,9 @@ describe('Stripe connector against stripe-mock', () => {
     const noKey = await api('POST', '/api/payments/v3/connectors/install/stripe', { body: { name: `s-${suffix()}` } });
     expect(noKey.status).toBe(400);
     expect(noKey.body.errorMessage).toMatch(/apiKey/);
-    const path = await api('POST', '/api/payments/v3/connectors/install/stripe', { body: { name: `s-${suffix()}`, apiKey: 'sk', endpoint: 'http://127.0.0.1:1/v1' } });
+    const path = await api('POST', '/api/payments/v3/connectors/install/stripe', {
+      body: { name: `s-${suffix()}`, apiKey: 'sk', endpoint: 'http://127.0.0.1:1/v1' },
+    });
     expect(path.status).toBe(400);
     expect(path.body.errorMessage).toMatch(/body\.endpoint/);
   });

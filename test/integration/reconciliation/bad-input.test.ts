@@ -12,7 +12,9 @@ describe('reconciliation: bad input', () => {
   beforeAll(async () => {
     bank = await simulatedBank({ 'USD/2': 100n });
     ledger = await newLedger('recon-bad');
-    const res = await api('POST', '/api/reconciliation/policies', { body: { name: 'bad-input', ledgerName: ledger, ledgerQuery: {}, paymentsPoolID: bank.poolID } });
+    const res = await api('POST', '/api/reconciliation/policies', {
+      body: { name: 'bad-input', ledgerName: ledger, ledgerQuery: {}, paymentsPoolID: bank.poolID },
+    });
     expect(res.status).toBe(201);
     policyID = res.body.data.id;
   });
@@ -32,7 +34,9 @@ describe('reconciliation: bad input', () => {
 
   it('reconciling an unknown policy is 404', async () => {
     const at = new Date(Date.now() - 1000).toISOString();
-    const res = await api('POST', `/api/reconciliation/policies/${randomUUID()}/reconciliation`, { body: { reconciledAtLedger: at, reconciledAtPayments: at } });
+    const res = await api('POST', `/api/reconciliation/policies/${randomUUID()}/reconciliation`, {
+      body: { reconciledAtLedger: at, reconciledAtPayments: at },
+    });
     expect(res.status).toBe(404);
     expect(res.body.errorCode).toBe('NOT_FOUND');
   });
@@ -122,7 +126,10 @@ describe('reconciliation: bad input', () => {
     const replay = await api('POST', path, { body: { reconciledAtLedger: at, reconciledAtPayments: at }, headers: reconcileKey });
     expect(first.status).toBe(200);
     expect(replay.body.data).toEqual(first.body.data);
-    const listed = await api('GET', `/api/reconciliation/reconciliations?query=${encodeURIComponent(JSON.stringify({ $match: { policyID: a.body.data.id } }))}`);
+    const listed = await api(
+      'GET',
+      `/api/reconciliation/reconciliations?query=${encodeURIComponent(JSON.stringify({ $match: { policyID: a.body.data.id } }))}`,
+    );
     expect(listed.body.cursor.data.map((r: { id: string }) => r.id)).toEqual([first.body.data.id]);
     const other = new Date(Date.now() - 2000).toISOString();
     expect((await api('POST', path, { body: { reconciledAtLedger: other, reconciledAtPayments: at }, headers: reconcileKey })).status).toBe(409);
@@ -135,7 +142,9 @@ describe('reconciliation: bad input', () => {
     expect(created.status).toBe(201);
     expect((await api('DELETE', `/api/payments/v3/pools/${other.body.data}`)).status).toBe(204);
     const at = new Date(Date.now() - 1000).toISOString();
-    const res = await api('POST', `/api/reconciliation/policies/${created.body.data.id}/reconciliation`, { body: { reconciledAtLedger: at, reconciledAtPayments: at } });
+    const res = await api('POST', `/api/reconciliation/policies/${created.body.data.id}/reconciliation`, {
+      body: { reconciledAtLedger: at, reconciledAtPayments: at },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errorMessage).toContain(other.body.data);
   });

@@ -48,9 +48,10 @@ describe('ledger aggregated balances at a point in time', () => {
         // Amounts beyond 2^64, money moving between users as well as in from world, two assets.
         const amount = 2n ** 64n + BigInt(w * 1000 + i);
         const asset = i % 3 === 0 ? 'EUR/2' : 'USD/2';
-        const postings = i % 4 === 3
-          ? [posting(`users:${w}`, `users:${(w + 1) % WRITERS}`, 1n, asset), posting('world', 'bank:main', amount, asset)]
-          : [posting('world', `users:${w}`, amount, asset)];
+        const postings =
+          i % 4 === 3
+            ? [posting(`users:${w}`, `users:${(w + 1) % WRITERS}`, 1n, asset), posting('world', 'bank:main', amount, asset)]
+            : [posting('world', `users:${w}`, amount, asset)];
         const res = await postTransaction(ledger, { postings });
         expect(res.status).toBe(200);
         committed.push({ timestamp: new Date(res.body.data.timestamp), postings: postings.map((p) => ({ ...p, amount: BigInt(p.amount) })) });
@@ -85,8 +86,13 @@ describe('ledger aggregated balances at a point in time', () => {
     // The samples did fall between writes, not only before the first or after the last.
     expect(between).toBeGreaterThan(0);
     // The latest instant agrees with the current balances.
-    const current = await api('GET', `/api/ledger/v2/${ledger}/aggregate/balances?query=${encodeURIComponent(JSON.stringify({ $match: { address: 'users:' } }))}`);
-    expect(nonZero(Object.fromEntries(Object.entries(current.body.data as Record<string, number | bigint>).map(([k, v]) => [k, BigInt(v)])))).toEqual(nonZero(replay(committed, end)));
+    const current = await api(
+      'GET',
+      `/api/ledger/v2/${ledger}/aggregate/balances?query=${encodeURIComponent(JSON.stringify({ $match: { address: 'users:' } }))}`,
+    );
+    expect(nonZero(Object.fromEntries(Object.entries(current.body.data as Record<string, number | bigint>).map(([k, v]) => [k, BigInt(v)])))).toEqual(
+      nonZero(replay(committed, end)),
+    );
   });
 
   it('dates a backdated transaction by its timestamp, or by its insertion with useInsertionDate', async () => {

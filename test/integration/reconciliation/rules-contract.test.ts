@@ -40,7 +40,11 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     expect(created.statusCode).toBe(201);
     const rule = created.ruleResponse!.data;
     expect(rule).toMatchObject({
-      templateKind: 'ledger_vs_pool_drift', severity: 'high', enabled: true, cadence: 'continuous', labels: { team: 'treasury' },
+      templateKind: 'ledger_vs_pool_drift',
+      severity: 'high',
+      enabled: true,
+      cadence: 'continuous',
+      labels: { team: 'treasury' },
       explanationCEL: 'event.drift <= event.tolerance && event.drift >= -event.tolerance',
     });
     expect((await recon.getRule({ ruleID: rule.id })).ruleResponse!.data.id).toBe(rule.id);
@@ -57,14 +61,31 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     await pool.setBalance(900n);
     const fail = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data;
     expect(fail.result).toBe('FAIL');
-    expect(fail.evidence).toEqual([expect.objectContaining({ fingerprint: 'asset:USD/2', passed: false, evidence: expect.objectContaining({ drift: '100', balances: { ledger: '1000', pool: '900' } }) })]);
+    expect(fail.evidence).toEqual([
+      expect.objectContaining({
+        fingerprint: 'asset:USD/2',
+        passed: false,
+        evidence: expect.objectContaining({ drift: '100', balances: { ledger: '1000', pool: '900' } }),
+      }),
+    ]);
     await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } });
     const alerts = (await recon.listAlerts({ query: { ruleID: rule.id } })).alertsCursorResponse!.cursor.data;
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ status: 'OPEN', occurrenceCount: 2, fingerprint: 'asset:USD/2', periodID: 'continuous', severity: 'high', ruleID: rule.id });
+    expect(alerts[0]).toMatchObject({
+      status: 'OPEN',
+      occurrenceCount: 2,
+      fingerprint: 'asset:USD/2',
+      periodID: 'continuous',
+      severity: 'high',
+      ruleID: rule.id,
+    });
     const alertID = alerts[0].id;
 
-    expect((await recon.getEvaluation({ evaluationID: fail.id })).evaluationResponse!.data).toMatchObject({ id: fail.id, result: 'FAIL', ruleID: rule.id });
+    expect((await recon.getEvaluation({ evaluationID: fail.id })).evaluationResponse!.data).toMatchObject({
+      id: fail.id,
+      result: 'FAIL',
+      ruleID: rule.id,
+    });
     const evaluations = (await recon.listEvaluations({ query: { ruleID: rule.id } })).evaluationsCursorResponse!.cursor.data;
     expect(evaluations.map((e) => e.result)).toEqual(['FAIL', 'FAIL', 'PASS']);
     const failed = (await recon.listEvaluations({ query: { ruleID: rule.id, result: 'FAIL' } })).evaluationsCursorResponse!.cursor.data;
@@ -78,9 +99,13 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     const until = new Date(Date.now() + 3_600_000);
     const snoozed = (await recon.snoozeAlert({ alertID, snoozeAlertRequest: { by: 'alice', until } })).alertResponse!.data;
     expect(snoozed.snooze).toMatchObject({ by: 'alice', until });
-    await expect(recon.snoozeAlert({ alertID, snoozeAlertRequest: { by: 'alice', until: new Date(Date.now() - 1000) } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.until') });
+    await expect(recon.snoozeAlert({ alertID, snoozeAlertRequest: { by: 'alice', until: new Date(Date.now() - 1000) } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.until'),
+    });
     expect((await recon.unsnoozeAlert({ alertID, unsnoozeAlertRequest: { by: 'bob' } })).alertResponse!.data.snooze).toBeUndefined();
-    const resolved = (await recon.resolveAlert({ alertID, resolveAlertRequest: { by: 'bob', note: 'deposit booked', transactionRefs: ['42'] } })).alertResponse!.data;
+    const resolved = (await recon.resolveAlert({ alertID, resolveAlertRequest: { by: 'bob', note: 'deposit booked', transactionRefs: ['42'] } }))
+      .alertResponse!.data;
     expect(resolved).toMatchObject({ status: 'RESOLVED', resolution: { kind: 'fixed_by_booking', by: 'bob', transactionRefs: ['42'] } });
     await expect(recon.resolveAlert({ alertID, resolveAlertRequest: { by: 'bob' } })).rejects.toMatchObject({ errorCode: 'CONFLICT' });
     await expect(recon.acceptAlert({ alertID, acceptAlertRequest: { by: 'bob', note: 'fee' } })).rejects.toMatchObject({ errorCode: 'CONFLICT' });
@@ -114,12 +139,26 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
 
     // Platform events: every evaluation, and every notified transition.
     const events = await reconciliationEvents(db, alertID);
-    expect(events.map((e) => e.type)).toEqual(['ALERT_OPENED', 'ALERT_ACKNOWLEDGED', 'ALERT_SNOOZED', 'ALERT_UNSNOOZED', 'ALERT_RESOLVED', 'ALERT_REOPENED', 'ALERT_ACCEPTED']);
+    expect(events.map((e) => e.type)).toEqual([
+      'ALERT_OPENED',
+      'ALERT_ACKNOWLEDGED',
+      'ALERT_SNOOZED',
+      'ALERT_UNSNOOZED',
+      'ALERT_RESOLVED',
+      'ALERT_REOPENED',
+      'ALERT_ACCEPTED',
+    ]);
     expect(events[0].payload.alert).toMatchObject({ id: alertID, ruleID: rule.id, status: 'OPEN' });
-    expect((await reconciliationEvents(db, rule.id)).filter((e) => e.type === 'RULE_EVALUATED').map((e) => e.payload.evaluation.result)).toEqual(['PASS', 'FAIL', 'FAIL', 'FAIL']);
+    expect((await reconciliationEvents(db, rule.id)).filter((e) => e.type === 'RULE_EVALUATED').map((e) => e.payload.evaluation.result)).toEqual([
+      'PASS',
+      'FAIL',
+      'FAIL',
+      'FAIL',
+    ]);
 
     // Patch, disable (evaluate is then 409), delete (404 after; its alerts stay readable).
-    const patched = (await recon.patchRule({ ruleID: rule.id, rulePatchRequest: { severity: 'critical', labels: { team: 'ops' }, enabled: false } })).ruleResponse!.data;
+    const patched = (await recon.patchRule({ ruleID: rule.id, rulePatchRequest: { severity: 'critical', labels: { team: 'ops' }, enabled: false } }))
+      .ruleResponse!.data;
     expect(patched).toMatchObject({ severity: 'critical', labels: { team: 'ops' }, enabled: false });
     const refused = await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: {} });
     expect(refused.statusCode).toBe(409);
@@ -133,7 +172,9 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
   test('a rule evaluated at a past instant reads the pool as it was then, and records that instant per source', async () => {
     const ownPool = await simulatedPool(db);
     await ownPool.setBalance(1000n);
-    const rule = (await recon.createRule({ ...driftRule(), name: `drift-pit-${ledger}`, templateSpec: { ledger, address: 'banks:main', poolID: ownPool.poolID } })).ruleResponse!.data;
+    const rule = (
+      await recon.createRule({ ...driftRule(), name: `drift-pit-${ledger}`, templateSpec: { ledger, address: 'banks:main', poolID: ownPool.poolID } })
+    ).ruleResponse!.data;
     const ledgerKey = `ledger:${ledger}#0`;
     const poolKey = `pool:${ownPool.poolID}#1`;
     // T: the instant of a passing evaluation; the provider reports 100 less only after it.
@@ -150,7 +191,9 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     // Now: the pool's new balance, FAIL with the drift.
     const now = (await recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data;
     expect(now.result).toBe('FAIL');
-    expect(now.evidence).toEqual([expect.objectContaining({ passed: false, evidence: expect.objectContaining({ drift: '100', balances: { ledger: '1000', pool: '900' } }) })]);
+    expect(now.evidence).toEqual([
+      expect.objectContaining({ passed: false, evidence: expect.objectContaining({ drift: '100', balances: { ledger: '1000', pool: '900' } }) }),
+    ]);
     expect(now.pitPerSource![poolKey].getTime()).toBeGreaterThan(t.getTime());
     // The pool's own instant (sourcePITs) applies to the pool read alone: the ledger now against the pool at T passes.
     const at = new Date();
@@ -163,7 +206,9 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
     const writer = await db.transaction();
     try {
       await writer.raw('SELECT 1');
-      await expect(recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).rejects.toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
+      await expect(recon.evaluateRule({ ruleID: rule.id, evaluateRuleRequest: { safetyMargin: '0s' } })).rejects.toMatchObject({
+        errorCode: 'SERVICE_UNAVAILABLE',
+      });
     } finally {
       await writer.rollback();
     }
@@ -173,30 +218,61 @@ describe('contract: reconciliation.v1 rules, evaluations and alerts through the 
 
   test('a bad CEL condition, an unknown spec field, a missing source or a bad cron is 400 and creates nothing', async () => {
     const before = (await recon.listRules({ pageSize: 1000 })).rulesCursorResponse!.cursor.data.length;
-    await expect(recon.createRule(driftRule({ condition: 'event.drift <' }))).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.templateSpec.condition') });
-    await expect(recon.createRule(driftRule({ condition: 'event.drift + 1' }))).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('not a bool') });
-    await expect(recon.createRule(driftRule({ condition: 'drift > 0' }))).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.templateSpec.condition') });
-    await expect(recon.createRule(driftRule({ tolerence: 5 }))).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.templateSpec.tolerence') });
-    await expect(recon.createRule({ ...driftRule(), templateSpec: { ledger } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.templateSpec.poolID') });
-    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron', expr: 'not a cron' } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.schedule') });
-    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron' } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.schedule.expr') });
-    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron', expr: '@hourly', tz: 'Mars/Olympus' } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.schedule.tz') });
+    await expect(recon.createRule(driftRule({ condition: 'event.drift <' }))).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.templateSpec.condition'),
+    });
+    await expect(recon.createRule(driftRule({ condition: 'event.drift + 1' }))).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('not a bool'),
+    });
+    await expect(recon.createRule(driftRule({ condition: 'drift > 0' }))).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.templateSpec.condition'),
+    });
+    await expect(recon.createRule(driftRule({ tolerence: 5 }))).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.templateSpec.tolerence'),
+    });
+    await expect(recon.createRule({ ...driftRule(), templateSpec: { ledger } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.templateSpec.poolID'),
+    });
+    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron', expr: 'not a cron' } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.schedule'),
+    });
+    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron' } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.schedule.expr'),
+    });
+    await expect(recon.createRule({ ...driftRule(), schedule: { kind: 'cron', expr: '@hourly', tz: 'Mars/Olympus' } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.schedule.tz'),
+    });
     expect((await recon.listRules({ pageSize: 1000 })).rulesCursorResponse!.cursor.data.length).toBe(before);
   });
 
-  test('a CEL condition replaces the template\'s predicate; an evaluation that cannot read a source is ERROR', async () => {
+  test("a CEL condition replaces the template's predicate; an evaluation that cannot read a source is ERROR", async () => {
     // Tolerates a drift of up to 150 through the condition: 1000 against 900 passes.
     await pool.setBalance(900n);
     const tolerant = (await recon.createRule(driftRule({ condition: 'event.drift <= 150 && event.drift >= -150' }))).ruleResponse!.data;
     expect(tolerant.explanationCEL).toBe('event.drift <= 150 && event.drift >= -150');
-    expect((await recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data.result).toBe('PASS');
-    const missing = (await recon.createRule({ ...driftRule(), templateSpec: { ledger: `${ledger}-missing`, poolID: pool.poolID } })).ruleResponse!.data;
+    expect((await recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data.result).toBe(
+      'PASS',
+    );
+    const missing = (await recon.createRule({ ...driftRule(), templateSpec: { ledger: `${ledger}-missing`, poolID: pool.poolID } })).ruleResponse!
+      .data;
     const error = (await recon.evaluateRule({ ruleID: missing.id, evaluateRuleRequest: { safetyMargin: '0s' } })).evaluationResponse!.data;
     expect(error).toMatchObject({ result: 'ERROR', error: expect.stringContaining('not found') });
     expect((await recon.listAlerts({ query: { ruleID: missing.id } })).alertsCursorResponse!.cursor.data).toEqual([]);
-    await expect(recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { at: new Date(Date.now() + 60_000) } })).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('body.at') });
-    await expect(recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { at: new Date(), sourcePITs: { 'ledger:other#0': new Date() } } }))
-      .rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('not a source of this rule') });
+    await expect(recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { at: new Date(Date.now() + 60_000) } })).rejects.toMatchObject({
+      errorCode: 'VALIDATION',
+      errorMessage: expect.stringContaining('body.at'),
+    });
+    await expect(
+      recon.evaluateRule({ ruleID: tolerant.id, evaluateRuleRequest: { at: new Date(), sourcePITs: { 'ledger:other#0': new Date() } } }),
+    ).rejects.toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('not a source of this rule') });
     for (const id of [tolerant.id, missing.id]) await recon.deleteRule({ ruleID: id });
   });
 });

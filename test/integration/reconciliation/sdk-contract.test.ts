@@ -34,11 +34,18 @@ describe('reconciliation.v1 through the official SDK', () => {
     const info = await recon.getServerInfoReconciliation();
     expect(info.serverInfo?.version).toEqual(expect.any(String));
     const versions = await sdk.getVersions();
-    expect(versions.getVersionsResponse?.versions).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'reconciliation', health: true })]));
+    expect(versions.getVersionsResponse?.versions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'reconciliation', health: true })]),
+    );
   });
 
   it('creates, reads, lists, reconciles and deletes policies', async () => {
-    const created = await recon.createPolicy({ name: `world-vs-bank-${randomUUID().slice(0, 6)}`, ledgerName: ledger, ledgerQuery: { $match: { address: 'world' } }, paymentsPoolID: bank.poolID });
+    const created = await recon.createPolicy({
+      name: `world-vs-bank-${randomUUID().slice(0, 6)}`,
+      ledgerName: ledger,
+      ledgerQuery: { $match: { address: 'world' } },
+      paymentsPoolID: bank.poolID,
+    });
     expect(created.statusCode).toBe(201);
     const policy = created.policyResponse!.data;
     expect(policy).toMatchObject({ ledgerName: ledger, ledgerQuery: { $match: { address: 'world' } }, paymentsPoolID: bank.poolID });
@@ -50,7 +57,8 @@ describe('reconciliation.v1 through the official SDK', () => {
 
     // OK: world holds minus what the bank holds.
     const agreed = await pastOf(new Date());
-    const ok = (await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: agreed, reconciledAtPayments: agreed } })).reconciliationResponse!.data;
+    const ok = (await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: agreed, reconciledAtPayments: agreed } }))
+      .reconciliationResponse!.data;
     expect(ok).toMatchObject({ policyID: policy.id, status: 'OK', reconciledAtLedger: agreed, reconciledAtPayments: agreed });
     expect(ok.error ?? '').toBe('');
 
@@ -58,7 +66,9 @@ describe('reconciliation.v1 through the official SDK', () => {
     const eur = TWO_64 * 3n;
     await bank.setBalances({ 'USD/2': held + 7n, 'EUR/2': eur });
     const drifted = await pastOf(new Date());
-    const notOk = (await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: drifted, reconciledAtPayments: drifted } })).reconciliationResponse!.data;
+    const notOk = (
+      await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: drifted, reconciledAtPayments: drifted } })
+    ).reconciliationResponse!.data;
     expect(notOk).toMatchObject({ status: 'NOT_OK', error: 'missing asset EUR/2 in ledgerBalances; balance drift for asset USD/2' });
 
     // The SDK parses amounts through doubles; the API's own JSON, read exactly, carries every digit.
@@ -70,33 +80,63 @@ describe('reconciliation.v1 through the official SDK', () => {
     });
     expect(exact.text).toContain(`"paymentsBalances":{"EUR/2":${eur},"USD/2":${held + 7n}}`);
     const okExact = await api('GET', `/api/reconciliation/reconciliations/${ok.id}`);
-    expect(okExact.body.data).toMatchObject({ status: 'OK', error: '', ledgerBalances: { 'USD/2': -held }, paymentsBalances: { 'USD/2': held }, driftBalances: { 'USD/2': 0 } });
+    expect(okExact.body.data).toMatchObject({
+      status: 'OK',
+      error: '',
+      ledgerBalances: { 'USD/2': -held },
+      paymentsBalances: { 'USD/2': held },
+      driftBalances: { 'USD/2': 0 },
+    });
 
     // Both sides are read as they were: the first instant still reconciles OK after the provider moved.
-    const again = (await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: agreed, reconciledAtPayments: agreed } })).reconciliationResponse!.data;
+    const again = (
+      await recon.reconcile({ policyID: policy.id, reconciliationRequest: { reconciledAtLedger: agreed, reconciledAtPayments: agreed } })
+    ).reconciliationResponse!.data;
     expect(again.status).toBe('OK');
 
-    expect((await recon.getReconciliation({ reconciliationID: notOk.id })).reconciliationResponse!.data).toMatchObject({ id: notOk.id, status: 'NOT_OK', policyID: policy.id });
+    expect((await recon.getReconciliation({ reconciliationID: notOk.id })).reconciliationResponse!.data).toMatchObject({
+      id: notOk.id,
+      status: 'NOT_OK',
+      policyID: policy.id,
+    });
 
     // Cursor pagination over this policy's three reconciliations, newest first.
-    const first = (await recon.listReconciliations({ pageSize: 2, query: { $match: { policyID: policy.id } } })).reconciliationsCursorResponse!.cursor;
+    const first = (await recon.listReconciliations({ pageSize: 2, query: { $match: { policyID: policy.id } } })).reconciliationsCursorResponse!
+      .cursor;
     expect(first.data.map((r) => r.id)).toEqual([again.id, notOk.id]);
     expect(first.hasMore).toBe(true);
     const second = (await recon.listReconciliations({ cursor: first.next })).reconciliationsCursorResponse!.cursor;
     expect(second.data.map((r) => r.id)).toEqual([ok.id]);
     expect(second.hasMore).toBe(false);
-    const failed = (await recon.listReconciliations({ pageSize: 100, query: { $and: [{ $match: { policyID: policy.id } }, { $match: { status: 'NOT_OK' } }] } })).reconciliationsCursorResponse!.cursor;
+    const failed = (
+      await recon.listReconciliations({ pageSize: 100, query: { $and: [{ $match: { policyID: policy.id } }, { $match: { status: 'NOT_OK' } }] } })
+    ).reconciliationsCursorResponse!.cursor;
     expect(failed.data.map((r) => r.id)).toEqual([notOk.id]);
 
     // Each result is a platform event (webhooks: reconciliation.completed_reconciliation), its amounts exact.
-    const event = await db('events_outbox').where({ app: 'reconciliation', type: 'COMPLETED_RECONCILIATION' }).whereRaw("payload::jsonb->>'id' = ?", [notOk.id]).first('payload');
-    expect(parseJson(event.payload)).toMatchObject({ id: notOk.id, policyID: policy.id, status: 'NOT_OK', ledgerName: ledger, paymentsPoolID: bank.poolID, driftBalances: { 'USD/2': 7, 'EUR/2': eur } });
+    const event = await db('events_outbox')
+      .where({ app: 'reconciliation', type: 'COMPLETED_RECONCILIATION' })
+      .whereRaw("payload::jsonb->>'id' = ?", [notOk.id])
+      .first('payload');
+    expect(parseJson(event.payload)).toMatchObject({
+      id: notOk.id,
+      policyID: policy.id,
+      status: 'NOT_OK',
+      ledgerName: ledger,
+      paymentsPoolID: bank.poolID,
+      driftBalances: { 'USD/2': 7, 'EUR/2': eur },
+    });
 
     expect((await recon.deletePolicy({ policyID: policy.id })).statusCode).toBe(204);
     await expect(recon.getPolicy({ policyID: policy.id })).rejects.toMatchObject({ statusCode: 404 });
     // Its reconciliations stay readable.
     expect((await recon.getReconciliation({ reconciliationID: ok.id })).reconciliationResponse!.data.status).toBe('OK');
-    expect(await db('events_outbox').where({ app: 'reconciliation', type: 'DELETED_POLICY' }).whereRaw("payload::jsonb->>'id' = ?", [policy.id]).first('id')).toBeDefined();
+    expect(
+      await db('events_outbox')
+        .where({ app: 'reconciliation', type: 'DELETED_POLICY' })
+        .whereRaw("payload::jsonb->>'id' = ?", [policy.id])
+        .first('id'),
+    ).toBeDefined();
   });
 
   it('pages policies with the cursor', async () => {

@@ -4,7 +4,8 @@ import { isDefined, pollUntil } from '../../support/eventually';
 import { installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 
 /** A payments account id as the simulated connector's accounts get it (areas/payments/ids.ts). */
-export const accountIdOf = (connectorID: string, reference: string) => Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
+export const accountIdOf = (connectorID: string, reference: string) =>
+  Buffer.from(JSON.stringify({ ConnectorID: connectorID, Reference: reference })).toString('base64url');
 
 /** The pool's balances by asset, read through the API (optionally at an instant). */
 export async function poolBalances(poolID: string, at?: Date): Promise<Record<string, bigint>> {
@@ -21,7 +22,17 @@ export interface Bank {
   setBalances(balances: Record<string, bigint>): Promise<void>;
 }
 
-const same = (a: Record<string, bigint>, b: Record<string, bigint>) => JSON.stringify(Object.entries(a).map(([k, v]) => [k, String(v)]).sort()) === JSON.stringify(Object.entries(b).map(([k, v]) => [k, String(v)]).sort());
+const same = (a: Record<string, bigint>, b: Record<string, bigint>) =>
+  JSON.stringify(
+    Object.entries(a)
+      .map(([k, v]) => [k, String(v)])
+      .sort(),
+  ) ===
+  JSON.stringify(
+    Object.entries(b)
+      .map(([k, v]) => [k, String(v)])
+      .sort(),
+  );
 
 /** A simulated connector with one INTERNAL account, `main`, in a pool of its own, holding `balances` (fetched). */
 export async function simulatedBank(balances: Record<string, bigint>): Promise<Bank> {
@@ -31,15 +42,27 @@ export async function simulatedBank(balances: Record<string, bigint>): Promise<B
     'balances.json': file(balances),
   });
   const connectorID = await installSimulated(dir, '1s');
-  const poolID: string = await pollUntil(async () => {
-    const res = await api('POST', '/api/payments/v3/pools', { body: { name: `recon-${suffix()}`, accountIDs: [accountIdOf(connectorID, 'main')] } });
-    return res.status === 201 ? res.body.data : undefined;
-  }, isDefined, { timeoutMs: 30_000, what: 'the simulated account fetched' });
+  const poolID: string = await pollUntil(
+    async () => {
+      const res = await api('POST', '/api/payments/v3/pools', {
+        body: { name: `recon-${suffix()}`, accountIDs: [accountIdOf(connectorID, 'main')] },
+      });
+      return res.status === 201 ? res.body.data : undefined;
+    },
+    isDefined,
+    { timeoutMs: 30_000, what: 'the simulated account fetched' },
+  );
   const setBalances = async (next: Record<string, bigint>) => {
     writeJson(dir, 'balances.json', file(next));
-    await pollUntil(async () => (same(await poolBalances(poolID), next) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'the balances fetched' });
+    await pollUntil(async () => (same(await poolBalances(poolID), next) ? true : undefined), isDefined, {
+      timeoutMs: 30_000,
+      what: 'the balances fetched',
+    });
   };
-  await pollUntil(async () => (same(await poolBalances(poolID), balances) ? true : undefined), isDefined, { timeoutMs: 30_000, what: 'the balances fetched' });
+  await pollUntil(async () => (same(await poolBalances(poolID), balances) ? true : undefined), isDefined, {
+    timeoutMs: 30_000,
+    what: 'the balances fetched',
+  });
   return { dir, connectorID, poolID, setBalances };
 }
 

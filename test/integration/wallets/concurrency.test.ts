@@ -25,19 +25,20 @@ describe('wallets under concurrency', () => {
     await credit(id, 50);
     const merchant = `merchants:${id}`;
     const hold = (await debit(id, 50, { pending: true, destination: { type: 'ACCOUNT', identifier: merchant } })).body.data.id;
-    const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api('POST', `/api/wallets/holds/${hold}/${i % 2 ? 'void' : 'confirm'}`)),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => api('POST', `/api/wallets/holds/${hold}/${i % 2 ? 'void' : 'confirm'}`)));
     expect(results.filter((r) => r.status === 204)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400 && r.body.errorCode === 'HOLD_CLOSED')).toHaveLength(9);
     const settled = (await api('GET', `/api/wallets/holds/${hold}`)).body.data;
     expect(settled).toMatchObject({ remaining: 0, closed: true });
     // either all went to the merchant or all came back: never both, never twice
     const toMerchant = (await api('GET', `/api/ledger/v2/wallets/accounts/${merchant}`)).body.data.volumes['USD/2']?.input ?? 0;
-    expect([[50, 0], [0, 50]]).toContainEqual([await mainBalance(id), toMerchant]);
+    expect([
+      [50, 0],
+      [0, 50],
+    ]).toContainEqual([await mainBalance(id), toMerchant]);
   });
 
-  it('concurrent wallet writes share the wallets ledger\'s batches, each hold written in its debit\'s transaction', async () => {
+  it("concurrent wallet writes share the wallets ledger's batches, each hold written in its debit's transaction", async () => {
     const wallets = await Promise.all(Array.from({ length: 8 }, () => newWallet()));
     await Promise.all(wallets.map((id) => credit(id, 40)));
     const debits = await Promise.all(Array.from({ length: 32 }, (_, i) => debit(wallets[i % 8], 5, { pending: true })));
@@ -55,7 +56,12 @@ describe('wallets under concurrency', () => {
     // 32 concurrent writes from one API process: group commit put several in one transaction.
     expect(new Set(rows.map((r: { tx_xmin: string }) => r.tx_xmin)).size).toBeLessThan(32);
 
-    const settles = await Promise.all(holdIds.flatMap((hold, i) => [api('POST', `/api/wallets/holds/${hold}/${i % 2 ? 'void' : 'confirm'}`), api('POST', `/api/wallets/holds/${hold}/confirm`)]));
+    const settles = await Promise.all(
+      holdIds.flatMap((hold, i) => [
+        api('POST', `/api/wallets/holds/${hold}/${i % 2 ? 'void' : 'confirm'}`),
+        api('POST', `/api/wallets/holds/${hold}/confirm`),
+      ]),
+    );
     expect(settles.filter((r) => r.status === 204)).toHaveLength(32);
     expect(settles.filter((r) => r.status === 400 && r.body.errorCode === 'HOLD_CLOSED')).toHaveLength(32);
     for (const hold of holdIds) expect((await api('GET', `/api/wallets/holds/${hold}`)).body.data).toMatchObject({ remaining: 0, closed: true });
@@ -96,7 +102,11 @@ describe('wallets under concurrency', () => {
     await writer;
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual([...seen].sort((a, b) => b - a));
-    const all = await db('ledger_transactions').where({ ledger: 'wallets' }).whereRaw('destinations @> ARRAY[?]::text[]', [`wallets:${id}:main`]).where('id', '<=', firstTop).count({ n: '*' });
+    const all = await db('ledger_transactions')
+      .where({ ledger: 'wallets' })
+      .whereRaw('destinations @> ARRAY[?]::text[]', [`wallets:${id}:main`])
+      .where('id', '<=', firstTop)
+      .count({ n: '*' });
     expect(seen).toHaveLength(Number(all[0].n));
   });
 

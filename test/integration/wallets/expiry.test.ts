@@ -10,7 +10,9 @@ import { credit, debit, mainBalance, newWallet, unique } from '../../support/wal
 const PAST = '2020-01-01T00:00:00Z';
 
 const createBalance = async (wallet: string, name: string, expiresAt?: string, priority?: number) => {
-  const res = await api('POST', `/api/wallets/wallets/${wallet}/balances`, { body: { name, ...(expiresAt ? { expiresAt } : {}), ...(priority ? { priority } : {}) } });
+  const res = await api('POST', `/api/wallets/wallets/${wallet}/balances`, {
+    body: { name, ...(expiresAt ? { expiresAt } : {}), ...(priority ? { priority } : {}) },
+  });
   expect(res.status).toBe(201);
 };
 
@@ -76,7 +78,7 @@ describe('wallet balance expiry', () => {
     expect(await ledgerBalance(`wallets:holds:${hold.body.data.id}`)).toBe(50);
   });
 
-  it('a credit cannot draw from another wallet\'s expired balance', async () => {
+  it("a credit cannot draw from another wallet's expired balance", async () => {
     const source = await walletWithExpiredBalance();
     const target = await newWallet();
     const refused = await credit(target, 10, { sources: [{ type: 'WALLET', identifier: source, balance: 'b3' }] });
@@ -96,7 +98,11 @@ describe('wallet balance expiry', () => {
     let toVoid: string;
     const merchant = `merchants:${unique()}`;
     const key = `expiry-${unique()}`;
-    const keyedDebit = () => api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] }, headers: { 'Idempotency-Key': key } });
+    const keyedDebit = () =>
+      api('POST', `/api/wallets/wallets/${wallet}/debit`, {
+        body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] },
+        headers: { 'Idempotency-Key': key },
+      });
 
     beforeAll(async () => {
       wallet = await newWallet();
@@ -109,7 +115,11 @@ describe('wallet balance expiry', () => {
       expect([a.status, b.status]).toEqual([201, 201]);
       [toConfirm, toVoid] = [a.body.data.id, b.body.data.id];
       // Wait for the expiry as the wallet reports it: the 10 left in `soon` move to expired funds.
-      await pollUntil(() => summaryOf(wallet), (s) => s.expiredFunds['USD/2'] === 10, { what: 'balance "soon" to expire' });
+      await pollUntil(
+        () => summaryOf(wallet),
+        (s) => s.expiredFunds['USD/2'] === 10,
+        { what: 'balance "soon" to expire' },
+      );
       expect((await debit(wallet, 1, { balances: ['soon'] })).body.errorCode).toBe('INSUFFICIENT_FUND');
     });
 
@@ -118,7 +128,10 @@ describe('wallet balance expiry', () => {
       expect(replay.status).toBe(204);
       expect((await summaryOf(wallet)).expiredFunds).toEqual({ 'USD/2': 10 });
       // The same body under a new key is a new debit, refused.
-      const fresh = await api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] }, headers: { 'Idempotency-Key': `${key}-2` } });
+      const fresh = await api('POST', `/api/wallets/wallets/${wallet}/debit`, {
+        body: { amount: { asset: 'USD/2', amount: 5 }, balances: ['soon'] },
+        headers: { 'Idempotency-Key': `${key}-2` },
+      });
       expect(fresh.body.errorCode).toBe('INSUFFICIENT_FUND');
     });
 

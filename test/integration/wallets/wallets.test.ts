@@ -10,7 +10,14 @@ describe('wallets over HTTP', () => {
     const created = await api('POST', '/api/wallets/wallets', { body: { name, metadata: { team: 'a' } } });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect(created.body.data).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name, metadata: { team: 'a' }, createdAt: expect.stringMatching(ISO), ledger: 'wallets', balances: { main: { assets: {} } } });
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name,
+      metadata: { team: 'a' },
+      createdAt: expect.stringMatching(ISO),
+      ledger: 'wallets',
+      balances: { main: { assets: {} } },
+    });
     await credit(id, 100);
     const read = await api('GET', `/api/wallets/wallets/${id}`);
     expect(read.body.data.balances).toEqual({ main: { assets: { 'USD/2': 100 } } });
@@ -65,10 +72,22 @@ describe('wallets over HTTP', () => {
   it('holds: pending debit, read, partial confirm, final confirm, void, closed holds', async () => {
     const id = await newWallet();
     await credit(id, 100);
-    const pending = await debit(id, 40, { pending: true, description: 'order 1', metadata: { order: '1' }, destination: { type: 'ACCOUNT', identifier: 'merchants:1' } });
+    const pending = await debit(id, 40, {
+      pending: true,
+      description: 'order 1',
+      metadata: { order: '1' },
+      destination: { type: 'ACCOUNT', identifier: 'merchants:1' },
+    });
     expect(pending.status).toBe(201);
     const holdId = pending.body.data.id;
-    expect(pending.body.data).toEqual({ id: holdId, walletID: id, asset: 'USD/2', metadata: { order: '1' }, description: 'order 1', destination: { type: 'ACCOUNT', identifier: 'merchants:1' } });
+    expect(pending.body.data).toEqual({
+      id: holdId,
+      walletID: id,
+      asset: 'USD/2',
+      metadata: { order: '1' },
+      description: 'order 1',
+      destination: { type: 'ACCOUNT', identifier: 'merchants:1' },
+    });
     expect(await main(id)).toBe(60);
     const hold = await api('GET', `/api/wallets/holds/${holdId}`);
     expect(hold.body.data).toMatchObject({ originalAmount: 40, remaining: 40, asset: 'USD/2', closed: false });
@@ -78,7 +97,10 @@ describe('wallets over HTTP', () => {
     // The list computes every hold's remaining amount in one query: an open, partly confirmed hold next to a fresh one.
     const other = (await debit(id, 10, { pending: true })).body.data.id;
     const listed = (await api('GET', `/api/wallets/holds?walletID=${id}`)).body.cursor.data;
-    expect(listed.map((h: { id: string; remaining: number; closed: boolean }) => [h.id, h.remaining, h.closed])).toEqual([[holdId, 25, false], [other, 10, false]]);
+    expect(listed.map((h: { id: string; remaining: number; closed: boolean }) => [h.id, h.remaining, h.closed])).toEqual([
+      [holdId, 25, false],
+      [other, 10, false],
+    ]);
     expect((await api('POST', `/api/wallets/holds/${other}/void`)).status).toBe(204);
     expect((await api('POST', `/api/wallets/holds/${holdId}/confirm`, { body: { amount: 5, final: true } })).status).toBe(204);
     expect((await api('GET', `/api/wallets/holds/${holdId}`)).body.data).toMatchObject({ remaining: 0, closed: true });
@@ -97,7 +119,7 @@ describe('wallets over HTTP', () => {
     expect((await api('GET', `/api/wallets/holds/${randomUUID()}`)).status).toBe(404);
   });
 
-  it('op 9 lists a wallet\'s transactions in the WalletTransaction shape, newest first', async () => {
+  it("op 9 lists a wallet's transactions in the WalletTransaction shape, newest first", async () => {
     const id = await newWallet();
     await credit(id, 10, { reference: `r-${unique()}` });
     await debit(id, 4);
@@ -105,7 +127,16 @@ describe('wallets over HTTP', () => {
     expect(res.status).toBe(200);
     const [newest, oldest] = res.body.cursor.data;
     expect(res.body.cursor.data).toHaveLength(2);
-    expect(Object.keys(newest).sort()).toEqual(['id', 'ledger', 'metadata', 'postCommitVolumes', 'postings', 'preCommitVolumes', 'reference', 'timestamp']);
+    expect(Object.keys(newest).sort()).toEqual([
+      'id',
+      'ledger',
+      'metadata',
+      'postCommitVolumes',
+      'postings',
+      'preCommitVolumes',
+      'reference',
+      'timestamp',
+    ]);
     expect(newest.ledger).toBe('wallets');
     expect(newest.id).toBeGreaterThan(oldest.id);
     expect(newest.postings).toEqual([{ source: `wallets:${id}:main`, destination: 'world', amount: 4, asset: 'USD/2' }]);
@@ -126,11 +157,15 @@ describe('wallets over HTTP', () => {
     const confirmKey = `confirm-${unique()}`;
     const voidKey = `void-${unique()}`;
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      expect((await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: {}, headers: { 'Idempotency-Key': confirmKey } })).status).toBe(204);
+      expect((await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: {}, headers: { 'Idempotency-Key': confirmKey } })).status).toBe(
+        204,
+      );
       expect((await api('POST', `/api/wallets/holds/${voided}/void`, { headers: { 'Idempotency-Key': voidKey } })).status).toBe(204);
     }
     // The same key with another body is a conflict; a new key finds the hold closed.
-    expect((await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: { amount: 5 }, headers: { 'Idempotency-Key': confirmKey } })).status).toBe(409);
+    expect(
+      (await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: { amount: 5 }, headers: { 'Idempotency-Key': confirmKey } })).status,
+    ).toBe(409);
     const fresh = await api('POST', `/api/wallets/holds/${confirmed}/confirm`, { body: {}, headers: { 'Idempotency-Key': `other-${unique()}` } });
     expect([fresh.status, fresh.body.errorCode]).toEqual([400, 'HOLD_CLOSED']);
     // Settled once each: 10 confirmed out, 10 voided back.

@@ -29,7 +29,7 @@ describe('wallet writes: statements per call', () => {
   });
   afterAll(() => db.destroy());
 
-  it('a pending debit and its confirm send only their batch\'s statements once the process knows the wallet and the hold', async () => {
+  it("a pending debit and its confirm send only their batch's statements once the process knows the wallet and the hold", async () => {
     const wallet = await newWallet();
     await credit(wallet, 10);
     await debitWallet(db, wallet, { amount: usd(1n) }); // this process now knows the wallet
@@ -137,11 +137,17 @@ describe('wallet writes: statements per call', () => {
     const wallet = await newWallet();
     await credit(wallet, 10);
     const key = `debit-${randomUUID()}`;
-    const send = () => api('POST', `/api/wallets/wallets/${wallet}/debit`, { body: { amount: { asset: 'USD/2', amount: 3 }, pending: true }, headers: { 'Idempotency-Key': key } });
+    const send = () =>
+      api('POST', `/api/wallets/wallets/${wallet}/debit`, {
+        body: { amount: { asset: 'USD/2', amount: 3 }, pending: true },
+        headers: { 'Idempotency-Key': key },
+      });
     const [first, second] = await Promise.all([send(), send()]);
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.body.data.id).toBe(first.body.data.id);
-    expect(await db('wallet_holds').where({ wallet_id: wallet }).select('id', 'original_amount')).toEqual([{ id: first.body.data.id, original_amount: '3' }]);
+    expect(await db('wallet_holds').where({ wallet_id: wallet }).select('id', 'original_amount')).toEqual([
+      { id: first.body.data.id, original_amount: '3' },
+    ]);
     expect((await send()).body.data.id).toBe(first.body.data.id);
     expect((await api('POST', `/api/wallets/holds/${first.body.data.id}/confirm`, { headers: { 'Idempotency-Key': key } })).status).toBe(204);
     expect((await api('GET', `/api/wallets/holds/${first.body.data.id}`)).body.data).toMatchObject({ remaining: 0, closed: true });

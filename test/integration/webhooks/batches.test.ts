@@ -38,7 +38,10 @@ describe('event batches', () => {
   async function subscribe(type: string, respond?: Parameters<typeof startReceiver>[0]) {
     const receiver = await startReceiver(respond);
     const config = (await api('POST', configs, { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } })).body.data;
-    cleanups.push(() => receiver.close(), () => api('DELETE', `${configs}/${config.id}`));
+    cleanups.push(
+      () => receiver.close(),
+      () => api('DELETE', `${configs}/${config.id}`),
+    );
     return { receiver, config };
   }
 
@@ -46,8 +49,15 @@ describe('event batches', () => {
     const type = randomType('BATCH');
     const subscribers = [await subscribe(type), await subscribe(type), await subscribe(type, (n) => ({ status: n % 10 === 0 ? 503 : 200 }))];
     // 60 events in one transaction (claimed together) and 40 in concurrent ones (spread over several batches).
-    const ids = await db.transaction((trx) => emitEvents(trx, Array.from({ length: 60 }, (_, n) => ({ app: 'ledger', type, payload: { n } }))));
-    const more = await Promise.all(Array.from({ length: 40 }, (_, n) => db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 60 + n } }]))));
+    const ids = await db.transaction((trx) =>
+      emitEvents(
+        trx,
+        Array.from({ length: 60 }, (_, n) => ({ app: 'ledger', type, payload: { n } })),
+      ),
+    );
+    const more = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 60 + n } }]))),
+    );
     ids.push(...more.flat());
 
     const succeeded = (receiverIndex: number) => {
@@ -55,13 +65,19 @@ describe('event batches', () => {
       // The third receiver answers 503 to every tenth request: those events arrive twice, the second time with success.
       return new Set(received.filter((_r, n) => receiverIndex < 2 || (n + 1) % 10 !== 0).map((r) => eventIdOf(r.body)));
     };
-    await pollUntil(() => subscribers.every((_s, i) => succeeded(i).size === ids.length), isTruthy, { timeoutMs: 60_000, what: 'every event at every receiver' });
+    await pollUntil(() => subscribers.every((_s, i) => succeeded(i).size === ids.length), isTruthy, {
+      timeoutMs: 60_000,
+      what: 'every event at every receiver',
+    });
     // The batch activity records its attempts in groups after the answers came back: a row turns succeeded some time
     // after its receiver answered. Once every row is final no attempt is left to make, so the quiet second below can
     // only reveal a duplicate.
     const succeededRows = (configId: string) => db('webhook_deliveries').where({ config_id: configId, status: 'succeeded' }).count({ n: '*' });
     for (const { config } of subscribers) {
-      await pollUntil(async () => (await succeededRows(config.id))[0].n === String(ids.length), isTruthy, { timeoutMs: 30_000, what: `every delivery of ${config.id} succeeded` });
+      await pollUntil(async () => (await succeededRows(config.id))[0].n === String(ids.length), isTruthy, {
+        timeoutMs: 30_000,
+        what: `every delivery of ${config.id} succeeded`,
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const [i, { receiver, config }] of subscribers.entries()) {
@@ -92,11 +108,25 @@ describe('event batches', () => {
     // A dispatcher claimed three events (batch_id set, committed) and crashed before starting their workflow; another
     // one claimed two events, started their workflow and crashed before marking them dispatched. Written here without
     // NOTIFY, as rows the live dispatcher finds at its next scan (or the one below finds first).
-    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: crypto.randomUUID(), app: 'ledger', type, payload: JSON.stringify({ i }), date: new Date(Date.now() + i) }));
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: crypto.randomUUID(),
+        app: 'ledger',
+        type,
+        payload: JSON.stringify({ i }),
+        date: new Date(Date.now() + i),
+      }));
     const crashedBeforeStart = rows(3);
     const crashedAfterStart = rows(2);
     const [batchA, batchB] = [crashedBeforeStart[0].id, crashedAfterStart[0].id];
-    const envelopes = crashedAfterStart.map((r) => ({ id: r.id, date: r.date.toISOString(), app: r.app, version: 'v2', type: r.type, payload: r.payload }));
+    const envelopes = crashedAfterStart.map((r) => ({
+      id: r.id,
+      date: r.date.toISOString(),
+      app: r.app,
+      version: 'v2',
+      type: r.type,
+      payload: r.payload,
+    }));
     await client.workflow.start('processEventBatch', { taskQueue: taskQueue(), workflowId: `events-${batchB}`, args: [envelopes] });
     await db('events_outbox').insert([
       ...crashedBeforeStart.map((r) => ({ ...r, batch_id: batchA })),
@@ -116,7 +146,10 @@ describe('event batches', () => {
       await dispatcher.stop();
     }
     const all = [...crashedBeforeStart, ...crashedAfterStart].map((r) => r.id);
-    await pollUntil(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
+    await pollUntil(async () => (await db('events_outbox').whereIn('id', all).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, {
+      timeoutMs: 30_000,
+      what: 'dispatch',
+    });
     await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 30_000, what: 'five deliveries' });
     // Each event exactly once: a duplicate is an extra delivery after the five, which only a window of quiet can show.
     await new Promise((resolve) => setTimeout(resolve, 1500));

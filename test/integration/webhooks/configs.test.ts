@@ -72,14 +72,24 @@ describe('webhook configs', () => {
     const id = body.data.id;
     const updated = await api('PUT', `${configs}/${id}`, { body: { endpoint: 'https://hooks.example.com/v', eventTypes: ['C.D'], name: 'n' } });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ id, endpoint: 'https://hooks.example.com/v', eventTypes: ['c.d'], name: 'n', secret: body.data.secret });
+    expect(updated.body.data).toMatchObject({
+      id,
+      endpoint: 'https://hooks.example.com/v',
+      eventTypes: ['c.d'],
+      name: 'n',
+      secret: body.data.secret,
+    });
     const deactivated = await api('PUT', `${configs}/${id}/deactivate`);
     expect([deactivated.status, deactivated.body.data.active]).toEqual([200, false]);
     const deleted = await api('DELETE', `${configs}/${id}`);
     expect([deleted.status, deleted.text]).toEqual([200, '']);
     for (const [method, path] of [
-      ['DELETE', `${configs}/${id}`], ['PUT', `${configs}/${id}/activate`], ['PUT', `${configs}/${id}/deactivate`],
-      ['PUT', `${configs}/${id}/secret/change`], ['GET', `${configs}/${id}/test`], ['PUT', `${configs}/not-a-uuid/activate`],
+      ['DELETE', `${configs}/${id}`],
+      ['PUT', `${configs}/${id}/activate`],
+      ['PUT', `${configs}/${id}/deactivate`],
+      ['PUT', `${configs}/${id}/secret/change`],
+      ['GET', `${configs}/${id}/test`],
+      ['PUT', `${configs}/not-a-uuid/activate`],
     ]) {
       const response = await api(method, path);
       expect([method, path, response.status, response.body.errorCode]).toEqual([method, path, 404, 'NOT_FOUND']);
@@ -135,7 +145,13 @@ describe('webhook configs', () => {
         const { body } = await create({ endpoint: receiver.url, eventTypes: ['a.b'] });
         const response = await api('GET', `${configs}/${body.data.id}/test`);
         expect(response.status).toBe(200);
-        expect(response.body.data).toMatchObject({ statusCode: 200, retryAttempt: 0, status: 'success', payload: '{"data":"test"}', nextRetryAfter: '0001-01-01T00:00:00Z' });
+        expect(response.body.data).toMatchObject({
+          statusCode: 200,
+          retryAttempt: 0,
+          status: 'success',
+          payload: '{"data":"test"}',
+          nextRetryAfter: '0001-01-01T00:00:00Z',
+        });
         expect(response.body.data.config).toMatchObject({ id: body.data.id, endpoint: receiver.url });
         expect(receiver.received).toHaveLength(1);
         const [request] = receiver.received;
@@ -185,7 +201,13 @@ describe('webhook configs', () => {
 
   describe('SSRF refusals outside WEBHOOKS_ALLOWED_CIDRS (the test stack allows only 127.0.0.0/8)', () => {
     it('refuses blocked literal endpoints when a config is written', async () => {
-      for (const endpoint of ['http://[::1]:8080/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/', 'http://10.0.0.1/', 'http://0xa9.254.169.254/']) {
+      for (const endpoint of [
+        'http://[::1]:8080/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:10.0.0.1]/',
+        'http://10.0.0.1/',
+        'http://0xa9.254.169.254/',
+      ]) {
         const response = await create({ endpoint, eventTypes: ['a.b'] });
         expect([endpoint, response.status, response.body.errorMessage]).toEqual([endpoint, 400, expect.stringMatching(/blocked range/)]);
       }

@@ -50,16 +50,23 @@ describe('webhook deliveries', () => {
 
   /** The delivery of an event once it has `status` (and, for a pending one, `attempted` attempts at least). */
   async function deliveryOf(eventId: string, status: string, attempted = 0) {
-    return pollUntil(async () => {
-      const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
-      const found = body.cursor.data[0];
-      return found?.status === status && found.attemptCount >= attempted ? found : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: `delivery of ${eventId} to be ${status}` });
+    return pollUntil(
+      async () => {
+        const { body } = await api('GET', `${deliveries}?eventID=${eventId}`);
+        const found = body.cursor.data[0];
+        return found?.status === status && found.attemptCount >= attempted ? found : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: `delivery of ${eventId} to be ${status}` },
+    );
   }
 
   it('delivers a committed ledger transaction event, signed, with the exact payload', async () => {
     const { receiver, config } = await subscribe(undefined, 'COMMITTED_TRANSACTIONS');
-    const payload = { ledger: 'main', transactions: [{ id: 0, postings: [{ source: 'world', destination: 'users:1', amount: 123456789012345678901234567890n, asset: 'USD' }] }] };
+    const payload = {
+      ledger: 'main',
+      transactions: [{ id: 0, postings: [{ source: 'world', destination: 'users:1', amount: 123456789012345678901234567890n, asset: 'USD' }] }],
+    };
     const eventId = await emit('COMMITTED_TRANSACTIONS', payload);
     const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(1);
@@ -69,7 +76,14 @@ describe('webhook deliveries', () => {
     expect(verified).toMatchObject({ id: eventId, app: 'ledger', version: 'v2', type: 'ledger.committed_transactions' });
     expect(request.headers['webhook-id']).toBe(delivery.id);
     expect(request.headers['formance-webhook-test']).toBe('false');
-    expect(delivery).toMatchObject({ eventID: eventId, configID: config.id, eventType: 'ledger.committed_transactions', attemptCount: 1, replayGeneration: 0, lastStatusCode: 200 });
+    expect(delivery).toMatchObject({
+      eventID: eventId,
+      configID: config.id,
+      eventType: 'ledger.committed_transactions',
+      attemptCount: 1,
+      replayGeneration: 0,
+      lastStatusCode: 200,
+    });
     // Formance's shape: the list leaves the payload out, the detail has it; optional members are absent, never null.
     expect(delivery.payload).toBeUndefined();
     expect(Object.values(delivery)).not.toContain(null);
@@ -87,17 +101,20 @@ describe('webhook deliveries', () => {
     return drain;
   }
 
-  it('retries 500 twice then 200: the batch makes the first attempt, the endpoint\'s one drain workflow the others, one webhook-id', async () => {
+  it("retries 500 twice then 200: the batch makes the first attempt, the endpoint's one drain workflow the others, one webhook-id", async () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n <= 2 ? 500 : 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'succeeded');
     expect(receiver.received).toHaveLength(3);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.id]));
-    for (const request of receiver.received) expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    for (const request of receiver.received)
+      expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
     // Newest first, as Formance lists them.
     expect(attempts.map((a: { attemptNumber: number; outcome: string; statusCode: number }) => [a.attemptNumber, a.outcome, a.statusCode])).toEqual([
-      [3, 'succeeded', 200], [2, 'retryable_failure', 500], [1, 'retryable_failure', 500],
+      [3, 'succeeded', 200],
+      [2, 'retryable_failure', 500],
+      [1, 'retryable_failure', 500],
     ]);
     for (const attempt of attempts) expect(attempt).toMatchObject({ deliveryID: delivery.id, replayGeneration: 0, endpoint: config.endpoint });
     expect(attempts[0].durationMillis).toBeGreaterThanOrEqual(0);
@@ -115,7 +132,12 @@ describe('webhook deliveries', () => {
     expect((await drain.describe()).status.name).toBe('COMPLETED');
     const history = await drain.fetchHistory();
     expect(history.events?.filter((e) => e.timerStartedEventAttributes).length).toBeGreaterThanOrEqual(1);
-    expect(history.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean).every((name) => name === 'webhookEndpointStep')).toBe(true);
+    expect(
+      history.events
+        ?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+        .filter(Boolean)
+        .every((name) => name === 'webhookEndpointStep'),
+    ).toBe(true);
     // Recovered: the endpoint is healthy again and its queue is empty.
     expect((await api('GET', `${configs}/${config.id}/stats`)).body.data).toMatchObject({ state: 'healthy', delivered: 1, pending: 0, queued: 0 });
   });
@@ -134,7 +156,7 @@ describe('webhook deliveries', () => {
     await expect(client.workflow.getHandle(`webhook-endpoint-${config.id}-2`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('honours Retry-After on the first attempt: the endpoint\'s next probe waits it', async () => {
+  it("honours Retry-After on the first attempt: the endpoint's next probe waits it", async () => {
     const { receiver, type } = await subscribe((n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 }));
     const eventId = await emit(type);
     const delivery = await deliveryOf(eventId, 'succeeded');
@@ -142,7 +164,10 @@ describe('webhook deliveries', () => {
     // The test stack's schedule would retry after 200 ms; the receiver asked for 2 s.
     expect(receiver.received[1].at - receiver.received[0].at).toBeGreaterThanOrEqual(1900);
     const attempts = (await api('GET', `${deliveries}/${delivery.id}/attempts`)).body.cursor.data;
-    expect(attempts.map((a: { attemptNumber: number; statusCode: number }) => [a.attemptNumber, a.statusCode])).toEqual([[2, 200], [1, 429]]);
+    expect(attempts.map((a: { attemptNumber: number; statusCode: number }) => [a.attemptNumber, a.statusCode])).toEqual([
+      [2, 200],
+      [1, 429],
+    ]);
     expect(Date.parse(attempts[0].createdAt) - Date.parse(attempts[1].createdAt)).toBeGreaterThanOrEqual(1900);
   });
 
@@ -163,8 +188,11 @@ describe('webhook deliveries', () => {
     expect(done).toMatchObject({ attemptCount: 1, replayGeneration: 1, lastStatusCode: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id]);
     const attempts = (await api('GET', `${deliveries}/${failed.id}/attempts`)).body.cursor.data;
-    expect(attempts.map((a: { outcome: string; replayGeneration: number; attemptNumber: number }) => [a.outcome, a.replayGeneration, a.attemptNumber])).toEqual([
-      ['succeeded', 1, 1], ['permanent_failure', 0, 1],
+    expect(
+      attempts.map((a: { outcome: string; replayGeneration: number; attemptNumber: number }) => [a.outcome, a.replayGeneration, a.attemptNumber]),
+    ).toEqual([
+      ['succeeded', 1, 1],
+      ['permanent_failure', 0, 1],
     ]);
     // The replay went through the endpoint's queue, sent by its drain (the API started it through Temporal).
     expect((await (await endedDrain(config.id)).describe()).status.name).toBe('COMPLETED');
@@ -178,10 +206,14 @@ describe('webhook deliveries', () => {
     // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
     const again = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: { 'Idempotency-Key': `again-${failed.id}` } });
     expect([again.status, again.body.data.status, again.body.data.replayGeneration]).toEqual([200, 'pending', 2]);
-    const resent = await pollUntil(async () => {
-      const { body } = await api('GET', `${deliveries}/${failed.id}`);
-      return body.data.replayGeneration === 2 && body.data.status === 'succeeded' ? body.data : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: 'the second replay to succeed' });
+    const resent = await pollUntil(
+      async () => {
+        const { body } = await api('GET', `${deliveries}/${failed.id}`);
+        return body.data.replayGeneration === 2 && body.data.status === 'succeeded' ? body.data : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: 'the second replay to succeed' },
+    );
     expect(resent).toMatchObject({ attemptCount: 1, lastStatusCode: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([failed.id, failed.id, failed.id]);
     expect(receiver.received[2].body).toBe(receiver.received[0].body);

@@ -21,7 +21,8 @@ describe('event dispatch', () => {
   });
 
   const emit = async (type: string) => (await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 1 } }])))[0];
-  const dispatched = (id: string) => pollUntil(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
+  const dispatched = (id: string) =>
+    pollUntil(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
 
   it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
     const id = await emit(`UNHEARD_${Date.now()}`);

@@ -51,9 +51,12 @@ describe('endpoint queues', () => {
   const emit = (type: string, n: number) => db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n } }]));
   const stats = async (id: string) => (await api('GET', `${configs}/${id}/stats`)).body.data;
 
-  it('keeps one workflow per dead endpoint however many events wait, and other areas\' workflows complete meanwhile', async () => {
+  it("keeps one workflow per dead endpoint however many events wait, and other areas' workflows complete meanwhile", async () => {
     const type = randomType('DEAD');
-    const dead = [await subscribe(`http://127.0.0.1:${await closedPort()}/hook`, [`ledger.${type.toLowerCase()}`]), await subscribe(`http://127.0.0.1:${await closedPort()}/hook`, [`ledger.${type.toLowerCase()}`])];
+    const dead = [
+      await subscribe(`http://127.0.0.1:${await closedPort()}/hook`, [`ledger.${type.toLowerCase()}`]),
+      await subscribe(`http://127.0.0.1:${await closedPort()}/hook`, [`ledger.${type.toLowerCase()}`]),
+    ];
     const running = `ExecutionStatus = "Running" AND WebhookConfigID IN ("${dead[0].id}", "${dead[1].id}")`;
     let most = 0;
     const sample = async () => {
@@ -61,29 +64,60 @@ describe('endpoint queues', () => {
     };
     // 300 events in 30 transactions, ten at a time: a flood of batches, most of them queued behind the two drains.
     for (let round = 0; round < 3; round++) {
-      await Promise.all(Array.from({ length: 10 }, (_, i) => db.transaction((trx) => emitEvents(trx, Array.from({ length: 10 }, (_x, k) => ({ app: 'ledger', type, payload: { n: round * 100 + i * 10 + k } }))))));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          db.transaction((trx) =>
+            emitEvents(
+              trx,
+              Array.from({ length: 10 }, (_x, k) => ({ app: 'ledger', type, payload: { n: round * 100 + i * 10 + k } })),
+            ),
+          ),
+        ),
+      );
       await sample();
     }
     // Meanwhile a workflow of another area (the platform self-test, on the platform task queue) runs to completion.
-    const selfTest = await client.workflow.execute(platformSelfTest, { taskQueue: taskQueue(), workflowId: `self-test-${Date.now()}`, args: ['during a webhook flood'] });
+    const selfTest = await client.workflow.execute(platformSelfTest, {
+      taskQueue: taskQueue(),
+      workflowId: `self-test-${Date.now()}`,
+      args: ['during a webhook flood'],
+    });
     expect(selfTest.echoed).toBe('during a webhook flood');
 
-    const planned = async () => Number((await db('webhook_deliveries').whereIn('config_id', dead.map((c) => c.id)).count({ n: '*' }))[0].n);
-    await pollUntil(async () => {
-      await sample();
-      return (await planned()) === 600;
-    }, isTruthy, { timeoutMs: 60_000, what: 'every delivery planned' });
+    const planned = async () =>
+      Number(
+        (
+          await db('webhook_deliveries')
+            .whereIn(
+              'config_id',
+              dead.map((c) => c.id),
+            )
+            .count({ n: '*' })
+        )[0].n,
+      );
+    await pollUntil(
+      async () => {
+        await sample();
+        return (await planned()) === 600;
+      },
+      isTruthy,
+      { timeoutMs: 60_000, what: 'every delivery planned' },
+    );
     await sample();
     // The bound: one drain per endpoint (visibility may lag, never over-count a closed run for long: sampled often).
     expect(most).toBeLessThanOrEqual(dead.length);
     // The events wait in PostgreSQL, not in Temporal: queued deliveries, one drain workflow id per endpoint's episode.
     for (const config of dead) {
       // The batch activities record their attempts after the requests: wait for the endpoint's state to show them.
-      const state = await pollUntil(async () => {
-        await sample();
-        const s = await stats(config.id);
-        return s.state !== 'healthy' ? s : undefined;
-      }, isTruthy, { timeoutMs: 30_000, what: 'the endpoint out of service' });
+      const state = await pollUntil(
+        async () => {
+          await sample();
+          const s = await stats(config.id);
+          return s.state !== 'healthy' ? s : undefined;
+        },
+        isTruthy,
+        { timeoutMs: 30_000, what: 'the endpoint out of service' },
+      );
       expect(['backoff', 'disabled']).toContain(state.state);
       expect(state.pending + state.failed).toBe(300);
       const drains = [];
@@ -91,11 +125,21 @@ describe('endpoint queues', () => {
       expect(drains.every((id) => id.startsWith(`webhook-endpoint-${config.id}-`))).toBe(true);
     }
     // A dead endpoint is not called once per event: the deliveries queued behind its drain were never attempted.
-    const attempted = Number((await db('webhook_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.config_id', dead.map((c) => c.id)).count({ n: '*' }))[0].n);
+    const attempted = Number(
+      (
+        await db('webhook_attempts as a')
+          .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .whereIn(
+            'd.config_id',
+            dead.map((c) => c.id),
+          )
+          .count({ n: '*' })
+      )[0].n,
+    );
     expect(attempted).toBeLessThan(600);
   }, 180_000);
 
-  it('drains a recovered endpoint\'s queue in order, each delivery once, signed', async () => {
+  it("drains a recovered endpoint's queue in order, each delivery once, signed", async () => {
     const type = randomType('ORDER');
     const { receiver, down } = await switchableReceiver();
     const config = await subscribe(receiver.url, [`ledger.${type.toLowerCase()}`]);
@@ -114,7 +158,8 @@ describe('endpoint queues', () => {
     // Every failed request was a probe of the head of the queue (event 0); then the queue in order.
     const successes = delivered.slice(delivered.lastIndexOf(0));
     expect(successes).toEqual(Array.from({ length: 20 }, (_, n) => n));
-    for (const request of receiver.received) expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    for (const request of receiver.received)
+      expect(() => new Webhook(config.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     const after = await stats(config.id);
     expect(after).toMatchObject({ state: 'healthy', delivered: 20, pending: 0, queued: 0, failed: 0 });
     expect(after).not.toHaveProperty('backoff');
@@ -132,18 +177,32 @@ describe('endpoint queues', () => {
     await emit(type, 1);
     await emit(type, 2);
 
-    const disabled = await pollUntil(async () => {
-      const s = await stats(config.id);
-      return s.state === 'disabled' ? s : undefined;
-    }, isTruthy, { timeoutMs: 60_000, what: 'the endpoint disabled' });
+    const disabled = await pollUntil(
+      async () => {
+        const s = await stats(config.id);
+        return s.state === 'disabled' ? s : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 60_000, what: 'the endpoint disabled' },
+    );
     expect(disabled.disabledReason).toMatch(/^no successful attempt for /);
     expect(disabled).toMatchObject({ failed: 2, pending: 0, queued: 0 });
     expect((await api('GET', `${configs}?id=${config.id}`)).body.cursor.data[0].active).toBe(false);
     const failed = (await api('GET', `${deliveries}?configId=${config.id}&status=failed`)).body.cursor.data;
-    expect(failed.map((d: { lastError: string }) => d.lastError)).toEqual([expect.stringMatching(/^the endpoint was disabled/), expect.stringMatching(/^the endpoint was disabled/)]);
+    expect(failed.map((d: { lastError: string }) => d.lastError)).toEqual([
+      expect.stringMatching(/^the endpoint was disabled/),
+      expect.stringMatching(/^the endpoint was disabled/),
+    ]);
     // The platform event, delivered to a config subscribed to it.
-    const event = await pollUntil(() => watcher.received.map((r) => JSON.parse(r.body)).find((b) => b.payload.configId === config.id), isTruthy, { timeoutMs: 30_000, what: 'the endpoint_disabled event' });
-    expect(event).toMatchObject({ app: 'webhooks', type: 'webhooks.endpoint_disabled', payload: { configId: config.id, endpoint: config.endpoint, reason: disabled.disabledReason } });
+    const event = await pollUntil(() => watcher.received.map((r) => JSON.parse(r.body)).find((b) => b.payload.configId === config.id), isTruthy, {
+      timeoutMs: 30_000,
+      what: 'the endpoint_disabled event',
+    });
+    expect(event).toMatchObject({
+      app: 'webhooks',
+      type: 'webhooks.endpoint_disabled',
+      payload: { configId: config.id, endpoint: config.endpoint, reason: disabled.disabledReason },
+    });
 
     // Inactive: a recovery is refused. Activated again (state forgotten), the failed deliveries are resent on request.
     expect((await api('POST', `${configs}/${config.id}/recover`, { body: { since } })).status).toBe(409);
@@ -155,7 +214,12 @@ describe('endpoint queues', () => {
     expect([recovered.status, recovered.body.data.replayed]).toEqual([200, 2]);
     expect((await api('POST', `${configs}/${config.id}/recover`, { body: { since }, headers: key })).body).toEqual(recovered.body);
     await pollUntil(async () => (await stats(config.id)).delivered === 2, isTruthy, { timeoutMs: 30_000, what: 'the recovered deliveries' });
-    expect(receiver.received.map((r) => payloadOf(r.body).n).slice(-2).sort()).toEqual([1, 2]);
+    expect(
+      receiver.received
+        .map((r) => payloadOf(r.body).n)
+        .slice(-2)
+        .sort(),
+    ).toEqual([1, 2]);
     const none = await api('POST', `${configs}/${config.id}/recover`, { body: { since } });
     expect(none.body.data.replayed).toBe(0);
     for (const body of [{}, { since: 'yesterday' }, { since, until: new Date(Date.parse(since) - 1).toISOString() }, { since, extra: 1 }]) {
@@ -172,17 +236,24 @@ describe('endpoint queues', () => {
     cleanups.push(() => receiver.close());
     const config = await subscribe(receiver.url, [`ledger.${type.toLowerCase()}`]);
     await emit(type, 1);
-    const disabled = await pollUntil(async () => {
-      const s = await stats(config.id);
-      return s.state === 'disabled' ? s : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: 'the endpoint disabled' });
+    const disabled = await pollUntil(
+      async () => {
+        const s = await stats(config.id);
+        return s.state === 'disabled' ? s : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: 'the endpoint disabled' },
+    );
     expect(disabled).toMatchObject({ disabledReason: 'the endpoint answered 410 Gone', failed: 1 });
     expect(receiver.received).toHaveLength(1);
     const [delivery] = (await api('GET', `${deliveries}?configId=${config.id}`)).body.cursor.data;
     expect(delivery).toMatchObject({ status: 'failed', lastStatusCode: 410, attemptCount: 1 });
     // Disabled: later events make no delivery.
     const [later] = await emit(type, 2);
-    await pollUntil(async () => (await db('events_outbox').where({ id: later }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
+    await pollUntil(async () => (await db('events_outbox').where({ id: later }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy, {
+      timeoutMs: 30_000,
+      what: 'dispatch',
+    });
     expect(receiver.received).toHaveLength(1);
     expect((await api('GET', `${deliveries}?eventID=${later}`)).body.cursor.data).toEqual([]);
   });
@@ -191,22 +262,45 @@ describe('endpoint queues', () => {
   async function strandedDelivery(configId: string, endpoint: string, fields: Record<string, unknown>) {
     const id = crypto.randomUUID();
     const eventId = crypto.randomUUID();
-    await db('webhook_deliveries').insert({ id, event_id: eventId, config_id: configId, event_type: 'ledger.stranded', endpoint, payload: JSON.stringify({ payload: { n: 7 } }), ...fields });
+    await db('webhook_deliveries').insert({
+      id,
+      event_id: eventId,
+      config_id: configId,
+      event_type: 'ledger.stranded',
+      endpoint,
+      payload: JSON.stringify({ payload: { n: 7 } }),
+      ...fields,
+    });
     return { id, eventId };
   }
 
-  it('hands the delivery of a previous release\'s per-delivery workflow to its endpoint\'s queue, and that workflow completes', async () => {
+  it("hands the delivery of a previous release's per-delivery workflow to its endpoint's queue, and that workflow completes", async () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const config = await subscribe(receiver.url, [`ledger.${randomType('UPGRADE').toLowerCase()}`]);
     const { id, eventId } = await strandedDelivery(config.id, receiver.url, { attempt_count: 1, last_status_code: 500 });
-    const plan = { deliveryId: id, configId: config.id, retry: { initialIntervalMs: 200, backoffCoefficient: 3, maximumIntervalMs: 1000 }, httpTimeoutMs: 5000, firstRetryAttempt: 1, firstDelayMs: 100 };
-    const legacy = await client.workflow.start('deliverWebhook', { taskQueue: taskQueue(), workflowId: `webhook-${eventId}-${config.id}`, args: [plan] });
+    const plan = {
+      deliveryId: id,
+      configId: config.id,
+      retry: { initialIntervalMs: 200, backoffCoefficient: 3, maximumIntervalMs: 1000 },
+      httpTimeoutMs: 5000,
+      firstRetryAttempt: 1,
+      firstDelayMs: 100,
+    };
+    const legacy = await client.workflow.start('deliverWebhook', {
+      taskQueue: taskQueue(),
+      workflowId: `webhook-${eventId}-${config.id}`,
+      args: [plan],
+    });
     expect(await legacy.result()).toEqual({ delivered: true });
-    const delivered = await pollUntil(async () => {
-      const { body } = await api('GET', `${deliveries}/${id}`);
-      return body.data.status === 'succeeded' ? body.data : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: 'the handed-over delivery' });
+    const delivered = await pollUntil(
+      async () => {
+        const { body } = await api('GET', `${deliveries}/${id}`);
+        return body.data.status === 'succeeded' ? body.data : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: 'the handed-over delivery' },
+    );
     expect(delivered).toMatchObject({ attemptCount: 2, lastStatusCode: 200 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id]);
     expect((await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).describe()).type).toBe('webhookEndpoint');
@@ -219,7 +313,10 @@ describe('endpoint queues', () => {
     const seq = (await db.raw(`SELECT nextval('webhook_delivery_queue_seq')::text AS v`)).rows[0].v;
     const { id } = await strandedDelivery(config.id, receiver.url, { queued: true, queue_seq: seq });
     expect(await stats(config.id)).toMatchObject({ queued: 1, pending: 1 });
-    await pollUntil(async () => (await api('GET', `${deliveries}/${id}`)).body.data.status === 'succeeded', isTruthy, { timeoutMs: 30_000, what: 'the swept queue\'s delivery' });
+    await pollUntil(async () => (await api('GET', `${deliveries}/${id}`)).body.data.status === 'succeeded', isTruthy, {
+      timeoutMs: 30_000,
+      what: "the swept queue's delivery",
+    });
     expect(receiver.received).toHaveLength(1);
     expect(await stats(config.id)).toMatchObject({ state: 'healthy', delivered: 1, queued: 0 });
     await client.workflow.getHandle(`webhook-endpoint-${config.id}-1`).result();

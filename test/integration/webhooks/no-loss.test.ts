@@ -13,7 +13,8 @@ describe('no event lost while the worker is down', () => {
   it('delivers, each once, the events committed while the worker was stopped, after it restarts', async () => {
     const receiver = await startReceiver();
     const type = `NO_LOSS_${Math.random().toString(36).slice(2, 10).toUpperCase()}`;
-    const config = (await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } })).body.data;
+    const config = (await api('POST', '/api/webhooks/configs', { body: { endpoint: receiver.url, eventTypes: [`ledger.${type.toLowerCase()}`] } }))
+      .body.data;
     try {
       // Frozen, the worker hears no NOTIFY and runs no scan; killed afterwards, whatever it had buffered is gone too.
       await control('worker', 'freeze');
@@ -31,7 +32,11 @@ describe('no event lost while the worker is down', () => {
       expect(eventIds.sort()).toEqual([...ids].sort());
       expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(5);
       // The dispatcher marks a batch dispatched after starting its workflow, so the deliveries may arrive first.
-      await pollUntil(async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0', isTruthy, { timeoutMs: 30_000, what: 'every event marked dispatched' });
+      await pollUntil(
+        async () => (await db('events_outbox').whereIn('id', ids).whereNull('dispatched_at').count({ n: '*' }))[0].n === '0',
+        isTruthy,
+        { timeoutMs: 30_000, what: 'every event marked dispatched' },
+      );
     } finally {
       await api('DELETE', `/api/webhooks/configs/${config.id}`);
       await receiver.close();

@@ -32,17 +32,26 @@ describe('bulk replay of webhook deliveries', () => {
   }
 
   async function failedDeliveries(configId: string, count: number) {
-    return pollUntil(async () => {
-      const { body } = await api('GET', `${deliveries}?configId=${configId}&status=failed`);
-      return body.cursor.data.length === count ? body.cursor.data : undefined;
-    }, isTruthy, { timeoutMs: 30_000, what: `${count} failed deliveries` });
+    return pollUntil(
+      async () => {
+        const { body } = await api('GET', `${deliveries}?configId=${configId}&status=failed`);
+        return body.cursor.data.length === count ? body.cursor.data : undefined;
+      },
+      isTruthy,
+      { timeoutMs: 30_000, what: `${count} failed deliveries` },
+    );
   }
 
   it('replays the failed deliveries of the chosen configs page by page, once per Idempotency-Key', async () => {
     const chosen = await subscribe(2);
     const other = await subscribe(1);
     const since = new Date(Date.now() - 1000).toISOString();
-    await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type: chosen.type, payload: { n: 1 } }, { app: 'ledger', type: chosen.type, payload: { n: 2 } }]));
+    await db.transaction((trx) =>
+      emitEvents(trx, [
+        { app: 'ledger', type: chosen.type, payload: { n: 1 } },
+        { app: 'ledger', type: chosen.type, payload: { n: 2 } },
+      ]),
+    );
     await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type: other.type, payload: { n: 3 } }]));
     const failed = await failedDeliveries(chosen.configId, 2);
     await failedDeliveries(other.configId, 1);
@@ -58,22 +67,34 @@ describe('bulk replay of webhook deliveries', () => {
     // Same key and body: the first answer, nothing replayed again.
     const repeated = await api('POST', `${deliveries}/replay`, { body: request, headers: { 'Idempotency-Key': `bulk-${chosen.configId}-1` } });
     expect(repeated.body).toEqual(first.body);
-    const reused = await api('POST', `${deliveries}/replay`, { body: { ...request, pageSize: 2 }, headers: { 'Idempotency-Key': `bulk-${chosen.configId}-1` } });
+    const reused = await api('POST', `${deliveries}/replay`, {
+      body: { ...request, pageSize: 2 },
+      headers: { 'Idempotency-Key': `bulk-${chosen.configId}-1` },
+    });
     expect([reused.status, reused.body.errorCode]).toEqual([409, 'CONFLICT']);
 
     // The cursor is valid only with the filters that issued it.
-    const mismatched = await api('POST', `${deliveries}/replay`, { body: { ...request, configIds: [other.configId], cursor: first.body.data.nextCursor } });
+    const mismatched = await api('POST', `${deliveries}/replay`, {
+      body: { ...request, configIds: [other.configId], cursor: first.body.data.nextCursor },
+    });
     expect([mismatched.status, mismatched.body.errorCode]).toEqual([400, 'VALIDATION']);
-    const second = await api('POST', `${deliveries}/replay`, { body: { ...request, cursor: first.body.data.nextCursor }, headers: { 'Idempotency-Key': `bulk-${chosen.configId}-2` } });
+    const second = await api('POST', `${deliveries}/replay`, {
+      body: { ...request, cursor: first.body.data.nextCursor },
+      headers: { 'Idempotency-Key': `bulk-${chosen.configId}-2` },
+    });
     expect(second.body.data).toMatchObject({ replayed: 1, skipped: 0, hasMore: false, createdAtTo: first.body.data.createdAtTo });
     expect(second.body.data).not.toHaveProperty('nextCursor');
 
     // Both deliveries of the chosen config succeed in their first replay generation; the other config's stays failed.
     for (const delivery of failed) {
-      const done = await pollUntil(async () => {
-        const { body } = await api('GET', `${deliveries}/${delivery.id}`);
-        return body.data.status === 'succeeded' ? body.data : undefined;
-      }, isTruthy, { timeoutMs: 30_000, what: 'the replayed delivery to succeed' });
+      const done = await pollUntil(
+        async () => {
+          const { body } = await api('GET', `${deliveries}/${delivery.id}`);
+          return body.data.status === 'succeeded' ? body.data : undefined;
+        },
+        isTruthy,
+        { timeoutMs: 30_000, what: 'the replayed delivery to succeed' },
+      );
       expect(done).toMatchObject({ replayGeneration: 1, attemptCount: 1 });
     }
     expect(chosen.receiver.received).toHaveLength(4);
@@ -88,7 +109,14 @@ describe('bulk replay of webhook deliveries', () => {
     const { configId } = await subscribe(0);
     const since = new Date(Date.now() - 1000).toISOString();
     // A delivery no workflow carries (no event in the outbox), so it stays pending.
-    await db('webhook_deliveries').insert({ id: crypto.randomUUID(), event_id: crypto.randomUUID(), config_id: configId, event_type: 'ledger.unsent', endpoint: 'http://127.0.0.1:9/hook', payload: '{}' });
+    await db('webhook_deliveries').insert({
+      id: crypto.randomUUID(),
+      event_id: crypto.randomUUID(),
+      config_id: configId,
+      event_type: 'ledger.unsent',
+      endpoint: 'http://127.0.0.1:9/hook',
+      payload: '{}',
+    });
     const result = await api('POST', `${deliveries}/replay`, { body: { createdAtFrom: since, configIds: [configId] } });
     expect(result.body.data).toMatchObject({ replayed: 0, expedited: 0, skipped: 1, hasMore: false });
 

@@ -9,7 +9,10 @@ const row = (id: string, type: string, bytes = 100) => ({ id, app: 'ledger', typ
 
 describe('cutting a claimed outbox batch', () => {
   it('marks unheard events, batches the heard ones in commit order', () => {
-    const cut = cutBatch([row('a', 'HEARD'), row('b', 'UNHEARD'), row('c', 'TRIGGERED'), row('d', 'HEARD')], subscriptions({ HEARD: 2 }, ['TRIGGERED']));
+    const cut = cutBatch(
+      [row('a', 'HEARD'), row('b', 'UNHEARD'), row('c', 'TRIGGERED'), row('d', 'HEARD')],
+      subscriptions({ HEARD: 2 }, ['TRIGGERED']),
+    );
     expect(cut).toEqual({ members: ['a', 'c', 'd'], unheard: ['b'], cut: false });
   });
 

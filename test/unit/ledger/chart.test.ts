@@ -20,7 +20,7 @@ describe('chart of accounts', () => {
   });
 
   test('a violation names the rule', () => {
-    expect(findAccount(chart, 'users:abc')).toEqual({ violation: expect.stringContaining('does not match $userID\'s pattern ^[0-9]+$') });
+    expect(findAccount(chart, 'users:abc')).toEqual({ violation: expect.stringContaining("does not match $userID's pattern ^[0-9]+$") });
     expect(findAccount(chart, 'shop')).toEqual({ violation: 'the root has no segment "shop"' });
     expect(findAccount(chart, 'users')).toEqual({ violation: expect.stringContaining('not an account of the chart') });
     expect(findAccount(chart, 'bank:other')).toEqual({ violation: '"bank" has no segment "other"' });
@@ -53,7 +53,12 @@ describe('chart of accounts', () => {
     ['(?<=a)b', 'invalid named capture'],
   ])('refuses %s, which RE2 cannot compile, naming the field', (pattern, reason) => {
     expect(() => parseChart({ users: { $id: { '.pattern': pattern } } })).toThrow(
-      expect.objectContaining({ code: 'VALIDATION', message: expect.stringMatching(new RegExp(`^chart\\.users\\.\\$id\\.\\.pattern: invalid regular expression \\(.*${reason.replace(/[()]/g, '\\$&')}`)) }),
+      expect.objectContaining({
+        code: 'VALIDATION',
+        message: expect.stringMatching(
+          new RegExp(`^chart\\.users\\.\\$id\\.\\.pattern: invalid regular expression \\(.*${reason.replace(/[()]/g, '\\$&')}`),
+        ),
+      }),
     );
   });
 
@@ -80,7 +85,13 @@ describe('ledger query filter', () => {
   const compile = (query: unknown) => compileLedgerQuery(stringifyJson(query), fields, ACCOUNT_FIELDS);
 
   test('compiles to a bound SQL condition; no client text reaches the SQL', () => {
-    const condition = compile({ $and: [{ $match: { address: 'users:' } }, { $not: { $match: { "metadata[it's]": "x' OR 1=1" } } }, { $gte: { 'balance[USD/2]': '340282366920938463463374607431768211455' } }] })!;
+    const condition = compile({
+      $and: [
+        { $match: { address: 'users:' } },
+        { $not: { $match: { "metadata[it's]": "x' OR 1=1" } } },
+        { $gte: { 'balance[USD/2]': '340282366920938463463374607431768211455' } },
+      ],
+    })!;
     expect(condition.sql).not.toContain("it's");
     expect(condition.sql).not.toContain('OR 1=1');
     expect(condition.bindings).toEqual(['^users:[^:]+$', "it's", "x' OR 1=1", 'USD/2', '340282366920938463463374607431768211455']);
@@ -116,7 +127,9 @@ describe('ledger query filter', () => {
     expect(compileLedgerQuery(deep(60), fields, ACCOUNT_FIELDS)?.sql).toContain('NOT COALESCE');
     const nested = (levels: number) => '{"$and":['.repeat(levels) + '{"$match":{"address":"a"}}' + ']}'.repeat(levels);
     for (const text of [deep(5000), nested(5000)]) {
-      expect(() => compileLedgerQuery(text, fields, ACCOUNT_FIELDS)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: 'query: nesting deeper than 64 levels' }));
+      expect(() => compileLedgerQuery(text, fields, ACCOUNT_FIELDS)).toThrow(
+        expect.objectContaining({ code: 'VALIDATION', message: 'query: nesting deeper than 64 levels' }),
+      );
     }
   });
 });
@@ -147,7 +160,13 @@ describe('ledger features', () => {
 describe('query template variables', () => {
   it('puts a whole-string placeholder as the value, interpolates the others, and names a missing or undeclared variable', () => {
     const vars = { account: { type: 'string' }, floor: { type: 'int', default: 50 } };
-    expect(bindVariables({ $and: [{ $match: { address: '${account}' } }, { $gte: { balance: '${floor}' } }, { $match: { note: 'for ${account}' } }] }, vars, { account: 'users:1' })).toEqual({
+    expect(
+      bindVariables(
+        { $and: [{ $match: { address: '${account}' } }, { $gte: { balance: '${floor}' } }, { $match: { note: 'for ${account}' } }] },
+        vars,
+        { account: 'users:1' },
+      ),
+    ).toEqual({
       $and: [{ $match: { address: 'users:1' } }, { $gte: { balance: 50 } }, { $match: { note: 'for users:1' } }],
     });
     expect(() => bindVariables({ $match: { address: '${account}' } }, vars, {})).toThrow(/vars\.account: required/);

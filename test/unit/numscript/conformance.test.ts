@@ -15,7 +15,9 @@ class CorpusStore implements NumscriptStore {
     return this.test.metadata[account]?.[key];
   }
   async getScaledBalances(account: string, baseAsset: string): Promise<Record<string, bigint>> {
-    const scaled = this.test.balances.filter((b) => b.account === account && !b.color && (b.asset === baseAsset || b.asset.startsWith(`${baseAsset}/`)));
+    const scaled = this.test.balances.filter(
+      (b) => b.account === account && !b.color && (b.asset === baseAsset || b.asset.startsWith(`${baseAsset}/`)),
+    );
     return Object.fromEntries(scaled.map((b) => [b.asset, b.amount]));
   }
 }
@@ -49,11 +51,13 @@ async function runCase(test: CorpusCase): Promise<Outcome> {
   if (test.expect.metadata) {
     const got = Object.fromEntries(Object.entries(result.accountMetadata).map(([a, m]) => [a, sorted(m)]));
     const want = Object.fromEntries(Object.entries(test.expect.metadata).map(([a, m]) => [a, sorted(m)]));
-    if (JSON.stringify(sorted(got)) !== JSON.stringify(sorted(want))) return { ok: false, why: `account metadata ${JSON.stringify(got)} instead of ${JSON.stringify(want)}` };
+    if (JSON.stringify(sorted(got)) !== JSON.stringify(sorted(want)))
+      return { ok: false, why: `account metadata ${JSON.stringify(got)} instead of ${JSON.stringify(want)}` };
   }
   if (test.expect.movements) {
     const sum = new Map<string, bigint>();
-    for (const p of result.postings) sum.set(`${p.source}>${p.destination} ${p.asset}`, (sum.get(`${p.source}>${p.destination} ${p.asset}`) ?? 0n) + p.amount);
+    for (const p of result.postings)
+      sum.set(`${p.source}>${p.destination} ${p.asset}`, (sum.get(`${p.source}>${p.destination} ${p.asset}`) ?? 0n) + p.amount);
     const got = [...sum.entries()].map(([k, v]) => `${k}:${v}`).sort();
     const want = test.expect.movements.map((m) => `${m.source}>${m.destination} ${m.asset}:${m.amount}`).sort();
     if (got.join('|') !== want.join('|')) return { ok: false, why: `movements ${got.join(', ')} instead of ${want.join(', ')}` };
@@ -63,7 +67,10 @@ async function runCase(test: CorpusCase): Promise<Outcome> {
     for (const b of end) {
       const asset = coloredAsset(b);
       const start = test.balances.find((x) => x.account === b.account && coloredAsset(x) === asset)?.amount ?? 0n;
-      const moved = result.postings.reduce((acc, p) => acc + (p.asset === asset ? (p.destination === b.account ? p.amount : 0n) - (p.source === b.account ? p.amount : 0n) : 0n), 0n);
+      const moved = result.postings.reduce(
+        (acc, p) => acc + (p.asset === asset ? (p.destination === b.account ? p.amount : 0n) - (p.source === b.account ? p.amount : 0n) : 0n),
+        0n,
+      );
       if (start + moved !== b.amount) return { ok: false, why: `end balance of ${b.account} ${b.asset}: ${start + moved} instead of ${b.amount}` };
     }
   }
@@ -76,7 +83,7 @@ function sorted<T>(map: Record<string, T>): Record<string, T> {
 
 const corpus = loadCorpus();
 
-describe('Formance\'s Numscript conformance corpus', () => {
+describe("Formance's Numscript conformance corpus", () => {
   const outcomes = new Map<string, Outcome>();
   afterAll(() => {
     const byFolder = new Map<string, { pass: number; fail: number }>();
@@ -86,7 +93,9 @@ describe('Formance\'s Numscript conformance corpus', () => {
       else row.fail += 1;
       byFolder.set(test.folder, row);
     }
-    const lines = [...byFolder.entries()].map(([folder, { pass, fail }]) => `  ${folder.padEnd(58)} ${String(pass).padStart(3)} pass ${String(fail).padStart(3)} fail`);
+    const lines = [...byFolder.entries()].map(
+      ([folder, { pass, fail }]) => `  ${folder.padEnd(58)} ${String(pass).padStart(3)} pass ${String(fail).padStart(3)} fail`,
+    );
     process.stdout.write(`\nNumscript conformance by folder:\n${lines.join('\n')}\n`);
   });
 

@@ -32,13 +32,32 @@ describe('numscript destinations', () => {
     const third = { num: 1n, den: 3n };
     expect(allocate(100n, [third, third, third])).toEqual([34n, 33n, 33n]);
     expect(allocate(2n, [third, third, third])).toEqual([1n, 1n, 0n]);
-    expect(allocate(1n, [{ num: 1n, den: 2n }, { num: 1n, den: 2n }])).toEqual([1n, 0n]);
-    expect(allocate(10n, [{ num: 9n, den: 10n }, { num: 1n, den: 10n }])).toEqual([9n, 1n]);
+    expect(
+      allocate(1n, [
+        { num: 1n, den: 2n },
+        { num: 1n, den: 2n },
+      ]),
+    ).toEqual([1n, 0n]);
+    expect(
+      allocate(10n, [
+        { num: 9n, den: 10n },
+        { num: 1n, den: 10n },
+      ]),
+    ).toEqual([9n, 1n]);
     // A remaining part of 0 still takes part in the order, and may get nothing.
-    expect(allocate(5n, [{ num: 1n, den: 1n }, { num: 0n, den: 1n }])).toEqual([5n, 0n]);
+    expect(
+      allocate(5n, [
+        { num: 1n, den: 1n },
+        { num: 0n, den: 1n },
+      ]),
+    ).toEqual([5n, 0n]);
     // Parts always add up to the amount, for any amount.
     for (let amount = 0n; amount < 50n; amount++) {
-      const parts = allocate(amount, [{ num: 1n, den: 7n }, { num: 2n, den: 7n }, { num: 4n, den: 7n }]);
+      const parts = allocate(amount, [
+        { num: 1n, den: 7n },
+        { num: 2n, den: 7n },
+        { num: 4n, den: 7n },
+      ]);
       expect(parts.reduce((a, b) => a + b, 0n)).toBe(amount);
     }
   });

@@ -33,7 +33,11 @@ describe('Numscript: the points where we follow Formance', () => {
 
   it('refuses a meta() value with extra spaces (VALIDATION), as Formance does', async () => {
     const store = new MemoryStore({}, { 'users:1': { fee: ' 30% ', limit: 'USD  10', n: '10 ' } });
-    for (const [type, key] of [['portion', 'fee'], ['monetary', 'limit'], ['number', 'n']]) {
+    for (const [type, key] of [
+      ['portion', 'fee'],
+      ['monetary', 'limit'],
+      ['number', 'n'],
+    ]) {
       expect(await failure(run(`vars { ${type} $v = meta(@users:1, "${key}") }`, { store }))).toMatch(/^VALIDATION: variable \$v: metadata/);
     }
   });
@@ -48,12 +52,8 @@ describe('Numscript: the points where we follow Formance', () => {
 
   it('clamps negative caps to 0: max in sources and destinations, bounded overdrafts', async () => {
     const store = new MemoryStore({ s: { USD: 11n } });
-    expect((await run('send [USD 100] (source = { max [USD -50] from @s  @world } destination = @d)', { store })).moves).toEqual([
-      'world>d:100 USD',
-    ]);
-    expect((await run('send [USD 10] (source = @s allowing overdraft up to [USD -10] destination = @d)', { store })).moves).toEqual([
-      's>d:10 USD',
-    ]);
+    expect((await run('send [USD 100] (source = { max [USD -50] from @s  @world } destination = @d)', { store })).moves).toEqual(['world>d:100 USD']);
+    expect((await run('send [USD 10] (source = @s allowing overdraft up to [USD -10] destination = @d)', { store })).moves).toEqual(['s>d:10 USD']);
     expect((await run('send [USD 100] (source = @world destination = { max [USD 0] - [USD 10] to @a  remaining to @b })')).moves).toEqual([
       'world>b:100 USD',
     ]);
@@ -69,13 +69,16 @@ describe('Numscript: the points where we follow Formance', () => {
   });
 
   it('accepts "+5" for a number (and a monetary amount), as Go big.Int parsing does', async () => {
-    const result = await run('vars { number $n  monetary $m }\nsend [USD $n] (source = @world destination = @a)\nsend $m (source = @world destination = @a)', {
-      vars: { n: '+5', m: 'USD +7' },
-    });
+    const result = await run(
+      'vars { number $n  monetary $m }\nsend [USD $n] (source = @world destination = @a)\nsend $m (source = @world destination = @a)',
+      {
+        vars: { n: '+5', m: 'USD +7' },
+      },
+    );
     expect(result.moves).toEqual(['world>a:5 USD', 'world>a:7 USD']);
   });
 
-  it('accepts `remaining` anywhere and twice: the last one takes the rest, the others 0, as Formance\'s interpreter', async () => {
+  it("accepts `remaining` anywhere and twice: the last one takes the rest, the others 0, as Formance's interpreter", async () => {
     expect((await run('send [USD 10] (source = @world destination = { remaining to @a  1/2 to @b })')).moves).toEqual([
       'world>a:5 USD',
       'world>b:5 USD',
@@ -151,13 +154,13 @@ describe('Numscript feature flags', () => {
     expect(() => compileNumscript(`#![feature("${flag}")]\n${source}`)).not.toThrow();
   });
 
-  it('runs colored sources under Formance\'s asset naming (COIN in RED is COIN_RED)', async () => {
+  it("runs colored sources under Formance's asset naming (COIN in RED is COIN_RED)", async () => {
     const store = new MemoryStore({ src: { COIN_RED: 20n, COIN: 100n } });
     const source = '#![feature("experimental-asset-colors")]\nsend [COIN *] (source = { @src \\ "RED"  @src } destination = @dest)';
     expect((await run(source, { store })).moves).toEqual(['src>dest:20 COIN_RED', 'src>dest:100 COIN']);
   });
 
-  it('refuses asset scaling on a store that cannot list an account\'s balances at every scale', async () => {
+  it("refuses asset scaling on a store that cannot list an account's balances at every scale", async () => {
     const source = '#![feature("experimental-asset-scaling")]\nsend [EUR/2 1] (source = @a with scaling through @swap destination = @b)';
     expect(await failure(run(source))).toBe('VALIDATION: asset scaling is not available on this ledger');
   });

@@ -78,9 +78,12 @@ describe('numscript interpreter', () => {
   });
 
   it('runs a realistic payment script end to end', async () => {
-    const store = new MemoryStore({ 'users:001:wallet': { 'USD/2': 3000n }, 'users:001:credit': { 'USD/2': 0n } }, {
-      'orders:42': { merchant: 'merchants:7' },
-    });
+    const store = new MemoryStore(
+      { 'users:001:wallet': { 'USD/2': 3000n }, 'users:001:credit': { 'USD/2': 0n } },
+      {
+        'orders:42': { merchant: 'merchants:7' },
+      },
+    );
     const result = await run(
       `vars {
         monetary $price

@@ -10,7 +10,14 @@ describe('numscript parser', () => {
       monetary $bal = balance(@users:001, USD/2)
     }`);
     expect(program.vars.map((v) => `${v.type} ${v.name}`)).toEqual([
-      'account a', 'monetary m', 'portion p', 'number n', 'string s', 'asset x', 'account merchant', 'monetary bal',
+      'account a',
+      'monetary m',
+      'portion p',
+      'number n',
+      'string s',
+      'asset x',
+      'account merchant',
+      'monetary bal',
     ]);
     expect(program.vars[6].origin).toMatchObject({ kind: 'call', name: 'meta', args: [{ kind: 'var', name: 'a' }, { value: 'merchant' }] });
     expect(program.vars[7].origin).toMatchObject({ kind: 'call', name: 'balance', args: [{ address: 'users:001' }, { asset: 'USD/2' }] });
@@ -48,7 +55,10 @@ describe('numscript parser', () => {
           {
             kind: 'allotment',
             parts: [
-              { share: { kind: 'portion', portion: { kind: 'infix', op: '/', left: { value: 1n }, right: { value: 2n } } }, source: { kind: 'account' } },
+              {
+                share: { kind: 'portion', portion: { kind: 'infix', op: '/', left: { value: 1n }, right: { value: 2n } } },
+                source: { kind: 'account' },
+              },
               { share: { kind: 'remaining' }, source: { kind: 'inorder' } },
             ],
           },
@@ -152,12 +162,12 @@ describe('numscript parser', () => {
 
   describe('syntax errors carry line:column of the offending token', () => {
     it.each([
-      ['send [USD 10] (\n  source = @a\n  destination = \n)', '4:1: expected an account like @users:001 or a variable, found \')\''],
+      ['send [USD 10] (\n  source = @a\n  destination = \n)', "4:1: expected an account like @users:001 or a variable, found ')'"],
       ['send [USD 10] (\n  destination = @a\n)', "2:3: expected 'source', found 'destination'"],
       ['send [usd 10] (source = @a destination = @b)', "1:7: expected a value, found 'usd'"],
       ['send [USD/1234567 10] (source = @a destination = @b)', '1:7: invalid asset USD/1234567'],
       ['send [USD 10] (source = @a:: destination = @b)', '1:25: invalid account address @a::'],
-      ['send [USD 10] (source = @a destination = @b', '1:44: expected \')\', found end of script'],
+      ['send [USD 10] (source = @a destination = @b', "1:44: expected ')', found end of script"],
       ['vars {\n  money $m\n}', '2:3: unknown type money'],
       ['send [USD 10] (source = @a destination = { 150% to @b })', '1:44: invalid portion 150%'],
       ['send [USD 10] (source = @a destination = { })', '1:44: empty destination block'],

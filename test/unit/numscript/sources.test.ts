@@ -27,10 +27,7 @@ describe('numscript sources', () => {
   });
 
   it('caps a source with max', async () => {
-    expect((await run(send('[USD 40]', '{ max [USD 10] from @a  @b }'), { store: store() })).moves).toEqual([
-      'a>dest:10 USD',
-      'b>dest:30 USD',
-    ]);
+    expect((await run(send('[USD 40]', '{ max [USD 10] from @a  @b }'), { store: store() })).moves).toEqual(['a>dest:10 USD', 'b>dest:30 USD']);
     expect((await run(send('[USD 5]', '{ max [USD 10] from @a  @b }'), { store: store() })).moves).toEqual(['a>dest:5 USD']);
   });
 
@@ -60,10 +57,7 @@ describe('numscript sources', () => {
 
   it('sends all available funds with [ASSET *], bounded by max and overdraft limits', async () => {
     expect((await run(send('[USD *]', '{ @a @b }'), { store: store() })).moves).toEqual(['a>dest:30 USD', 'b>dest:50 USD']);
-    expect((await run(send('[USD *]', '{ @a  max [USD 7] from @world }'), { store: store() })).moves).toEqual([
-      'a>dest:30 USD',
-      'world>dest:7 USD',
-    ]);
+    expect((await run(send('[USD *]', '{ @a  max [USD 7] from @world }'), { store: store() })).moves).toEqual(['a>dest:30 USD', 'world>dest:7 USD']);
     expect((await run(send('[USD *]', '@a allowing overdraft up to [USD 5]'), { store: store() })).moves).toEqual(['a>dest:35 USD']);
     expect((await run(send('[USD *]', '@empty'), { store: store() })).moves).toEqual([]);
     expect(await failure(run(send('[USD *]', '@world'), { store: store() }))).toBe(

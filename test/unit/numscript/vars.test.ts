@@ -12,11 +12,7 @@ describe('numscript vars', () => {
 
   it('takes every type in Formance JSON forms, usable wherever a literal is', async () => {
     const result = await run(script, { vars });
-    expect(result.moves).toEqual([
-      'users:001>fees:25 USD/2',
-      'users:001>users:002:main:975 USD/2',
-      'world>users:002:main:42 EUR',
-    ]);
+    expect(result.moves).toEqual(['users:001>fees:25 USD/2', 'users:001>users:002:main:975 USD/2', 'world>users:002:main:42 EUR']);
     expect(result.txMetadata).toEqual({ note: 'hello' });
   });
 
@@ -64,10 +60,13 @@ describe('numscript vars', () => {
   });
 
   it('resolves meta() from account metadata, in declaration order', async () => {
-    const store = new MemoryStore({}, {
-      'users:001': { merchant: 'merchants:042', fee: '10%', cap: 'USD/2 500' },
-      'merchants:042': { payout: 'banks:9' },
-    });
+    const store = new MemoryStore(
+      {},
+      {
+        'users:001': { merchant: 'merchants:042', fee: '10%', cap: 'USD/2 500' },
+        'merchants:042': { payout: 'banks:9' },
+      },
+    );
     const result = await run(
       `vars {
         account $user

@@ -7,7 +7,9 @@ describe('orchestration config', () => {
   });
 
   it('resolves a send with defaults and a BigInt amount from a variable', () => {
-    const stage = { send: { source: { account: { id: 'users:${u}' } }, destination: { wallet: { name: 'w' } }, amount: { asset: 'USD/2', amount: '${a}' } } };
+    const stage = {
+      send: { source: { account: { id: 'users:${u}' } }, destination: { wallet: { name: 'w' } }, amount: { asset: 'USD/2', amount: '${a}' } },
+    };
     expect(resolveStage(stage, 0, { u: '42', a: '123456789012345678901234567890' })).toEqual({
       type: 'send',
       spec: {
@@ -20,7 +22,9 @@ describe('orchestration config', () => {
   });
 
   it('defers typed checks on variables to resolution', () => {
-    const stage = { send: { source: { account: { id: 'a' } }, destination: { account: { id: 'b' } }, amount: { asset: '${asset}', amount: '${amount}' } } };
+    const stage = {
+      send: { source: { account: { id: 'a' } }, destination: { account: { id: 'b' } }, amount: { asset: '${asset}', amount: '${amount}' } },
+    };
     expect(() => validateConfig({ stages: [stage] })).not.toThrow();
     expect(() => resolveStage(stage, 3, { asset: 'USD', amount: 'ten' })).toThrow('stages[3].send.amount.amount: must be a non-negative integer');
   });

@@ -30,7 +30,9 @@ describe('op 13 from recorded histories', () => {
 
   it('reports an aborted stage as canceled', () => {
     const stages = instanceHistoryOf(eventsOf('abort-waiting.json'));
-    expect(stages.map(({ name, terminated, error }) => ({ name, terminated, error }))).toEqual([{ name: 'RunWaitEvent', terminated: true, error: 'canceled' }]);
+    expect(stages.map(({ name, terminated, error }) => ({ name, terminated, error }))).toEqual([
+      { name: 'RunWaitEvent', terminated: true, error: 'canceled' },
+    ]);
   });
 
   it('ends a send with the end its last step carried, local or regular', () => {

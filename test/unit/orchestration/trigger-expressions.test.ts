@@ -32,7 +32,11 @@ describe('trigger expression checks', () => {
   });
 
   it('evaluates what it accepts against a payload of that type', () => {
-    const payload = { ledger: 'l', transactions: [{ id: 1, postings: [{ source: 'world', destination: 'users:ann', amount: 250, asset: 'USD/2' }], metadata: {} }], accountMetadata: {} };
+    const payload = {
+      ledger: 'l',
+      transactions: [{ id: 1, postings: [{ source: 'world', destination: 'users:ann', amount: 250, asset: 'USD/2' }], metadata: {} }],
+      accountMetadata: {},
+    };
     const filter = 'event.transactions[0].postings[0].destination.startsWith("users:") && event.transactions[0].postings[0].amount > 100';
     expect(checkExpression(filter, 'COMMITTED_TRANSACTIONS', 'filter')).toBeUndefined();
     expect(evaluateFilter(filter, payload)).toEqual({ match: true });
@@ -57,7 +61,9 @@ describe('trigger expressions cannot hold the process', () => {
   });
 
   it('matches has RE2 (Go) semantics: unanchored unless anchored, (?i), Unicode classes', () => {
-    expect(evaluateFilter('event.s.matches("[0-9]") && event.s.matches("(?i)^X") && event.u.matches("^\\\\pL+$")', { s: 'x1y', u: 'été' })).toEqual({ match: true });
+    expect(evaluateFilter('event.s.matches("[0-9]") && event.s.matches("(?i)^X") && event.u.matches("^\\\\pL+$")', { s: 'x1y', u: 'été' })).toEqual({
+      match: true,
+    });
     expect(evaluateFilter('event.s.matches("^[0-9]+$")', { s: 'x1y' })).toEqual({ match: false });
   });
 
@@ -84,7 +90,9 @@ describe('trigger expressions cannot hold the process', () => {
   });
 
   it('refuses at creation what costs over the limit on any event: eight nested .all() over 10-element lists', () => {
-    expect(checkExpression(nested(8), 'ANY', 'filter')).toMatch(/^estimated evaluation cost \d+ on an event whose lists, maps and strings hold 16 elements is over the limit of 1000000/);
+    expect(checkExpression(nested(8), 'ANY', 'filter')).toMatch(
+      /^estimated evaluation cost \d+ on an event whose lists, maps and strings hold 16 elements is over the limit of 1000000/,
+    );
     expect(checkExpression(nested(8, 'event.transactions', 'x0.id >= 0'), 'COMMITTED_TRANSACTIONS', 'filter')).toContain('over the limit of 1000000');
     expect(checkExpression(`event.ledger.size() > 0 ? true : ${nested(8)}`, 'COMMITTED_TRANSACTIONS', 'filter')).toContain('over the limit');
     expect(checkExpression(nested(3), 'ANY', 'filter')).toBeUndefined();
@@ -97,7 +105,11 @@ describe('trigger expressions cannot hold the process', () => {
     expect(evaluateFilter(source, { items: [1, 2, 3] })).toEqual({ match: true });
     const large = { items: Array.from({ length: 1000 }, (_, i) => i + 1) };
     const started = Date.now();
-    expect(evaluateFilter(source, large)).toEqual({ match: false, overLimit: true, error: expect.stringMatching(/^estimated evaluation cost \d+ on this event is over the limit of 1000000/) });
+    expect(evaluateFilter(source, large)).toEqual({
+      match: false,
+      overLimit: true,
+      error: expect.stringMatching(/^estimated evaluation cost \d+ on this event is over the limit of 1000000/),
+    });
     expect(evaluateVariable(`${source} ? "y" : "n"`, large)).toEqual({ overLimit: true, error: expect.stringContaining('over the limit') });
     // Refused before evaluating: 10^9 iterations would take minutes.
     expect(Date.now() - started).toBeLessThan(60_000);

@@ -13,7 +13,9 @@ describe('connector capabilities and readable Temporal ids', () => {
       error = caught;
     }
     expect(isApiError(error) && { code: error.code, status: error.status, message: error.message }).toEqual({
-      code: 'VALIDATION', status: 400, message: 'connector c1 (generic) does not have the capability FETCH_ORDERS',
+      code: 'VALIDATION',
+      status: 400,
+      message: 'connector c1 (generic) does not have the capability FETCH_ORDERS',
     });
     expect(() => requireCapability({ id: 'c2', provider: 'unknown' }, 'FETCH_PAYMENTS')).toThrow(/capability FETCH_PAYMENTS/);
   });
@@ -21,10 +23,14 @@ describe('connector capabilities and readable Temporal ids', () => {
   it('reversals are operations without a V3Capability name: checked and named like one, never listed', () => {
     expect(() => requireCapability({ id: 's1', provider: 'simulated' }, 'REVERSE_TRANSFER')).not.toThrow();
     expect(() => requireCapability({ id: 's1', provider: 'simulated' }, 'REVERSE_PAYOUT')).not.toThrow();
-    expect(() => requireCapability({ id: 'g1', provider: 'generic' }, 'REVERSE_PAYOUT')).toThrow('connector g1 (generic) does not have the capability REVERSE_PAYOUT');
+    expect(() => requireCapability({ id: 'g1', provider: 'generic' }, 'REVERSE_PAYOUT')).toThrow(
+      'connector g1 (generic) does not have the capability REVERSE_PAYOUT',
+    );
     expect(capabilitiesOf('simulated')).not.toContain('REVERSE_TRANSFER');
     expect(() => requireCapability({ id: 'st1', provider: 'stripe' }, 'REVERSE_TRANSFER')).not.toThrow();
-    expect(() => requireCapability({ id: 'st1', provider: 'stripe' }, 'REVERSE_PAYOUT')).toThrow('connector st1 (stripe) does not have the capability REVERSE_PAYOUT');
+    expect(() => requireCapability({ id: 'st1', provider: 'stripe' }, 'REVERSE_PAYOUT')).toThrow(
+      'connector st1 (stripe) does not have the capability REVERSE_PAYOUT',
+    );
   });
 
   it('polls one kind per fetch capability', () => {
@@ -39,7 +45,9 @@ describe('connector capabilities and readable Temporal ids', () => {
     const id = connectorId('simulated');
     const reference = connectorReference(id) as string;
     expect(reference).toMatch(/^[0-9a-f-]{36}$/);
-    expect(connectorLabel({ id, provider: 'simulated', name: 'Bank of X / EUR' })).toBe(`connector-simulated-bank-of-x-eur-${reference.replace(/-/g, '').slice(0, 8)}`);
+    expect(connectorLabel({ id, provider: 'simulated', name: 'Bank of X / EUR' })).toBe(
+      `connector-simulated-bank-of-x-eur-${reference.replace(/-/g, '').slice(0, 8)}`,
+    );
     expect(connectorLabel({ id, provider: 'generic', name: '***' })).toMatch(/^connector-generic-unnamed-[0-9a-f]{8}$/);
     expect(connectorReference('not-an-id')).toBeUndefined();
   });

@@ -23,7 +23,11 @@ describe('generic HTTP connector provider errors', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
 
   it('a 4xx is a non-retryable failure naming status and operation; the body is logged, not echoed', async () => {
     const warn = jest.fn();
@@ -31,7 +35,10 @@ describe('generic HTTP connector provider errors', () => {
     const failure = await failureOf(plugin.fetchAccounts());
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'PROVIDER_REJECTED', nonRetryable: true, message: 'provider answered 403 to GET /accounts' });
-    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ connector: 'psp', operation: 'GET /accounts', status: 403, providerBody: expect.stringContaining(secret) }), expect.any(String));
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ connector: 'psp', operation: 'GET /accounts', status: 403, providerBody: expect.stringContaining(secret) }),
+      expect.any(String),
+    );
   });
 
   it('a 5xx is a retryable failure without the body either', async () => {
@@ -40,6 +47,9 @@ describe('generic HTTP connector provider errors', () => {
     const failure = await failureOf(plugin.fetchPayments());
     expect(failure).not.toBeInstanceOf(ApplicationFailure);
     expect(failure?.message).toBe('provider answered 503 to GET /payments');
-    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ status: 503, providerBody: expect.stringContaining('sk_live_') }), expect.any(String));
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ status: 503, providerBody: expect.stringContaining('sk_live_') }),
+      expect.any(String),
+    );
   });
 });

@@ -6,7 +6,9 @@ describe('payments query filter nesting', () => {
     const and = (levels: number) => '{"$and":['.repeat(levels) + '{"$match":{"status":"SUCCEEDED"}}' + ']}'.repeat(levels);
     expect(compilePaymentsQuery(not(60))?.sql).toContain('NOT');
     for (const text of [not(5000), and(5000)]) {
-      expect(() => compilePaymentsQuery(text)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: 'query: nesting deeper than 64 levels' }));
+      expect(() => compilePaymentsQuery(text)).toThrow(
+        expect.objectContaining({ code: 'VALIDATION', message: 'query: nesting deeper than 64 levels' }),
+      );
     }
   });
 });

@@ -5,12 +5,20 @@ const BIG = 2n ** 64n;
 describe('computeDrift', () => {
   it('is OK when the ledger side cancels the payments side, beyond 2^64', () => {
     expect(computeDrift({ 'USD/2': -(BIG + 1n) }, { 'USD/2': BIG + 1n })).toEqual({
-      status: 'OK', error: '', ledgerBalances: { 'USD/2': -(BIG + 1n) }, paymentsBalances: { 'USD/2': BIG + 1n }, driftBalances: { 'USD/2': 0n },
+      status: 'OK',
+      error: '',
+      ledgerBalances: { 'USD/2': -(BIG + 1n) },
+      paymentsBalances: { 'USD/2': BIG + 1n },
+      driftBalances: { 'USD/2': 0n },
     });
   });
 
   it('reports a drift as its absolute value, in either direction', () => {
-    expect(computeDrift({ 'USD/2': -BIG }, { 'USD/2': BIG + 7n })).toMatchObject({ status: 'NOT_OK', driftBalances: { 'USD/2': 7n }, error: 'balance drift for asset USD/2' });
+    expect(computeDrift({ 'USD/2': -BIG }, { 'USD/2': BIG + 7n })).toMatchObject({
+      status: 'NOT_OK',
+      driftBalances: { 'USD/2': 7n },
+      error: 'balance drift for asset USD/2',
+    });
     expect(computeDrift({ 'USD/2': -(BIG + 7n) }, { 'USD/2': BIG })).toMatchObject({ status: 'NOT_OK', driftBalances: { 'USD/2': 7n } });
   });
 

@@ -3,7 +3,7 @@ import { parseGoDuration } from '../../../areas/reconciliation/rules/durations';
 import { explanationOf, outcomesOf, parseTemplate, sourcesOf } from '../../../areas/reconciliation/rules/templates';
 
 describe('reconciliation rule templates', () => {
-  it('scopes alerts by the cadence\'s UTC period (ISO weeks)', () => {
+  it("scopes alerts by the cadence's UTC period (ISO weeks)", () => {
     expect(periodOf('continuous', new Date('2025-03-14T10:00:00Z'))).toBe('continuous');
     expect(periodOf('daily', new Date('2025-03-14T23:59:59Z'))).toBe('2025-03-14');
     expect(periodOf('monthly', new Date('2025-03-14T00:00:00Z'))).toBe('2025-03');
@@ -26,10 +26,27 @@ describe('reconciliation rule templates', () => {
     const template = parseTemplate('ledger_vs_pool_drift', { ledger: 'main', address: 'banks:', poolID: 'p1', tolerance: '5' });
     expect(sourcesOf(template).map((s) => s.key)).toEqual(['ledger:main#0', 'pool:p1#1']);
     const big = 2n ** 80n;
-    const outcomes = outcomesOf(template, [
-      { type: 'ledger', balances: [{ account: 'banks:a', asset: 'USD/2', balance: big }, { account: 'banks:b', asset: 'USD/2', balance: 5n }, { account: 'banks:a', asset: 'EUR/2', balance: 1n }] },
-      { type: 'pool', balances: new Map([['USD/2', big], ['JPY', 7n]]) },
-    ], explanationOf(template));
+    const outcomes = outcomesOf(
+      template,
+      [
+        {
+          type: 'ledger',
+          balances: [
+            { account: 'banks:a', asset: 'USD/2', balance: big },
+            { account: 'banks:b', asset: 'USD/2', balance: 5n },
+            { account: 'banks:a', asset: 'EUR/2', balance: 1n },
+          ],
+        },
+        {
+          type: 'pool',
+          balances: new Map([
+            ['USD/2', big],
+            ['JPY', 7n],
+          ]),
+        },
+      ],
+      explanationOf(template),
+    );
     expect(outcomes).toEqual([
       { fingerprint: 'asset:EUR/2', passed: true, proof: { ledger: '1', pool: '0' } },
       { fingerprint: 'asset:JPY', passed: false, evidence: expect.objectContaining({ drift: '-7', missingOn: 'ledger' }) },
@@ -44,9 +61,15 @@ describe('reconciliation rule templates', () => {
   });
 
   it('refuses specs naming the field', () => {
-    expect(() => parseTemplate('account_threshold', { ledger: 'main', address: 'users:1', asset: 'USD', operator: 'below', threshold: 1 })).toThrow(/body\.templateSpec\.operator/);
-    expect(() => parseTemplate('account_threshold', { ledger: 'main', address: 'users:1', asset: 'USD', operator: 'lt', threshold: 1.5 })).toThrow(/body\.templateSpec\.threshold/);
-    expect(() => parseTemplate('source_parity', { left: { ledger: 'main' }, right: { poolID: 'p', ledger: 'x' } })).toThrow(/body\.templateSpec\.right\.ledger/);
+    expect(() => parseTemplate('account_threshold', { ledger: 'main', address: 'users:1', asset: 'USD', operator: 'below', threshold: 1 })).toThrow(
+      /body\.templateSpec\.operator/,
+    );
+    expect(() => parseTemplate('account_threshold', { ledger: 'main', address: 'users:1', asset: 'USD', operator: 'lt', threshold: 1.5 })).toThrow(
+      /body\.templateSpec\.threshold/,
+    );
+    expect(() => parseTemplate('source_parity', { left: { ledger: 'main' }, right: { poolID: 'p', ledger: 'x' } })).toThrow(
+      /body\.templateSpec\.right\.ledger/,
+    );
     expect(() => parseTemplate('ledger_vs_pool_drift', { ledger: 'main', poolID: 'p', tolerance: -1 })).toThrow(/body\.templateSpec\.tolerance/);
   });
 });

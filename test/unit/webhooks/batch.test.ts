@@ -37,7 +37,7 @@ describe('webhook attempt verdicts', () => {
     expect(MAX_RETRY_AFTER_MS).toBe(6 * 3600_000);
   });
 
-  it('fail for good once the delivery\'s retry window is over', () => {
+  it("fail for good once the delivery's retry window is over", () => {
     expect(judge({ statusCode: 500 }, settings.retryForMs - 1)).toEqual({ status: 'to retry' });
     expect(judge({ statusCode: 500 }, settings.retryForMs)).toEqual({ status: 'failed', error: 'status 500; retries exhausted' });
     expect(judge({ statusCode: 0, error: 'ECONNREFUSED' }, settings.retryForMs).error).toBe('ECONNREFUSED; retries exhausted');
@@ -47,23 +47,37 @@ describe('webhook attempt verdicts', () => {
 describe('the first attempts of an event batch', () => {
   const config = { id: 'c', endpoint: 'https://example.com/hook', active: true } as WebhookConfigRow;
   const delivery = (id: string, fields: Partial<DeliveryToSend> = {}): DeliveryToSend => ({
-    id, configId: 'c', queued: false, payload: '{}', status: 'pending', attemptCount: 0, replayGeneration: 0, nextRetryAt: null, runStartedAt: new Date(now), config, ...fields,
+    id,
+    configId: 'c',
+    queued: false,
+    payload: '{}',
+    status: 'pending',
+    attemptCount: 0,
+    replayGeneration: 0,
+    nextRetryAt: null,
+    runStartedAt: new Date(now),
+    config,
+    ...fields,
   });
 
   it('send only fresh deliveries; a retried activity reports again the retries its first try scheduled', () => {
-    const sorted = sortDeliveries([
-      delivery('fresh'),
-      delivery('done', { status: 'succeeded', attemptCount: 1 }),
-      delivery('rejected', { status: 'failed', attemptCount: 1 }),
-      delivery('cancelled', { status: 'cancelled' }),
-      delivery('retrying', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
-      delivery('overdue', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now - 4000) }),
-      delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
-      delivery('queued', { status: 'pending', attemptCount: 1, queued: true }),
-      delivery('held', { status: 'pending', queued: true }),
-      delivery('deleted', { config: undefined }),
-      delivery('inactive', { config: { ...config, active: false } }),
-    ], 0, now);
+    const sorted = sortDeliveries(
+      [
+        delivery('fresh'),
+        delivery('done', { status: 'succeeded', attemptCount: 1 }),
+        delivery('rejected', { status: 'failed', attemptCount: 1 }),
+        delivery('cancelled', { status: 'cancelled' }),
+        delivery('retrying', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
+        delivery('overdue', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now - 4000) }),
+        delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
+        delivery('queued', { status: 'pending', attemptCount: 1, queued: true }),
+        delivery('held', { status: 'pending', queued: true }),
+        delivery('deleted', { config: undefined }),
+        delivery('inactive', { config: { ...config, active: false } }),
+      ],
+      0,
+      now,
+    );
     expect(sorted.toSend.map((d) => d.id)).toEqual(['fresh']);
     expect(sorted.due).toEqual([
       { deliveryId: 'retrying', retryAttempt: 1, delayMs: 4000 },
@@ -74,13 +88,17 @@ describe('the first attempts of an event batch', () => {
   });
 
   it('in the second round, send the deliveries retrying after one attempt; report those already further on', () => {
-    const sorted = sortDeliveries([
-      delivery('new', { status: 'pending' }),
-      delivery('second', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now) }),
-      delivery('done', { status: 'succeeded', attemptCount: 2 }),
-      delivery('third', { status: 'pending', attemptCount: 2, nextRetryAt: new Date(now + 30_000) }),
-      delivery('gone', { status: 'pending', attemptCount: 1, config: undefined }),
-    ], 1, now);
+    const sorted = sortDeliveries(
+      [
+        delivery('new', { status: 'pending' }),
+        delivery('second', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now) }),
+        delivery('done', { status: 'succeeded', attemptCount: 2 }),
+        delivery('third', { status: 'pending', attemptCount: 2, nextRetryAt: new Date(now + 30_000) }),
+        delivery('gone', { status: 'pending', attemptCount: 1, config: undefined }),
+      ],
+      1,
+      now,
+    );
     expect(sorted.toSend.map((d) => d.id)).toEqual(['second']);
     expect(sorted.due).toEqual([{ deliveryId: 'third', retryAttempt: 2, delayMs: 30_000 }]);
     expect(sorted.deleted).toEqual(['gone']);
@@ -140,9 +158,16 @@ describe('concurrency limiters', () => {
     const limit = keyedLimiter(1);
     const gate = deferred();
     const order: string[] = [];
-    const a1 = limit('a', async () => { order.push('a1'); await gate.promise; });
-    const a2 = limit('a', async () => { order.push('a2'); });
-    const b1 = limit('b', async () => { order.push('b1'); });
+    const a1 = limit('a', async () => {
+      order.push('a1');
+      await gate.promise;
+    });
+    const a2 = limit('a', async () => {
+      order.push('a2');
+    });
+    const b1 = limit('b', async () => {
+      order.push('b1');
+    });
     await b1;
     expect(order).toEqual(['a1', 'b1']);
     gate.resolve();

@@ -15,7 +15,7 @@ describe('webhook signatures', () => {
     }
   });
 
-  it('also carry Formance\'s convention (HMAC keyed with the secret string) in formance-webhook-signature', () => {
+  it("also carry Formance's convention (HMAC keyed with the secret string) in formance-webhook-signature", () => {
     const secret = generateSecret();
     const now = new Date('2030-01-01T00:00:00Z');
     const headers = webhookHeaders({ secrets: [secret], id: 'msg-1', body, test: true, now });
@@ -46,8 +46,18 @@ describe('webhook signatures', () => {
 
 describe('delivery outcome classification', () => {
   it.each([
-    [200, false, 'success'], [204, false, 'success'], [0, false, 'retry'], [408, false, 'retry'], [429, false, 'retry'], [500, false, 'retry'],
-    [503, false, 'retry'], [302, false, 'final'], [400, false, 'final'], [404, false, 'final'], [410, false, 'final'], [0, true, 'final'],
+    [200, false, 'success'],
+    [204, false, 'success'],
+    [0, false, 'retry'],
+    [408, false, 'retry'],
+    [429, false, 'retry'],
+    [500, false, 'retry'],
+    [503, false, 'retry'],
+    [302, false, 'final'],
+    [400, false, 'final'],
+    [404, false, 'final'],
+    [410, false, 'final'],
+    [0, true, 'final'],
   ])('status %i (blocked %s) is %s', (statusCode, blocked, verdict) => {
     expect(classifyOutcome({ statusCode: statusCode as number, blocked: blocked as boolean })).toBe(verdict);
   });

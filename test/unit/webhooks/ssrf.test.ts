@@ -5,9 +5,31 @@ const none = parseCidrList('');
 
 describe('SSRF guard', () => {
   it.each([
-    '127.0.0.1', '127.1.2.3', '::1', '169.254.169.254', '10.0.0.1', '172.16.5.4', '192.168.1.1', '100.64.0.1', '0.0.0.0', '::',
-    '224.0.0.1', '255.255.255.255', '240.0.0.1', '198.18.0.1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
-    '::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:a00:1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:7f00:1::1', '::127.0.0.1',
+    '127.0.0.1',
+    '127.1.2.3',
+    '::1',
+    '169.254.169.254',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::',
+    '224.0.0.1',
+    '255.255.255.255',
+    '240.0.0.1',
+    '198.18.0.1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:10.0.0.1',
+    '::ffff:127.0.0.1',
+    '::ffff:a00:1',
+    '::ffff:7f00:1',
+    '64:ff9b::a00:1',
+    '2002:7f00:1::1',
+    '::127.0.0.1',
   ])('refuses %s by default', (address) => {
     expect(isAddressAllowed(address, none)).toBe(false);
   });
@@ -23,8 +45,17 @@ describe('SSRF guard', () => {
   });
 
   it('refuses literal URLs: loopback, [::1], metadata, mapped, decimal and hex hosts', () => {
-    for (const url of ['http://127.0.0.1/x', 'http://[::1]:8080/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/',
-      'http://2130706433/', 'http://0x7f.1/', 'http://017700000001/', 'http://localhost:3000/', 'http://api.localhost/']) {
+    for (const url of [
+      'http://127.0.0.1/x',
+      'http://[::1]:8080/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::ffff:10.0.0.1]/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://017700000001/',
+      'http://localhost:3000/',
+      'http://api.localhost/',
+    ]) {
       expect(checkEndpointUrl(url, none)).toMatch(/blocked range/);
     }
     expect(checkEndpointUrl('ftp://example.com/', none)).toMatch(/http or https/);
@@ -49,10 +80,15 @@ describe('SSRF guard', () => {
   describe('connect-time lookup', () => {
     const resolver = (addresses: string[]) =>
       ((_host: string, _options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, a: dns.LookupAddress[]) => void) =>
-        callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })))) as any;
+        callback(
+          null,
+          addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        )) as any;
     const lookup = (addresses: string[], all: boolean) =>
       new Promise<{ error?: Error; result?: unknown }>((resolve) =>
-        guardedLookup(none, resolver(addresses))('hooks.example.com', { all }, (error: Error | null, result: unknown) => resolve({ error: error ?? undefined, result })),
+        guardedLookup(none, resolver(addresses))('hooks.example.com', { all }, (error: Error | null, result: unknown) =>
+          resolve({ error: error ?? undefined, result }),
+        ),
       );
 
     it('refuses a host name resolving only to private addresses', async () => {
