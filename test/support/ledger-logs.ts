@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { parseJson } from '../../lib/json';
 import { api, apiUrl, getToken } from './http';
 import { isDefined, pollUntil } from './eventually';
 
@@ -42,4 +45,19 @@ export async function ledgerState(ledger: string) {
   const accounts = await all('accounts');
   const volumes = await all('volumes');
   return { transactions, accounts, volumes };
+}
+
+const run = promisify(execFile);
+
+/** Runs `npm run ledger:verify -- <ledger>` against the test database: its exit code and its JSON report. */
+export async function verifyScript(ledger: string): Promise<{ code: number; report: any }> {
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    });
+    return { code: 0, report: parseJson(stdout) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, report: parseJson(failed.stdout) };
+  }
 }

@@ -1,24 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createDb, type Db } from '../../../db/knex';
-import { parseJson } from '../../../lib/json';
 import { api } from '../../support/http';
 import { newLedger, postTransaction, posting } from '../../support/ledger';
-import { hashedUpTo } from '../../support/ledger-logs';
-
-const run = promisify(execFile);
-
-async function verifyScript(ledger: string): Promise<{ code: number; report: any }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ledger-verify.ts', ledger], {
-      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
-    });
-    return { code: 0, report: parseJson(stdout) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, report: parseJson(failed.stdout) };
-  }
-}
+import { hashedUpTo, verifyScript } from '../../support/ledger-logs';
 
 /** `npm run ledger:verify -- <ledger>` and POST .../logs/verify find a log changed in the database. */
 describe('ledger log verification of a tampered database', () => {
