@@ -154,7 +154,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     stops.push(() => worker.stop());
     const api = runNodeProcess({ name: 'api', entry: 'api/server.ts', env, output });
     stops.push(() => api.stop());
-    await waitForHealthy(apiUrl, 60_000, options.signal);
+    // Generous: on a loaded machine the worker bundles the workflow code for minutes; this only bounds a failure.
+    await waitForHealthy(apiUrl, 300_000, options.signal);
     const settings = loadConfig(env);
     const metricsUrl = (port: number) =>
       port > 0 ? `http://${settings.metricsHost.includes(':') ? `[${settings.metricsHost}]` : settings.metricsHost}:${port}/metrics` : '';
