@@ -7,7 +7,6 @@ export { paymentInitiationReverse } from './payments/payment-initiation-reverse'
 export { bankAccountForward } from './payments/bank-account-forward';
 export { paymentServiceUserDelete } from './payments/psu-delete';
 export { processEventBatch } from './events/process-event-batch';
-export { deliverWebhook } from './webhooks/deliver-webhook';
 export { testWebhook } from './webhooks/test-webhook';
 export { webhookEndpoint } from './webhooks/webhook-endpoint';
 export { orchestrationInstance } from './orchestration/instance';

@@ -1,28 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { Context, ApplicationFailure } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import type { EventEnvelope } from '../../areas/events';
 import { getConfigRow, presentConfig, signingSecrets, type WebhookConfigRow } from '../../areas/webhooks';
-import { markDeliveryFailed, type DeliveryRow } from '../../areas/webhooks';
 import { planDeliveryBatch, type BatchDelivery } from '../../areas/webhooks';
-import { enqueueDeliveries, ensureDrains, nextEndpointStep, recordAttempts, type EndpointDrain } from '../../areas/webhooks';
+import { ensureDrains, nextEndpointStep, recordAttempts, type EndpointDrain } from '../../areas/webhooks';
 import type { TemporalDeps } from '../../lib/temporal';
 import { NO_RETRY, type WebhookAttempt } from '../../areas/webhooks';
 import { isApiError } from '../../lib/errors';
-import { endpointConcurrency, loadWebhookSettings, type DeliveryPlan, type WebhookSettings } from '../../lib/webhooks/settings';
+import { endpointConcurrency, loadWebhookSettings, type WebhookSettings } from '../../lib/webhooks/settings';
 import { webhookHeaders } from '../../lib/webhooks/signature';
 import { classifyOutcome, postWebhook } from './http-send';
-import { createSendWebhookBatch, type RetryDue } from './send-batch';
+import { createSendWebhookBatch } from './send-batch';
 import { queuedAttemptRecord } from './verdict';
 import { stringifyJson } from '../../lib/json';
 
-export type { DeliveryPlan, BatchDelivery, RetryDue };
+export type { BatchDelivery };
 
 /** What an event batch's workflow needs to deliver it: every delivery, and the settings its workflows use. */
 export interface DeliveryBatchPlan {
   deliveries: BatchDelivery[];
-  /** Template of each delivery workflow's plan (deliveryId and configId left to fill in). */
-  plan: Omit<DeliveryPlan, 'deliveryId' | 'configId'>;
+  /** The HTTP timeout of one request: sizes the send activity's timeout. */
+  httpTimeoutMs: number;
   /** Requests `sendWebhookBatch` keeps in flight even when every delivery goes to one endpoint: sizes its timeout. */
   concurrency: number;
 }
@@ -44,28 +43,14 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
   return {
     /** Creates (idempotently) the deliveries of a batch of events, in one statement. */
     async planWebhookBatch(events: EventEnvelope[]): Promise<DeliveryBatchPlan> {
-      const { initialIntervalMs, backoffCoefficient, maximumIntervalMs, httpTimeoutMs } = settings;
       return {
         deliveries: await planDeliveryBatch(deps.db, events),
-        plan: { retry: { initialIntervalMs, backoffCoefficient, maximumIntervalMs }, httpTimeoutMs },
+        httpTimeoutMs: settings.httpTimeoutMs,
         concurrency: endpointConcurrency(settings),
       };
     },
 
     sendWebhookBatch: createSendWebhookBatch({ db: deps.db, settings, ensureDrains: startDrains }),
-
-    /**
-     * The send activity of the per-delivery `deliverWebhook` workflows of the previous release (still running after an
-     * upgrade): rather than retrying the delivery on its own schedule, it hands it to its endpoint's queue and
-     * succeeds, so those workflows end and their endpoints' single drains take over.
-     */
-    async sendWebhook(deliveryId: string, _firstRetryAttempt?: number): Promise<{ statusCode: number }> {
-      const delivery = await deps.db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
-      if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'WEBHOOK_DELIVERY_GONE');
-      if (delivery.status !== 'pending') return { statusCode: delivery.last_status_code ?? 0 };
-      await startDrains(await enqueueDeliveries(deps.db, [deliveryId]));
-      return { statusCode: 0 };
-    },
 
     /**
      * One step of an endpoint's drain (the `webhookEndpoint` workflow): sends its queue in order, `drainConcurrency`
@@ -115,11 +100,6 @@ export function createWebhookActivities(deps: { db: Db; settings?: WebhookSettin
         context.heartbeat();
         if (Date.now() - started > DRAIN_STEP_BUDGET_MS) return { done: false, delayMs: 0 };
       }
-    },
-
-    /** Closes a delivery whose send activity failed outside an attempt (e.g. timed out); a success is never undone. */
-    async markWebhookDeliveryFailed(deliveryId: string, reason: string): Promise<void> {
-      await markDeliveryFailed(deps.db, deliveryId, reason);
     },
 
     /**

@@ -16,41 +16,31 @@ import { postWebhook } from './http-send';
 import { createLimiter, keyedLimiter } from './limiter';
 import { queuedAttemptRecord } from './verdict';
 
-/** A delivery whose last attempt asks for another: attempt `retryAttempt` is due after `delayMs`. */
-export interface RetryDue {
-  deliveryId: string;
-  retryAttempt: number;
-  delayMs: number;
-}
-
-/** Attempts are written in groups of this many (two statements per group), as their requests complete. */
-const RECORD_GROUP = 100;
-
 /**
- * Which deliveries of a batch are at attempt `attempt` (0: new, not attempted; n: pending again after n attempts). A
- * retried batch activity skips the deliveries the previous try already attempted (their next retry, if one is due, is
- * reported again from the recorded next_retry_at) and those a replay has taken over; deliveries whose config is gone or
- * inactive are cancelled as in the delivery workflow.
+ * Which deliveries of a batch to send now. A retried batch activity skips the deliveries the previous try already
+ * attempted (succeeded, final, or queued for their endpoint's drain) and those a replay has taken over; deliveries
+ * whose config is gone or inactive are cancelled. `stranded` are attempted but still pending outside any queue (an
+ * attempt recorded without its queueing): they join their endpoint's queue, so no pending delivery is left without a
+ * workflow that will send it.
  */
-export function sortDeliveries(deliveries: DeliveryToSend[], attempt: number, now: number) {
+export function sortDeliveries(deliveries: DeliveryToSend[]) {
   const toSend: DeliveryToSend[] = [];
-  const due: RetryDue[] = [];
+  const stranded: string[] = [];
   const deleted: string[] = [];
   const deactivated: string[] = [];
   for (const d of deliveries) {
     // A queued delivery is its endpoint drain's to send.
     if (d.replayGeneration > 0 || d.status !== 'pending' || d.queued) continue;
-    if (d.attemptCount > attempt) {
-      due.push({ deliveryId: d.id, retryAttempt: d.attemptCount, delayMs: Math.max(0, (d.nextRetryAt?.getTime() ?? now) - now) });
-      continue;
-    }
-    if (d.attemptCount < attempt) continue;
-    if (!d.config) deleted.push(d.id);
+    if (d.attemptCount > 0) stranded.push(d.id);
+    else if (!d.config) deleted.push(d.id);
     else if (!d.config.active) deactivated.push(d.id);
     else toSend.push(d);
   }
-  return { toSend, due, deleted, deactivated };
+  return { toSend, stranded, deleted, deactivated };
 }
+
+/** Attempts are written in groups of this many (two statements per group), as their requests complete. */
+const RECORD_GROUP = 100;
 
 /** Buffers attempt records and writes them in groups, one group at a time; `close()` writes the rest and rethrows. */
 function attemptRecorder(db: Db, settings: WebhookSettings) {
@@ -89,24 +79,20 @@ function attemptRecorder(db: Db, settings: WebhookSettings) {
  * (failing, or still sending earlier ones) join the end of it without a request; the others go out concurrently (at
  * most `batchConcurrency` at once, `endpointConcurrency` per endpoint), and a retryable failure puts its delivery in
  * its endpoint's queue and the endpoint in backoff. The endpoints' drains (one workflow per endpoint, not per
- * delivery) are started before returning. Nothing is left for the batch workflow to retry: returns [] (the
- * workflows of the previous release read it as "no retry due"). Heartbeats as requests complete.
+ * delivery) are started before returning, so nothing is left for the batch workflow to retry. Heartbeats as requests
+ * complete.
  */
 export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings; ensureDrains: (drains: EndpointDrain[]) => Promise<void> }) {
   const { db, settings } = deps;
-  return async function sendWebhookBatch(deliveryIds: string[], attempt = 0): Promise<RetryDue[]> {
+  return async function sendWebhookBatch(deliveryIds: string[]): Promise<void> {
     const context = Context.current();
     const loaded = await loadDeliveriesToSend(db, deliveryIds);
     const order = new Map(deliveryIds.map((id, i) => [id, i]));
     loaded.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    const { toSend, due, deleted, deactivated } = sortDeliveries(loaded, attempt, Date.now());
+    const { toSend, stranded, deleted, deactivated } = sortDeliveries(loaded);
     await cancelDeliveries(db, deleted, 'the config was deleted');
     await cancelDeliveries(db, deactivated, 'the config was deactivated');
-    // Attempted before and waiting for a retry, outside any queue (a batch of the previous release): queued now.
-    const drains = await enqueueDeliveries(
-      db,
-      due.map((d) => d.deliveryId),
-    );
+    const drains = await enqueueDeliveries(db, stranded);
     const held = await queueBehindDrains(
       db,
       toSend.map((d) => ({ id: d.id, configId: d.configId })),
@@ -131,7 +117,7 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
             );
             recorder.add(
               queuedAttemptRecord(
-                { deliveryId: delivery.id, retryAttempt: attempt, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() },
+                { deliveryId: delivery.id, retryAttempt: 0, config, runStartedAt: new Date(delivery.runStartedAt), now: Date.now() },
                 outcome,
                 settings,
               ),
@@ -144,6 +130,5 @@ export function createSendWebhookBatch(deps: { db: Db; settings: WebhookSettings
       clearInterval(heartbeat);
     }
     await deps.ensureDrains(drains);
-    return [];
   };
 }

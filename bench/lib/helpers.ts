@@ -67,7 +67,7 @@ export async function quietDatabase(platform: BenchPlatform, tables: string[]): 
  * @returns what was still pending at the deadline (outbox rows + running workflows).
  */
 const SETTLE_QUERY =
-  'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="processEventBatch" OR WorkflowType="deliverWebhook" OR WorkflowType="orchestrationInstance")';
+  'ExecutionStatus="Running" AND (WorkflowType="processEvent" OR WorkflowType="processEventBatch" OR WorkflowType="orchestrationInstance")';
 
 export async function settle(platform: BenchPlatform, timeoutMs = 120_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;

@@ -70,18 +70,3 @@ export function backoffDelayMs(
 export function endpointConcurrency(settings: Pick<WebhookSettings, 'batchConcurrency'>): number {
   return Math.max(1, Math.ceil(settings.batchConcurrency / 4));
 }
-
-/** What a delivery workflow needs to build the send activity's retry policy (workflows cannot read the environment). */
-export interface DeliveryPlan {
-  deliveryId: string;
-  configId: string;
-  retry: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number };
-  httpTimeoutMs: number;
-  /**
-   * Set when the attempts before this one were made elsewhere (the first one or two by an event batch's `sendWebhookBatch`):
-   * the `retryAttempt` of this workflow's first attempt, which it makes after `firstDelayMs`. Absent (a replay, or a
-   * workflow started by the previous release), the workflow starts at attempt 0 at once, as it always did.
-   */
-  firstRetryAttempt?: number;
-  firstDelayMs?: number;
-}

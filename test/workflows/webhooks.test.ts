@@ -1,7 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventEnvelope } from '../../areas/events';
-import type { DeliveryPlan } from '../../lib/webhooks/settings';
 import { webhookTaskQueue } from '../../lib/webhooks/task-queue';
 import { currentCall, startWorkflowTier, workflowId, type WorkflowTier, type CallRecord } from './support';
 
@@ -9,15 +8,7 @@ let tier: WorkflowTier;
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   tier = await startWorkflowTier(
-    [
-      'sendWebhook',
-      'markWebhookDeliveryFailed',
-      'sendTestWebhook',
-      'webhookEndpointStep',
-      'planWebhookBatch',
-      'sendWebhookBatch',
-      'matchTriggersBatch',
-    ],
+    ['sendTestWebhook', 'webhookEndpointStep', 'planWebhookBatch', 'sendWebhookBatch', 'matchTriggersBatch'],
     [webhookTaskQueue],
   );
   env = tier.env;
@@ -26,81 +17,7 @@ afterAll(async () => {
   await tier?.teardown();
 });
 
-const retry = { initialIntervalMs: 60_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000 };
-const plan = (overrides: Partial<DeliveryPlan> = {}): DeliveryPlan => ({
-  deliveryId: 'd1',
-  configId: 'c1',
-  retry,
-  httpTimeoutMs: 5000,
-  ...overrides,
-});
 const gaps = (calls: CallRecord[]) => calls.slice(1).map((call, i) => call.at - calls[i].at);
-
-describe('deliverWebhook', () => {
-  it('retries the send on the delivery schedule (a minute, doubling) until it succeeds, without waiting it', async () => {
-    const calls: Array<CallRecord & { retryAttempt: number }> = [];
-    const sendWebhook = async (_deliveryId: string, offset: number) => {
-      calls.push({ ...(await currentCall(env)), retryAttempt: offset });
-      if (calls.length < 4) throw ApplicationFailure.create({ message: 'endpoint answered 503' });
-    };
-    const markWebhookDeliveryFailed = jest.fn();
-    const result = await tier.run({ sendWebhook, markWebhookDeliveryFailed }, (taskQueue) =>
-      env.client.workflow.execute('deliverWebhook', { taskQueue, workflowId: workflowId('webhook'), args: [plan()] }),
-    );
-    expect(result).toEqual({ delivered: true });
-    expect(calls.map((c) => c.attempt)).toEqual([1, 2, 3, 4]);
-    const waits = gaps(calls);
-    [60_000, 120_000, 240_000].forEach((interval, i) => expect(waits[i]).toBeGreaterThanOrEqual(interval));
-    expect(markWebhookDeliveryFailed).not.toHaveBeenCalled();
-  });
-
-  it('after an event batch made the first attempts: waits firstDelayMs, then continues the same schedule', async () => {
-    const calls: CallRecord[] = [];
-    let offsetSeen: number | undefined;
-    const sendWebhook = async (_deliveryId: string, offset: number) => {
-      calls.push(await currentCall(env));
-      offsetSeen = offset;
-      if (calls.length < 2) throw ApplicationFailure.create({ message: 'endpoint answered 503' });
-    };
-    const started = await env.currentTimeMs();
-    await tier.run({ sendWebhook, markWebhookDeliveryFailed: jest.fn() }, (taskQueue) =>
-      env.client.workflow.execute('deliverWebhook', {
-        taskQueue,
-        workflowId: workflowId('webhook'),
-        args: [plan({ firstRetryAttempt: 2, firstDelayMs: 240_000 })],
-      }),
-    );
-    expect(offsetSeen).toBe(2);
-    expect(calls[0].at - started).toBeGreaterThanOrEqual(240_000);
-    // The workflow's first retry waits what the delivery's attempt 3 waits: 60 s × 2².
-    expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(240_000);
-  });
-
-  it('a rejection recorded by the activity ends the delivery at once, without marking it again', async () => {
-    const sendWebhook = jest.fn(async () => {
-      throw ApplicationFailure.create({ message: 'retry window exhausted', type: 'WEBHOOK_REJECTED', nonRetryable: true });
-    });
-    const markWebhookDeliveryFailed = jest.fn();
-    const result = await tier.run({ sendWebhook, markWebhookDeliveryFailed }, (taskQueue) =>
-      env.client.workflow.execute('deliverWebhook', { taskQueue, workflowId: workflowId('webhook'), args: [plan()] }),
-    );
-    expect(result).toEqual({ delivered: false });
-    expect(sendWebhook).toHaveBeenCalledTimes(1);
-    expect(markWebhookDeliveryFailed).not.toHaveBeenCalled();
-  });
-
-  it('an attempt that times out is marked failed by the workflow', async () => {
-    const sendWebhook = jest.fn(async () => {
-      throw ApplicationFailure.create({ message: 'no answer', nonRetryable: true });
-    });
-    const markWebhookDeliveryFailed = jest.fn(async () => undefined);
-    const result = await tier.run({ sendWebhook, markWebhookDeliveryFailed }, (taskQueue) =>
-      env.client.workflow.execute('deliverWebhook', { taskQueue, workflowId: workflowId('webhook'), args: [plan()] }),
-    );
-    expect(result).toEqual({ delivered: false });
-    expect(markWebhookDeliveryFailed).toHaveBeenCalledWith('d1', 'no answer');
-  });
-});
 
 describe('testWebhook', () => {
   it('sends once and returns the attempt, and a failure is not retried', async () => {
@@ -177,7 +94,7 @@ describe('processEventBatch', () => {
     type: 'COMMITTED_TRANSACTIONS',
     payload: '{}',
   });
-  const batchPlan = { plan: { retry, httpTimeoutMs: 5000 }, concurrency: 4 };
+  const batchPlan = { httpTimeoutMs: 5000, concurrency: 4 };
 
   it('plans and sends the webhooks on the webhook task queue, and matches triggers, for the whole batch', async () => {
     const events = [event('1'), event('2')];
@@ -190,7 +107,6 @@ describe('processEventBatch', () => {
       sendWebhookBatch: jest.fn(async () => {
         const { Context } = await import('@temporalio/activity');
         queues.push(Context.current().info.taskQueue);
-        return [];
       }),
       matchTriggersBatch: jest.fn(async () => undefined),
     };
@@ -203,26 +119,6 @@ describe('processEventBatch', () => {
     expect(activities.matchTriggersBatch).toHaveBeenCalledWith(events);
     expect(activities.sendWebhookBatch).toHaveBeenCalledWith(['d1', 'd2']);
     expect(queues).toEqual([webhookTaskQueue(platformQueue)]);
-  });
-
-  it('a delivery due again within the first interval gets a second round after its delay, in the batch', async () => {
-    const rounds: Array<CallRecord & { ids: string[]; round?: number }> = [];
-    const activities = {
-      planWebhookBatch: async () => ({ ...batchPlan, deliveries: [{ deliveryId: 'd1', configId: 'c1', eventId: '1', eventType: 'X' }] }),
-      sendWebhookBatch: async (ids: string[], round?: number) => {
-        rounds.push({ ...(await currentCall(env)), ids, round });
-        return rounds.length === 1 ? [{ deliveryId: 'd1', retryAttempt: 1, delayMs: 30_000 }] : [];
-      },
-      matchTriggersBatch: async () => undefined,
-    };
-    await tier.run(activities, (taskQueue) =>
-      env.client.workflow.execute('processEventBatch', { taskQueue, workflowId: workflowId('events'), args: [[event('1')]] }),
-    );
-    expect(rounds.map((r) => [r.ids, r.round])).toEqual([
-      [['d1'], undefined],
-      [['d1'], 1],
-    ]);
-    expect(rounds[1].at - rounds[0].at).toBeGreaterThanOrEqual(30_000);
   });
 
   it('a batch without deliveries sends nothing', async () => {

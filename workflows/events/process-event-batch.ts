@@ -1,10 +1,8 @@
-import { ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { EventEnvelope } from '../../areas/events';
-import type { DeliveryBatchPlan, RetryDue, WebhookActivities } from '../../activities/webhooks';
+import type { DeliveryBatchPlan, WebhookActivities } from '../../activities/webhooks';
 import type { EventActivities } from '../../activities/events';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import { webhookTaskQueue } from '../../lib/webhooks/task-queue';
-import { deliverWebhook } from '../webhooks/deliver-webhook';
 import { sendBatchTimeoutMs } from '../webhooks/retry-schedule';
 
 // Local activities: short idempotent queries run by the worker holding the workflow task, without a round trip
@@ -20,61 +18,24 @@ const { matchTriggersBatch } = proxyLocalActivities<EventActivities>({
 });
 
 /**
- * Webhooks of a batch: plan every delivery, then make every first attempt in one activity, which queues the
- * deliveries that need another attempt in their endpoints' queues and starts those endpoints' drains: it reports no
- * retry due, so the rest of this function (a second round, then a `deliverWebhook` child per delivery still failing)
- * only runs in histories of the previous release, which must replay. There, a child
- * costs Temporal and the worker ≈ 80 ms of CPU (docs/decisions/0009-event-batches.md): with 5% of first attempts failing at random,
- * children for every failed first attempt took more CPU than all the first attempts; after a second round only the
- * deliveries that failed twice (a receiver down, typically) get one.
+ * Webhooks of a batch: plan every delivery, then make every first attempt in one activity. A delivery that needs
+ * another attempt joins its endpoint's queue, whose single `webhookEndpoint` workflow retries it on the endpoint's
+ * backoff: retries scale with endpoints, not events.
  */
 async function deliverBatch(events: EventEnvelope[]): Promise<void> {
-  const { deliveries, plan, concurrency }: DeliveryBatchPlan = await planWebhookBatch(events);
+  const { deliveries, httpTimeoutMs, concurrency }: DeliveryBatchPlan = await planWebhookBatch(events);
   if (deliveries.length === 0) return;
-  // The requests go out on the webhook task queue, in slots of their own (histories recorded before kept the platform's).
-  const ownQueue = patched('webhook-task-queue');
+  // The requests go out on the webhook task queue, in worker slots of their own, so a slow endpoint never holds the
+  // slots other areas' activities need.
   const { sendWebhookBatch } = proxyActivities<WebhookActivities>({
-    ...(ownQueue ? { taskQueue: webhookTaskQueue(workflowInfo().taskQueue) } : {}),
-    startToCloseTimeout: sendBatchTimeoutMs(deliveries.length, concurrency, plan.httpTimeoutMs),
+    taskQueue: webhookTaskQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: sendBatchTimeoutMs(deliveries.length, concurrency, httpTimeoutMs),
     // Heartbeats come as requests complete and every 5 s: a lost worker is noticed long before the timeout above.
     heartbeatTimeout: '30s',
     // Only infrastructure failures (database down, worker lost) fail this activity: endpoints' answers are results.
     retry: { initialInterval: '1s', maximumInterval: '1m' },
   });
-  const byId = new Map(deliveries.map((d) => [d.deliveryId, d]));
-  const startChildren = (due: RetryDue[]) =>
-    Promise.all(
-      due.map(({ deliveryId, retryAttempt, delayMs }) => {
-        const delivery = byId.get(deliveryId)!;
-        return startChild(deliverWebhook, {
-          workflowId: `webhook-${delivery.eventId}-${delivery.configId}`,
-          args: [{ deliveryId, configId: delivery.configId, ...plan, firstRetryAttempt: retryAttempt, firstDelayMs: delayMs }],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          typedSearchAttributes: [
-            { key: SEARCH_ATTRIBUTES.PlatformArea, value: 'webhooks' },
-            { key: SEARCH_ATTRIBUTES.EventType, value: delivery.eventType },
-            { key: SEARCH_ATTRIBUTES.WebhookConfigID, value: delivery.configId },
-          ],
-        });
-      }),
-    );
-
-  const due = await sendWebhookBatch(deliveries.map((d) => d.deliveryId));
-  const [soon, later] = partition(due, (d) => d.retryAttempt === 1 && d.delayMs <= plan.retry.initialIntervalMs);
-  // A Retry-After beyond the first interval: the delivery workflow waits it, from now.
-  await startChildren(later);
-  if (soon.length === 0) return;
-  await sleep(Math.max(...soon.map((d) => d.delayMs)));
-  await startChildren(
-    await sendWebhookBatch(
-      soon.map((d) => d.deliveryId),
-      1,
-    ),
-  );
-}
-
-function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
-  return [items.filter(test), items.filter((item) => !test(item))];
+  await sendWebhookBatch(deliveries.map((d) => d.deliveryId));
 }
 
 /**

@@ -258,7 +258,7 @@ describe('endpoint queues', () => {
     expect((await api('GET', `${deliveries}?eventID=${later}`)).body.cursor.data).toEqual([]);
   });
 
-  /** A delivery row as a previous release (or a process that died before starting a drain) leaves it. */
+  /** A delivery row as a process that died between an attempt and its queueing, or before starting a drain, leaves it. */
   async function strandedDelivery(configId: string, endpoint: string, fields: Record<string, unknown>) {
     const id = crypto.randomUUID();
     const eventId = crypto.randomUUID();
@@ -274,32 +274,22 @@ describe('endpoint queues', () => {
     return { id, eventId };
   }
 
-  it("hands the delivery of a previous release's per-delivery workflow to its endpoint's queue, and that workflow completes", async () => {
+  it("queues a delivery its batch attempted but left pending outside any queue, and the endpoint's drain delivers it", async () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
-    const config = await subscribe(receiver.url, [`ledger.${randomType('UPGRADE').toLowerCase()}`]);
+    const config = await subscribe(receiver.url, [`ledger.${randomType('STRANDED').toLowerCase()}`]);
     const { id, eventId } = await strandedDelivery(config.id, receiver.url, { attempt_count: 1, last_status_code: 500 });
-    const plan = {
-      deliveryId: id,
-      configId: config.id,
-      retry: { initialIntervalMs: 200, backoffCoefficient: 3, maximumIntervalMs: 1000 },
-      httpTimeoutMs: 5000,
-      firstRetryAttempt: 1,
-      firstDelayMs: 100,
-    };
-    const legacy = await client.workflow.start('deliverWebhook', {
-      taskQueue: taskQueue(),
-      workflowId: `webhook-${eventId}-${config.id}`,
-      args: [plan],
-    });
-    expect(await legacy.result()).toEqual({ delivered: true });
+    // The batch runs again (a retried batch activity sees the same rows): the attempted delivery is not sent again
+    // by the batch, it joins its endpoint's queue.
+    const event = { id: eventId, date: new Date().toISOString(), app: 'ledger', version: 'v2', type: 'STRANDED', payload: '{}' };
+    await client.workflow.execute('processEventBatch', { taskQueue: taskQueue(), workflowId: `events-stranded-${eventId}`, args: [[event]] });
     const delivered = await pollUntil(
       async () => {
         const { body } = await api('GET', `${deliveries}/${id}`);
         return body.data.status === 'succeeded' ? body.data : undefined;
       },
       isTruthy,
-      { timeoutMs: 30_000, what: 'the handed-over delivery' },
+      { timeoutMs: 30_000, what: 'the queued delivery' },
     );
     expect(delivered).toMatchObject({ attemptCount: 2, lastStatusCode: 200 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id]);

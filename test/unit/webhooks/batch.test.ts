@@ -3,8 +3,8 @@ import { sortDeliveries } from '../../../activities/webhooks/send-batch';
 import { MAX_RETRY_AFTER_MS, queuedAttemptRecord } from '../../../activities/webhooks/verdict';
 import type { DeliveryToSend } from '../../../areas/webhooks/delivery-batch';
 import type { WebhookConfigRow } from '../../../areas/webhooks/configs';
-import { backoffDelayMs, endpointConcurrency } from '../../../lib/webhooks/settings';
-import { sendBatchTimeoutMs, sendRetryInitialIntervalMs } from '../../../workflows/webhooks/retry-schedule';
+import { endpointConcurrency } from '../../../lib/webhooks/settings';
+import { sendBatchTimeoutMs } from '../../../workflows/webhooks/retry-schedule';
 
 const settings = { initialIntervalMs: 10_000, backoffCoefficient: 3, maximumIntervalMs: 6 * 3600_000, retryForMs: 72 * 3600_000 };
 const now = Date.parse('2030-01-01T00:00:00Z');
@@ -60,56 +60,23 @@ describe('the first attempts of an event batch', () => {
     ...fields,
   });
 
-  it('send only fresh deliveries; a retried activity reports again the retries its first try scheduled', () => {
-    const sorted = sortDeliveries(
-      [
-        delivery('fresh'),
-        delivery('done', { status: 'succeeded', attemptCount: 1 }),
-        delivery('rejected', { status: 'failed', attemptCount: 1 }),
-        delivery('cancelled', { status: 'cancelled' }),
-        delivery('retrying', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
-        delivery('overdue', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now - 4000) }),
-        delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
-        delivery('queued', { status: 'pending', attemptCount: 1, queued: true }),
-        delivery('held', { status: 'pending', queued: true }),
-        delivery('deleted', { config: undefined }),
-        delivery('inactive', { config: { ...config, active: false } }),
-      ],
-      0,
-      now,
-    );
-    expect(sorted.toSend.map((d) => d.id)).toEqual(['fresh']);
-    expect(sorted.due).toEqual([
-      { deliveryId: 'retrying', retryAttempt: 1, delayMs: 4000 },
-      { deliveryId: 'overdue', retryAttempt: 1, delayMs: 0 },
+  it('send only fresh deliveries; queue the attempted ones still pending outside a queue; skip the rest', () => {
+    const sorted = sortDeliveries([
+      delivery('fresh'),
+      delivery('done', { status: 'succeeded', attemptCount: 1 }),
+      delivery('rejected', { status: 'failed', attemptCount: 1 }),
+      delivery('cancelled', { status: 'cancelled' }),
+      delivery('stranded', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now + 4000) }),
+      delivery('replayed', { status: 'pending', attemptCount: 1, replayGeneration: 1 }),
+      delivery('queued', { status: 'pending', attemptCount: 1, queued: true }),
+      delivery('held', { status: 'pending', queued: true }),
+      delivery('deleted', { config: undefined }),
+      delivery('inactive', { config: { ...config, active: false } }),
     ]);
+    expect(sorted.toSend.map((d) => d.id)).toEqual(['fresh']);
+    expect(sorted.stranded).toEqual(['stranded']);
     expect(sorted.deleted).toEqual(['deleted']);
     expect(sorted.deactivated).toEqual(['inactive']);
-  });
-
-  it('in the second round, send the deliveries retrying after one attempt; report those already further on', () => {
-    const sorted = sortDeliveries(
-      [
-        delivery('new', { status: 'pending' }),
-        delivery('second', { status: 'pending', attemptCount: 1, nextRetryAt: new Date(now) }),
-        delivery('done', { status: 'succeeded', attemptCount: 2 }),
-        delivery('third', { status: 'pending', attemptCount: 2, nextRetryAt: new Date(now + 30_000) }),
-        delivery('gone', { status: 'pending', attemptCount: 1, config: undefined }),
-      ],
-      1,
-      now,
-    );
-    expect(sorted.toSend.map((d) => d.id)).toEqual(['second']);
-    expect(sorted.due).toEqual([{ deliveryId: 'third', retryAttempt: 2, delayMs: 30_000 }]);
-    expect(sorted.deleted).toEqual(['gone']);
-  });
-
-  it('continue one exponential schedule in the delivery workflow', () => {
-    const retry = { initialIntervalMs: 10_000, backoffCoefficient: 3, maximumIntervalMs: 60_000 };
-    expect(sendRetryInitialIntervalMs(retry, 0)).toBe(10_000);
-    // The batch made attempt 0 and the workflow's first attempt is attempt 1: its first retry waits what attempt 2 waits.
-    expect(sendRetryInitialIntervalMs(retry, 1)).toBe(backoffDelayMs(retry, 2));
-    expect(sendRetryInitialIntervalMs(retry, 5)).toBe(60_000);
   });
 
   it('bound the batch activity by rounds of per-endpoint concurrency', () => {
