@@ -7,7 +7,7 @@ import { loadWebhookSettings } from '../../lib/webhooks/settings';
  * The exporter drivers this platform has, and their configurations. Formance has more (clickhouse, elasticsearch); an
  * exporter naming one of those is refused rather than stored and never run.
  */
-export const EXPORTER_DRIVERS = ['http', 'postgres', 'stdout', 'noop'] as const;
+const EXPORTER_DRIVERS = ['http', 'postgres', 'stdout', 'noop'] as const;
 export type ExporterDriver = (typeof EXPORTER_DRIVERS)[number];
 
 /** Formance's batching block: `maxItems` is the batch size here; `flushInterval` is accepted and ignored (see docs). */

@@ -7,7 +7,7 @@ export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volu
 export { WORLD } from './types';
 export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
 export { shareHooks, type SharedHooks, type WriteHooks } from './write-hooks';
-export { revertTransaction, REVERTS_METADATA_KEY } from './revert-transaction';
+export { revertTransaction } from './revert-transaction';
 export {
   getTransaction,
   getTransactionJson,
@@ -37,7 +37,7 @@ export {
   updateLedgerMetadata,
   type Ledger,
 } from './ledgers';
-export { getSchema, insertSchema, listSchemas, schemaDataOf, type LedgerSchema } from './schemas';
+export { getSchema, insertSchema, listSchemas, type LedgerSchema } from './schemas';
 export { ledgerMetrics } from './metrics';
 export { v1TransactionView, v2TransactionView } from './views';
 export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
@@ -49,7 +49,6 @@ export {
   exportLogs,
   listLogs,
   logChainStatus,
-  streamLogs,
   verifyLogChain,
   type LogChainStatus,
   type LogFilters,
@@ -74,7 +73,7 @@ export {
   type Exporter,
   type ExporterRow,
 } from './exporters';
-export { EXPORTER_DRIVERS, type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporter-config';
+export { type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporter-config';
 export {
   createPipeline,
   deletePipeline,

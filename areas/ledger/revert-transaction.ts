@@ -14,7 +14,7 @@ import { v2TransactionView } from './views';
 import { commitWrite } from './write-pipeline';
 
 /** Formance's link from a revert transaction to the one it reverts. */
-export const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
+const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
 
 /**
  * Reverts a transaction: a new transaction with the postings reversed (source and destination swapped, order

@@ -148,9 +148,3 @@ export async function findSchema(db: Executor, ledger: string, version: string):
   parsed.set(key, result);
   return result;
 }
-
-export const schemaDataOf = (schema: LedgerSchema) => ({
-  chart: schema.chart,
-  ...(schema.transactions ? { transactions: schema.transactions } : {}),
-  ...(schema.queries ? { queries: schema.queries } : {}),
-});
