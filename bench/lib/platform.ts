@@ -36,15 +36,7 @@ export async function benchPlatform(): Promise<BenchPlatform> {
   } else {
     const platform = await startThrowawayPlatform({
       purpose: 'bench',
-      // The webhook scenario's receiver is on loopback (allowed here only); its 5% of 500s retry after 1 s instead of
-      // the production default, so the run can check that every event ends with one success within its bound.
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_SECOND: '0',
-        WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
-        WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000',
-      },
+      env: benchEnv(),
     });
     ({ apiUrl, databaseUrl, temporalAddress, credentials, dataDir } = platform);
     stop = async () => {
@@ -52,7 +44,28 @@ export async function benchPlatform(): Promise<BenchPlatform> {
       fs.rmSync(platform.dataDir, { recursive: true, force: true });
     };
   }
-  const token = async (scope?: string) => {
+  const token = tokenFor(apiUrl, credentials);
+  return { apiUrl, databaseUrl, temporalAddress, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'financial-platform', dataDir, token, stop };
+}
+
+/**
+ * The environment of a platform a benchmark starts. The webhook scenario's receiver is on loopback (allowed here
+ * only); its 5% of 500s retry after 1 s instead of the production default, so the run can check that every event ends
+ * with one success within its bound.
+ */
+export function benchEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+    WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOKS_RETRY_INITIAL_INTERVAL_MS: '1000',
+  };
+}
+
+/** Tokens of the bootstrap client, from the API's token endpoint (client credentials). */
+export function tokenFor(apiUrl: string, credentials: { clientId: string; clientSecret: string }): (scope?: string) => Promise<string> {
+  return async (scope?: string) => {
     const response = await fetch(`${apiUrl}/api/auth/oauth/token`, {
       method: 'POST',
       headers: {
@@ -63,5 +76,4 @@ export async function benchPlatform(): Promise<BenchPlatform> {
     });
     return ((await response.json()) as { access_token: string }).access_token;
   };
-  return { apiUrl, databaseUrl, temporalAddress, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'financial-platform', dataDir, token, stop };
 }

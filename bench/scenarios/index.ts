@@ -1,6 +1,7 @@
 import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
+import { ledgerCompareScenario } from './ledger/compare';
 import { ledgerReadsScenario } from './ledger/reads';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
@@ -18,6 +19,7 @@ export interface Scenario {
 export const scenarios: Scenario[] = [
   ledgerScenario,
   ledgerReadsScenario,
+  ledgerCompareScenario,
   paymentsScenario,
   walletsScenario,
   orchestrationScenario,

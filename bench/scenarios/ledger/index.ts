@@ -7,10 +7,10 @@ import type { Measurement } from '../../lib/stats';
 import { cpuPerOperation, cpuSnapshot, pauseOwnWorker } from '../../lib/cpu';
 import { ASSET, FUNDS, HOT, dstAccount, hasPgbench, pgFloor, pgbenchFloor, seedFloorLedger, srcAccount, type FloorShape } from './floor';
 
-const ACCOUNTS = 1000;
+export const ACCOUNTS = 1000;
 const CONCURRENCY = [1, 8, 32];
 /** Writes per concurrency level at BENCH_SCALE=1: enough for stable percentiles, small enough for the 10-minute budget. */
-const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
+export const WRITES: Record<number, number> = { 1: 300, 8: 1000, 32: 1500 };
 /** Alternating rounds of the hashing on/off comparison (each half of WRITES[32]). */
 const HASH_ROUNDS = 4;
 /**
@@ -21,10 +21,10 @@ const HASH_ROUNDS = 4;
 const SHAPE_ROUNDS = 8;
 const SHAPE_ROWS = ['spread', 'hot', 'world', 'hot-destination', 'spread c=1'] as const;
 
-type WriteShape = 'spread' | 'hot' | 'world' | 'hot-destination';
+export type WriteShape = 'spread' | 'hot' | 'world' | 'hot-destination';
 
 /** One posting of 1 USD/2 in a shape: spread over funded sources and destinations, from the hot account, from `world`, or into the hot account. */
-function writePosting(shape: WriteShape): { source: string; destination: string; amount: number; asset: string } {
+export function writePosting(shape: WriteShape): { source: string; destination: string; amount: number; asset: string } {
   const source = shape === 'hot' ? HOT : shape === 'world' ? 'world' : srcAccount(pick(ACCOUNTS));
   const destination = shape === 'hot-destination' ? HOT : dstAccount(pick(ACCOUNTS));
   return { source, destination, amount: 1, asset: ASSET };
@@ -33,7 +33,7 @@ function writePosting(shape: WriteShape): { source: string; destination: string;
 export const floorName = (shape: 'spread' | 'hot', c: number, tool: 'pg' | 'pgbench' = 'pg') => `raw-SQL ledger floor ${shape} c=${c} (${tool})`;
 
 /** Funds `bench:src:0..n-1` and `bench:hot` from world through the API (transactions of 500 postings). */
-async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string, features?: Record<string, string>): Promise<void> {
+export async function seedApiLedger(platform: BenchPlatform, token: string, ledger: string, features?: Record<string, string>): Promise<void> {
   await call(platform, token, 'POST', `/api/ledger/v2/${ledger}`, features ? { features } : undefined);
   const postings = [...Array.from({ length: ACCOUNTS }, (_, i) => srcAccount(i)), HOT].map((destination) => ({
     source: 'world',
