@@ -44,8 +44,8 @@ export interface MangopayFake {
   addBankAccount(owner: string, ownerName: string): BankAccount;
   /** A pay-in credited to a wallet (Mangopay lists it in that wallet's transactions). */
   addPayIn(walletID: string, amount: number, status?: 'CREATED' | 'SUCCEEDED' | 'FAILED'): PayIn;
-  /** Settles a payout (or fails it), as Mangopay does later, and returns it. */
-  settlePayout(payoutID: string, status: 'SUCCEEDED' | 'FAILED'): PayOut;
+  /** Settles a payout or pay-in (or fails it), as Mangopay does later, at the clock's time, and returns it. */
+  settle(id: string, status: 'SUCCEEDED' | 'FAILED'): Transaction;
   /**
    * The path and query Mangopay would GET for an event: the registered hook's URL (its path: the test platform's API
    * is reached through the test client) with `?EventType&RessourceId&Date`.
@@ -348,12 +348,16 @@ export function startMangopayFake(options: { clientID?: string; apiKey?: string 
       transactions.push(payIn);
       return payIn;
     },
-    settlePayout(payoutID, status) {
-      const payout = transactions.find((t) => t.Id === payoutID && t.Type === 'PAYOUT') as PayOut;
-      payout.Status = status;
-      payout.ExecutionDate = clock.now;
-      if (status === 'FAILED') payout.ResultCode = '121001';
-      return payout;
+    settle(id, status) {
+      const found = transactions.find((t) => t.Id === id)!;
+      found.Status = status;
+      found.ExecutionDate = clock.now;
+      if (status === 'FAILED') found.ResultCode = '121001';
+      if (status === 'SUCCEEDED' && found.Type === 'PAYIN') {
+        const wallet = walletOf(found.CreditedWalletId)!;
+        wallet.Balance = money(wallet.Currency, wallet.Balance.Amount + found.DebitedFunds.Amount);
+      }
+      return found;
     },
     hookCall(eventType, resourceID, date = clock.now) {
       const hook = hooks.find((h) => h.EventType === eventType && h.Validity === 'VALID' && h.Status === 'ENABLED');

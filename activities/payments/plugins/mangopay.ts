@@ -136,10 +136,19 @@ export const mangopayBankAccount = (bank: Obj, userID: string): ProviderAccount 
   raw: bank,
 });
 
-/** The payments cursor: per wallet, the newest creation second read and the ids read at that second. */
+/**
+ * The payments cursor: per wallet, the newest creation second read and the ids read at that second; and the
+ * transactions read while still CREATED (id → the resource's path), read again each run until they settle.
+ */
 export interface MangopayPaymentsCursor {
   wallets: Record<string, { after: number; ids: string[] }>;
+  pending?: Record<string, string>;
 }
+
+/** At most this many pending transactions are read again per run (the oldest first; the rest wait for the next run). */
+const PENDING_READS = 200;
+const resourceOf = (t: Obj): string | undefined =>
+  t.Nature === 'REFUND' ? 'refunds' : ({ PAYIN: 'payins', TRANSFER: 'transfers', PAYOUT: 'payouts' } as Record<string, string>)[t.Type];
 
 /** A webhook callback's query (Mangopay calls the hook's URL with GET `?EventType=…&RessourceId=…&Date=…`). */
 function callbackOf(query: Record<string, string>): { eventType: string; resourceID: string; date: number } {
@@ -301,6 +310,31 @@ export function mangopayPlugin(config: MangopayConfig, logger?: Pick<Logger, 'wa
       const items: ProviderPayment[] = [];
       // A transfer between two wallets is in both wallets' lists: it is one payment.
       const seen = new Set<string>();
+      // Polling as the safety net of callbacks: a transaction read while CREATED is read again until it settles, so a
+      // lost callback delays its new state by one polling period instead of leaving it PENDING.
+      const pending = new Map(Object.entries(cursor.pending ?? {}));
+      for (const [id, resource] of [...pending].slice(0, PENDING_READS)) {
+        let current: Obj;
+        try {
+          current = await call('GET', `/${resource}/${encodeURIComponent(id)}`);
+        } catch (error) {
+          // Gone at Mangopay (404) or refused: nothing more to learn from it.
+          if ((error as { type?: string }).type === 'PROVIDER_REJECTED') {
+            pending.delete(id);
+            continue;
+          }
+          throw error;
+        }
+        pending.delete(id);
+        const payment = mangopayPayment(current);
+        if (!payment) continue;
+        if (payment.status === 'PENDING')
+          pending.set(id, resource); // to the end: the others are read first next run
+        else if (!seen.has(id)) {
+          seen.add(id);
+          items.push(payment);
+        }
+      }
       for (const { wallet } of await wallets()) {
         const from = cursor.wallets[wallet.Id];
         const query: Record<string, string> = { Sort: 'CreationDate:ASC', ...(from ? { AfterDate: String(from.after - 1) } : {}) };
@@ -318,10 +352,13 @@ export function mangopayPlugin(config: MangopayConfig, logger?: Pick<Logger, 'wa
           if (payment && !seen.has(payment.reference)) {
             seen.add(payment.reference);
             items.push(payment);
+            const resource = resourceOf(t);
+            if (payment.status === 'PENDING' && resource) pending.set(payment.reference, resource);
           }
         }
         if (after > 0) next.wallets[wallet.Id] = { after, ids: [...ids] };
       }
+      if (pending.size > 0) next.pending = Object.fromEntries(pending);
       return { items, state: next };
     },
 

@@ -56,6 +56,19 @@ describe('Mangopay connector against a fake Mangopay', () => {
   const payments = async () => (await api('GET', `/api/payments/v3/payments?pageSize=100&query=${match({ connectorID })}`)).body.cursor.data as any[];
   const paymentByRef = async (reference: string) => (await payments()).find((p) => p.reference === reference);
   const toMangopay = () => fake.requests.filter((r) => r.path !== '/v2.01/oauth/token');
+  const paymentsCursor = async () =>
+    (await db('payments_connector_states').where({ connector_id: connectorID, kind: 'fetch:payments' }).first()).state;
+  /** Runs the payments schedule now (its period is 1h), as an operator's trigger in the Temporal UI would. */
+  async function triggerPayments(): Promise<void> {
+    const schedules = (await api('GET', `/api/payments/v3/connectors/${connectorID}/schedules`)).body.cursor.data as Array<{ id: string }>;
+    const { client, connection } = await temporalClient();
+    try {
+      await client.schedule.getHandle(schedules.find((s) => s.id.endsWith('-payments'))!.id).trigger();
+    } finally {
+      await connection.close();
+    }
+  }
+  let later: string;
 
   it('rejects a config without clientID, naming the field', async () => {
     const res = await api('POST', '/api/payments/v3/connectors/install/mangopay', {
@@ -134,15 +147,9 @@ describe('Mangopay connector against a fake Mangopay', () => {
     // New transactions: one in the cursor's very second (it must not be missed), one later.
     const sameSecond = fake.addPayIn(bobEur, 700).Id;
     fake.clock.now += 5;
-    const later = fake.addPayIn(aliceEur, 300, 'CREATED').Id;
-    const schedules = (await api('GET', `/api/payments/v3/connectors/${connectorID}/schedules`)).body.cursor.data as Array<{ id: string }>;
+    later = fake.addPayIn(aliceEur, 300, 'CREATED').Id;
     const before = fake.requests.length;
-    const { client, connection } = await temporalClient();
-    try {
-      await client.schedule.getHandle(schedules.find((s) => s.id.endsWith('-payments'))!.id).trigger();
-    } finally {
-      await connection.close();
-    }
+    await triggerPayments();
     const all = await pollUntil(
       async () => {
         const list = await payments();
@@ -157,6 +164,24 @@ describe('Mangopay connector against a fake Mangopay', () => {
     const resumed = fake.requests.slice(before).filter((r) => r.path.endsWith(`/wallets/${aliceEur}/transactions`));
     expect(resumed[0].query.get('AfterDate')).toBe(String(fake.clock.now - 5 - 1));
     expect(resumed[0].query.get('Sort')).toBe('CreationDate:ASC');
+    expect((await paymentsCursor()).pending).toEqual({ [later]: 'payins' });
+  });
+
+  it('reads a transaction fetched while CREATED again each run until it settles (polling as the safety net of callbacks)', async () => {
+    fake.clock.now += 5;
+    fake.settle(later, 'SUCCEEDED');
+    await triggerPayments();
+    const settled = await pollUntil(
+      async () => {
+        const p = await paymentByRef(later);
+        return p?.status === 'SUCCEEDED' ? p : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the pay-in read again' },
+    );
+    expect(settled.adjustments.map((a: any) => a.status)).toEqual(['SUCCEEDED', 'PENDING']);
+    expect(fake.requests.some((r) => r.method === 'GET' && r.path === `/v2.01/${fake.clientID}/payins/${later}`)).toBe(true);
+    expect((await paymentsCursor()).pending).toBeUndefined();
   });
 
   describe('payment initiations', () => {
@@ -253,7 +278,7 @@ describe('Mangopay connector against a fake Mangopay', () => {
 
     it("Mangopay's callback for the settled payout: the payout is read back and stored SUCCEEDED; the same callback again changes nothing", async () => {
       fake.clock.now += 10;
-      fake.settlePayout(payoutReference, 'SUCCEEDED');
+      fake.settle(payoutReference, 'SUCCEEDED');
       const call = fake.hookCall('PAYOUT_NORMAL_SUCCEEDED', payoutReference);
       const res = await api('GET', call, { token: null });
       expect(res.status).toBe(200);
