@@ -12,7 +12,7 @@ const PARAM = /^[A-Za-z0-9_.:-]{1,100}$/;
  * nothing in it is trusted, so it is not applied here but handed to a Temporal workflow whose plugin reads the resource
  * back from the provider (TRANSLATE_WEBHOOKS) and stores what the provider answers, once per event id. The query is
  * bounded (at most 10 parameters of letters, digits and `_.:-`) before it reaches Temporal. Throws NOT_FOUND (unknown,
- * uninstalled, or a connector whose provider sends no such callbacks), VALIDATION. @returns the workflow (task) id.
+ * uninstalled, or a connector whose provider sends no such callbacks), VALIDATION. @returns the Temporal workflow id (not a payments task).
  */
 export async function receiveConnectorCallback(
   deps: { db: Db; temporal: TemporalDeps },

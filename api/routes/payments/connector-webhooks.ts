@@ -53,7 +53,7 @@ export const connectorCallbackRoute = defineRoute(
     tags,
     description:
       'Mangopay: `EventType`, `RessourceId` and `Date` in the query. A workflow reads the resource from Mangopay and stores it once per event.',
-    responses: { 200: { description: 'Accepted: the workflow (task) id', schema: dataOf({ type: 'string' }) } },
+    responses: { 200: { description: 'Accepted: the id of the Temporal workflow that reads the resource back', schema: dataOf({ type: 'string' }) } },
   },
   openRoute(),
   validate({ params: idParams('connectorID'), query: callbackQuery }),
