@@ -5,6 +5,7 @@ export { connectorInstall, connectorPoll, connectorReset, connectorUninstall } f
 export { paymentInitiationExecute } from './payments/payment-initiation';
 export { paymentInitiationReverse } from './payments/payment-initiation-reverse';
 export { bankAccountForward } from './payments/bank-account-forward';
+export { connectorCallback } from './payments/connector-callback';
 export { paymentServiceUserDelete } from './payments/psu-delete';
 export { processEventBatch } from './events/process-event-batch';
 export { testWebhook } from './webhooks/test-webhook';

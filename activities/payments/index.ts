@@ -107,6 +107,36 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       });
     },
 
+    /**
+     * TRANSLATE_WEBHOOKS for an unsigned callback: the plugin reads the resource back from the provider; the rows are
+     * written with the event's id in one transaction, so a second delivery of the same event changes nothing.
+     * @returns how many rows changed.
+     */
+    async paymentsTranslateWebhook(connectorID: string, query: Record<string, string>): Promise<number> {
+      return classified(async () => {
+        const row = await installed(connectorID);
+        const translate = plugin(row).translateWebhook;
+        if (!translate)
+          throw ApplicationFailure.create({
+            type: 'INVALID_ARGUMENT',
+            message: `connector ${connectorID} (${row.provider}) does not translate callbacks`,
+            nonRetryable: true,
+          });
+        const rows = await translate({ query });
+        return writeWhileInstalled(connectorID, async (trx) => {
+          const claimed = await trx('payments_webhook_events')
+            .insert({ connector_id: connectorID, event_id: rows.eventID, type: rows.eventType })
+            .onConflict(['connector_id', 'event_id'])
+            .ignore()
+            .returning('event_id');
+          if (claimed.length === 0) return 0;
+          let changed = await upsertAccounts(trx, connectorID, row.provider, rows.accounts);
+          changed += await upsertBalances(trx, connectorID, row.provider, rows.balances);
+          return changed + (await upsertPayments(trx, connectorID, rows.payments)).changed;
+        });
+      });
+    },
+
     /** Connector tasks: the schedules of a connector, through the area's engine (the worker's own Temporal client). */
     async paymentsDeleteConnectorSchedules(connectorID: string): Promise<void> {
       return classified(() => removeConnectorSchedules({ db, temporal: deps.temporal }, connectorID));

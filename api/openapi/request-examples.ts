@@ -149,6 +149,13 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   installConnector_simulated: connectorConfig,
   installConnector_generic: { name: 'acme-psp', endpoint: 'https://psp.example.com', apiKey: 'sk_live_example', pollingPeriod: '2m', timeout: '10s' },
   installConnector_stripe: { name: 'stripe-main', apiKey: 'sk_live_example', pollingPeriod: '2m' },
+  installConnector_mangopay: {
+    name: 'mangopay-main',
+    clientID: 'marketplace-client',
+    apiKey: 'mangopay-api-key',
+    endpoint: 'https://api.mangopay.com',
+    pollingPeriod: '2m',
+  },
   updateConnectorConfig: { ...connectorConfig, pollingPeriod: '1m' },
   updatePaymentMetadata: { invoice: 'INV-1042' },
   createPayment: {

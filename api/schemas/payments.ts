@@ -318,13 +318,27 @@ const stripeMembers = {
     description: 'Signing secret of an endpoint registered by hand; by default the one Stripe gives at install. Reads as ********.',
   }),
 };
+const mangopayMembers = {
+  name: shortText(200),
+  clientID: stringSchema({ minLength: 1, maxLength: 200, description: "Mangopay's client id (the OAuth client credentials' user)." }),
+  apiKey: stringSchema({ minLength: 1, maxLength: 4096, description: "Mangopay's API key; never read back (reads as ********)." }),
+  pollingPeriod,
+  endpoint: stringSchema({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: 'The API base (an origin, no path): https://api.mangopay.com, or https://api.sandbox.mangopay.com.',
+  }),
+};
+export const mangopayConfigSchema = objectSchema({ ...mangopayMembers, ...formanceConfigMembers }, ['name', 'clientID', 'apiKey', 'endpoint']);
 export const stripeConfigSchema = objectSchema({ ...stripeMembers, ...formanceConfigMembers }, ['name', 'apiKey']);
 export const simulatedConfigSchema = objectSchema({ ...simulatedMembers, ...formanceConfigMembers }, ['name', 'directory']);
 export const genericConfigSchema = objectSchema({ ...genericMembers, ...formanceConfigMembers }, ['name', 'endpoint']);
 /** Any plugin's config; the connector's own plugin decides which members it takes (the others are 400). */
-export const connectorConfigUpdateSchema = objectSchema({ ...simulatedMembers, ...stripeMembers, ...genericMembers, ...formanceConfigMembers }, [
-  'name',
-]);
+export const connectorConfigUpdateSchema = objectSchema(
+  { ...simulatedMembers, ...stripeMembers, ...genericMembers, ...mangopayMembers, ...formanceConfigMembers },
+  ['name'],
+);
 const capabilitySchema = stringSchema({ enum: [...CAPABILITIES] });
 export const capabilitiesSchema = arraySchema(capabilitySchema);
 export const connectorSchema = objectSchema(

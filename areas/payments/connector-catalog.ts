@@ -59,6 +59,18 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
     'CREATE_WEBHOOKS',
     'TRANSLATE_WEBHOOKS',
   ],
+  // Formance's Mangopay plugin: users (FETCH_OTHERS) own the wallets (accounts) and bank accounts (external accounts).
+  mangopay: [
+    'FETCH_ACCOUNTS',
+    'FETCH_BALANCES',
+    'FETCH_EXTERNAL_ACCOUNTS',
+    'FETCH_PAYMENTS',
+    'FETCH_OTHERS',
+    'CREATE_TRANSFER',
+    'CREATE_PAYOUT',
+    'CREATE_WEBHOOKS',
+    'TRANSLATE_WEBHOOKS',
+  ],
 };
 
 /**
@@ -86,7 +98,15 @@ const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = {
   simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'],
   generic: [],
   stripe: ['REVERSE_TRANSFER'],
+  mangopay: [],
 };
+
+/**
+ * Providers whose webhooks are unsigned GET callbacks (Mangopay's): the webhook route hands them to a workflow that
+ * reads the resource back (connector-callbacks.ts). Signed ones (Stripe's) are verified and applied by the route.
+ */
+const CALLBACK_PROVIDERS: readonly string[] = ['mangopay'];
+export const receivesCallbacks = (provider: string): boolean => CALLBACK_PROVIDERS.includes(provider);
 
 export function capabilitiesOf(provider: string): Capability[] {
   return PROVIDER_CAPABILITIES[provider as ConnectorProvider] ?? [];
@@ -137,6 +157,12 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
       endpoint: { dataType: 'string', required: false, defaultValue: 'https://api.stripe.com' },
       webhookSecret: { dataType: 'string', required: false },
     },
+    mangopay: {
+      ...common,
+      clientID: { dataType: 'string', required: true },
+      apiKey: { dataType: 'string', required: true },
+      endpoint: { dataType: 'string', required: true },
+    },
   };
 }
 
@@ -158,6 +184,7 @@ const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapab
   simulated: OPEN_BANKING_CAPABILITIES,
   generic: [],
   stripe: [],
+  mangopay: [],
 };
 
 /** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */

@@ -4,7 +4,7 @@ import { getConfig } from '../../lib/config';
 import { validationError } from '../../lib/errors';
 
 /** The connector plugins the platform ships; the API installs them by these names. */
-export const CONNECTOR_PROVIDERS = ['simulated', 'generic', 'stripe'] as const;
+export const CONNECTOR_PROVIDERS = ['simulated', 'generic', 'stripe', 'mangopay'] as const;
 export type ConnectorProvider = (typeof CONNECTOR_PROVIDERS)[number];
 
 export interface SimulatedConfig {
@@ -32,7 +32,15 @@ export interface StripeConfig {
   webhookSecret?: string;
 }
 export const STRIPE_API_BASE = 'https://api.stripe.com';
-export type ConnectorConfig = SimulatedConfig | GenericConfig | StripeConfig;
+/** Mangopay (Formance's config): the client id and API key of the OAuth client credentials; `endpoint` its API base. */
+export interface MangopayConfig {
+  name: string;
+  clientID: string;
+  apiKey: string;
+  endpoint: string;
+  pollingPeriod: string;
+}
+export type ConnectorConfig = SimulatedConfig | GenericConfig | StripeConfig | MangopayConfig;
 
 export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h)$';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -94,6 +102,14 @@ export function normalizeConnectorConfig(provider: ConnectorProvider, config: an
       pollingPeriod,
       ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
     };
+  }
+  if (provider === 'mangopay') {
+    const endpoint = String(config.endpoint ?? '').replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]+$/.test(endpoint))
+      throw validationError('body.endpoint: must be an http(s) origin such as https://api.mangopay.com (no path)');
+    for (const field of ['clientID', 'apiKey'] as const)
+      if (typeof config[field] !== 'string' || config[field] === '') throw validationError(`body.${field}: required by the mangopay connector`);
+    return { name: config.name, clientID: config.clientID, apiKey: config.apiKey, endpoint, pollingPeriod };
   }
   const timeout = config.timeout ?? '10s';
   durationMs(timeout, 'timeout', 100, 60_000);

@@ -18,8 +18,9 @@ const V1_PROVIDERS: Record<string, ConnectorProvider> = {
   SIMULATED: 'simulated',
   GENERIC: 'generic',
   STRIPE: 'stripe',
+  MANGOPAY: 'mangopay',
 };
-const V1_NAMES: Record<ConnectorProvider, string> = { simulated: 'DUMMY-PAY', generic: 'GENERIC', stripe: 'STRIPE' };
+const V1_NAMES: Record<ConnectorProvider, string> = { simulated: 'DUMMY-PAY', generic: 'GENERIC', stripe: 'STRIPE', mangopay: 'MANGOPAY' };
 
 export const v1ProviderName = (plugin: string): string => V1_NAMES[plugin as ConnectorProvider] ?? plugin.toUpperCase();
 const pluginOf = (provider: string): ConnectorProvider | undefined => V1_PROVIDERS[provider.toUpperCase()];

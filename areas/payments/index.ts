@@ -31,6 +31,7 @@ export {
   type SimulatedConfig,
   STRIPE_API_BASE,
   type StripeConfig,
+  type MangopayConfig,
 } from './connector-config';
 export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
@@ -148,4 +149,5 @@ export {
   stripeTransfer,
   stripeTransferReversal,
 } from './stripe-mapping';
+export { receiveConnectorCallback } from './connector-callbacks';
 export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './stripe-webhooks';

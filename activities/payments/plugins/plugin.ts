@@ -57,6 +57,19 @@ export interface WebhookEndpoint {
 }
 
 /**
+ * What TRANSLATE_WEBHOOKS makes of one provider callback that carries no signature (the plugin verifies it by reading
+ * the resource back from the provider): `eventID` identifies the event (a second delivery with the same id changes
+ * nothing), the rows are written as a fetch writes them.
+ */
+export interface WebhookRows {
+  eventID: string;
+  eventType: string;
+  accounts: ProviderAccount[];
+  balances: ProviderBalance[];
+  payments: ProviderPayment[];
+}
+
+/**
  * What every connector plugin implements. Fetches return the provider's full current view (the platform upserts it
  * idempotently); writes must be idempotent by their key/reference, because Temporal retries them.
  * Errors: `providerRejected()` for a definitive refusal (not retried), `invalidData()` for provider data the platform
@@ -77,6 +90,11 @@ export interface ConnectorPlugin {
    * task retries it). The returned endpoints and secrets are stored for the webhook route.
    */
   createWebhooks?(request: { url: string; idempotencyKey: string }): Promise<WebhookEndpoint[]>;
+  /**
+   * TRANSLATE_WEBHOOKS for providers whose callbacks are unsigned (the route hands over the callback's query string
+   * only): runs in a Temporal activity, so it may call the provider; it must trust nothing but the ids it reads back.
+   */
+  translateWebhook?(request: { query: Record<string, string> }): Promise<WebhookRows>;
   initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
   createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
   /** Only plugins whose connector has REVERSE_TRANSFER / REVERSE_PAYOUT (connector-catalog.ts): the reversal's payment. */

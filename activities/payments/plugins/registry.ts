@@ -2,6 +2,7 @@ import {
   resolveSimulatedDirectory,
   type ConnectorConfig,
   type GenericConfig,
+  type MangopayConfig,
   type SimulatedConfig,
   type StripeConfig,
 } from '../../../areas/payments';
@@ -9,6 +10,7 @@ import type { Logger } from '../../../lib/logger';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { withSpan } from '../../../lib/tracing';
 import { genericHttpPlugin } from './generic-http';
+import { mangopayPlugin } from './mangopay';
 import type { ConnectorPlugin } from './plugin';
 import { simulatedPlugin } from './simulated';
 import { stripePlugin } from './stripe';
@@ -21,6 +23,7 @@ export function pluginFor(provider: string, config: ConnectorConfig, dataDir: st
   if (provider === 'simulated') return metered(provider, simulatedPlugin(resolveSimulatedDirectory((config as SimulatedConfig).directory, dataDir)));
   if (provider === 'generic') return metered(provider, genericHttpPlugin(config as GenericConfig, logger));
   if (provider === 'stripe') return metered(provider, stripePlugin(config as StripeConfig));
+  if (provider === 'mangopay') return metered(provider, mangopayPlugin(config as MangopayConfig, logger));
   throw new Error(`no plugin for provider ${provider}`);
 }
 

@@ -1,9 +1,10 @@
-import { receiveStripeWebhook } from '../../../areas/payments';
+import { receiveConnectorCallback, receiveStripeWebhook } from '../../../areas/payments';
 import { openRoute } from '../../middleware/authenticate';
 import { validate } from '../../middleware/validate';
 import { defineRoute } from '../../routing';
+import { dataOf, objectSchema, stringSchema } from '../../schemas/common';
 import { idParams } from '../../schemas/payments';
-import { tags } from './common';
+import { tags, temporalOf } from './common';
 
 /**
  * Formance's webhook route: a provider posts its events here (the URL the connector registered at install). No bearer
@@ -28,4 +29,39 @@ export const connectorWebhookRoute = defineRoute(
   },
 );
 
-export const connectorWebhookRoutes = [connectorWebhookRoute];
+const token = (description: string) => stringSchema({ pattern: '^[A-Za-z0-9_.:-]{1,100}$', description });
+const callbackQuery = objectSchema(
+  {
+    EventType: token('The event type (e.g. PAYOUT_NORMAL_SUCCEEDED).'),
+    RessourceId: token("The resource's id at the provider (Mangopay's spelling)."),
+    Date: token('The event time, Unix seconds.'),
+  },
+  ['EventType', 'RessourceId', 'Date'],
+);
+
+/**
+ * The same path for providers whose webhooks are unsigned GET callbacks (Mangopay's `?EventType=…&RessourceId=…&Date=…`).
+ * Open as the POST is; nothing in the callback is trusted: a workflow reads the resource back from the provider before
+ * anything is stored. Answers 200 with the workflow's id once it is started (Mangopay retries until it gets a 200).
+ */
+export const connectorCallbackRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/api/payments/v3/connectors/webhooks/{connectorID}',
+    operationId: 'receiveConnectorCallback',
+    summary: "Receive a provider's unsigned callback (public; the resource is read back from the provider)",
+    tags,
+    description:
+      'Mangopay: `EventType`, `RessourceId` and `Date` in the query. A workflow reads the resource from Mangopay and stores it once per event.',
+    responses: { 200: { description: 'Accepted: the id of the Temporal workflow that reads the resource back', schema: dataOf({ type: 'string' }) } },
+  },
+  openRoute(),
+  validate({ params: idParams('connectorID'), query: callbackQuery }),
+  async function receiveConnectorCallbackHandler(ctx) {
+    const deps = { db: ctx.deps.db, temporal: temporalOf(ctx) };
+    ctx.status = 200;
+    ctx.body = { data: await receiveConnectorCallback(deps, ctx.state.input.params.connectorID, ctx.state.input.query) };
+  },
+);
+
+export const connectorWebhookRoutes = [connectorWebhookRoute, connectorCallbackRoute];

@@ -34,6 +34,7 @@ export {
   type TaskRun,
   type WaitedRun,
 } from './tasks';
+export { startConnectorCallback } from './callbacks';
 export {
   connectorTaskId,
   forwardWorkflowId,

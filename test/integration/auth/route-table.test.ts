@@ -4,7 +4,9 @@ import { api, getToken } from '../../support/http';
 // The open-banking consent callback is opened by an end user's browser, so it takes no Bearer token: it is guarded by
 // the single-use secret of its link attempt (test/integration/payments/open-banking.test.ts). `/versions` is Formance's
 // gateway listing, which its SDK calls without a token. A provider's webhook deliveries carry the provider's signature
-// (Stripe-Signature), not a Bearer token: they are refused with 401 unless it verifies (stripe-connector.test.ts).
+// (Stripe-Signature), not a Bearer token: they are refused with 401 unless it verifies (stripe-connector.test.ts). The
+// same path answers unsigned GET callbacks (Mangopay's), whose resource is read back from the provider
+// (mangopay-connector.test.ts).
 const OPEN = new Set([
   '/_healthcheck',
   '/versions',
@@ -30,7 +32,7 @@ describe('every route requires its scope', () => {
         .filter((route) => route.scope === null)
         .map((route) => route.spec.path)
         .sort(),
-    ).toEqual([...OPEN].sort());
+    ).toEqual([...OPEN, '/api/payments/v3/connectors/webhooks/{connectorID}'].sort());
   });
 
   it.each(protectedRoutes.map((route) => [route.spec.method.toUpperCase(), route.spec.path, route.scope as string]))(
