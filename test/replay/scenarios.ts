@@ -9,6 +9,7 @@ import { installSimulated, simulatedDirectory } from '../support/payments';
 import { taskQueue, temporalClient } from '../support/temporal';
 import { newWallet } from '../support/wallets';
 import { startReceiver } from '../support/webhook-receiver';
+import { startMangopayFake } from '../support/mangopay-fake';
 
 /**
  * The runs whose Temporal histories are committed under test/replay/histories and replayed by replay.test.ts: every
@@ -260,6 +261,56 @@ export const scenarios: Record<string, Scenario> = Object.fromEntries([
           'connector-reset': reset,
           'connector-uninstall': uninstall,
         };
+      },
+    },
+  ],
+
+  // An unsigned provider callback (Mangopay's, against its fake): a pay-in settled after the install's fetch, read
+  // back by the callback's workflow and stored.
+  [
+    'connector-callback',
+    {
+      records: ['connector-callback'],
+      async run() {
+        const fake = await startMangopayFake();
+        try {
+          const wallet = fake.addWallet(fake.addUser('Replay').Id, 'EUR', 0, 'Replay EUR').Id;
+          const payIn = fake.addPayIn(wallet, 2_500, 'CREATED').Id;
+          const install = await api('POST', '/api/payments/v3/connectors/install/mangopay', {
+            body: {
+              name: `replay-${Date.now().toString(36)}`,
+              clientID: fake.clientID,
+              apiKey: fake.apiKey,
+              endpoint: fake.url,
+              pollingPeriod: '1h',
+            },
+          });
+          if (install.status !== 202) throw new Error(`install answered ${install.status} ${install.text}`);
+          const connectorID = install.body.data as string;
+          // The install registers its hooks first, then fetches: once the pay-in is stored CREATED, both are done.
+          await pollUntil(
+            async () => (await read(`/api/payments/v3/payments?pageSize=100`)).cursor.data.find((p: { reference: string }) => p.reference === payIn),
+            (p) => p !== undefined,
+          );
+          fake.clock.now += 10;
+          fake.settle(payIn, 'SUCCEEDED');
+          const callback = await api('GET', fake.hookCall('PAYIN_NORMAL_SUCCEEDED', payIn), { token: null });
+          if (callback.status !== 200) throw new Error(`callback answered ${callback.status} ${callback.text}`);
+          const { client, connection } = await temporalClient();
+          try {
+            await client.workflow.getHandle(callback.body.data).result();
+          } finally {
+            await connection.close();
+          }
+          const uninstall = (await api('DELETE', `/api/payments/v3/connectors/${connectorID}`)).body.data.taskID;
+          await pollUntil(
+            () => read(`/api/payments/v3/tasks/${uninstall}`),
+            (b) => b.data.status === 'SUCCEEDED',
+          );
+          return { 'connector-callback': callback.body.data as string };
+        } finally {
+          await fake.close();
+        }
       },
     },
   ],

@@ -26,6 +26,7 @@ const ACTIVITIES = [
   'paymentsOpenBankingDeleteUser',
   'paymentsOpenBankingConnectionsOf',
   'paymentsOpenBankingConnectorsOf',
+  'paymentsTranslateWebhook',
 ];
 
 let tier: WorkflowTier;
@@ -137,6 +138,33 @@ describe('connectorInstall, connectorReset, connectorUninstall', () => {
     const { calls, fn } = flaky(3, undefined);
     expect(await execute('connectorUninstall', { paymentsDeleteConnectorSchedules: fn }, { connectorID: 'c1' })).toEqual({ connectorID: 'c1' });
     expect(calls).toHaveLength(4);
+  });
+});
+
+describe('connectorCallback (an unsigned provider callback)', () => {
+  const input = { connectorID: 'c1', query: { EventType: 'PAYOUT_NORMAL_SUCCEEDED', RessourceId: 'po_1', Date: '1' } };
+
+  it('translates the callback, retried with backoff from 1 s while the provider is down, and returns the rows changed', async () => {
+    const translate = flaky(2, 1);
+    expect(await execute('connectorCallback', { paymentsTranslateWebhook: translate.fn }, input)).toBe(1);
+    expect(translate.calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
+    const [first, second] = gaps(translate.calls);
+    expect(first).toBeGreaterThanOrEqual(1000);
+    expect(second).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('fails at once, without retrying, when the provider rejects the resource (a forged callback)', async () => {
+    const translate = flaky(1, 0, () => ApplicationFailure.create({ message: 'not found at the provider', type: 'PROVIDER_REJECTED' }));
+    const failure = await failureOf(execute('connectorCallback', { paymentsTranslateWebhook: translate.fn }, input));
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(translate.calls).toHaveLength(1);
+  });
+
+  it('gives up after ten attempts', async () => {
+    const translate = flaky(20, 1);
+    const failure = await failureOf(execute('connectorCallback', { paymentsTranslateWebhook: translate.fn }, input));
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(translate.calls).toHaveLength(10);
   });
 });
 
