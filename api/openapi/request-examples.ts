@@ -35,7 +35,7 @@ const httpExporter = { driver: 'http', config: { url: 'https://exports.example.c
 
 const postings = [{ source: 'world', destination: 'users:001', amount: 10000, asset: 'USD/2' }];
 
-const connectorConfig = { name: 'demo', directory: 'simulated/demo', pollingPeriod: '30s' };
+const connectorConfig = { name: 'demo', directory: 'simulated/demo', pollingPeriod: '1m' };
 
 const bankAccount = {
   name: 'ACME Supplies GmbH',
@@ -156,7 +156,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     endpoint: 'https://api.mangopay.com',
     pollingPeriod: '2m',
   },
-  updateConnectorConfig: { ...connectorConfig, pollingPeriod: '1m' },
+  updateConnectorConfig: { ...connectorConfig, pollingPeriod: '2m' },
   updatePaymentMetadata: { invoice: 'INV-1042' },
   createPayment: {
     connectorID: CONNECTOR_ID,
@@ -209,8 +209,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   updateLinkForPaymentServiceUserOnConnector: { applicationName: 'Acme Wallet', clientRedirectURL: 'https://app.example.com/banks/renewed' },
 
   // Payments v1
-  installConnectorV1: { name: 'demo', directory: 'simulated/demo', filePollingPeriod: '30s' },
-  updateConnectorConfigV1: { name: 'demo', directory: 'simulated/demo', filePollingPeriod: '1m' },
+  installConnectorV1: { name: 'demo', directory: 'simulated/demo', filePollingPeriod: '1m' },
+  updateConnectorConfigV1: { name: 'demo', directory: 'simulated/demo', filePollingPeriod: '2m' },
   createPaymentV1: {
     connectorID: CONNECTOR_ID,
     reference: 'pay-in-2024-0002',

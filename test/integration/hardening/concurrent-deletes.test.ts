@@ -1,6 +1,7 @@
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { newLedger } from '../../support/ledger';
+import { createWorkflow } from '../../support/orchestration';
 import { seedConnector, suffix } from '../../support/payments';
 
 /**
@@ -60,5 +61,51 @@ describe('concurrent deletes of one resource', () => {
     expect(created.status).toBe(200);
     const statuses = await deleteSixTimes(`/api/webhooks/configs/${created.body.data.id}`);
     expect(statuses).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+
+  it('an OAuth client and a client secret: one 204, five 404 each', async () => {
+    const client = await api('POST', '/api/auth/clients', { body: { name: `del-${suffix()}` } });
+    expect(client.status).toBe(201);
+    const id = client.body.data.id;
+    const secret = await api('POST', `/api/auth/clients/${id}/secrets`, { body: { name: 'k' } });
+    expect(secret.status).toBe(200);
+    expect(await deleteSixTimes(`/api/auth/clients/${id}/secrets/${secret.body.data.id}`)).toEqual([204, 404, 404, 404, 404, 404]);
+    expect(await deleteSixTimes(`/api/auth/clients/${id}`)).toEqual([204, 404, 404, 404, 404, 404]);
+  });
+
+  it('an orchestration workflow and a trigger (v2 and v1 paths): one 204, five 404 each', async () => {
+    for (const version of ['/v2', '']) {
+      const workflowID = await createWorkflow([{ noop: {} }]);
+      // A filter no payment matches: it can never start anything.
+      const trigger = await api('POST', `/api/orchestration${version}/triggers`, {
+        body: { event: 'SAVED_PAYMENT', workflowID, filter: 'event.reference == "never"' },
+      });
+      expect(trigger.status).toBe(201);
+      expect(await deleteSixTimes(`/api/orchestration${version}/triggers/${trigger.body.data.id}`)).toEqual([204, 404, 404, 404, 404, 404]);
+      expect(await deleteSixTimes(`/api/orchestration${version}/workflows/${workflowID}`)).toEqual([204, 404, 404, 404, 404, 404]);
+    }
+  });
+
+  it('a reconciliation policy and an on-demand rule: one 204, five 404 each', async () => {
+    const ledger = await newLedger('recon-del');
+    const pool = await api('POST', '/api/payments/v3/pools', { body: { name: `recon-del-${suffix()}`, accountIDs: [] } });
+    expect(pool.status).toBe(201);
+    const policy = await api('POST', '/api/reconciliation/policies', {
+      body: { name: `del-${suffix()}`, ledgerName: ledger, ledgerQuery: {}, paymentsPoolID: pool.body.data },
+    });
+    expect([policy.status, policy.status === 201 ? '' : policy.text]).toEqual([201, '']);
+    expect(await deleteSixTimes(`/api/reconciliation/policies/${policy.body.data.id}`)).toEqual([204, 404, 404, 404, 404, 404]);
+    const rule = await api('POST', '/api/reconciliation/rules', {
+      body: {
+        name: `del-${suffix()}`,
+        templateKind: 'ledger_vs_pool_drift',
+        templateSpec: { ledger, address: 'banks:main', poolID: pool.body.data },
+        schedule: { kind: 'on_demand' },
+        severity: 'low',
+      },
+    });
+    expect([rule.status, rule.status === 201 ? '' : rule.text]).toEqual([201, '']);
+    expect(await deleteSixTimes(`/api/reconciliation/rules/${rule.body.data.id}`)).toEqual([204, 404, 404, 404, 404, 404]);
+    expect((await api('DELETE', `/api/payments/v3/pools/${pool.body.data}`)).status).toBe(204);
   });
 });

@@ -2,7 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import { api, apiUrl, getToken, type ApiResponse } from '../../support/http';
 import { newLedger } from '../../support/ledger';
+import { pollUntil } from '../../support/eventually';
 import { createWorkflow, runInstance } from '../../support/orchestration';
+import { installSimulated, simulatedDirectory } from '../../support/payments';
 import { newWallet, unique } from '../../support/wallets';
 
 /**
@@ -116,6 +118,45 @@ describe('fctl requests, replayed', () => {
   });
 
   describe('payments', () => {
+    let connectorID: string;
+    let accountID: string;
+    let paymentID: string;
+    beforeAll(async () => {
+      // An account and a payment recorded by hand on a simulated connector, as docs/quickstart.md does.
+      connectorID = await installSimulated(simulatedDirectory(), '1m');
+      const account = await api('POST', '/api/payments/v3/accounts', {
+        body: {
+          connectorID,
+          reference: `fctl-${unique()}`,
+          accountName: 'fctl treasury',
+          type: 'INTERNAL',
+          createdAt: '2024-05-01T08:00:00Z',
+          defaultAsset: 'EUR/2',
+        },
+      });
+      expect([account.status, account.status === 201 ? '' : account.text]).toEqual([201, '']);
+      accountID = account.body.data.id;
+      const payment = await api('POST', '/api/payments/v3/payments', {
+        body: {
+          connectorID,
+          reference: `fctl-${unique()}`,
+          type: 'PAY-IN',
+          scheme: 'sepa credit',
+          asset: 'EUR/2',
+          amount: 1500,
+          initialAmount: 1500,
+          createdAt: '2024-05-02T09:30:00Z',
+          destinationAccountID: accountID,
+          adjustments: [{ reference: `fctl-${unique()}`, createdAt: '2024-05-02T09:31:00Z', status: 'SUCCEEDED' }],
+        },
+      });
+      expect([payment.status, payment.status === 201 ? '' : payment.text]).toEqual([201, '']);
+      paymentID = payment.body.data.id;
+    });
+    afterAll(async () => {
+      if (connectorID) expect((await api('DELETE', `/api/payments/v3/connectors/${connectorID}`)).status).toBe(202);
+    });
+
     // cmd/payments: list commands send cursor and pageSize only when given; connectors list (v3) sends pageSize=10.
     it('`payments payments list`, `payments accounts list`, `payments connectors list`', async () => {
       for (const path of ['/api/payments/payments', '/api/payments/accounts', '/api/payments/v3/connectors?pageSize=10']) {
@@ -123,6 +164,19 @@ describe('fctl requests, replayed', () => {
         expect({ path, status: listed.status }).toEqual({ path, status: 200 });
         expect(Array.isArray(listed.body.cursor.data)).toBe(true);
       }
+      const connectors = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
+      expect(ids(connectors.body.cursor.data)).toContain(connectorID);
+    });
+
+    // cmd/payments/payments/show.go and accounts/show.go: the v1 reads (`get <id>`).
+    it('`payments payments get`, `payments accounts get`', async () => {
+      const payment = await api('GET', `/api/payments/payments/${paymentID}`);
+      expect(payment.status).toBe(200);
+      expect(payment.body.data).toMatchObject({ id: paymentID, connectorID, asset: 'EUR/2', amount: 1500, type: 'PAY-IN', status: 'SUCCEEDED' });
+      expect(payment.body.data.destinationAccountID).toBe(accountID);
+      const account = await api('GET', `/api/payments/accounts/${accountID}`);
+      expect(account.status).toBe(200);
+      expect(account.body.data).toMatchObject({ id: accountID, connectorID, defaultAsset: 'EUR/2', type: 'INTERNAL' });
     });
   });
 
@@ -225,6 +279,60 @@ describe('fctl requests, replayed', () => {
       const listed = await api('GET', '/api/orchestration/triggers?name=');
       expect(listed.status).toBe(200);
       expect(ids(listed.body.data)).toContain(triggerID);
+    });
+
+    it('`orchestration triggers show` and `triggers occurrences list`', async () => {
+      const shown = await api('GET', `/api/orchestration/triggers/${triggerID}`);
+      expect(shown.body.data).toMatchObject({ id: triggerID, workflowID, event: 'SAVED_PAYMENT' });
+      const occurrences = await api('GET', `/api/orchestration/triggers/${triggerID}/occurrences`);
+      expect(occurrences.status).toBe(200);
+      expect(occurrences.body.data).toEqual([]);
+    });
+
+    // cmd/orchestration/workflows/run.go (wait=false, the variables as the body: {} without --variable),
+    // instances/send_event.go (v1, {"name": <event>}) and instances/describe.go (v2 history, then each send stage's).
+    it('`orchestration workflows run`, `instances send-event` and `instances describe`', async () => {
+      const ledger = await newLedger('fctl-orch');
+      const send = {
+        source: { account: { id: 'world', ledger } },
+        destination: { account: { id: 'users:1', ledger } },
+        amount: { asset: 'USD/2', amount: 7 },
+      };
+      const waiting = await createWorkflow([{ wait_event: { event: 'go' } }, { send }]);
+      const run = await api('POST', `/api/orchestration/workflows/${waiting}/instances?wait=false`, { body: {} });
+      expect(run.status).toBe(200);
+      const id = run.body.data.id;
+      expect((await api('POST', `/api/orchestration/instances/${id}/events`, { body: { name: 'go' } })).status).toBe(204);
+      const done = await pollUntil(
+        async () => (await api('GET', `/api/orchestration/instances/${id}`)).body.data,
+        (instance) => instance?.terminated === true,
+        { what: 'the instance to end' },
+      );
+      expect(done.error ?? '').toBe('');
+      // The histories are read from Temporal's, which may record the end a moment after the read model shows it.
+      const history = await pollUntil(
+        () => api('GET', `/api/orchestration/v2/instances/${id}/history`),
+        (res) => res.status !== 200 || (res.body.data.length === 2 && res.body.data.every((stage: { terminated: boolean }) => stage.terminated)),
+        { what: 'the history to show both stages ended' },
+      );
+      expect(history.status).toBe(200);
+      expect(history.body.data.map((stage: { name: string; terminated: boolean }) => [stage.name, stage.terminated])).toEqual([
+        ['RunWaitEvent', true],
+        ['RunSend', true],
+      ]);
+      const stage = await pollUntil(
+        () => api('GET', `/api/orchestration/v2/instances/${id}/stages/1/history`),
+        (res) => res.status !== 200 || (res.body.data.length > 0 && res.body.data.every((step: { terminated: boolean }) => step.terminated)),
+        { what: 'the send stage history to show its step ended' },
+      );
+      expect(stage.status).toBe(200);
+      expect(stage.body.data).toEqual([
+        expect.objectContaining({
+          name: 'CreateTransaction',
+          terminated: true,
+          output: { CreateTransaction: { data: [expect.objectContaining({ postings: [expect.objectContaining({ amount: 7 })] })] } },
+        }),
+      ]);
     });
   });
 

@@ -64,6 +64,24 @@ describe('wallet balance expiry', () => {
     expect(await assetsOf(wallet)).toEqual({ main: 0, gift: 0, b3: 30 });
   });
 
+  it('a debit by priority (`*`) passes over an expired balance that would come first, and draws from the next live one', async () => {
+    const wallet = await newWallet();
+    // `top` would be drawn first twice over: it has an expiry (those come first) and the highest priority.
+    await createBalance(wallet, 'top', PAST, 10);
+    await createBalance(wallet, 'gift', undefined, 5);
+    expect((await credit(wallet, 30, { balance: 'top' })).status).toBe(204);
+    expect((await credit(wallet, 5, { balance: 'gift' })).status).toBe(204);
+    expect((await credit(wallet, 50)).status).toBe(204);
+    expect((await debit(wallet, 3, { balances: ['*'] })).status).toBe(204);
+    expect(await assetsOf(wallet)).toEqual({ main: 50, gift: 2, top: 30 });
+    // Past `gift`, `main` pays; a hold by priority takes the same path.
+    expect((await debit(wallet, 4, { balances: ['*'] })).status).toBe(204);
+    expect(await assetsOf(wallet)).toEqual({ main: 48, gift: 0, top: 30 });
+    const hold = await debit(wallet, 8, { pending: true, balances: ['*'] });
+    expect(hold.status).toBe(201);
+    expect(await assetsOf(wallet)).toEqual({ main: 40, gift: 0, top: 30 });
+  });
+
   it('a hold cannot be taken from an expired balance, named or through `*`', async () => {
     const wallet = await walletWithExpiredBalance();
     const named = await debit(wallet, 10, { pending: true, balances: ['b3'] });
