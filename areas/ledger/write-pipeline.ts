@@ -7,8 +7,16 @@ import { logTransactionView } from './log';
 import { scriptedWrite, scriptPairs } from './script';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
-import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './write-hooks';
-import { insertCommitted, mergeAccountMetadata, releaseKeys, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from './write-statements';
+import type { LockedRead } from './volumes';
+import {
+  insertCommitted,
+  mergeAccountMetadata,
+  releaseKeys,
+  volumeRows,
+  writeVolumesAndTakeIds,
+  type CommittedRow,
+  type SqlStatement,
+} from './write-statements';
 import { v2TransactionView } from './views';
 
 /**
@@ -33,7 +41,12 @@ export interface LedgerWrite {
   idempotencyKey?: string;
   /** What the key's hash covers when it is more than the request (the options that change a checked write). */
   hashed?: unknown;
-  hooks?: WriteHooks;
+  /** Pairs locked with the batch's one sorted lock besides the postings' own (the accounts a wallet's script moves). */
+  lock?: Array<[string, string]>;
+  /** The caller's rows committed with the write, in the batch's last statement (a pending debit's hold). */
+  rows?: CallerRows;
+  /** A wallet hold's settle: its postings are planned under the batch's locks, `request` carries none (SettleInput). */
+  settle?: SettleInput;
   /** Plain postings are funds-checked unless forced (Formance's `force`, a forced revert, a log import's revert). */
   force?: boolean;
   /** A revert's log names the transaction it reverts, as its log view; a write without it appends NEW_TRANSACTION. */
@@ -54,6 +67,59 @@ export interface Committed {
   transaction: LedgerTransaction;
   accountMetadata: Record<string, Record<string, string>>;
   logId: bigint;
+  /** A settle's result (SettleInput). */
+  settled?: Settled;
+}
+
+/**
+ * Rows of a caller's that go with its write: `build` turns the accepted writes carrying it (their items and final
+ * postings) into one data-modifying statement, a member of the WITH of the batch's last statement, so a batch of N
+ * such writes costs no statement of its own. Pure: writes sharing one `build` (a module constant) share the statement.
+ */
+export interface CallerRows<T = unknown> {
+  build: (done: Array<{ item: T; postings: Posting[] }>) => SqlStatement | undefined;
+  item: T;
+}
+
+export const callerRows = <T>(build: CallerRows<T>['build'], item: T): CallerRows => ({ build: build as CallerRows['build'], item });
+
+/**
+ * A wallet hold's settle (confirm or void) as a write. What it posts depends on what the hold still holds and whether
+ * its row is closed, known only under the batch's locks: the caller gives what it needs (the hold, its pairs, the
+ * statements of its row) and a pure `plan`; the pipeline locks the pairs and the row with the batch, plans, checks
+ * and commits the postings, and closes the row in the batch's last statement. Two settles of one hold never share a
+ * batch (group-commit.ts), so the second sees the first committed.
+ */
+export interface SettleInput {
+  holdId: string;
+  /** The pair holding the hold's funds: what remains is its balance. */
+  held: { account: string; asset: string };
+  /** Every other pair the settle may post to, fixed when the hold was made. */
+  pairs: Array<[string, string]>;
+  metadata: Record<string, string>;
+  rows: HoldRows;
+  /** What to post, and whether the hold closes, for its state under the locks. Throws to refuse the settle alone. */
+  plan(hold: HoldState): { postings: Posting[]; close: boolean };
+}
+
+/** A hold under the batch's locks: `remaining` is its pair's balance when open (may be negative after a forced revert), else 0. */
+export interface HoldState {
+  status: 'missing' | 'open' | 'closed';
+  remaining: bigint;
+}
+
+/** The statements of the hold rows (wallets' hold-rows.ts), over hold ids. */
+export interface HoldRows {
+  /** Locks and reads the rows as `{id, closed}`, in id order; runs within the batch's volume-lock statement, after the volume rows. */
+  lock(ids: string[]): SqlStatement;
+  /** Closes the rows: a member of the batch's last statement. */
+  close(ids: string[]): SqlStatement;
+}
+
+/** What a settle did: what the hold held under the locks, and whether it closed. Its postings are the transaction's. */
+export interface Settled {
+  held: bigint;
+  closed: boolean;
 }
 
 /** What one write became: committed, answered from its idempotency key, or refused on its own. */
@@ -91,6 +157,7 @@ interface Accepted {
   reference?: string;
   pre: VolumesByAccount;
   post: VolumesByAccount;
+  settled?: Settled;
 }
 
 const pairsOf = (postings: Posting[]) =>
@@ -135,25 +202,31 @@ export async function commitWrites(
   }
   const state: VolumeMap = new Map();
   const pairs = writes.flatMap((w, i) =>
-    outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])],
+    outcomes[i]
+      ? []
+      : [
+          ...(w.request.postings ? pairsOf(w.request.postings) : []),
+          ...(w.lock ?? []),
+          ...(w.settle ? [...w.settle.pairs, [w.settle.held.account, w.settle.held.asset] as [string, string]] : []),
+        ],
   );
   // A script's pairs join the batch's one sorted lock: locked as each script ran, after the batch already held the plain
   // postings' rows, they broke the order every writer locks in, and the batch deadlocked with an atomic bulk or a
   // revert holding one of them. A script that reads something else under the locks still locks it as it runs.
   const seen = new Map<string, bigint>();
   for (const [i, w] of writes.entries()) {
-    if (!outcomes[i] && w.request.script && !w.hooks?.prepare) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
+    if (!outcomes[i] && w.request.script) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
   }
-  await lockVolumes(trx, ledger, pairs, state, sharedReads(writes.map((w, i) => (outcomes[i] ? undefined : w.hooks))));
+  const holds = new Map<string, boolean>();
+  await lockVolumes(trx, ledger, pairs, state, holdReads(writes.flatMap((w, i) => (outcomes[i] || !w.settle ? [] : [w.settle])), holds));
 
   const accepted: Accepted[] = [];
   for (const [index, write] of writes.entries()) {
     if (outcomes[index]) continue;
     try {
-      // A lone write may lock a pair its hooks did not name; in a batch that lock would come out of every writer's order.
-      const balance = lockedBalance(trx, ledger, state, { lockMissing: writes.length === 1 });
-      const prepared = write.hooks?.prepare ? await write.hooks.prepare(trx, balance) : undefined;
-      accepted.push(await checkWrite(trx, ledger, index, { ...write, request: prepared ?? write.request }, state, taken));
+      const settle = write.settle && planSettle(write.settle, holds, state);
+      const request = settle ? { postings: settle.postings, metadata: write.settle!.metadata } : write.request;
+      accepted.push({ ...(await checkWrite(trx, ledger, index, { ...write, request }, state, taken)), ...(settle ? { settled: settle.settled } : {}) });
     } catch (error) {
       outcomes[index] = { error };
     }
@@ -187,6 +260,7 @@ export async function commitWrites(
     },
     accountMetadata: a.accountMetadata,
     logId: first.logId + BigInt(n),
+    ...(a.settled ? { settled: a.settled } : {}),
   }));
   const rows = accepted.map((a, n): CommittedRow => {
     const { transaction, logId } = committed[n];
@@ -216,9 +290,8 @@ export async function commitWrites(
   const events = accepted.flatMap((a, n) =>
     writes[a.index].emit === false ? [] : [committedEvent(ledger, committed[n].transaction, a.accountMetadata)],
   );
-  const statements = sharedStatements(accepted.map((a) => ({ hooks: writes[a.index].hooks, postings: a.postings })));
+  const statements = callerStatements(accepted.map((a) => ({ write: writes[a.index], postings: a.postings, settled: a.settled })));
   await insertCommitted(trx, ledger, now, rows, { scope, answered, released }, events, statements);
-  for (const [n, a] of accepted.entries()) await writes[a.index].hooks?.finish?.(trx, committed[n].transaction);
   accepted.forEach((a, n) => (outcomes[a.index] = { ...committed[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
 }
@@ -292,4 +365,38 @@ async function checkWrite(
   if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
   await mergeAccountMetadata(trx, ledger, accountMetadata);
   return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
+}
+
+/** The read of the batch's settles' hold rows, within its volume-lock statement: each hold's `closed`, into `closed`. */
+function holdReads(settles: SettleInput[], closed: Map<string, boolean>): LockedRead[] {
+  return [...groupBy(settles, (s) => s.rows)].map(([rows, group]) => {
+    const { sql, bindings } = rows.lock(group.map((s) => s.holdId));
+    return { sql, bindings, apply: (found) => found.forEach((row) => closed.set(String(row.id), row.closed === true)) };
+  });
+}
+
+/** A settle's postings (none of 0) and result, from its hold's row and balance as the batch locked them. */
+function planSettle(settle: SettleInput, closed: Map<string, boolean>, state: VolumeMap): { postings: Posting[]; settled: Settled } {
+  const found = closed.get(settle.holdId);
+  const status = found === undefined ? 'missing' : found ? 'closed' : 'open';
+  const volume = state.get(pairKey(settle.held.account, settle.held.asset))!;
+  const remaining = status === 'open' ? volume.input - volume.output : 0n;
+  const { postings, close } = settle.plan({ status, remaining });
+  return { postings: postings.filter((p) => p.amount > 0n), settled: { held: remaining, closed: close } };
+}
+
+/** The callers' statements of the accepted writes: one per CallerRows builder, and one closing the holds settled for good. */
+function callerStatements(done: Array<{ write: LedgerWrite; postings: Posting[]; settled?: Settled }>): SqlStatement[] {
+  const built = [...groupBy(done.filter((d) => d.write.rows), (d) => d.write.rows!.build)].flatMap(
+    ([build, group]) => build(group.map((d) => ({ item: d.write.rows!.item, postings: d.postings }))) ?? [],
+  );
+  const closing = done.filter((d) => d.settled?.closed);
+  const closed = [...groupBy(closing, (d) => d.write.settle!.rows)].map(([rows, group]) => rows.close(group.map((d) => d.write.settle!.holdId)));
+  return [...built, ...closed];
+}
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
 }

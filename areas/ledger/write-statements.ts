@@ -3,8 +3,13 @@ import { NOTIFY_IF_EMITTED, OUTBOX_CHANNEL, outboxInsert, outboxParameters, type
 import { stringifyJson } from '../../lib/json';
 import { headJsonSql } from './transaction-json';
 import type { LogType } from './log';
-import type { SqlStatement } from './write-hooks';
 import type { VolumeMap } from './volumes';
+
+/** A caller's data-modifying statement, run as a member of insertCommitted's WITH. */
+export interface SqlStatement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
 
 /**
  * The statements of the ledger's write pipeline (write-pipeline.ts), with named parameters. Locking the volume rows
@@ -66,7 +71,7 @@ export interface CommittedRow {
 /**
  * One statement for everything else the writes commit: their transactions and logs, the idempotency results of the
  * keys they claimed (and the deletion of the claims of refused writes), their events (with one NOTIFY), and the
- * callers' own rows (WriteHooks' shared statements), each a member of the WITH.
+ * callers' own rows (CallerRows, a settle's hold rows), each a member of the WITH.
  */
 export async function insertCommitted(
   trx: Knex.Transaction,
