@@ -140,7 +140,11 @@ export async function createTransaction(
  * locks, committed with its COMMITTED_TRANSACTIONS event, and the hold row closed with them when the plan says so.
  * Given the pool it joins the group commit. @throws the plan's errors, INSUFFICIENT_FUND, LEDGER_NOT_FOUND
  */
-export async function settleHold(db: Executor, ledger: string, settle: SettleInput): Promise<Committed & { settled: NonNullable<Committed['settled']> }> {
+export async function settleHold(
+  db: Executor,
+  ledger: string,
+  settle: SettleInput,
+): Promise<Committed & { settled: NonNullable<Committed['settled']> }> {
   await assertLedgerWritable(db, ledger);
   const outcome = await submit(db, ledger, { request: { metadata: settle.metadata }, settle });
   if (!('transaction' in outcome) || !outcome.settled) throw new Error('a settle takes no Idempotency-Key');

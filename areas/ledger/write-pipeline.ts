@@ -218,7 +218,8 @@ export async function commitWrites(
     if (!outcomes[i] && w.request.script) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
   }
   const holds = new Map<string, boolean>();
-  await lockVolumes(trx, ledger, pairs, state, holdReads(writes.flatMap((w, i) => (outcomes[i] || !w.settle ? [] : [w.settle])), holds));
+  const settles = writes.flatMap((w, i) => (outcomes[i] || !w.settle ? [] : [w.settle]));
+  await lockVolumes(trx, ledger, pairs, state, holdReads(settles, holds));
 
   const accepted: Accepted[] = [];
   for (const [index, write] of writes.entries()) {
@@ -226,7 +227,10 @@ export async function commitWrites(
     try {
       const settle = write.settle && planSettle(write.settle, holds, state);
       const request = settle ? { postings: settle.postings, metadata: write.settle!.metadata } : write.request;
-      accepted.push({ ...(await checkWrite(trx, ledger, index, { ...write, request }, state, taken)), ...(settle ? { settled: settle.settled } : {}) });
+      accepted.push({
+        ...(await checkWrite(trx, ledger, index, { ...write, request }, state, taken)),
+        ...(settle ? { settled: settle.settled } : {}),
+      });
     } catch (error) {
       outcomes[index] = { error };
     }
@@ -387,7 +391,8 @@ function planSettle(settle: SettleInput, closed: Map<string, boolean>, state: Vo
 
 /** The callers' statements of the accepted writes: one per CallerRows builder, and one closing the holds settled for good. */
 function callerStatements(done: Array<{ write: LedgerWrite; postings: Posting[]; settled?: Settled }>): SqlStatement[] {
-  const built = [...groupBy(done.filter((d) => d.write.rows), (d) => d.write.rows!.build)].flatMap(
+  const withRows = done.filter((d) => d.write.rows);
+  const built = [...groupBy(withRows, (d) => d.write.rows!.build)].flatMap(
     ([build, group]) => build(group.map((d) => ({ item: d.write.rows!.item, postings: d.postings }))) ?? [],
   );
   const closing = done.filter((d) => d.settled?.closed);
