@@ -79,7 +79,7 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
   };
 }
 
-/** What a transaction write answers: the transaction, whether its Idempotency-Key replayed it, and, when it was written now, the id of its log. */
+/** What a transaction write answers: the transaction, whether its Idempotency-Key replayed it, and the id of its log (none for a dry run). */
 export interface CreatedTransaction {
   transaction: LedgerTransaction;
   idempotencyHit: boolean;
@@ -131,7 +131,7 @@ export async function createTransaction(
   }
   const write: LedgerWrite = { request, idempotencyKey: options.idempotencyKey, lock: options.lock, rows: options.rows };
   const outcome = await submit(db, ledger, write);
-  if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
+  if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true, logId: outcome.hitLogId };
   return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
 }
 

@@ -3,7 +3,7 @@ import { hashRequest } from '../../db/idempotency';
 import type { PlatformEvent } from '../../db/outbox';
 import { ApiError } from '../../lib/errors';
 import { parseJson, stringifyJson } from '../../lib/json';
-import { logTransactionView } from './log';
+import { logTransactionView, type LogType } from './log';
 import { scriptedWrite, scriptPairs } from './script';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
@@ -13,8 +13,10 @@ import {
   mergeAccountMetadata,
   releaseKeys,
   volumeRows,
+  writeMetadata,
   writeVolumesAndTakeIds,
   type CommittedRow,
+  type MetadataChange,
   type SqlStatement,
 } from './write-statements';
 import { v2TransactionView } from './views';
@@ -34,6 +36,10 @@ import { v2TransactionView } from './views';
  *      statement (insertCommitted).
  * The caller COMMITs; nothing is acknowledged before. Each write's outcome carries its transaction and its log id.
  */
+
+// The write kinds, each a typed input with its outcome (docs/ledger.md, "Write path"): a transaction (LedgerWrite); a
+// wallet hold's settle (LedgerWrite.settle: its hold row locked at step 3, its postings planned at step 4, the row
+// closed at step 6); a metadata write (commitMetadataWrite, at the end of this file: one statement, no txid).
 
 /** One write: a normalized request, and what the caller adds to it. */
 export interface LedgerWrite {
@@ -123,7 +129,7 @@ export interface Settled {
 }
 
 /** What one write became: committed, answered from its idempotency key, or refused on its own. */
-export type WriteOutcome = ({ idempotencyHit: false } & Committed) | { hitTxid: bigint } | { error: unknown };
+export type WriteOutcome = ({ idempotencyHit: false } & Committed) | { hitTxid: bigint; hitLogId?: bigint } | { error: unknown };
 
 export interface BatchOptions {
   /**
@@ -289,7 +295,8 @@ export async function commitWrites(
   });
   const answered = accepted.flatMap((a, n) => {
     const key = writes[a.index].idempotencyKey;
-    return key ? [{ key, response: stringifyJson({ id: committed[n].transaction.id.toString() }) }] : [];
+    // The answer names the log too, so a replay (a bulk element's logID) needs no lookup of its own.
+    return key ? [{ key, response: stringifyJson({ id: committed[n].transaction.id.toString(), logId: committed[n].logId.toString() }) }] : [];
   });
   const events = accepted.flatMap((a, n) =>
     writes[a.index].emit === false ? [] : [committedEvent(ledger, committed[n].transaction, a.accountMetadata)],
@@ -336,11 +343,17 @@ async function claimKeys(
     const row = stored.get(key);
     outcomes[index] =
       row && row.request_hash === hash
-        ? { hitTxid: BigInt((parseJson(row.response) as { id: string }).id) }
+        ? replayed(parseJson(row.response) as { id: string; logId?: string })
         : { error: new ApiError('CONFLICT', 'Idempotency-Key was already used with a different request') };
   }
   return claimed;
 }
+
+/** A stored answer: its txid, and its log (absent from answers stored before they named it). */
+const replayed = (answer: { id: string; logId?: string }) => ({
+  hitTxid: BigInt(answer.id),
+  ...(answer.logId !== undefined ? { hitLogId: BigInt(answer.logId) } : {}),
+});
 
 /**
  * Checks one write against the running volumes and, when it passes, applies it to them. Plain postings are
@@ -404,4 +417,44 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
   return groups;
+}
+
+/**
+ * A metadata write (add or delete metadata, a checked write's account metadata, a log import's SET_METADATA and
+ * DELETE_METADATA): keys merged into, or one key deleted from, an account's or a transaction's metadata, with its log
+ * (SET_METADATA, DELETE_METADATA) and its event (SAVED_METADATA, DELETED_METADATA).
+ */
+export interface MetadataWrite extends MetadataChange {
+  /** A log import's replay: the original log's date. */
+  logDate?: Date;
+  /** Whether the pipeline emits the write's event (the default); a log import and a checked write's account metadata do not. */
+  emit?: boolean;
+}
+
+/**
+ * Commits one metadata write in the caller's transaction, in one statement (writeMetadata). It takes no txid and
+ * touches no volume: what it locks is its target's row, then the ledger row, the order every writer takes them in.
+ * Deleting a key that is not there changes nothing: no log, no event.
+ * @returns the id of the log it appended, undefined when it changed nothing @throws ApiError NOT_FOUND (transaction)
+ */
+export async function commitMetadataWrite(trx: Knex.Transaction, ledger: string, write: MetadataWrite): Promise<{ logId?: bigint }> {
+  const { target, change } = write;
+  const targetType = target.type;
+  const targetId = target.id;
+  const [logType, logData, event]: [LogType, unknown, PlatformEvent] =
+    'set' in change
+      ? [
+          'SET_METADATA',
+          { targetType, targetId, metadata: change.set },
+          { app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType, targetId, metadata: change.set } },
+        ]
+      : [
+          'DELETE_METADATA',
+          { targetType, targetId, key: change.delete },
+          { app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType, targetId, key: change.delete } },
+        ];
+  const log = { type: logType, date: write.logDate ?? new Date(), data: logData };
+  const { logId, found } = await writeMetadata(trx, ledger, write, log, write.emit === false ? [] : [event]);
+  if (!found) throw new ApiError('NOT_FOUND', `transaction ${String(targetId)} not found in ledger "${ledger}"`);
+  return logId === undefined ? {} : { logId };
 }

@@ -18,7 +18,7 @@ export interface HoldTerms {
 
 /**
  * The terms of the holds this process created or read lately. A hold is never deleted and its terms never change, so a
- * settle can lock its accounts without reading its row first; its closing is read under the locks (settleRows). Only
+ * settle can lock its accounts without reading its row first; its closing is read under the locks (holdRows). Only
  * rows read or committed are remembered: an unknown id is read every time and stays a 404.
  */
 const KNOWN_HOLDS_MAX = 10_000;
