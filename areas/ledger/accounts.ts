@@ -1,15 +1,14 @@
 import type { Knex } from 'knex';
-import { emitEvents } from '../../db/outbox';
 import { ACCOUNT_FIELDS, accountFields, compileLedgerQuery } from './ledger-query';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
 import { aggregateBalancesAt } from './balances-at';
 import { assertLedgerExists, assertLedgerWritable } from './ledgers';
-import { appendLog } from './log';
 import { assertAddress, assertMetadata, whereAddress } from './rules';
 import { assertAccountInChart } from './schema-check';
 import { findSchema } from './schemas';
 import type { Executor, Volumes } from './types';
+import { commitMetadataWrite } from './write-pipeline';
 import { stringifyJson } from '../../lib/json';
 
 export interface LedgerAccount {
@@ -132,27 +131,10 @@ export async function addAccountMetadata(
   if (options.schemaVersion !== undefined) assertAccountInChart(await findSchema(db, ledger, options.schemaVersion), address, 'address');
   await assertLedgerWritable(db, ledger);
   if (options.dryRun) return undefined;
-  return inWriteTransaction(db, async (trx) => {
-    const logId = await writeAccountMetadata(trx, ledger, address, metadata);
-    await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'ACCOUNT', targetId: address, metadata } }]);
-    return logId;
-  });
-}
-
-/** The change and its log, in the caller's transaction (also a log import's replay, with the original log's date). @returns the log's id */
-export async function writeAccountMetadata(
-  trx: Executor,
-  ledger: string,
-  address: string,
-  metadata: Record<string, string>,
-  logDate?: Date,
-): Promise<bigint | undefined> {
-  await trx.raw(
-    `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (?, ?, ?::jsonb)
-     ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata`,
-    [ledger, address, stringifyJson(metadata)],
+  const { logId } = await inWriteTransaction(db, (trx) =>
+    commitMetadataWrite(trx, ledger, { target: { type: 'ACCOUNT', id: address }, change: { set: metadata } }),
   );
-  return appendLog(trx, ledger, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: address, metadata }, logDate);
+  return logId;
 }
 
 const volumeAccountMetadata =

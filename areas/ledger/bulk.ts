@@ -33,16 +33,6 @@ export type BulkResult =
 
 const NO_LOG = -1n;
 
-/** The log of a transaction replayed from its Idempotency-Key: written by an earlier request, found by its txid. */
-async function replayedLogId(db: Executor, ledger: string, txid: bigint): Promise<bigint> {
-  const row = await db('ledger_logs')
-    .where({ ledger, type: 'NEW_TRANSACTION' })
-    .whereRaw(`data->'transaction'->>'id' = ?`, [txid.toString()])
-    .orderBy('id')
-    .first('id');
-  return row ? BigInt(row.id) : NO_LOG;
-}
-
 /**
  * Takes, before an atomic bulk's first element writes (or v1's batch's first transaction), the row locks its elements will need, in the order every ledger
  * writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
@@ -130,7 +120,7 @@ async function apply(db: Executor, ledger: string, element: BulkElement, schemaV
     case 'CREATE_TRANSACTION': {
       const { force, ...data } = element.data;
       const { transaction, logId } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
-      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: logId ?? (await replayedLogId(db, ledger, transaction.id)) };
+      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: logId ?? NO_LOG };
     }
     case 'REVERT_TRANSACTION': {
       const { id, ...options } = element.data;

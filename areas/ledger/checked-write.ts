@@ -1,12 +1,11 @@
 import { emitEvents } from '../../db/outbox';
-import { writeAccountMetadata } from './accounts';
 import type { CreatedTransaction } from './create-transaction';
 import { inWriteTransaction } from './executor';
 import { assertPostingsInChart, chartDefaults } from './schema-check';
 import type { ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
-import { commitWrite, committedEvent } from './write-pipeline';
+import { commitMetadataWrite, commitWrite, committedEvent } from './write-pipeline';
 
 export interface CheckedOptions {
   idempotencyKey?: string;
@@ -88,10 +87,12 @@ export async function commitChecked(
       check,
       emit: false,
     });
-    if ('hitTxid' in outcome) return { transaction: await getTransaction(trx, ledger, outcome.hitTxid), idempotencyHit: true };
+    if ('hitTxid' in outcome)
+      return { transaction: await getTransaction(trx, ledger, outcome.hitTxid), idempotencyHit: true, logId: outcome.hitLogId };
     const { transaction, accountMetadata: fromScript, logId } = outcome;
     const toSet = await metadataToSet(trx, ledger, transaction, options);
-    for (const address of Object.keys(toSet).sort()) await writeAccountMetadata(trx, ledger, address, toSet[address]);
+    for (const address of Object.keys(toSet).sort())
+      await commitMetadataWrite(trx, ledger, { target: { type: 'ACCOUNT', id: address }, change: { set: toSet[address] }, emit: false });
     const accountMetadata = { ...fromScript };
     for (const [address, metadata] of Object.entries(toSet)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
     await emitEvents(trx, [committedEvent(ledger, transaction, accountMetadata)]);

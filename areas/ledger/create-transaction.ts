@@ -8,8 +8,7 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from './s
 import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import type { WriteHooks } from './write-hooks';
-import { commitWrite, commitWrites, type WriteOutcome } from './write-pipeline';
+import { commitWrite, commitWrites, type CallerRows, type Committed, type LedgerWrite, type SettleInput, type WriteOutcome } from './write-pipeline';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 
 /** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */
@@ -26,12 +25,10 @@ export interface CreateTransactionOptions {
   schemaVersion?: string;
   /** Plain postings may take non-world accounts below zero (Formance's `force`). */
   force?: boolean;
-  /**
-   * A caller's additions to the write (WriteHooks): pairs to lock first (a script's reads, so its first run is final),
-   * a request prepared under those locks, the caller's own rows written with the transaction. The write still joins
-   * the group commit when given the pool; wallets build on this.
-   */
-  hooks?: WriteHooks;
+  /** Pairs to lock with the write's own (a script's reads, so its first run is final); the write still joins the group commit. */
+  lock?: Array<[string, string]>;
+  /** The caller's rows committed with the transaction (a wallet's pending debit writes its hold). */
+  rows?: CallerRows;
 }
 
 /** Thrown inside a savepoint to undo a dry run after it computed its result. */
@@ -82,7 +79,7 @@ function normalize(input: CreateTransactionInput): CreateTransactionInput {
   };
 }
 
-/** What a transaction write answers: the transaction, whether its Idempotency-Key replayed it, and, when it was written now, the id of its log. */
+/** What a transaction write answers: the transaction, whether its Idempotency-Key replayed it, and the id of its log (none for a dry run). */
 export interface CreatedTransaction {
   transaction: LedgerTransaction;
   idempotencyHit: boolean;
@@ -129,17 +126,39 @@ export async function createTransaction(
     }
   }
   if (needsCheckedWrite(request, checked)) {
-    if (options.hooks) throw new Error('write hooks do not combine with force, account metadata or a schema version');
+    if (options.lock || options.rows) throw new Error('locks and caller rows do not combine with force, account metadata or a schema version');
     return commitChecked(db, ledger, request, checked);
   }
-  const write = { request, idempotencyKey: options.idempotencyKey, ...(options.hooks ? { hooks: options.hooks } : {}) };
+  const write: LedgerWrite = { request, idempotencyKey: options.idempotencyKey, lock: options.lock, rows: options.rows };
+  const outcome = await submit(db, ledger, write);
+  if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true, logId: outcome.hitLogId };
+  return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
+}
+
+/**
+ * Settles a wallet hold (SettleInput): its postings are planned from what the hold still holds under the batch's
+ * locks, committed with its COMMITTED_TRANSACTIONS event, and the hold row closed with them when the plan says so.
+ * Given the pool it joins the group commit. @throws the plan's errors, INSUFFICIENT_FUND, LEDGER_NOT_FOUND
+ */
+export async function settleHold(
+  db: Executor,
+  ledger: string,
+  settle: SettleInput,
+): Promise<Committed & { settled: NonNullable<Committed['settled']> }> {
+  await assertLedgerWritable(db, ledger);
+  const outcome = await submit(db, ledger, { request: { metadata: settle.metadata }, settle });
+  if (!('transaction' in outcome) || !outcome.settled) throw new Error('a settle takes no Idempotency-Key');
+  return { ...outcome, settled: outcome.settled };
+}
+
+/** A write of one through the pipeline: with the pool, in the ledger's group commit; else in the caller's transaction. */
+async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
   const outcome: WriteOutcome =
     groupCommitEnabled() && !(db as Knex.Transaction).isTransaction
       ? await groupCommit(db as Knex, ledger, write)
       : await inWriteTransaction(db, async (trx) => (await commitWrites(trx, ledger, [write]))[0]);
   if ('error' in outcome) throw outcome.error;
-  if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
-  return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
+  return outcome;
 }
 
 /** A dry run's write: never answered from a key, as it takes none. */

@@ -61,15 +61,15 @@ async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map
 }
 
 /**
- * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key or exclusive
- * key (WriteHooks) is already in this one: the second must see the first's outcome, as it would after its commit.
+ * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key, or the hold it
+ * settles, is already in this one: the second must see the first's outcome, as it would after its commit.
  */
 function takeBatch(queue: LedgerQueue): Pending[] {
   const batch: Pending[] = [];
   const rest: Pending[] = [];
   const keys = new Set<string>();
   for (const item of queue.pending) {
-    const itemKeys = [item.write.idempotencyKey, item.write.hooks?.exclusiveKey].flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`]));
+    const itemKeys = [item.write.idempotencyKey, item.write.settle?.holdId].flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`]));
     if (batch.length >= maxBatch() || itemKeys.some((k) => keys.has(k))) {
       rest.push(item);
       continue;

@@ -5,8 +5,9 @@
  */
 export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
 export { WORLD } from './types';
-export { createTransaction, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
-export { shareHooks, type SharedHooks, type WriteHooks } from './write-hooks';
+export { createTransaction, settleHold, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
+export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './write-pipeline';
+export type { SqlStatement } from './write-statements';
 export { revertTransaction } from './revert-transaction';
 export {
   getTransaction,

@@ -1,16 +1,14 @@
 import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../lib/errors';
 import { canonicalJson } from '../../lib/json';
-import { writeAccountMetadata } from './accounts';
 import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from './write-statements';
-import { removeAccountMetadata, removeTransactionMetadata } from './delete-metadata';
 import { logTransactionView, type LogType } from './log';
 import { commitRevert } from './revert-transaction';
 import { assertAddress, assertMetadata, assertPostings } from './rules';
 import { checkSchemaData, writeSchema } from './schemas';
-import { writeTransactionMetadata } from './transactions';
 import type { Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, type VolumeMap } from './volumes';
+import { commitMetadataWrite, type MetadataWrite } from './write-pipeline';
 
 type Data = Record<string, unknown>;
 
@@ -101,6 +99,9 @@ export function readLoggedTransaction(log: { type: LogType; data: Data }): Logge
 /** A SET_METADATA or DELETE_METADATA log's change, as the write functions take it. */
 export type LoggedMetadataChange = ({ targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint }) &
   ({ set: Record<string, string> } | { remove: string });
+
+const targetOf = (change: LoggedMetadataChange): MetadataWrite['target'] =>
+  change.targetType === 'ACCOUNT' ? { type: 'ACCOUNT', id: change.targetId } : { type: 'TRANSACTION', id: change.targetId };
 
 /** Reads a metadata log through the write functions' rules. @throws ApiError VALIDATION */
 export function readMetadataChange(log: { type: LogType; data: Data }): LoggedMetadataChange {
@@ -389,8 +390,7 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
     case 'SET_METADATA': {
       const change = readMetadataChange(log);
       if (!('set' in change)) throw validationError('metadata: must be an object');
-      if (change.targetType === 'ACCOUNT') await writeAccountMetadata(trx, ledger, change.targetId, change.set, log.date);
-      else await writeTransactionMetadata(trx, ledger, change.targetId, change.set, log.date);
+      await commitMetadataWrite(trx, ledger, { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false });
       return;
     }
     case 'INSERTED_SCHEMA': {
@@ -403,11 +403,13 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
     case 'DELETE_METADATA': {
       const change = readMetadataChange(log);
       if (!('remove' in change)) throw validationError('key: must be a string');
-      const removed =
-        change.targetType === 'ACCOUNT'
-          ? await removeAccountMetadata(trx, ledger, change.targetId, change.remove, log.date)
-          : await removeTransactionMetadata(trx, ledger, change.targetId, change.remove, log.date);
-      if (removed === undefined) throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
+      const { logId } = await commitMetadataWrite(trx, ledger, {
+        target: targetOf(change),
+        change: { delete: change.remove },
+        logDate: log.date,
+        emit: false,
+      });
+      if (logId === undefined) throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
       return;
     }
     default:

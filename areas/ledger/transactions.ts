@@ -1,9 +1,7 @@
-import { ApiError, notFound } from '../../lib/errors';
-import { emitEvents } from '../../db/outbox';
+import { notFound } from '../../lib/errors';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists, assertLedgerWritable } from './ledgers';
-import { appendLog } from './log';
 import { compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
 import { addressPatternRegex, assertMetadata } from './rules';
 import { findSchema } from './schemas';
@@ -12,6 +10,7 @@ import { stringifyJson } from '../../lib/json';
 import { readTransactionJson, readTransactionRow } from './transaction-reads';
 import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { Knex } from 'knex';
+import { commitMetadataWrite } from './write-pipeline';
 
 export interface TransactionRow {
   ledger: string;
@@ -179,24 +178,8 @@ export async function addTransactionMetadata(
     await getTransaction(db, ledger, id);
     return undefined;
   }
-  return inWriteTransaction(db, async (trx) => {
-    const logId = await writeTransactionMetadata(trx, ledger, id, metadata);
-    await emitEvents(trx, [{ app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType: 'TRANSACTION', targetId: id, metadata } }]);
-    return logId;
-  });
-}
-
-/** The change and its log, in the caller's transaction (also a log import's replay). @returns the log's id @throws ApiError NOT_FOUND */
-export async function writeTransactionMetadata(
-  trx: Executor,
-  ledger: string,
-  id: bigint,
-  metadata: Record<string, string>,
-  logDate?: Date,
-): Promise<bigint | undefined> {
-  const updated = await trx('ledger_transactions')
-    .where({ ledger, id: id.toString() })
-    .update({ metadata: trx.raw('metadata || ?::jsonb', [stringifyJson(metadata)]), updated_at: trx.fn.now() });
-  if (updated === 0) throw new ApiError('NOT_FOUND', `transaction ${id} not found in ledger "${ledger}"`);
-  return appendLog(trx, ledger, 'SET_METADATA', { targetType: 'TRANSACTION', targetId: id, metadata }, logDate);
+  const { logId } = await inWriteTransaction(db, (trx) =>
+    commitMetadataWrite(trx, ledger, { target: { type: 'TRANSACTION', id }, change: { set: metadata } }),
+  );
+  return logId;
 }

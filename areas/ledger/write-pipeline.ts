@@ -3,12 +3,22 @@ import { hashRequest } from '../../db/idempotency';
 import type { PlatformEvent } from '../../db/outbox';
 import { ApiError } from '../../lib/errors';
 import { parseJson, stringifyJson } from '../../lib/json';
-import { logTransactionView } from './log';
+import { logTransactionView, type LogType } from './log';
 import { scriptedWrite, scriptPairs } from './script';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from './types';
 import { applyPostings, lockVolumes, pairKey, type VolumeMap } from './volumes';
-import { lockedBalance, sharedReads, sharedStatements, type WriteHooks } from './write-hooks';
-import { insertCommitted, mergeAccountMetadata, releaseKeys, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from './write-statements';
+import type { LockedRead } from './volumes';
+import {
+  insertCommitted,
+  mergeAccountMetadata,
+  releaseKeys,
+  volumeRows,
+  writeMetadata,
+  writeVolumesAndTakeIds,
+  type CommittedRow,
+  type MetadataChange,
+  type SqlStatement,
+} from './write-statements';
 import { v2TransactionView } from './views';
 
 /**
@@ -27,13 +37,22 @@ import { v2TransactionView } from './views';
  * The caller COMMITs; nothing is acknowledged before. Each write's outcome carries its transaction and its log id.
  */
 
+// The write kinds, each a typed input with its outcome (docs/ledger.md, "Write path"): a transaction (LedgerWrite); a
+// wallet hold's settle (LedgerWrite.settle: its hold row locked at step 3, its postings planned at step 4, the row
+// closed at step 6); a metadata write (commitMetadataWrite, at the end of this file: one statement, no txid).
+
 /** One write: a normalized request, and what the caller adds to it. */
 export interface LedgerWrite {
   request: CreateTransactionInput;
   idempotencyKey?: string;
   /** What the key's hash covers when it is more than the request (the options that change a checked write). */
   hashed?: unknown;
-  hooks?: WriteHooks;
+  /** Pairs locked with the batch's one sorted lock besides the postings' own (the accounts a wallet's script moves). */
+  lock?: Array<[string, string]>;
+  /** The caller's rows committed with the write, in the batch's last statement (a pending debit's hold). */
+  rows?: CallerRows;
+  /** A wallet hold's settle: its postings are planned under the batch's locks, `request` carries none (SettleInput). */
+  settle?: SettleInput;
   /** Plain postings are funds-checked unless forced (Formance's `force`, a forced revert, a log import's revert). */
   force?: boolean;
   /** A revert's log names the transaction it reverts, as its log view; a write without it appends NEW_TRANSACTION. */
@@ -54,10 +73,63 @@ export interface Committed {
   transaction: LedgerTransaction;
   accountMetadata: Record<string, Record<string, string>>;
   logId: bigint;
+  /** A settle's result (SettleInput). */
+  settled?: Settled;
+}
+
+/**
+ * Rows of a caller's that go with its write: `build` turns the accepted writes carrying it (their items and final
+ * postings) into one data-modifying statement, a member of the WITH of the batch's last statement, so a batch of N
+ * such writes costs no statement of its own. Pure: writes sharing one `build` (a module constant) share the statement.
+ */
+export interface CallerRows<T = unknown> {
+  build: (done: Array<{ item: T; postings: Posting[] }>) => SqlStatement | undefined;
+  item: T;
+}
+
+export const callerRows = <T>(build: CallerRows<T>['build'], item: T): CallerRows => ({ build: build as CallerRows['build'], item });
+
+/**
+ * A wallet hold's settle (confirm or void) as a write. What it posts depends on what the hold still holds and whether
+ * its row is closed, known only under the batch's locks: the caller gives what it needs (the hold, its pairs, the
+ * statements of its row) and a pure `plan`; the pipeline locks the pairs and the row with the batch, plans, checks
+ * and commits the postings, and closes the row in the batch's last statement. Two settles of one hold never share a
+ * batch (group-commit.ts), so the second sees the first committed.
+ */
+export interface SettleInput {
+  holdId: string;
+  /** The pair holding the hold's funds: what remains is its balance. */
+  held: { account: string; asset: string };
+  /** Every other pair the settle may post to, fixed when the hold was made. */
+  pairs: Array<[string, string]>;
+  metadata: Record<string, string>;
+  rows: HoldRows;
+  /** What to post, and whether the hold closes, for its state under the locks. Throws to refuse the settle alone. */
+  plan(hold: HoldState): { postings: Posting[]; close: boolean };
+}
+
+/** A hold under the batch's locks: `remaining` is its pair's balance when open (may be negative after a forced revert), else 0. */
+export interface HoldState {
+  status: 'missing' | 'open' | 'closed';
+  remaining: bigint;
+}
+
+/** The statements of the hold rows (wallets' hold-rows.ts), over hold ids. */
+export interface HoldRows {
+  /** Locks and reads the rows as `{id, closed}`, in id order; runs within the batch's volume-lock statement, after the volume rows. */
+  lock(ids: string[]): SqlStatement;
+  /** Closes the rows: a member of the batch's last statement. */
+  close(ids: string[]): SqlStatement;
+}
+
+/** What a settle did: what the hold held under the locks, and whether it closed. Its postings are the transaction's. */
+export interface Settled {
+  held: bigint;
+  closed: boolean;
 }
 
 /** What one write became: committed, answered from its idempotency key, or refused on its own. */
-export type WriteOutcome = ({ idempotencyHit: false } & Committed) | { hitTxid: bigint } | { error: unknown };
+export type WriteOutcome = ({ idempotencyHit: false } & Committed) | { hitTxid: bigint; hitLogId?: bigint } | { error: unknown };
 
 export interface BatchOptions {
   /**
@@ -91,6 +163,7 @@ interface Accepted {
   reference?: string;
   pre: VolumesByAccount;
   post: VolumesByAccount;
+  settled?: Settled;
 }
 
 const pairsOf = (postings: Posting[]) =>
@@ -135,25 +208,35 @@ export async function commitWrites(
   }
   const state: VolumeMap = new Map();
   const pairs = writes.flatMap((w, i) =>
-    outcomes[i] ? [] : [...(w.request.postings ? pairsOf(w.request.postings) : []), ...(w.hooks?.lockFirst ?? [])],
+    outcomes[i]
+      ? []
+      : [
+          ...(w.request.postings ? pairsOf(w.request.postings) : []),
+          ...(w.lock ?? []),
+          ...(w.settle ? [...w.settle.pairs, [w.settle.held.account, w.settle.held.asset] as [string, string]] : []),
+        ],
   );
   // A script's pairs join the batch's one sorted lock: locked as each script ran, after the batch already held the plain
   // postings' rows, they broke the order every writer locks in, and the batch deadlocked with an atomic bulk or a
   // revert holding one of them. A script that reads something else under the locks still locks it as it runs.
   const seen = new Map<string, bigint>();
   for (const [i, w] of writes.entries()) {
-    if (!outcomes[i] && w.request.script && !w.hooks?.prepare) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
+    if (!outcomes[i] && w.request.script) pairs.push(...(await scriptPairs(trx, ledger, w.request.script, seen)));
   }
-  await lockVolumes(trx, ledger, pairs, state, sharedReads(writes.map((w, i) => (outcomes[i] ? undefined : w.hooks))));
+  const holds = new Map<string, boolean>();
+  const settles = writes.flatMap((w, i) => (outcomes[i] || !w.settle ? [] : [w.settle]));
+  await lockVolumes(trx, ledger, pairs, state, holdReads(settles, holds));
 
   const accepted: Accepted[] = [];
   for (const [index, write] of writes.entries()) {
     if (outcomes[index]) continue;
     try {
-      // A lone write may lock a pair its hooks did not name; in a batch that lock would come out of every writer's order.
-      const balance = lockedBalance(trx, ledger, state, { lockMissing: writes.length === 1 });
-      const prepared = write.hooks?.prepare ? await write.hooks.prepare(trx, balance) : undefined;
-      accepted.push(await checkWrite(trx, ledger, index, { ...write, request: prepared ?? write.request }, state, taken));
+      const settle = write.settle && planSettle(write.settle, holds, state);
+      const request = settle ? { postings: settle.postings, metadata: write.settle!.metadata } : write.request;
+      accepted.push({
+        ...(await checkWrite(trx, ledger, index, { ...write, request }, state, taken)),
+        ...(settle ? { settled: settle.settled } : {}),
+      });
     } catch (error) {
       outcomes[index] = { error };
     }
@@ -187,6 +270,7 @@ export async function commitWrites(
     },
     accountMetadata: a.accountMetadata,
     logId: first.logId + BigInt(n),
+    ...(a.settled ? { settled: a.settled } : {}),
   }));
   const rows = accepted.map((a, n): CommittedRow => {
     const { transaction, logId } = committed[n];
@@ -211,14 +295,14 @@ export async function commitWrites(
   });
   const answered = accepted.flatMap((a, n) => {
     const key = writes[a.index].idempotencyKey;
-    return key ? [{ key, response: stringifyJson({ id: committed[n].transaction.id.toString() }) }] : [];
+    // The answer names the log too, so a replay (a bulk element's logID) needs no lookup of its own.
+    return key ? [{ key, response: stringifyJson({ id: committed[n].transaction.id.toString(), logId: committed[n].logId.toString() }) }] : [];
   });
   const events = accepted.flatMap((a, n) =>
     writes[a.index].emit === false ? [] : [committedEvent(ledger, committed[n].transaction, a.accountMetadata)],
   );
-  const statements = sharedStatements(accepted.map((a) => ({ hooks: writes[a.index].hooks, postings: a.postings })));
+  const statements = callerStatements(accepted.map((a) => ({ write: writes[a.index], postings: a.postings, settled: a.settled })));
   await insertCommitted(trx, ledger, now, rows, { scope, answered, released }, events, statements);
-  for (const [n, a] of accepted.entries()) await writes[a.index].hooks?.finish?.(trx, committed[n].transaction);
   accepted.forEach((a, n) => (outcomes[a.index] = { ...committed[n], idempotencyHit: false }));
   return outcomes as WriteOutcome[];
 }
@@ -259,11 +343,17 @@ async function claimKeys(
     const row = stored.get(key);
     outcomes[index] =
       row && row.request_hash === hash
-        ? { hitTxid: BigInt((parseJson(row.response) as { id: string }).id) }
+        ? replayed(parseJson(row.response) as { id: string; logId?: string })
         : { error: new ApiError('CONFLICT', 'Idempotency-Key was already used with a different request') };
   }
   return claimed;
 }
+
+/** A stored answer: its txid, and its log (absent from answers stored before they named it). */
+const replayed = (answer: { id: string; logId?: string }) => ({
+  hitTxid: BigInt(answer.id),
+  ...(answer.logId !== undefined ? { hitLogId: BigInt(answer.logId) } : {}),
+});
 
 /**
  * Checks one write against the running volumes and, when it passes, applies it to them. Plain postings are
@@ -292,4 +382,79 @@ async function checkWrite(
   if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
   await mergeAccountMetadata(trx, ledger, accountMetadata);
   return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
+}
+
+/** The read of the batch's settles' hold rows, within its volume-lock statement: each hold's `closed`, into `closed`. */
+function holdReads(settles: SettleInput[], closed: Map<string, boolean>): LockedRead[] {
+  return [...groupBy(settles, (s) => s.rows)].map(([rows, group]) => {
+    const { sql, bindings } = rows.lock(group.map((s) => s.holdId));
+    return { sql, bindings, apply: (found) => found.forEach((row) => closed.set(String(row.id), row.closed === true)) };
+  });
+}
+
+/** A settle's postings (none of 0) and result, from its hold's row and balance as the batch locked them. */
+function planSettle(settle: SettleInput, closed: Map<string, boolean>, state: VolumeMap): { postings: Posting[]; settled: Settled } {
+  const found = closed.get(settle.holdId);
+  const status = found === undefined ? 'missing' : found ? 'closed' : 'open';
+  const volume = state.get(pairKey(settle.held.account, settle.held.asset))!;
+  const remaining = status === 'open' ? volume.input - volume.output : 0n;
+  const { postings, close } = settle.plan({ status, remaining });
+  return { postings: postings.filter((p) => p.amount > 0n), settled: { held: remaining, closed: close } };
+}
+
+/** The callers' statements of the accepted writes: one per CallerRows builder, and one closing the holds settled for good. */
+function callerStatements(done: Array<{ write: LedgerWrite; postings: Posting[]; settled?: Settled }>): SqlStatement[] {
+  const withRows = done.filter((d) => d.write.rows);
+  const built = [...groupBy(withRows, (d) => d.write.rows!.build)].flatMap(
+    ([build, group]) => build(group.map((d) => ({ item: d.write.rows!.item, postings: d.postings }))) ?? [],
+  );
+  const closing = done.filter((d) => d.settled?.closed);
+  const closed = [...groupBy(closing, (d) => d.write.settle!.rows)].map(([rows, group]) => rows.close(group.map((d) => d.write.settle!.holdId)));
+  return [...built, ...closed];
+}
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
+/**
+ * A metadata write (add or delete metadata, a checked write's account metadata, a log import's SET_METADATA and
+ * DELETE_METADATA): keys merged into, or one key deleted from, an account's or a transaction's metadata, with its log
+ * (SET_METADATA, DELETE_METADATA) and its event (SAVED_METADATA, DELETED_METADATA).
+ */
+export interface MetadataWrite extends MetadataChange {
+  /** A log import's replay: the original log's date. */
+  logDate?: Date;
+  /** Whether the pipeline emits the write's event (the default); a log import and a checked write's account metadata do not. */
+  emit?: boolean;
+}
+
+/**
+ * Commits one metadata write in the caller's transaction, in one statement (writeMetadata). It takes no txid and
+ * touches no volume: what it locks is its target's row, then the ledger row, the order every writer takes them in.
+ * Deleting a key that is not there changes nothing: no log, no event.
+ * @returns the id of the log it appended, undefined when it changed nothing @throws ApiError NOT_FOUND (transaction)
+ */
+export async function commitMetadataWrite(trx: Knex.Transaction, ledger: string, write: MetadataWrite): Promise<{ logId?: bigint }> {
+  const { target, change } = write;
+  const targetType = target.type;
+  const targetId = target.id;
+  const [logType, logData, event]: [LogType, unknown, PlatformEvent] =
+    'set' in change
+      ? [
+          'SET_METADATA',
+          { targetType, targetId, metadata: change.set },
+          { app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType, targetId, metadata: change.set } },
+        ]
+      : [
+          'DELETE_METADATA',
+          { targetType, targetId, key: change.delete },
+          { app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType, targetId, key: change.delete } },
+        ];
+  const log = { type: logType, date: write.logDate ?? new Date(), data: logData };
+  const { logId, found } = await writeMetadata(trx, ledger, write, log, write.emit === false ? [] : [event]);
+  if (!found) throw new ApiError('NOT_FOUND', `transaction ${String(targetId)} not found in ledger "${ledger}"`);
+  return logId === undefined ? {} : { logId };
 }

@@ -1,7 +1,7 @@
 import { notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Executor } from '../../db/knex';
-import type { SharedHooks } from '../ledger';
+import type { HoldRows, Posting, SqlStatement } from '../ledger';
 import type { Subject } from './chart';
 
 /** What a hold row holds for ever: everything but its closing. */
@@ -18,7 +18,7 @@ export interface HoldTerms {
 
 /**
  * The terms of the holds this process created or read lately. A hold is never deleted and its terms never change, so a
- * settle can lock its accounts without reading its row first; its closing is read under the locks (settleRows). Only
+ * settle can lock its accounts without reading its row first; its closing is read under the locks (holdRows). Only
  * rows read or committed are remembered: an unknown id is read every time and stays a 404.
  */
 const KNOWN_HOLDS_MAX = 10_000;
@@ -50,61 +50,41 @@ export async function holdTerms(db: Executor, id: string): Promise<SettleTerms> 
   return row;
 }
 
-/** A pending debit's hold, its `sources` filled in by insertHolds from what its transaction took from each account. */
-export type NewHold = HoldTerms;
+/** What a hold's transaction took from each source account: what a settle gives back to each, at most. */
+export const holdSources = (postings: Posting[]): HoldTerms['sources'] =>
+  postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
 
-/** Writes the holds of a batch's pending debits, with the batch's transactions: what each source gave is known once the script ran. */
-export const insertHolds: SharedHooks<NewHold> = {
-  write(done) {
-    for (const { item, postings } of done)
-      item.sources = postings.filter((p) => p.amount > 0n).map((p) => ({ account: p.source, amount: p.amount.toString() }));
-    const items = done.map((d) => d.item);
-    return {
-      sql: `INSERT INTO wallet_holds (id, wallet_id, asset, original_amount, description, metadata, destination, sources)
-            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::numeric[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[])`,
-      bindings: [
-        items.map((h) => h.id),
-        items.map((h) => h.wallet_id),
-        items.map((h) => h.asset),
-        items.map((h) => h.original_amount),
-        items.map((h) => h.description),
-        items.map((h) => stringifyJson(h.metadata)),
-        items.map((h) => stringifyJson(h.destination)),
-        items.map((h) => stringifyJson(h.sources)),
-      ],
-    };
-  },
-};
+/** A pending debit's hold; its `sources` are its transaction's (holdSources), known once the script ran. */
+export type NewHold = Omit<HoldTerms, 'sources'>;
 
-/** A settle's view of its hold row: whether it exists and is closed (read under lock by load), and whether this settle closes it. */
-export interface SettleItem {
-  id: string;
-  state?: 'missing' | 'open' | 'closed';
-  close: boolean;
+/** Writes the holds of a batch's pending debits, with the batch's transactions (CallerRows' build). */
+export function insertHolds(done: Array<{ item: NewHold; postings: Posting[] }>): SqlStatement {
+  const items = done.map((d) => d.item);
+  return {
+    sql: `INSERT INTO wallet_holds (id, wallet_id, asset, original_amount, description, metadata, destination, sources)
+          SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::numeric[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[])`,
+    bindings: [
+      items.map((h) => h.id),
+      items.map((h) => h.wallet_id),
+      items.map((h) => h.asset),
+      items.map((h) => h.original_amount),
+      items.map((h) => h.description),
+      items.map((h) => stringifyJson(h.metadata)),
+      items.map((h) => stringifyJson(h.destination)),
+      done.map((d) => stringifyJson(holdSources(d.postings))),
+    ],
+  };
 }
 
 /**
- * Locks and reads the hold rows of a batch's settles, after the hold accounts' volume rows (which every settle of a hold
- * locks first, so two settles of one hold never wait on each other here in opposite orders), within the batch's lock
- * statement; closes those that settled, within its last.
+ * The hold rows' statements of a settle (SettleInput): the rows are locked after the hold accounts' volume rows (which
+ * every settle of a hold locks first, so two settles of one hold never wait on each other here in opposite orders),
+ * within the batch's lock statement; those that settled for good are closed within its last.
  */
-export const settleRows: SharedHooks<SettleItem> = {
-  load(items) {
-    return {
-      sql: `SELECT id::text AS id, closed_at IS NOT NULL AS closed FROM wallet_holds WHERE id = ANY(?::uuid[]) ORDER BY id FOR UPDATE`,
-      bindings: [items.map((i) => i.id)],
-      apply(rows) {
-        const closed = new Map((rows as Array<{ id: string; closed: boolean }>).map((r) => [r.id, r.closed]));
-        for (const item of items) {
-          const state = closed.get(item.id);
-          item.state = state === undefined ? 'missing' : state ? 'closed' : 'open';
-          item.close = false;
-        }
-      },
-    };
-  },
-  write(done) {
-    const closing = done.filter(({ item }) => item.close).map(({ item }) => item.id);
-    return closing.length > 0 ? { sql: `UPDATE wallet_holds SET closed_at = now() WHERE id = ANY(?::uuid[])`, bindings: [closing] } : undefined;
-  },
+export const holdRows: HoldRows = {
+  lock: (ids) => ({
+    sql: `SELECT id::text AS id, closed_at IS NOT NULL AS closed FROM wallet_holds WHERE id = ANY(?::uuid[]) ORDER BY id FOR UPDATE`,
+    bindings: [ids],
+  }),
+  close: (ids) => ({ sql: `UPDATE wallet_holds SET closed_at = now() WHERE id = ANY(?::uuid[])`, bindings: [ids] }),
 };

@@ -1,12 +1,12 @@
 import { ApiError, notFound } from '../../lib/errors';
 import { stringifyJson } from '../../lib/json';
 import type { Db, Executor } from '../../db/knex';
-import { createTransaction, shareHooks, type Posting, type WriteHooks } from '../ledger';
+import { settleHold, type Posting, type SettleInput } from '../ledger';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { holdAccount, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { withWalletKey } from './movements';
 import { getWalletRow } from './wallets';
-import { holdTerms, settleRows, type HoldTerms, type SettleItem, type SettleTerms } from './hold-rows';
+import { holdRows, holdTerms, type HoldTerms, type SettleTerms } from './hold-rows';
 
 export interface Hold {
   id: string;
@@ -104,50 +104,36 @@ export async function heldFunds(db: Executor, walletId: string): Promise<Record<
 }
 
 /**
- * Settles a hold with `settle`'s postings, computed from what it still holds. The hold's accounts (its own, its
- * destination, its sources: fixed at its creation, so known without reading its row once this process saw it) are
- * locked with the write's volumes, then the hold row (settleRows, one statement per batch), and the remaining amount is
- * read under those locks; two settles of one hold never share a batch (exclusive key), so the second always sees the
- * first committed, and finds the hold closed or with less left.
+ * Settles a hold through the ledger's write pipeline (SettleInput): what it needs is fixed before the write (the
+ * hold's accounts, its sources, its destination: set at its creation, so known without reading its row once this
+ * process saw it); whether the hold is open, and what it still holds, is known only under the batch's locks, where
+ * `plan` turns them into the postings (or refuses: missing, closed, more than is left). A retry of a settle that went
+ * through under an Idempotency-Key gets its stored answer before any of this, not HOLD_CLOSED.
  */
-async function settleHold(
+async function settle(
   db: Db,
   holdId: string,
   scope: string,
   request: unknown,
   idempotencyKey: string | undefined,
-  settle: (row: SettleTerms, remaining: bigint) => { postings: Posting[]; close: boolean },
+  plan: (row: SettleTerms, remaining: bigint) => { postings: Posting[]; close: boolean },
 ): Promise<void> {
   const terms = await holdTerms(db, holdId);
-  const id = terms.id;
-  const accounts = [holdAccount(id), subjectAccount(terms.destination), ...terms.sources.map((s) => s.account)];
-  const metadata = walletTxMetadata(terms.wallet_id, { 'wallets/holds/id': id });
-  const item: SettleItem = { id, close: false };
-  const hooks: WriteHooks = {
-    exclusiveKey: `wallets/holds/${id}`,
-    lockFirst: accounts.map((account): [string, string] => [account, terms.asset]),
-    shared: shareHooks(settleRows, item),
-    async prepare(_trx, balance) {
-      if (item.state === undefined) throw new Error(`hold "${id}" was not loaded before its settle's prepare`);
-      if (item.state === 'missing') throw notFound(`hold "${holdId}" not found`);
-      const held = item.state === 'open' ? await balance(holdAccount(id), terms.asset) : 0n;
-      if (held <= 0n) throw new ApiError('HOLD_CLOSED', `hold "${holdId}" is closed`);
-      const settled = settle(terms, held);
-      item.close = settled.close;
-      return { postings: settled.postings.filter((p) => p.amount > 0n), metadata };
+  const input: SettleInput = {
+    holdId: terms.id,
+    held: { account: holdAccount(terms.id), asset: terms.asset },
+    pairs: [subjectAccount(terms.destination), ...terms.sources.map((s) => s.account)].map((account): [string, string] => [account, terms.asset]),
+    metadata: walletTxMetadata(terms.wallet_id, { 'wallets/holds/id': terms.id }),
+    rows: holdRows,
+    plan(hold) {
+      if (hold.status === 'missing') throw notFound(`hold "${holdId}" not found`);
+      if (hold.remaining <= 0n) throw new ApiError('HOLD_CLOSED', `hold "${holdId}" is closed`);
+      return plan(terms, hold.remaining);
     },
   };
-  // Whether the hold is open, and what it holds, is known only under the locks: `prepare` computes the request that is
-  // committed (or refuses it: closed, more than is left). A retry of a settle that went through under an
-  // Idempotency-Key gets its stored answer before any of this, not HOLD_CLOSED. The request given here only stands in.
-  const placeholder: Posting = {
-    source: holdAccount(id),
-    destination: subjectAccount(terms.destination),
-    amount: BigInt(terms.original_amount),
-    asset: terms.asset,
-  };
+  // The key stores `true`: the settle's answer is 204, whatever it settled.
   await withWalletKey(db, `wallets/${scope}/${holdId}`, idempotencyKey, request, async (executor) => {
-    await createTransaction(executor, WALLETS_LEDGER, { postings: [placeholder], metadata }, { hooks });
+    await settleHold(executor, WALLETS_LEDGER, input);
     return true;
   });
 }
@@ -175,7 +161,7 @@ export async function confirmHold(
   input: { amount?: bigint; final?: boolean } = {},
   options: { idempotencyKey?: string } = {},
 ): Promise<void> {
-  await settleHold(db, holdId, 'confirm', input, options.idempotencyKey, (row, remaining) => {
+  await settle(db, holdId, 'confirm', input, options.idempotencyKey, (row, remaining) => {
     const amount = input.amount && input.amount > 0n ? input.amount : remaining;
     if (amount > remaining) throw new ApiError('INSUFFICIENT_FUND', `hold "${holdId}" has ${remaining} ${row.asset} left, cannot confirm ${amount}`);
     const postings: Posting[] = [{ source: holdAccount(row.id), destination: subjectAccount(row.destination), amount, asset: row.asset }];
@@ -187,5 +173,5 @@ export async function confirmHold(
 
 /** Voids a hold: all that remains goes back to where it came from, and the hold closes. @throws ApiError NOT_FOUND, HOLD_CLOSED */
 export async function voidHold(db: Db, holdId: string, options: { idempotencyKey?: string } = {}): Promise<void> {
-  await settleHold(db, holdId, 'void', {}, options.idempotencyKey, (row, remaining) => ({ postings: returnPostings(row, remaining), close: true }));
+  await settle(db, holdId, 'void', {}, options.idempotencyKey, (row, remaining) => ({ postings: returnPostings(row, remaining), close: true }));
 }

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, validationError } from '../../lib/errors';
 import { withIdempotencyKey } from '../../db/idempotency';
 import type { Db, Executor } from '../../db/knex';
-import { createTransaction, ensureLedger, shareHooks, WORLD } from '../ledger';
+import { callerRows, createTransaction, ensureLedger, WORLD } from '../ledger';
 import { inWriteTransaction } from '../ledger';
 import { debitSources, isExpired, walletBalance } from './balances';
 import { balanceAccount, holdAccount, MAIN_BALANCE, subjectAccount, walletTxMetadata, WALLETS_LEDGER, type Subject } from './chart';
 import { assertWalletExists } from './wallets';
-import { insertHolds, rememberHold, type NewHold } from './hold-rows';
+import { holdSources, insertHolds, rememberHold, type NewHold } from './hold-rows';
 
 export interface Amount {
   asset: string;
@@ -77,7 +77,7 @@ export async function creditWallet(
         ...(input.reference ? { reference: input.reference } : {}),
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
       },
-      { hooks: { lockFirst: [...sources, destination].map((account): [string, string] => [account, input.amount.asset]) } },
+      { lock: [...sources, destination].map((account): [string, string] => [account, input.amount.asset]) },
     );
     return true;
   });
@@ -121,15 +121,14 @@ export async function debitWallet(
         description: input.description ?? '',
         metadata: input.metadata ?? {},
         destination,
-        sources: [],
       }
     : undefined;
-  let wrote = false;
+  let sourcesTaken: ReturnType<typeof holdSources> | undefined;
   const written = await withWalletKey(db, `wallets/debit/${id}`, options.idempotencyKey, input, async (executor) => {
     // The sources (expired balances left out) are resolved within the write, after an Idempotency-Key's claim: a replay
     // answers the first result even once a balance it drew from has expired.
     const sources = (await debitSources(executor, id, input.balances)).map((name) => balanceAccount(id, name));
-    await createTransaction(
+    const { transaction } = await createTransaction(
       executor,
       WALLETS_LEDGER,
       {
@@ -138,13 +137,11 @@ export async function debitWallet(
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
       },
       {
-        hooks: {
-          lockFirst: [...sources, target].map((account): [string, string] => [account, input.amount.asset]),
-          ...(hold ? { shared: shareHooks(insertHolds, hold) } : {}),
-        },
+        lock: [...sources, target].map((account): [string, string] => [account, input.amount.asset]),
+        ...(hold ? { rows: callerRows(insertHolds, hold) } : {}),
       },
     );
-    wrote = true;
+    sourcesTaken = holdSources(transaction.postings);
     if (!hold) return null;
     const result: WalletDebitResult = {
       id: hold.id,
@@ -157,13 +154,13 @@ export async function debitWallet(
     return result;
   });
   // Once committed (not from inside a keyed write's transaction), and not on a replay, whose hold is the first request's.
-  if (hold && wrote) rememberHold(hold);
+  if (hold && sourcesTaken) rememberHold({ ...hold, sources: sourcesTaken });
   return written ?? undefined;
 }
 
 /**
  * Runs a wallet write under its Idempotency-Key. Without a key the write is given the pool, so it joins the wallets
- * ledger's group commit (its own rows go in with it through WriteHooks); with one, the key's claim, the write and its
+ * ledger's group commit (its own rows go in with it as CallerRows); with one, the key's claim, the write and its
  * stored result are one database transaction, as every keyed write is.
  * @returns the write's result, or the stored result of the first request with that key
  */

@@ -50,7 +50,8 @@ describe('ledger group commit', () => {
         { request: { postings: [usd('world', 'payer', 1n)] }, idempotencyKey: 'gc-key-2' },
       ]),
     );
-    expect(again[0]).toEqual({ hitTxid: 3n });
+    // ...answered with its txid and its log's id, from the key's stored answer.
+    expect(again[0]).toEqual({ hitTxid: 3n, hitLogId: (outcomes[6] as { logId: bigint }).logId });
     expect('transaction' in again[1]).toBe(true);
   });
 

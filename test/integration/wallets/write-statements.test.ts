@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../../db/knex';
 import { confirmHold, debitWallet, getHold, holdAccount, voidHold } from '../../../areas/wallets';
-import { settleRows, type SettleItem } from '../../../areas/wallets/hold-rows';
+import { holdRows } from '../../../areas/wallets/hold-rows';
 import { lockVolumes } from '../../../areas/ledger/volumes';
 import { api } from '../../support/http';
 import { ledgerViolations } from '../../support/ledger-invariants';
@@ -117,16 +117,17 @@ describe('wallet writes: statements per call', () => {
     try {
       await lockVolumes(closer, 'wallets', [pair]);
       await closer('wallet_holds').where({ id: hold }).update({ closed_at: closer.fn.now() });
-      const item: SettleItem = { id: hold, close: false };
+      let closed: unknown;
       let done = false;
       // Its snapshot is taken now, while the hold is still open for every other transaction; it waits on the volume row.
-      const reading = lockVolumes(reader, 'wallets', [pair], new Map(), [settleRows.load!([item])]).then(() => (done = true));
+      const read = { ...holdRows.lock([hold]), apply: (rows: Array<Record<string, unknown>>) => (closed = rows[0]?.closed) };
+      const reading = lockVolumes(reader, 'wallets', [pair], new Map(), [read]).then(() => (done = true));
       // Proves the read is blocked (an absence of progress), so a window of quiet, not an event, is what can show it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(done).toBe(false);
       await closer.commit();
       await reading;
-      expect(item.state).toBe('closed');
+      expect(closed).toBe(true);
     } finally {
       if (!closer.isCompleted()) await closer.rollback();
       await reader.rollback();
