@@ -4,7 +4,7 @@ import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pag
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists, assertLedgerWritable } from './ledgers';
 import { appendLog } from './log';
-import { compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
+import { addressesField, compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
 import { addressPatternRegex, assertMetadata } from './rules';
 import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
@@ -109,9 +109,9 @@ const transactionField: FieldResolver = (name) => {
     inserted_at: { kind: 'date', sql: `${t}.inserted_at` },
     insertedAt: { kind: 'date', sql: `${t}.inserted_at` },
     reverted: { kind: 'boolean', sql: `(${t}.reverted_at IS NOT NULL)` },
-    source: { kind: 'addresses', sql: `${t}.sources` },
-    destination: { kind: 'addresses', sql: `${t}.destinations` },
-    account: { kind: 'addresses', sql: `(${t}.sources || ${t}.destinations)` },
+    source: addressesField(`${t}.sources`),
+    destination: addressesField(`${t}.destinations`),
+    account: addressesField(`(${t}.sources || ${t}.destinations)`),
   };
   return fields[name] ?? metadataField(name, `${t}.metadata`);
 };
