@@ -31,6 +31,12 @@ const accountId = (v3: boolean, column: 'source_account_id' | 'destination_accou
   sql: v3 ? `coalesce(${jsonText(`p.${column}`)}, 'null')` : jsonText(`coalesce(p.${column}, '')`),
 });
 
+/**
+ * A payment's adjustments' JSON texts, newest first, separated by ", " as json_agg separates them, so that the list
+ * answers the same bytes as when json_agg wrote it.
+ */
+const adjustmentsSql = (item: string) => `SELECT string_agg(${item}, ', ' ORDER BY a.seq DESC) FROM payments_adjustments a WHERE a.payment_id = p.id`;
+
 const paymentShape = (v3: boolean) => {
   const adjustment = adjustmentShape(v3);
   return shape({
@@ -48,10 +54,9 @@ const paymentShape = (v3: boolean) => {
     asset: text((r) => r.asset, 'p.asset'),
     createdAt: date((r) => r.created_at, 'p.created_at'),
     raw: jsonb((r) => r.raw, 'p.raw'),
-    // ", " between items is json_agg's separator, which the list wrote them with before its items had a shape.
     adjustments: {
       js: (r: any) => (r.adjustments as unknown[]).map((a) => adjustment.view(a)),
-      sql: `'[' || coalesce((SELECT string_agg(${adjustment.sql()}, ', ' ORDER BY a.seq DESC) FROM payments_adjustments a WHERE a.payment_id = p.id), '') || ']'`,
+      sql: `'[' || coalesce((${adjustmentsSql(adjustment.sql())}), '') || ']'`,
     },
     metadata: { js: (r: any) => r.metadata ?? {}, sql: 'p.metadata::text' },
   });
