@@ -2,7 +2,7 @@ import { notFound } from '../../lib/errors';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { inWriteTransaction } from './executor';
 import { assertLedgerExists, assertLedgerWritable } from './ledgers';
-import { compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
+import { addressesField, compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
 import { addressPatternRegex, assertMetadata } from './rules';
 import { findSchema } from './schemas';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from './types';
@@ -108,9 +108,9 @@ const transactionField: FieldResolver = (name) => {
     inserted_at: { kind: 'date', sql: `${t}.inserted_at` },
     insertedAt: { kind: 'date', sql: `${t}.inserted_at` },
     reverted: { kind: 'boolean', sql: `(${t}.reverted_at IS NOT NULL)` },
-    source: { kind: 'addresses', sql: `${t}.sources` },
-    destination: { kind: 'addresses', sql: `${t}.destinations` },
-    account: { kind: 'addresses', sql: `(${t}.sources || ${t}.destinations)` },
+    source: addressesField(`${t}.sources`),
+    destination: addressesField(`${t}.destinations`),
+    account: addressesField(`(${t}.sources || ${t}.destinations)`),
   };
   return fields[name] ?? metadataField(name, `${t}.metadata`);
 };

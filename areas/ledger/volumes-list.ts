@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertLedgerExists } from './ledgers';
-import { compileLedgerQuery, type FieldResolver } from './ledger-query';
+import { addressField, compileLedgerQuery, type FieldResolver } from './ledger-query';
 import { whereAddress } from './rules';
 import type { Executor } from './types';
 
@@ -23,7 +23,7 @@ const VOLUME_FIELDS = 'address, asset, balance, metadata[<key>]';
 const volumeField =
   (ledger: string): FieldResolver =>
   (name) => {
-    if (name === 'address' || name === 'account') return { kind: 'address', sql: 'g.account' };
+    if (name === 'address' || name === 'account') return addressField('g.account');
     if (name === 'asset') return { kind: 'string', sql: 'g.asset' };
     if (name === 'balance') return { kind: 'number', sql: '(g.input::numeric - g.output::numeric)' };
     const metadata = /^metadata\[(.+)\]$/.exec(name);

@@ -1,5 +1,6 @@
 import { notFound } from '../../lib/errors';
 import type { Executor } from '../../db/knex';
+import { ACCOUNT_SHAPES } from './account-shapes';
 import { providerLabel } from './enums';
 import { emitPaymentsEvents } from './events';
 import { accountId } from './ids';
@@ -38,20 +39,8 @@ export interface Account {
   openBankingConnectionID?: string;
 }
 
-export const presentAccount = (r: any, provider: string): Account => ({
-  id: r.id,
-  connectorID: r.connector_id,
-  provider: providerLabel(provider),
-  reference: r.reference,
-  type: r.type,
-  ...(r.name ? { name: r.name } : {}),
-  ...(r.default_asset ? { defaultAsset: r.default_asset } : {}),
-  createdAt: r.created_at,
-  metadata: r.metadata ?? {},
-  raw: r.raw,
-  ...(r.psu_id ? { psuID: r.psu_id } : {}),
-  ...(r.open_banking_connection_id ? { openBankingConnectionID: r.open_banking_connection_id } : {}),
-});
+/** A row of payments_accounts as Formance's V3Account (its shape: account-shapes.ts). */
+export const presentAccount = (r: any, provider: string): Account => ACCOUNT_SHAPES.v3.view({ ...r, provider });
 
 /**
  * Upserts fetched accounts, one statement per batch (distinctBatches). A row is written (and SAVED_ACCOUNT emitted, in

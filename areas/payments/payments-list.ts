@@ -3,6 +3,7 @@ import type { Executor } from '../../db/knex';
 import { isoTimestampText } from '../../db/json-sql';
 import type { Knex } from 'knex';
 import { pageKeys, renderedPage, type JsonPage, type PageKey, type PageRequest } from '../../db/pagination';
+import { PAYMENT_SHAPES } from './payment-shapes';
 import { compilePaymentsQuery } from './payments-query';
 
 /**
@@ -51,22 +52,11 @@ export function parseSort(sort: string[] | undefined): SortKey[] {
   return keys;
 }
 
-/**
- * A payment rendered to its wire JSON by PostgreSQL, member for member as presentPayments and stringifyJson write it
- * (amounts as exact numbers, dates as ISO 8601 in UTC with milliseconds, adjustments newest first).
- */
-const paymentJson = (v3: boolean) => `row_to_json((SELECT r FROM (SELECT
-    p.id AS "id", p.reference AS "reference", ${v3 ? 'p.source_account_id' : "coalesce(p.source_account_id, '')"} AS "sourceAccountID",
-    ${v3 ? 'p.destination_account_id' : "coalesce(p.destination_account_id, '')"} AS "destinationAccountID", p.connector_id AS "connectorID", upper(c.provider) AS "provider",
-    p.type AS "type", p.status AS "status", p.initial_amount AS "initialAmount", p.amount AS "amount", p.scheme AS "scheme",
-    p.asset AS "asset", ${isoTimestampText('p.created_at')} AS "createdAt", p.raw AS "raw",
-    coalesce((SELECT json_agg(row_to_json((SELECT x FROM (SELECT ${v3 ? 'a.id AS "id", ' : ''}a.reference AS "reference", ${isoTimestampText('a.created_at')} AS "createdAt",
-        a.status AS "status", a.amount AS "amount", a.raw AS "raw") x)) ORDER BY a.seq DESC)
-      FROM payments_adjustments a WHERE a.payment_id = p.id), '[]'::json) AS "adjustments",
-    p.metadata AS "metadata") r))::text`;
+/** A payment's wire JSON written by PostgreSQL, from its shape (payment-shapes.ts). */
+const PAYMENT_JSON = { v1: PAYMENT_SHAPES.v1.sql(), v3: PAYMENT_SHAPES.v3.sql() };
 
 /**
- * Op 7 as wire JSON: PostgreSQL renders each payment (paymentJson) and joins the page's items into one text
+ * Op 7 as wire JSON: PostgreSQL renders each payment (PAYMENT_JSON) and joins the page's items into one text
  * (renderedPage). `v3`: Formance's V3Payment (see presentPayments).
  */
 export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: PageRequest, options: { v3?: boolean } = {}): Promise<JsonPage> {
@@ -74,7 +64,7 @@ export function listPaymentsJson(db: Executor, filters: PaymentsFilters, page: P
   const select = db('payments_payments as p')
     .join('payments_connectors as c', 'c.id', 'p.connector_id')
     .select(
-      db.raw(`${paymentJson(options.v3 ?? false)} AS json`),
+      db.raw(`${PAYMENT_JSON[options.v3 ? 'v3' : 'v1']} AS json`),
       db.raw(`json_build_array(${keys.map((k) => SORT_COLUMNS[k.field].key).join(', ')})::text AS sort_key`),
     );
   const order = pageKeys(

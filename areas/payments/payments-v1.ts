@@ -3,6 +3,7 @@ import { parseJson } from '../../lib/json';
 import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
+import { ACCOUNT_SHAPES } from './account-shapes';
 import { upsertAccounts } from './accounts';
 import { getConnectorRow } from './connectors';
 import { getPayment, type Payment } from './payments';
@@ -88,20 +89,7 @@ const accountsQuery = (db: Executor) =>
       ),
     );
 
-const presentAccountV1 = (r: any): AccountV1 => ({
-  id: r.id,
-  reference: r.reference,
-  connectorID: r.connector_id,
-  provider: r.provider.toUpperCase(),
-  createdAt: r.created_at,
-  accountName: r.name ?? '',
-  defaultAsset: r.default_asset ?? '',
-  defaultCurrency: r.default_asset ?? '',
-  type: r.type,
-  metadata: r.metadata ?? {},
-  raw: r.raw ?? {},
-  pools: r.pools ?? [],
-});
+const presentAccountV1 = (r: any): AccountV1 => ACCOUNT_SHAPES.v1.view(r);
 
 export interface AccountInputV1 {
   connectorID: string;

@@ -1,8 +1,8 @@
 import { notFound } from '../../lib/errors';
 import { inTransaction } from '../../db/errors';
 import type { Db, Executor } from '../../db/knex';
-import { providerLabel } from './enums';
 import { emitPaymentsEvents } from './events';
+import { PAYMENT_SHAPES } from './payment-shapes';
 import { stringifyJson } from '../../lib/json';
 
 /** A payment as a provider describes it; `reference` is the provider's own id, `updatedAt` the time of this state. */
@@ -50,8 +50,8 @@ export interface Payment {
 }
 
 /**
- * Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape, adjustments newest
- * first. `v3` is Formance's V3Payment: adjustments carry their id, and a payment without source or destination account
+ * Rows of payments_payments (joined with the connector's provider) in the spec's Payment shape (payment-shapes.ts),
+ * adjustments newest first. `v3` is Formance's V3Payment: adjustments carry their id, and a payment without source or destination account
  * has none (the spec's shape writes ""). `withoutAdjustments` reads none (events carry no adjustments).
  */
 export async function presentPayments(db: Executor, rows: any[], options: { v3?: boolean; withoutAdjustments?: boolean } = {}): Promise<Payment[]> {
@@ -71,31 +71,8 @@ export async function presentPayments(db: Executor, rows: any[], options: { v3?:
     if (list) list.push(a);
     else byPayment.set(a.payment_id, [a]);
   }
-  return rows.map((r) => ({
-    id: r.id,
-    reference: r.reference,
-    sourceAccountID: r.source_account_id ?? (options.v3 ? null : ''),
-    destinationAccountID: r.destination_account_id ?? (options.v3 ? null : ''),
-    connectorID: r.connector_id,
-    provider: providerLabel(r.provider),
-    type: r.type,
-    status: r.status,
-    initialAmount: BigInt(r.initial_amount),
-    amount: BigInt(r.amount),
-    scheme: r.scheme,
-    asset: r.asset,
-    createdAt: r.created_at,
-    raw: r.raw,
-    adjustments: (byPayment.get(r.id) ?? []).map((a: any) => ({
-      ...(options.v3 ? { id: a.id } : {}),
-      reference: a.reference,
-      createdAt: a.created_at,
-      status: a.status,
-      amount: BigInt(a.amount),
-      raw: a.raw,
-    })),
-    metadata: r.metadata ?? {},
-  }));
+  const shape = PAYMENT_SHAPES[options.v3 ? 'v3' : 'v1'];
+  return rows.map((r) => shape.view({ ...r, adjustments: byPayment.get(r.id) ?? [] }) as Payment);
 }
 
 export const paymentsQuery = (db: Executor) =>

@@ -283,4 +283,22 @@ describe('op 7: GET /api/payments/payments', () => {
     expect(res.text).toContain(`"amount":${2n ** 64n + 1n}`);
     expect(res.text).toContain(`"initialAmount":${2n ** 128n}`);
   });
+
+  it('v3: writes each listed payment as its single read does, null for an absent account and adjustments with their ids', async () => {
+    const res = await api('GET', `/api/payments/v3/payments?pageSize=1000&query=${encodeURIComponent(scoped())}`);
+    expect(res.status).toBe(200);
+    const listed = res.body.cursor.data;
+    expect(listed).toHaveLength(N);
+    for (const payment of listed) {
+      const read = await api('GET', `/api/payments/v3/payments/${encodeURIComponent(payment.id)}`);
+      expect(read.status).toBe(200);
+      expect(payment).toEqual(read.body.data);
+    }
+    const first = listed.find((p: any) => p.reference === 'ref-00');
+    expect(first.sourceAccountID).toBeNull();
+    expect(first.adjustments.map((a: any) => [typeof a.id, a.status])).toEqual([
+      ['string', 'REFUNDED'],
+      ['string', 'SUCCEEDED'],
+    ]);
+  });
 });
