@@ -59,6 +59,8 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
     'CREATE_WEBHOOKS',
     'TRANSLATE_WEBHOOKS',
   ],
+  // As Formance's Adyen plugin: merchant accounts, and payments from Adyen's standard notifications only.
+  adyen: ['FETCH_ACCOUNTS', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS'],
 };
 
 /**
@@ -86,6 +88,7 @@ const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = {
   simulated: ['REVERSE_TRANSFER', 'REVERSE_PAYOUT'],
   generic: [],
   stripe: ['REVERSE_TRANSFER'],
+  adyen: [],
 };
 
 export function capabilitiesOf(provider: string): Capability[] {
@@ -137,6 +140,15 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
       endpoint: { dataType: 'string', required: false, defaultValue: 'https://api.stripe.com' },
       webhookSecret: { dataType: 'string', required: false },
     },
+    adyen: {
+      ...common,
+      apiKey: { dataType: 'string', required: true },
+      companyID: { dataType: 'string', required: true },
+      liveEndpointPrefix: { dataType: 'string', required: false },
+      webhookUsername: { dataType: 'string', required: false },
+      webhookPassword: { dataType: 'string', required: false },
+      endpoint: { dataType: 'string', required: false, defaultValue: 'https://management-test.adyen.com' },
+    },
   };
 }
 
@@ -158,6 +170,7 @@ const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapab
   simulated: OPEN_BANKING_CAPABILITIES,
   generic: [],
   stripe: [],
+  adyen: [],
 };
 
 /** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */

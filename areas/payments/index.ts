@@ -31,6 +31,7 @@ export {
   type SimulatedConfig,
   STRIPE_API_BASE,
   type StripeConfig,
+  type AdyenConfig,
 } from './connector-config';
 export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
@@ -149,3 +150,6 @@ export {
   stripeTransferReversal,
 } from './stripe-mapping';
 export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './stripe-webhooks';
+export { adyenAsset, adyenMerchantAccount, adyenNotificationPayment, ADYEN_PAYMENT_EVENTS } from './adyen-mapping';
+export { receiveAdyenWebhook } from './adyen-webhooks';
+export { receiveConnectorWebhook } from './connector-webhooks';

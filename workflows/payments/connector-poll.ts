@@ -1,4 +1,4 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { PaymentsActivities } from '../../activities/payments';
 
 export type FetchKind = 'accounts' | 'balances' | 'payments' | 'conversions' | 'orders';
@@ -55,10 +55,23 @@ export async function connectorPoll(input: ConnectorPollInput): Promise<{ change
   }
 }
 
-/** The uninstall task (`<connector label>-uninstall`): the row is already marked; deletes the schedules. */
-export async function connectorUninstall(input: { connectorID: string }): Promise<{ connectorID: string }> {
+/**
+ * The uninstall task (`<connector label>-uninstall`): the row is already marked; deletes the schedules, then the
+ * webhook endpoints the install registered at the provider. A provider refusing that deletion leaves the connector
+ * uninstalled (nothing is written for it any more; its deliveries get 404) and the task's result says why.
+ */
+export async function connectorUninstall(input: {
+  connectorID: string;
+}): Promise<{ connectorID: string; webhooksDeleted?: number; webhooksError?: string }> {
   await schedules.paymentsDeleteConnectorSchedules(input.connectorID);
-  return { connectorID: input.connectorID };
+  // Uninstall tasks started before webhooks were deleted replay without this step.
+  if (!patched('uninstall-deletes-webhooks')) return { connectorID: input.connectorID };
+  try {
+    return { connectorID: input.connectorID, webhooksDeleted: await schedules.paymentsDeleteWebhooks(input.connectorID) };
+  } catch (error) {
+    const cause = error instanceof Error ? (error.cause as ApplicationFailure | undefined)?.message : undefined;
+    return { connectorID: input.connectorID, webhooksError: cause ?? String(error) };
+  }
 }
 
 /**

@@ -77,6 +77,11 @@ export interface ConnectorPlugin {
    * task retries it). The returned endpoints and secrets are stored for the webhook route.
    */
   createWebhooks?(request: { url: string; idempotencyKey: string }): Promise<WebhookEndpoint[]>;
+  /**
+   * At uninstall: removes the endpoints `createWebhooks` registered (as stored). Idempotent: an endpoint already gone
+   * at the provider counts as removed (the uninstall task retries it, and may run again).
+   */
+  deleteWebhooks?(endpoints: WebhookEndpoint[]): Promise<void>;
   initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
   createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
   /** Only plugins whose connector has REVERSE_TRANSFER / REVERSE_PAYOUT (connector-catalog.ts): the reversal's payment. */

@@ -4,6 +4,7 @@ import {
   type GenericConfig,
   type SimulatedConfig,
   type StripeConfig,
+  type AdyenConfig,
 } from '../../../areas/payments';
 import type { Logger } from '../../../lib/logger';
 import { metrics, secondsSince } from '../../../lib/metrics';
@@ -12,6 +13,7 @@ import { genericHttpPlugin } from './generic-http';
 import type { ConnectorPlugin } from './plugin';
 import { simulatedPlugin } from './simulated';
 import { stripePlugin } from './stripe';
+import { adyenPlugin } from './adyen';
 
 /**
  * Builds the plugin of an installed connector; the simulated directory is confined again here, in the worker. The
@@ -21,6 +23,7 @@ export function pluginFor(provider: string, config: ConnectorConfig, dataDir: st
   if (provider === 'simulated') return metered(provider, simulatedPlugin(resolveSimulatedDirectory((config as SimulatedConfig).directory, dataDir)));
   if (provider === 'generic') return metered(provider, genericHttpPlugin(config as GenericConfig, logger));
   if (provider === 'stripe') return metered(provider, stripePlugin(config as StripeConfig));
+  if (provider === 'adyen') return metered(provider, adyenPlugin(config as AdyenConfig));
   throw new Error(`no plugin for provider ${provider}`);
 }
 

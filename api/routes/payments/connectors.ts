@@ -27,6 +27,7 @@ import {
   idParams,
   simulatedConfigSchema,
   stripeConfigSchema,
+  adyenConfigSchema,
   taskSchema,
 } from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
@@ -37,7 +38,7 @@ const params = idParams('connectorID');
 /** One install route per plugin, so each config has its exact schema in the OpenAPI document. */
 function installRoute(
   provider: ConnectorProvider,
-  schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema,
+  schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema | typeof adyenConfigSchema,
   summary: string,
 ) {
   return defineRoute(
@@ -64,6 +65,7 @@ function installRoute(
 export const installSimulatedRoute = installRoute('simulated', simulatedConfigSchema, 'Install the simulated (file-driven) connector');
 export const installGenericRoute = installRoute('generic', genericConfigSchema, 'Install the generic HTTP connector');
 export const installStripeRoute = installRoute('stripe', stripeConfigSchema, 'Install the Stripe connector');
+export const installAdyenRoute = installRoute('adyen', adyenConfigSchema, 'Install the Adyen connector');
 
 export const listConnectorsRoute = defineRoute(
   {
@@ -219,6 +221,7 @@ export const connectorRoutes = [
   installSimulatedRoute,
   installGenericRoute,
   installStripeRoute,
+  installAdyenRoute,
   listConnectorsRoute,
   listConnectorConfigsRoute,
   listConnectorCapabilitiesRoute,
