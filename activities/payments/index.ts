@@ -137,6 +137,24 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       });
     },
 
+    /**
+     * At uninstall (the connector is already marked): deletes the webhook endpoints the install registered at the
+     * provider, then forgets them, so the task running again does nothing. A plugin without webhooks, or a connector
+     * that registered none, has nothing to delete.
+     * @returns how many endpoints were deleted.
+     */
+    async paymentsDeleteWebhooks(connectorID: string): Promise<number> {
+      return classified(async () => {
+        const row = await getConnectorRow(db, connectorID);
+        const remove = plugin(row).deleteWebhooks;
+        const stored = await getConnectorState<StripeWebhooksState>(db, connectorID, 'webhooks');
+        if (!remove || !stored || stored.endpoints.length === 0) return 0;
+        await remove(stored.endpoints);
+        await saveConnectorState(db, connectorID, 'webhooks', { ...stored, endpoints: [] } satisfies StripeWebhooksState);
+        return stored.endpoints.length;
+      });
+    },
+
     /** Connector tasks: the schedules of a connector, through the area's engine (the worker's own Temporal client). */
     async paymentsDeleteConnectorSchedules(connectorID: string): Promise<void> {
       return classified(() => removeConnectorSchedules({ db, temporal: deps.temporal }, connectorID));

@@ -156,6 +156,14 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     endpoint: 'https://api.mangopay.com',
     pollingPeriod: '2m',
   },
+  installConnector_adyen: {
+    name: 'adyen-main',
+    apiKey: 'AQE_example_key',
+    companyID: 'MyCompany',
+    webhookUsername: 'adyen',
+    webhookPassword: 'example-password',
+    pollingPeriod: '5m',
+  },
   updateConnectorConfig: { ...connectorConfig, pollingPeriod: '2m' },
   updatePaymentMetadata: { invoice: 'INV-1042' },
   createPayment: {

@@ -331,12 +331,32 @@ const mangopayMembers = {
   }),
 };
 export const mangopayConfigSchema = objectSchema({ ...mangopayMembers, ...formanceConfigMembers }, ['name', 'clientID', 'apiKey', 'endpoint']);
+const adyenMembers = {
+  name: shortText(200),
+  apiKey: stringSchema({ minLength: 1, maxLength: 4096, description: 'An Adyen API key (X-API-Key) with Management API access; reads as ********.' }),
+  companyID: stringSchema({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The company account: its merchant accounts are fetched, the webhook registered there.',
+  }),
+  liveEndpointPrefix: stringSchema({ maxLength: 200, description: "The live account's prefix; selects Adyen's live Management API." }),
+  webhookUsername: stringSchema({ maxLength: 200, description: 'Basic-auth user Adyen sends with each notification (no ":").' }),
+  webhookPassword: stringSchema({ maxLength: 4096, description: 'Basic-auth password Adyen sends with each notification; reads as ********.' }),
+  pollingPeriod,
+  endpoint: stringSchema({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: "The Management API's origin (no path); by default Adyen's test one, or its live one with liveEndpointPrefix.",
+  }),
+};
+export const adyenConfigSchema = objectSchema({ ...adyenMembers, ...formanceConfigMembers }, ['name', 'apiKey', 'companyID']);
 export const stripeConfigSchema = objectSchema({ ...stripeMembers, ...formanceConfigMembers }, ['name', 'apiKey']);
 export const simulatedConfigSchema = objectSchema({ ...simulatedMembers, ...formanceConfigMembers }, ['name', 'directory']);
 export const genericConfigSchema = objectSchema({ ...genericMembers, ...formanceConfigMembers }, ['name', 'endpoint']);
 /** Any plugin's config; the connector's own plugin decides which members it takes (the others are 400). */
 export const connectorConfigUpdateSchema = objectSchema(
-  { ...simulatedMembers, ...stripeMembers, ...genericMembers, ...mangopayMembers, ...formanceConfigMembers },
+  { ...simulatedMembers, ...stripeMembers, ...adyenMembers, ...genericMembers, ...mangopayMembers, ...formanceConfigMembers },
   ['name'],
 );
 const capabilitySchema = stringSchema({ enum: [...CAPABILITIES] });

@@ -71,6 +71,8 @@ const PROVIDER_CAPABILITIES: Record<ConnectorProvider, Capability[]> = {
     'CREATE_WEBHOOKS',
     'TRANSLATE_WEBHOOKS',
   ],
+  // As Formance's Adyen plugin: merchant accounts, and payments from Adyen's standard notifications only.
+  adyen: ['FETCH_ACCOUNTS', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS'],
 };
 
 /**
@@ -99,6 +101,7 @@ const PROVIDER_OPERATIONS: Record<ConnectorProvider, OperationCapability[]> = {
   generic: [],
   stripe: ['REVERSE_TRANSFER'],
   mangopay: [],
+  adyen: [],
 };
 
 /**
@@ -163,6 +166,15 @@ export function connectorConfigFields(): Record<ConnectorProvider, Record<string
       apiKey: { dataType: 'string', required: true },
       endpoint: { dataType: 'string', required: true },
     },
+    adyen: {
+      ...common,
+      apiKey: { dataType: 'string', required: true },
+      companyID: { dataType: 'string', required: true },
+      liveEndpointPrefix: { dataType: 'string', required: false },
+      webhookUsername: { dataType: 'string', required: false },
+      webhookPassword: { dataType: 'string', required: false },
+      endpoint: { dataType: 'string', required: false, defaultValue: 'https://management-test.adyen.com' },
+    },
   };
 }
 
@@ -185,6 +197,7 @@ const PROVIDER_OPEN_BANKING: Record<ConnectorProvider, readonly OpenBankingCapab
   generic: [],
   stripe: [],
   mangopay: [],
+  adyen: [],
 };
 
 /** Throws 400 VALIDATION naming the open-banking capability when the connector's plugin lacks it. */

@@ -4,7 +4,7 @@ import { getConfig } from '../../lib/config';
 import { validationError } from '../../lib/errors';
 
 /** The connector plugins the platform ships; the API installs them by these names. */
-export const CONNECTOR_PROVIDERS = ['simulated', 'generic', 'stripe', 'mangopay'] as const;
+export const CONNECTOR_PROVIDERS = ['simulated', 'generic', 'stripe', 'mangopay', 'adyen'] as const;
 export type ConnectorProvider = (typeof CONNECTOR_PROVIDERS)[number];
 
 export interface SimulatedConfig {
@@ -40,7 +40,25 @@ export interface MangopayConfig {
   endpoint: string;
   pollingPeriod: string;
 }
-export type ConnectorConfig = SimulatedConfig | GenericConfig | StripeConfig | MangopayConfig;
+/**
+ * Adyen (Formance's `V3AdyenConfig` plus `endpoint`): `companyID` is the company account whose merchant accounts are
+ * fetched and where the webhook is registered; `endpoint` is the Management API's origin (Adyen's test one, or the live
+ * one when `liveEndpointPrefix` is set, by default; a fake in tests). `webhookUsername` / `webhookPassword` are the
+ * basic-auth credentials Adyen sends with each notification (set on the webhook at registration).
+ */
+export interface AdyenConfig {
+  name: string;
+  apiKey: string;
+  companyID: string;
+  liveEndpointPrefix?: string;
+  webhookUsername?: string;
+  webhookPassword?: string;
+  endpoint: string;
+  pollingPeriod: string;
+}
+export const ADYEN_MANAGEMENT_TEST = 'https://management-test.adyen.com';
+export const ADYEN_MANAGEMENT_LIVE = 'https://management-live.adyen.com';
+export type ConnectorConfig = SimulatedConfig | GenericConfig | StripeConfig | MangopayConfig | AdyenConfig;
 
 export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h)$';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -111,6 +129,7 @@ export function normalizeConnectorConfig(provider: ConnectorProvider, config: an
       if (typeof config[field] !== 'string' || config[field] === '') throw validationError(`body.${field}: required by the mangopay connector`);
     return { name: config.name, clientID: config.clientID, apiKey: config.apiKey, endpoint, pollingPeriod };
   }
+  if (provider === 'adyen') return normalizeAdyenConfig(config, pollingPeriod);
   const timeout = config.timeout ?? '10s';
   durationMs(timeout, 'timeout', 100, 60_000);
   return {
@@ -119,5 +138,29 @@ export function normalizeConnectorConfig(provider: ConnectorProvider, config: an
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     pollingPeriod,
     timeout,
+  };
+}
+
+function normalizeAdyenConfig(config: any, pollingPeriod: string): AdyenConfig {
+  for (const field of ['apiKey', 'companyID'] as const) {
+    if (typeof config[field] !== 'string' || config[field] === '') throw validationError(`body.${field}: required by the adyen connector`);
+  }
+  const live = typeof config.liveEndpointPrefix === 'string' && config.liveEndpointPrefix !== '' ? config.liveEndpointPrefix : undefined;
+  const endpoint = String(config.endpoint ?? (live ? ADYEN_MANAGEMENT_LIVE : ADYEN_MANAGEMENT_TEST)).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/?#]+$/.test(endpoint))
+    throw validationError('body.endpoint: must be an http(s) origin such as https://management-test.adyen.com (no path)');
+  // RFC 7617: the user-id of basic auth cannot contain a colon. Both or neither, or no notification could ever pass.
+  if (typeof config.webhookUsername === 'string' && config.webhookUsername.includes(':'))
+    throw validationError('body.webhookUsername: must not contain ":" (basic auth)');
+  if (Boolean(config.webhookUsername) !== Boolean(config.webhookPassword))
+    throw validationError('body.webhookPassword: webhookUsername and webhookPassword go together');
+  return {
+    name: config.name,
+    apiKey: config.apiKey,
+    companyID: config.companyID,
+    ...(live ? { liveEndpointPrefix: live } : {}),
+    ...(config.webhookUsername ? { webhookUsername: config.webhookUsername, webhookPassword: config.webhookPassword } : {}),
+    endpoint,
+    pollingPeriod,
   };
 }

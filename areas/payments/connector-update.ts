@@ -33,8 +33,9 @@ export async function updateConnectorConfig(
   const raw = { ...body };
   if (raw.apiKey === REDACTED) raw.apiKey = 'apiKey' in row.config ? row.config.apiKey : undefined;
   if (raw.webhookSecret === REDACTED) raw.webhookSecret = 'webhookSecret' in row.config ? row.config.webhookSecret : undefined;
-  // Formance's SDK has no `endpoint` in its Stripe config type, so its updates never carry it: absent keeps the stored one.
-  if (provider === 'stripe' && raw.endpoint === undefined && 'endpoint' in row.config) raw.endpoint = row.config.endpoint;
+  if (raw.webhookPassword === REDACTED) raw.webhookPassword = 'webhookPassword' in row.config ? row.config.webhookPassword : undefined;
+  // Formance's SDK has no `endpoint` in its Stripe or Adyen config type, so its updates never carry it: absent keeps the stored one.
+  if ((provider === 'stripe' || provider === 'adyen') && raw.endpoint === undefined && 'endpoint' in row.config) raw.endpoint = row.config.endpoint;
   const config = normalizeConnectorConfig(provider, raw, deps.dataDir);
   await inTransaction(deps.db, async (trx) => {
     await trx('payments_connectors').where({ id }).forUpdate().first();

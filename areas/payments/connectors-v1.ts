@@ -19,8 +19,15 @@ const V1_PROVIDERS: Record<string, ConnectorProvider> = {
   GENERIC: 'generic',
   STRIPE: 'stripe',
   MANGOPAY: 'mangopay',
+  ADYEN: 'adyen',
 };
-const V1_NAMES: Record<ConnectorProvider, string> = { simulated: 'DUMMY-PAY', generic: 'GENERIC', stripe: 'STRIPE', mangopay: 'MANGOPAY' };
+const V1_NAMES: Record<ConnectorProvider, string> = {
+  simulated: 'DUMMY-PAY',
+  generic: 'GENERIC',
+  stripe: 'STRIPE',
+  mangopay: 'MANGOPAY',
+  adyen: 'ADYEN',
+};
 
 export const v1ProviderName = (plugin: string): string => V1_NAMES[plugin as ConnectorProvider] ?? plugin.toUpperCase();
 const pluginOf = (provider: string): ConnectorProvider | undefined => V1_PROVIDERS[provider.toUpperCase()];
@@ -58,7 +65,18 @@ function pluginConfig(plugin: ConnectorProvider, body: Record<string, unknown>):
       ? { name: body.name, directory: body.directory, pollingPeriod }
       : plugin === 'stripe'
         ? { name: body.name, apiKey: body.apiKey, endpoint: body.endpoint, webhookSecret: body.webhookSecret, pollingPeriod }
-        : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
+        : plugin === 'adyen'
+          ? {
+              name: body.name,
+              apiKey: body.apiKey,
+              companyID: body.companyID,
+              liveEndpointPrefix: body.liveEndpointPrefix,
+              webhookUsername: body.webhookUsername,
+              webhookPassword: body.webhookPassword,
+              endpoint: body.endpoint,
+              pollingPeriod,
+            }
+          : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
 }
 

@@ -47,12 +47,19 @@ const present = (r: ConnectorRow): Connector => ({
  * of its own there, reads as the file-driven `Dummypay` one (the same fields: name, directory, pollingPeriod).
  * The secret is never read back.
  */
-const CONFIG_PROVIDER_LABELS: Record<string, string> = { simulated: 'Dummypay', generic: 'Generic', stripe: 'Stripe', mangopay: 'Mangopay' };
+const CONFIG_PROVIDER_LABELS: Record<string, string> = {
+  simulated: 'Dummypay',
+  generic: 'Generic',
+  stripe: 'Stripe',
+  mangopay: 'Mangopay',
+  adyen: 'Adyen',
+};
 function readableConfig(r: Pick<ConnectorRow, 'provider' | 'config'>): Record<string, unknown> {
   const config: Record<string, unknown> = { ...r.config, provider: CONFIG_PROVIDER_LABELS[r.provider] ?? r.provider };
-  if (r.provider === 'generic' || r.provider === 'stripe' || r.provider === 'mangopay')
+  if (r.provider === 'generic' || r.provider === 'stripe' || r.provider === 'mangopay' || r.provider === 'adyen')
     config.apiKey = 'apiKey' in r.config && r.config.apiKey ? REDACTED : '';
   if ('webhookSecret' in r.config && r.config.webhookSecret) config.webhookSecret = REDACTED;
+  if ('webhookPassword' in r.config && r.config.webhookPassword) config.webhookPassword = REDACTED;
   return config;
 }
 export const REDACTED = '********';

@@ -32,6 +32,7 @@ export {
   STRIPE_API_BASE,
   type StripeConfig,
   type MangopayConfig,
+  type AdyenConfig,
 } from './connector-config';
 export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
 export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
@@ -151,3 +152,6 @@ export {
 } from './stripe-mapping';
 export { receiveConnectorCallback } from './connector-callbacks';
 export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './stripe-webhooks';
+export { adyenAsset, adyenMerchantAccount, adyenNotificationPayment, ADYEN_PAYMENT_EVENTS } from './adyen-mapping';
+export { receiveAdyenWebhook } from './adyen-webhooks';
+export { receiveConnectorWebhook } from './connector-webhooks';

@@ -11,6 +11,7 @@ const ACTIVITIES = [
   'paymentsFetchOrders',
   'paymentsCreateWebhooks',
   'paymentsDeleteConnectorSchedules',
+  'paymentsDeleteWebhooks',
   'paymentsRecreateConnectorSchedules',
   'paymentsMarkInitiationProcessing',
   'paymentsSendInitiation',
@@ -134,10 +135,28 @@ describe('connectorInstall, connectorReset, connectorUninstall', () => {
     expect(log.map(([name]) => name)).toEqual(['recreate', 'accounts', 'balances', 'payments', 'conversions', 'orders']);
   });
 
-  it('uninstall deletes the schedules, retried while the database is down', async () => {
+  it('uninstall deletes the schedules, retried while the database is down, then the webhooks registered at the provider', async () => {
     const { calls, fn } = flaky(3, undefined);
-    expect(await execute('connectorUninstall', { paymentsDeleteConnectorSchedules: fn }, { connectorID: 'c1' })).toEqual({ connectorID: 'c1' });
+    const { log, answer } = recorder();
+    expect(
+      await execute(
+        'connectorUninstall',
+        { paymentsDeleteConnectorSchedules: fn, paymentsDeleteWebhooks: answer('webhooks', 2) },
+        { connectorID: 'c1' },
+      ),
+    ).toEqual({ connectorID: 'c1', webhooksDeleted: 2 });
     expect(calls).toHaveLength(4);
+    expect(log.map(([name]) => name)).toEqual(['webhooks']);
+  });
+
+  it('uninstall succeeds when the provider refuses to delete its webhooks, and says why', async () => {
+    const { fn } = flaky(1, 0, () => ApplicationFailure.create({ message: 'Stripe answered 401', type: 'PROVIDER_REJECTED', nonRetryable: true }));
+    const result = await execute(
+      'connectorUninstall',
+      { paymentsDeleteConnectorSchedules: async () => undefined, paymentsDeleteWebhooks: fn },
+      { connectorID: 'c1' },
+    );
+    expect(result).toEqual({ connectorID: 'c1', webhooksError: 'Stripe answered 401' });
   });
 });
 

@@ -55,10 +55,21 @@ export async function connectorPoll(input: ConnectorPollInput): Promise<{ change
   }
 }
 
-/** The uninstall task (`<connector label>-uninstall`): the row is already marked; deletes the schedules. */
-export async function connectorUninstall(input: { connectorID: string }): Promise<{ connectorID: string }> {
+/**
+ * The uninstall task (`<connector label>-uninstall`): the row is already marked; deletes the schedules, then the
+ * webhook endpoints the install registered at the provider. A provider refusing that deletion leaves the connector
+ * uninstalled (nothing is written for it any more; its deliveries get 404) and the task's result says why.
+ */
+export async function connectorUninstall(input: {
+  connectorID: string;
+}): Promise<{ connectorID: string; webhooksDeleted?: number; webhooksError?: string }> {
   await schedules.paymentsDeleteConnectorSchedules(input.connectorID);
-  return { connectorID: input.connectorID };
+  try {
+    return { connectorID: input.connectorID, webhooksDeleted: await schedules.paymentsDeleteWebhooks(input.connectorID) };
+  } catch (error) {
+    const cause = error instanceof Error ? (error.cause as ApplicationFailure | undefined)?.message : undefined;
+    return { connectorID: input.connectorID, webhooksError: cause ?? String(error) };
+  }
 }
 
 /**

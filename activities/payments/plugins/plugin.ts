@@ -95,6 +95,11 @@ export interface ConnectorPlugin {
    * only): runs in a Temporal activity, so it may call the provider; it must trust nothing but the ids it reads back.
    */
   translateWebhook?(request: { query: Record<string, string> }): Promise<WebhookRows>;
+  /**
+   * At uninstall: removes the endpoints `createWebhooks` registered (as stored). Idempotent: an endpoint already gone
+   * at the provider counts as removed (the uninstall task retries it, and may run again).
+   */
+  deleteWebhooks?(endpoints: WebhookEndpoint[]): Promise<void>;
   initiatePayment(request: InitiationRequest): Promise<ProviderPayment>;
   createBankAccount(request: BankAccountRequest): Promise<ProviderAccount>;
   /** Only plugins whose connector has REVERSE_TRANSFER / REVERSE_PAYOUT (connector-catalog.ts): the reversal's payment. */

@@ -5,6 +5,7 @@ import {
   type MangopayConfig,
   type SimulatedConfig,
   type StripeConfig,
+  type AdyenConfig,
 } from '../../../areas/payments';
 import type { Logger } from '../../../lib/logger';
 import { metrics, secondsSince } from '../../../lib/metrics';
@@ -14,6 +15,7 @@ import { mangopayPlugin } from './mangopay';
 import type { ConnectorPlugin } from './plugin';
 import { simulatedPlugin } from './simulated';
 import { stripePlugin } from './stripe';
+import { adyenPlugin } from './adyen';
 
 /**
  * Builds the plugin of an installed connector; the simulated directory is confined again here, in the worker. The
@@ -24,6 +26,7 @@ export function pluginFor(provider: string, config: ConnectorConfig, dataDir: st
   if (provider === 'generic') return metered(provider, genericHttpPlugin(config as GenericConfig, logger));
   if (provider === 'stripe') return metered(provider, stripePlugin(config as StripeConfig));
   if (provider === 'mangopay') return metered(provider, mangopayPlugin(config as MangopayConfig, logger));
+  if (provider === 'adyen') return metered(provider, adyenPlugin(config as AdyenConfig));
   throw new Error(`no plugin for provider ${provider}`);
 }
 

@@ -211,5 +211,18 @@ export function stripePlugin(config: StripeConfig): ConnectorPlugin {
       }
       return endpoints;
     },
+
+    /** At uninstall: deletes the endpoints registered at install; one Stripe no longer has (404) counts as deleted. */
+    async deleteWebhooks(endpoints): Promise<void> {
+      for (const endpoint of endpoints) {
+        await call('DELETE /v1/webhook_endpoints/{id}', async () => {
+          try {
+            await client.webhookEndpoints.del(endpoint.id);
+          } catch (error) {
+            if (!(error instanceof Stripe.errors.StripeError && error.statusCode === 404)) throw error;
+          }
+        });
+      }
+    },
   };
 }

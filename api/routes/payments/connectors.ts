@@ -28,6 +28,7 @@ import {
   simulatedConfigSchema,
   stripeConfigSchema,
   mangopayConfigSchema,
+  adyenConfigSchema,
   taskSchema,
 } from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
@@ -38,7 +39,8 @@ const params = idParams('connectorID');
 /** One install route per plugin, so each config has its exact schema in the OpenAPI document. */
 function installRoute(
   provider: ConnectorProvider,
-  schema: typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema | typeof mangopayConfigSchema,
+  schema:
+    typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema | typeof mangopayConfigSchema | typeof adyenConfigSchema,
   summary: string,
 ) {
   return defineRoute(
@@ -66,6 +68,7 @@ export const installSimulatedRoute = installRoute('simulated', simulatedConfigSc
 export const installGenericRoute = installRoute('generic', genericConfigSchema, 'Install the generic HTTP connector');
 export const installStripeRoute = installRoute('stripe', stripeConfigSchema, 'Install the Stripe connector');
 export const installMangopayRoute = installRoute('mangopay', mangopayConfigSchema, 'Install the Mangopay connector');
+export const installAdyenRoute = installRoute('adyen', adyenConfigSchema, 'Install the Adyen connector');
 
 export const listConnectorsRoute = defineRoute(
   {
@@ -222,6 +225,7 @@ export const connectorRoutes = [
   installGenericRoute,
   installStripeRoute,
   installMangopayRoute,
+  installAdyenRoute,
   listConnectorsRoute,
   listConnectorConfigsRoute,
   listConnectorCapabilitiesRoute,

@@ -495,6 +495,27 @@ describe('Stripe connector against stripe-mock', () => {
     expect(row.config).toEqual({ name, apiKey: 'sk_test_123', endpoint: proxy.url, pollingPeriod: '2h' });
   });
 
+  it('uninstall deletes the webhook endpoints it registered at Stripe, then forgets them', async () => {
+    const before = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'webhooks' }).first();
+    const ids = (before.state.endpoints as Array<{ id: string }>).map((e) => e.id);
+    expect(ids).toHaveLength(2);
+    const res = await api('DELETE', `/api/payments/v3/connectors/${connectorID}`);
+    expect(res.status).toBe(202);
+    const task = await pollUntil(
+      async () => {
+        const t = (await api('GET', `/api/payments/v3/tasks/${encodeURIComponent(res.body.data.taskID)}`)).body.data;
+        return t?.status && t.status !== 'PROCESSING' ? t : undefined;
+      },
+      isDefined,
+      { timeoutMs: 30_000, what: 'the uninstall task' },
+    );
+    expect(task.status).toBe('SUCCEEDED');
+    const deletes = proxy.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/webhook_endpoints/'));
+    expect(deletes.map((r) => [r.path, r.status])).toEqual(ids.map((id) => [`/v1/webhook_endpoints/${id}`, 200]));
+    const after = await db('payments_connector_states').where({ connector_id: connectorID, kind: 'webhooks' }).first();
+    expect(after.state.endpoints).toEqual([]);
+  });
+
   it('install refuses a config without apiKey or with an endpoint that is not an origin (400 naming the field)', async () => {
     const noKey = await api('POST', '/api/payments/v3/connectors/install/stripe', { body: { name: `s-${suffix()}` } });
     expect(noKey.status).toBe(400);
