@@ -42,12 +42,31 @@ describe('Numscript: the points where we follow Formance', () => {
     }
   });
 
-  it('accepts an asset with a suffix like EUR_CENTS, as Formance does', async () => {
-    expect((await run('send [EUR_CENTS 9] (source = @world destination = @a)')).moves).toEqual(['world>a:9 EUR_CENTS']);
+  it("refuses an asset with a `_` like EUR_CENTS, as Formance's lexer ([A-Z][A-Z0-9]*)", () => {
+    expect(compileError('send [EUR_CENTS 9] (source = @world destination = @a)')).toMatch(/^1:10: /);
+    expect(compileError('send [EUR 9_] (source = @world destination = @a)')).toBe("1:12: expected ']', found '_'");
   });
 
-  it('accepts a final // comment with no newline after it', async () => {
-    expect((await run('send [USD 1] (source = @world destination = @a) // done')).moves).toEqual(['world>a:1 USD']);
+  it('refuses a final // comment with no newline after it, which Formance does not lex as a comment', () => {
+    expect(compileError('send [USD 1] (source = @world destination = @a) // done')).toBe('1:49: a // comment must end with a newline');
+  });
+
+  it('takes a comment ended by a newline, the last line included', async () => {
+    expect((await run('send [USD 1] (source = @world destination = @a) // done\n')).moves).toEqual(['world>a:1 USD']);
+  });
+
+  it("gives a variable with an origin the origin's value and ignores a value passed for it, as Formance", async () => {
+    const store = new MemoryStore({}, { a: { limit: 'USD 3' } });
+    const result = await run('vars { monetary $m = meta(@a, "limit") }\nsend $m (source = @world destination = @b)', {
+      store,
+      vars: { m: 'USD 1' },
+    });
+    expect(result.moves).toEqual(['world>b:3 USD']);
+  });
+
+  it('refuses a fallback source whose portions add up to more than 100%, even when the first source covered the amount', async () => {
+    const script = 'vars { portion $p  portion $q }\nsend [USD 10] (source = { @world  { $p from @a  $q from @b } } destination = @c)';
+    expect(await failure(run(script, { vars: { p: '60%', q: '50%' } }))).toMatch(/^COMPILATION_FAILED: .*more than 100%/);
   });
 
   it('clamps negative caps to 0: max in sources and destinations, bounded overdrafts', async () => {
