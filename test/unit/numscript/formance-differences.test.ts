@@ -8,6 +8,17 @@ import { failure, run } from './run';
  * against Formance's interpreter source and conformance corpus), plus the one deliberate difference we keep.
  */
 describe('Numscript: the points where we follow Formance', () => {
+  it("merges consecutive funds of one account into one posting, as Formance's funds queue", async () => {
+    const store = new MemoryStore({ a: { USD: 20n } });
+    expect((await run('send [USD 10] (source = { max [USD 4] from @a  @a } destination = @b)', { store })).moves).toEqual(['a>b:10 USD']);
+    // Funds of another account in between keep the postings apart.
+    expect((await run('send [USD 10] (source = { max [USD 4] from @a  max [USD 2] from @world  @a } destination = @b)', { store })).moves).toEqual([
+      'a>b:4 USD',
+      'world>b:2 USD',
+      'a>b:4 USD',
+    ]);
+  });
+
   it('keeps evaluating the fallback sources of an in-order source after the first covered the amount', async () => {
     // @world covers everything, yet the second source's cap is in the wrong asset: Formance refuses the script.
     expect(await failure(run('send [USD 10] (source = { @world  max [EUR 5] from @a } destination = @b)'))).toBe(
