@@ -10,8 +10,8 @@ export type TokenKind =
   | 'ident' // keywords and function names: send, source, max, meta, set_tx_meta, ...
   | 'variable' // $name
   | 'account' // @a:b:c, or @a:$id (interpolated: the text keeps the `$`)
-  | 'asset' // USD/2, EUR_CENTS
-  | 'number' // 42, 10_000 (text without the separators)
+  | 'asset' // USD, USD/2 (capitals and digits, as Formance's lexer: no `_`)
+  | 'number' // 42, 10_000 (text without the separators; a `_` only between digits)
   | 'percent' // 12.5%
   | 'string' // "text"
   | '['
@@ -45,11 +45,11 @@ const PUNCTUATION = new Set(['[', ']', '(', ')', '{', '}', '=', ',', '*', '/', '
 
 /** Patterns anchored at the lexer's position (sticky), tried in order. */
 const RULES: Array<[TokenKind, RegExp]> = [
-  ['percent', /\d[\d_]*(?:\.\d+)?%/y],
-  ['number', /\d[\d_]*/y],
+  ['percent', /\d+(?:\.\d+)?%/y],
+  ['number', /\d+(?:_\d+)*/y],
   ['variable', /\$[a-z_][a-z0-9_]*/y],
   ['account', /@(?:[a-zA-Z0-9_:-]|\$[a-z_][a-z0-9_]*)+/y],
-  ['asset', /[A-Z][A-Z0-9_]*(?:\/\d+)?/y],
+  ['asset', /[A-Z][A-Z0-9]*(?:\/\d+)?/y],
   ['ident', /[a-z_][a-z0-9_]*/y],
 ];
 
@@ -77,8 +77,12 @@ export function tokenize(source: string): Lexed {
     if (ch === ' ' || ch === '\n' || ch === '\t' || ch === '\r' || /\s/.test(ch)) {
       advance(1);
     } else if (source.startsWith('//', offset)) {
-      const end = source.indexOf('\n', offset);
-      advance((end < 0 ? source.length : end) - offset);
+      // Formance's lexer ends a line comment at a newline only: one that runs to the end of the script is refused.
+      const newline = /[\r\n]/g;
+      newline.lastIndex = offset;
+      const end = newline.exec(source)?.index;
+      if (end === undefined) throw compilationError(here(), 'a // comment must end with a newline');
+      advance(end - offset);
     } else if (source.startsWith('/*', offset)) {
       const end = source.indexOf('*/', offset + 2);
       if (end < 0) throw compilationError(here(), 'unterminated comment');

@@ -25,10 +25,8 @@ export async function resolveVars(
   prefetch: (calls: Call[]) => Promise<void>,
 ): Promise<void> {
   for (const decl of decls) {
-    const given = Object.prototype.hasOwnProperty.call(json, decl.name) ? json[decl.name] : undefined;
-    if (decl.origin && given !== undefined) {
-      throw compilationError(decl.pos, `variable $${decl.name} gets its value from its origin and cannot be passed`);
-    }
+    // As Formance's interpreter: a variable with an origin takes its value from it, and a value passed for it is ignored.
+    const given = !decl.origin && Object.prototype.hasOwnProperty.call(json, decl.name) ? json[decl.name] : undefined;
     scope.set(decl.name, await resolveOne(decl, given, scope, store, prefetch));
   }
 }

@@ -133,7 +133,14 @@ export function applyPostings(
     source.output += p.amount;
     destination.input += p.amount;
     if (checkFunds && p.source !== WORLD && source.input - source.output < 0n) {
-      throw new ApiError('INSUFFICIENT_FUND', `account "${p.source}" has insufficient funds for posting ${index} (${p.amount} ${p.asset})`);
+      // The same facts as a script's refusal (numscript's INSUFFICIENT_FUND details), so a client reads one shape.
+      const before = source.input - source.output + p.amount;
+      const available = before > 0n ? before : 0n;
+      throw new ApiError(
+        'INSUFFICIENT_FUND',
+        `account "${p.source}" has insufficient funds for posting ${index}: needed ${p.asset} ${p.amount}, available ${p.asset} ${available}`,
+        { details: { account: p.source, accounts: [p.source], asset: p.asset, needed: p.amount.toString(), available: available.toString() } },
+      );
     }
   });
   const post: VolumesByAccount = {};

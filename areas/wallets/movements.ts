@@ -42,9 +42,14 @@ async function assertSourcesLive(db: Executor, sources: Subject[], now: Date): P
   }
 }
 
-/** `send [A n] (source = { @s1 @s2 ... } destination = @d)`: the interpreter takes from the sources in order and checks funds. */
-const sendScript = (amount: Amount, sources: string[], destination: string): string =>
-  `send [${amount.asset} ${amount.amount}] (\n  source = { ${sources.map((s) => `@${s}`).join(' ')} }\n  destination = @${destination}\n)`;
+/**
+ * `send $amount (source = { @s1 @s2 ... } destination = @d)`: the interpreter takes from the sources in order and checks
+ * funds. The amount is a variable: Numscript cannot write an asset with a `_` (`COIN_RED`) as a literal, a variable can.
+ */
+const sendScript = (amount: Amount, sources: string[], destination: string): { plain: string; vars: Record<string, string> } => ({
+  plain: `vars {\n  monetary $amount\n}\nsend $amount (\n  source = { ${sources.map((s) => `@${s}`).join(' ')} }\n  destination = @${destination}\n)`,
+  vars: { amount: `${amount.asset} ${amount.amount}` },
+});
 
 /**
  * Credits a wallet balance from `sources` (default `world`, taken in order). One ledger transaction.
@@ -72,7 +77,7 @@ export async function creditWallet(
       executor,
       WALLETS_LEDGER,
       {
-        script: { plain: sendScript(input.amount, sources, destination) },
+        script: sendScript(input.amount, sources, destination),
         metadata: walletTxMetadata(id, input.metadata),
         ...(input.reference ? { reference: input.reference } : {}),
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
@@ -132,7 +137,7 @@ export async function debitWallet(
       executor,
       WALLETS_LEDGER,
       {
-        script: { plain: sendScript(input.amount, sources, target) },
+        script: sendScript(input.amount, sources, target),
         metadata: walletTxMetadata(id, { ...input.metadata, ...(holdId ? { 'wallets/holds/id': holdId } : {}) }),
         ...(input.timestamp ? { timestamp: input.timestamp } : {}),
       },

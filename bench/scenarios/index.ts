@@ -3,6 +3,7 @@ import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
 import { ledgerCompareScenario } from './ledger/compare';
 import { ledgerReadsScenario } from './ledger/reads';
+import { ledgerVerifyScenario } from './ledger/verify';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
 import { reconciliationScenario } from './reconciliation';
@@ -20,6 +21,7 @@ export const scenarios: Scenario[] = [
   ledgerScenario,
   ledgerReadsScenario,
   ledgerCompareScenario,
+  ledgerVerifyScenario,
   paymentsScenario,
   walletsScenario,
   orchestrationScenario,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { canonicalJson, parseJson, stringifyJson } from '../../lib/json';
 
 describe('exact-integer JSON', () => {
@@ -58,6 +59,34 @@ describe('canonicalJson', () => {
 
   it('writes dates as ISO 8601 and drops undefined members', () => {
     expect(canonicalJson({ date: new Date('2024-01-02T03:04:05.678Z'), gone: undefined })).toBe('{"date":"2024-01-02T03:04:05.678Z"}');
+  });
+
+  it('writes what its first definition wrote, for any JSON value with dates and big integers: the log chain depends on every byte', () => {
+    // The definition the stored log hashes were made with, kept here as the reference.
+    const reference = (value: unknown): string => {
+      if (value === null) return 'null';
+      if (typeof value === 'bigint') return value.toString();
+      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : reference(v))).join(',')}]`;
+      if (typeof value === 'object') {
+        const record = value as Record<string, unknown>;
+        const keys = Object.keys(record)
+          .filter((k) => record[k] !== undefined)
+          .sort();
+        return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    const leaf = fc.oneof(fc.jsonValue(), fc.bigInt(), fc.date({ noInvalidDate: true }), fc.constant(undefined));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node')), fc.dictionary(fc.string(), tie('node'))),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -30,6 +30,13 @@ describe('wallets over HTTP', () => {
     expect((await api('GET', '/api/wallets/wallets/not-a-uuid')).status).toBe(404);
   });
 
+  it('credits and debits an asset with a `_` (COIN_RED), which a Numscript literal cannot write', async () => {
+    const id = (await api('POST', '/api/wallets/wallets', { body: { name: `colored-${unique()}` } })).body.data.id;
+    expect((await credit(id, 30, { amount: { asset: 'COIN_RED', amount: 30 } })).status).toBe(204);
+    expect((await debit(id, 12, { amount: { asset: 'COIN_RED', amount: 12 } })).status).toBe(204);
+    expect((await api('GET', `/api/wallets/wallets/${id}`)).body.data.balances).toEqual({ main: { assets: { COIN_RED: 18 } } });
+  });
+
   it('honours Idempotency-Key on create', async () => {
     const key = `wk-${unique()}`;
     const body = { name: `idem-${unique()}` };

@@ -8,6 +8,17 @@ import { failure, run } from './run';
  * against Formance's interpreter source and conformance corpus), plus the one deliberate difference we keep.
  */
 describe('Numscript: the points where we follow Formance', () => {
+  it("merges consecutive funds of one account into one posting, as Formance's funds queue", async () => {
+    const store = new MemoryStore({ a: { USD: 20n } });
+    expect((await run('send [USD 10] (source = { max [USD 4] from @a  @a } destination = @b)', { store })).moves).toEqual(['a>b:10 USD']);
+    // Funds of another account in between keep the postings apart.
+    expect((await run('send [USD 10] (source = { max [USD 4] from @a  max [USD 2] from @world  @a } destination = @b)', { store })).moves).toEqual([
+      'a>b:4 USD',
+      'world>b:2 USD',
+      'a>b:4 USD',
+    ]);
+  });
+
   it('keeps evaluating the fallback sources of an in-order source after the first covered the amount', async () => {
     // @world covers everything, yet the second source's cap is in the wrong asset: Formance refuses the script.
     expect(await failure(run('send [USD 10] (source = { @world  max [EUR 5] from @a } destination = @b)'))).toBe(
@@ -42,12 +53,31 @@ describe('Numscript: the points where we follow Formance', () => {
     }
   });
 
-  it('accepts an asset with a suffix like EUR_CENTS, as Formance does', async () => {
-    expect((await run('send [EUR_CENTS 9] (source = @world destination = @a)')).moves).toEqual(['world>a:9 EUR_CENTS']);
+  it("refuses an asset with a `_` like EUR_CENTS, as Formance's lexer ([A-Z][A-Z0-9]*)", () => {
+    expect(compileError('send [EUR_CENTS 9] (source = @world destination = @a)')).toMatch(/^1:10: /);
+    expect(compileError('send [EUR 9_] (source = @world destination = @a)')).toBe("1:12: expected ']', found '_'");
   });
 
-  it('accepts a final // comment with no newline after it', async () => {
-    expect((await run('send [USD 1] (source = @world destination = @a) // done')).moves).toEqual(['world>a:1 USD']);
+  it('refuses a final // comment with no newline after it, which Formance does not lex as a comment', () => {
+    expect(compileError('send [USD 1] (source = @world destination = @a) // done')).toBe('1:49: a // comment must end with a newline');
+  });
+
+  it('takes a comment ended by a newline, the last line included', async () => {
+    expect((await run('send [USD 1] (source = @world destination = @a) // done\n')).moves).toEqual(['world>a:1 USD']);
+  });
+
+  it("gives a variable with an origin the origin's value and ignores a value passed for it, as Formance", async () => {
+    const store = new MemoryStore({}, { a: { limit: 'USD 3' } });
+    const result = await run('vars { monetary $m = meta(@a, "limit") }\nsend $m (source = @world destination = @b)', {
+      store,
+      vars: { m: 'USD 1' },
+    });
+    expect(result.moves).toEqual(['world>b:3 USD']);
+  });
+
+  it('refuses a fallback source whose portions add up to more than 100%, even when the first source covered the amount', async () => {
+    const script = 'vars { portion $p  portion $q }\nsend [USD 10] (source = { @world  { $p from @a  $q from @b } } destination = @c)';
+    expect(await failure(run(script, { vars: { p: '60%', q: '50%' } }))).toMatch(/^COMPILATION_FAILED: .*more than 100%/);
   });
 
   it('clamps negative caps to 0: max in sources and destinations, bounded overdrafts', async () => {

@@ -81,16 +81,13 @@ describe('numscript vars', () => {
     expect(result.moves).toEqual(['world>banks:9:50 USD/2', 'world>merchants:042:450 USD/2']);
   });
 
-  it('refuses missing or ill-typed metadata, and a value passed for a variable with an origin', async () => {
+  it('refuses missing or ill-typed metadata', async () => {
     const store = new MemoryStore({}, { a: { bad: 'not a monetary' } });
     expect(await failure(run('vars { monetary $m = meta(@a, "missing") }', { store }))).toBe(
       'VALIDATION: variable $m: account @a has no metadata "missing"',
     );
     expect(await failure(run('vars { monetary $m = meta(@a, "bad") }', { store }))).toMatch(
       /^VALIDATION: variable \$m: metadata "bad" of @a is "not a monetary", not a monetary/,
-    );
-    expect(await failure(run('vars { monetary $m = meta(@a, "bad") }', { store, vars: { m: 'USD 1' } }))).toBe(
-      'COMPILATION_FAILED: 1:8: variable $m gets its value from its origin and cannot be passed',
     );
   });
 
