@@ -9,7 +9,7 @@ import { findSchema, type ParsedSchema } from './schemas';
 import { getTransaction } from './transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
 import type { WriteHooks } from './write-hooks';
-import { commitWrite, commitWrites, type WriteOutcome } from './write-pipeline';
+import { commitWrite, commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from './types';
 
 /** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */
@@ -140,6 +140,22 @@ export async function createTransaction(
   if ('error' in outcome) throw outcome.error;
   if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true };
   return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
+}
+
+/**
+ * The pipeline write of a request that needs no step beyond the pipeline's (see needsCheckedWrite), as createTransaction
+ * would commit it, so a bulk commits a run of them as one batch; undefined for a request that needs the checked write.
+ * @throws ApiError VALIDATION, NO_POSTINGS (the request's own errors, as createTransaction throws them)
+ */
+export function pipelineWrite(
+  input: TransactionRequest,
+  options: { idempotencyKey?: string; force?: boolean; schema?: ParsedSchema },
+): LedgerWrite | undefined {
+  const request = normalize(resolveTemplate(input, options.schema));
+  const accountMetadata = checkAccountMetadata(input.accountMetadata, options.schema);
+  if (options.schema && request.postings) assertPostingsInChart(options.schema, request.postings);
+  if (needsCheckedWrite(request, { force: options.force, schema: options.schema, accountMetadata })) return undefined;
+  return { request, ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}) };
 }
 
 /** A dry run's write: never answered from a key, as it takes none. */
