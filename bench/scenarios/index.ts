@@ -1,6 +1,7 @@
 import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
+import { ledgerBulkScenario } from './ledger/bulk';
 import { ledgerReadsScenario } from './ledger/reads';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
@@ -17,6 +18,7 @@ export interface Scenario {
 /** Every area's benchmark scenarios, in the order the report lists them. */
 export const scenarios: Scenario[] = [
   ledgerScenario,
+  ledgerBulkScenario,
   ledgerReadsScenario,
   paymentsScenario,
   walletsScenario,
