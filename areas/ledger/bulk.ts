@@ -92,19 +92,20 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** The last atomic bulk queued on each ledger in this process (see oneAtATime). */
-const atomicTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
+/** The last bulk transaction queued on each ledger in this process (see oneAtATime). */
+const bulkTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
- * Runs this process's atomic bulks of one ledger one after the other, in arrival order. They serialize in the database
- * anyway (each holds the ledger row from its first insert to its commit), but each waited there holding a pooled
- * connection: 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other
- * request of the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
+ * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) one after the other, in
+ * arrival order, as the group commit runs one batch per ledger and process. They serialize in the database anyway
+ * (each holds the ledger row from its counter bump to its commit), but each waited there holding a pooled connection:
+ * 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other request of
+ * the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
  * Bulks of other processes still queue on the rows, as any writer does.
  */
 function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
-  let tails = atomicTails.get(db);
-  if (!tails) atomicTails.set(db, (tails = new Map()));
+  let tails = bulkTails.get(db);
+  if (!tails) bulkTails.set(db, (tails = new Map()));
   const previous = tails.get(ledger) ?? Promise.resolve();
   const run = previous.then(work);
   const tail = run.catch(() => undefined);
@@ -345,7 +346,7 @@ export async function runBulk(
         if (!record(step.start, result)) return false;
         continue;
       }
-      const outcomes = await commitBatch(db, ledger, step.writes, !options.continueOnFailure);
+      const outcomes = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
       if (!outcomes) {
         if (!(await run(oneByOne(elements.slice(step.start, step.start + step.writes.length), step.start)))) return false;
         continue;
