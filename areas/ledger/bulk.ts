@@ -1,17 +1,18 @@
 import { isApiError } from '../../lib/errors';
 import { inTransaction, translateDbError } from '../../db/errors';
 import { addAccountMetadata } from './accounts';
-import { createTransaction, type TransactionRequest } from './create-transaction';
+import { createTransaction, pipelineWrite, type TransactionRequest } from './create-transaction';
 import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
 import { revertWithLog } from './revert-transaction';
-import { findSchema } from './schemas';
+import { findSchema, type ParsedSchema } from './schemas';
 import { scriptPairs } from './script';
-import { addTransactionMetadata } from './transactions';
+import { addTransactionMetadata, getTransaction } from './transactions';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { assertLedgerWritable } from './ledgers';
 import type { Executor, LedgerTransaction, Posting } from './types';
 import { lockVolumes } from './volumes';
+import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
 
 type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
 
@@ -81,19 +82,20 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** The last atomic bulk queued on each ledger in this process (see oneAtATime). */
-const atomicTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
+/** The last bulk transaction queued on each ledger in this process (see oneAtATime). */
+const bulkTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
- * Runs this process's atomic bulks of one ledger one after the other, in arrival order. They serialize in the database
- * anyway (each holds the ledger row from its first insert to its commit), but each waited there holding a pooled
- * connection: 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other
- * request of the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
+ * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) one after the other, in
+ * arrival order, as the group commit runs one batch per ledger and process. They serialize in the database anyway
+ * (each holds the ledger row from its counter bump to its commit), but each waited there holding a pooled connection:
+ * 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other request of
+ * the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
  * Bulks of other processes still queue on the rows, as any writer does.
  */
 function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
-  let tails = atomicTails.get(db);
-  if (!tails) atomicTails.set(db, (tails = new Map()));
+  let tails = bulkTails.get(db);
+  if (!tails) bulkTails.set(db, (tails = new Map()));
   const previous = tails.get(ledger) ?? Promise.resolve();
   const run = previous.then(work);
   const tail = run.catch(() => undefined);
@@ -153,10 +155,138 @@ function asErrorResult(cause: unknown): BulkResult {
   return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message, logID: NO_LOG };
 }
 
+/** Consecutive CREATE_TRANSACTION elements the write pipeline commits as one batch, or one element run on its own. */
+type Step = { start: number; writes: LedgerWrite[] } | { start: number; element: BulkElement };
+
+/** A CREATE_TRANSACTION element as the pipeline write createTransaction would commit; undefined for any other element. */
+function batchable(element: BulkElement, schema: ParsedSchema | undefined): LedgerWrite | undefined {
+  if (element.action !== 'CREATE_TRANSACTION') return undefined;
+  const { force, ...data } = element.data;
+  try {
+    return pipelineWrite(data, { idempotencyKey: element.ik, force, schema });
+  } catch {
+    // An invalid element runs on its own, which gives its error exactly as a single write would.
+    return undefined;
+  }
+}
+
+/**
+ * Groups the elements, in order, into steps: a run of CREATE_TRANSACTION elements that need no step beyond the write
+ * pipeline's (pipelineWrite) is one batch, split where an Idempotency-Key repeats (the second must see the first's
+ * outcome, as after its commit); any other element (a revert, metadata, a transaction with account metadata, `force`
+ * or a schema's script, an invalid one) is a step of its own.
+ */
+function planSteps(elements: BulkElement[], schema: ParsedSchema | undefined): Step[] {
+  const steps: Step[] = [];
+  let batch: { start: number; writes: LedgerWrite[] } | undefined;
+  const keys = new Set<string>();
+  for (const [index, element] of elements.entries()) {
+    const write = batchable(element, schema);
+    if (!write) {
+      batch = undefined;
+      steps.push({ start: index, element });
+      continue;
+    }
+    if (!batch || (write.idempotencyKey !== undefined && keys.has(write.idempotencyKey))) {
+      batch = { start: index, writes: [] };
+      keys.clear();
+      steps.push(batch);
+    }
+    batch.writes.push(write);
+    if (write.idempotencyKey !== undefined) keys.add(write.idempotencyKey);
+  }
+  return steps;
+}
+
+/** Every element a step of its own: the bulk as it ran before batches, for a batch that failed whole. */
+const oneByOne = (elements: BulkElement[], offset = 0): Step[] => elements.map((element, i) => ({ start: offset + i, element }));
+
+/** A batch write's element result: its transaction and log, or the original's when its Idempotency-Key replayed it. */
+async function createdResult(db: Executor, ledger: string, outcome: Exclude<WriteOutcome, { error: unknown }>): Promise<BulkResult> {
+  if ('hitTxid' in outcome) {
+    const data = await getTransaction(db, ledger, outcome.hitTxid);
+    // An answer stored before answers carried their log id replays with none (NO_LOG), as a single write's does.
+    return { responseType: 'CREATE_TRANSACTION', data, logID: outcome.hitLogId ?? NO_LOG };
+  }
+  return { responseType: 'CREATE_TRANSACTION', data: outcome.transaction, logID: outcome.logId };
+}
+
+/** Thrown inside an atomic bulk's transaction when one of its batches failed whole, to run the bulk again element by element. */
+class BatchFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super('bulk batch failed');
+  }
+}
+
+/**
+ * An atomic bulk in one database transaction. A bulk that is one batch is locked by the pipeline (every volume row its
+ * writes touch, scripts' included, in one sorted statement, before any balance is checked); one of several steps
+ * takes every lock its steps need up front (lockAhead), so overlapping atomic bulks never deadlock.
+ */
+async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps: Step[], schemaVersion: string | undefined): Promise<BulkResult[]> {
+  // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
+  return inTransaction(db, async (trx) => {
+    if (steps.length > 1 || !('writes' in steps[0])) await lockAhead(trx, ledger, elements);
+    const done: BulkResult[] = [];
+    const fail = (index: number, error: unknown): never => {
+      // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
+      const translated = translateDbError(error);
+      if (!isApiError(translated) || translated.status >= 500) throw error;
+      throw new AtomicBulkFailed(index, translated);
+    };
+    for (const step of steps) {
+      if ('element' in step) {
+        try {
+          done.push(await apply(trx, ledger, step.element, schemaVersion));
+        } catch (error) {
+          fail(step.start, error);
+        }
+        continue;
+      }
+      let outcomes: WriteOutcome[];
+      try {
+        outcomes = await commitWrites(trx, ledger, step.writes);
+      } catch (error) {
+        // Failed whole (a reference another process took between the check and the insert): which element is to blame
+        // is known only element by element.
+        const translated = translateDbError(error);
+        if (!isApiError(translated) || translated.status >= 500) throw error;
+        throw new BatchFailed(translated);
+      }
+      for (const [n, outcome] of outcomes.entries()) {
+        if ('error' in outcome) fail(step.start + n, outcome.error);
+        else done.push(await createdResult(trx, ledger, outcome));
+      }
+    }
+    return done;
+  });
+}
+
+/**
+ * A non-atomic bulk's batch in a database transaction of its own, each write with its own outcome (a refused write
+ * leaves the others as they are). Undefined when the batch failed whole before its COMMIT: its elements then run one by
+ * one, so one element's trouble is never its neighbours'. A COMMIT that failed may have landed: its error is the request's.
+ */
+async function commitBatch(db: Db, ledger: string, writes: LedgerWrite[], stopAtFirstRefusal: boolean): Promise<WriteOutcome[] | undefined> {
+  let written = false;
+  try {
+    return await inTransaction(db, async (trx) => {
+      const outcomes = await commitWrites(trx, ledger, writes, { stopAtFirstRefusal });
+      written = true;
+      return outcomes;
+    });
+  } catch (error) {
+    if (written) throw error;
+    return undefined;
+  }
+}
+
 /**
  * Runs the elements in order. Atomic: one database transaction for all of them, so a failing element leaves no trace
- * of any (their events included) and the failure is returned as `failedAt`. Otherwise each element commits on its own
+ * of any (their events included) and the failure is returned as `failedAt`. Otherwise each element has its own outcome
  * and processing stops at the first failure unless `continueOnFailure`; the results cover the elements that ran.
+ * Runs of transactions are committed as batches of the write pipeline (planSteps): one statement per table for the
+ * whole run, txids and log ids dense in element order, each checked against the volumes its predecessors left.
  * @throws ApiError LEDGER_NOT_FOUND (checked first), NOT_FOUND (schema version), SERVICE_UNAVAILABLE
  */
 export async function runBulk(
@@ -168,27 +298,19 @@ export async function runBulk(
   await assertLedgerWritable(db, ledger);
   // The version is the request's, not an element's: an unknown one is the request's 404, as on the single routes,
   // rather than every element's error in a 400.
-  if (options.schemaVersion !== undefined) await findSchema(db, ledger, options.schemaVersion);
+  const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
+  if (elements.length === 0) return { results: [] };
+  const steps = planSteps(elements, schema);
   if (options.atomic) {
     try {
-      // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
-      const results = await oneAtATime(db, ledger, () =>
-        inTransaction(db, async (trx) => {
-          await lockAhead(trx, ledger, elements);
-          const done: BulkResult[] = [];
-          for (const [index, element] of elements.entries()) {
-            try {
-              done.push(await apply(trx, ledger, element, options.schemaVersion));
-            } catch (error) {
-              // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
-              const translated = translateDbError(error);
-              if (!isApiError(translated) || translated.status >= 500) throw error;
-              throw new AtomicBulkFailed(index, translated);
-            }
-          }
-          return done;
-        }),
-      );
+      const results = await oneAtATime(db, ledger, async () => {
+        try {
+          return await runAtomic(db, ledger, elements, steps, options.schemaVersion);
+        } catch (error) {
+          if (!(error instanceof BatchFailed)) throw error;
+          return runAtomic(db, ledger, elements, oneByOne(elements), options.schemaVersion);
+        }
+      });
       return { results };
     } catch (error) {
       if (!(error instanceof AtomicBulkFailed)) throw error;
@@ -197,18 +319,36 @@ export async function runBulk(
   }
   const results: BulkResult[] = [];
   let failedAt: number | undefined;
-  for (const [index, element] of elements.entries()) {
-    let result: BulkResult;
-    try {
-      result = await apply(db, ledger, element, options.schemaVersion);
-    } catch (error) {
-      result = asErrorResult(error);
-    }
+  const record = (index: number, result: BulkResult): boolean => {
     results.push(result);
-    if (result.responseType === 'ERROR') {
-      failedAt ??= index;
-      if (!options.continueOnFailure) break;
+    if (result.responseType !== 'ERROR') return true;
+    failedAt ??= index;
+    return options.continueOnFailure === true;
+  };
+  const run = async (queue: Step[]): Promise<boolean> => {
+    for (const step of queue) {
+      if ('element' in step) {
+        let result: BulkResult;
+        try {
+          result = await apply(db, ledger, step.element, options.schemaVersion);
+        } catch (error) {
+          result = asErrorResult(error);
+        }
+        if (!record(step.start, result)) return false;
+        continue;
+      }
+      const outcomes = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
+      if (!outcomes) {
+        if (!(await run(oneByOne(elements.slice(step.start, step.start + step.writes.length), step.start)))) return false;
+        continue;
+      }
+      for (const [n, outcome] of outcomes.entries()) {
+        const result = 'error' in outcome ? asErrorResult(outcome.error) : await createdResult(db, ledger, outcome);
+        if (!record(step.start + n, result)) return false;
+      }
     }
-  }
+    return true;
+  };
+  await run(steps);
   return { results, ...(failedAt !== undefined ? { failedAt, failure: results[failedAt] as BulkResult & { responseType: 'ERROR' } } : {}) };
 }

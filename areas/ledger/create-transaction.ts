@@ -161,6 +161,22 @@ async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise
   return outcome;
 }
 
+/**
+ * The pipeline write of a request that needs no step beyond the pipeline's (see needsCheckedWrite), as createTransaction
+ * would commit it, so a bulk commits a run of them as one batch; undefined for a request that needs the checked write.
+ * @throws ApiError VALIDATION, NO_POSTINGS (the request's own errors, as createTransaction throws them)
+ */
+export function pipelineWrite(
+  input: TransactionRequest,
+  options: { idempotencyKey?: string; force?: boolean; schema?: ParsedSchema },
+): LedgerWrite | undefined {
+  const request = normalize(resolveTemplate(input, options.schema));
+  const accountMetadata = checkAccountMetadata(input.accountMetadata, options.schema);
+  if (options.schema && request.postings) assertPostingsInChart(options.schema, request.postings);
+  if (needsCheckedWrite(request, { force: options.force, schema: options.schema, accountMetadata })) return undefined;
+  return { request, ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}) };
+}
+
 /** A dry run's write: never answered from a key, as it takes none. */
 async function commitDryRun(
   trx: Knex.Transaction,

@@ -138,7 +138,15 @@ export interface BatchOptions {
    * of the event loop (setImmediate) runs while PostgreSQL executes it. Not called when no write was accepted.
    */
   whileWriting?: () => void;
+  /**
+   * Leaves unwritten every write after the first one refused (a non-atomic bulk that stops at its first failure, as if
+   * its elements had run one after the other); each is answered with NOT_RUN, and its claimed key is released.
+   */
+  stopAtFirstRefusal?: boolean;
 }
+
+/** The outcome of a write left unwritten because an earlier write of its batch was refused (BatchOptions.stopAtFirstRefusal). */
+export const NOT_RUN = new Error('not run: an earlier write of the batch was refused');
 
 export const idempotencyScope = (ledger: string) => `ledger/${ledger}/transactions`;
 
@@ -228,8 +236,17 @@ export async function commitWrites(
   await lockVolumes(trx, ledger, pairs, state, holdReads(settles, holds));
 
   const accepted: Accepted[] = [];
+  let stopped = false;
   for (const [index, write] of writes.entries()) {
-    if (outcomes[index]) continue;
+    if (stopped) {
+      outcomes[index] = { error: NOT_RUN };
+      continue;
+    }
+    const early = outcomes[index];
+    if (early) {
+      stopped = options.stopAtFirstRefusal === true && 'error' in early;
+      continue;
+    }
     try {
       const settle = write.settle && planSettle(write.settle, holds, state);
       const request = settle ? { postings: settle.postings, metadata: write.settle!.metadata } : write.request;
@@ -239,6 +256,7 @@ export async function commitWrites(
       });
     } catch (error) {
       outcomes[index] = { error };
+      stopped = options.stopAtFirstRefusal === true;
     }
   }
 

@@ -2,6 +2,7 @@ import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
 import { ledgerCompareScenario } from './ledger/compare';
+import { ledgerBulkScenario } from './ledger/bulk';
 import { ledgerReadsScenario } from './ledger/reads';
 import { ledgerVerifyScenario } from './ledger/verify';
 import { orchestrationScenario } from './orchestration';
@@ -19,6 +20,7 @@ export interface Scenario {
 /** Every area's benchmark scenarios, in the order the report lists them. */
 export const scenarios: Scenario[] = [
   ledgerScenario,
+  ledgerBulkScenario,
   ledgerReadsScenario,
   ledgerCompareScenario,
   ledgerVerifyScenario,
