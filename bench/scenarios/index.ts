@@ -2,6 +2,7 @@ import type { BenchPlatform } from '../lib/platform';
 import type { Measurement } from '../lib/stats';
 import { ledgerScenario } from './ledger';
 import { ledgerReadsScenario } from './ledger/reads';
+import { observabilityScenario } from './observability';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
 import { reconciliationScenario } from './reconciliation';
@@ -18,6 +19,7 @@ export interface Scenario {
 export const scenarios: Scenario[] = [
   ledgerScenario,
   ledgerReadsScenario,
+  observabilityScenario,
   paymentsScenario,
   walletsScenario,
   orchestrationScenario,
