@@ -78,6 +78,8 @@ export async function startJaeger(binary: string, dir: string, log: (line: strin
   telemetry:
     metrics:
       level: none
+    traces:
+      level: none
     logs:
       level: warn
 extensions:
