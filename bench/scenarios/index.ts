@@ -5,6 +5,7 @@ import { ledgerCompareScenario } from './ledger/compare';
 import { ledgerBulkScenario } from './ledger/bulk';
 import { ledgerReadsScenario } from './ledger/reads';
 import { ledgerVerifyScenario } from './ledger/verify';
+import { observabilityScenario } from './observability';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
 import { reconciliationScenario } from './reconciliation';
@@ -24,6 +25,7 @@ export const scenarios: Scenario[] = [
   ledgerReadsScenario,
   ledgerCompareScenario,
   ledgerVerifyScenario,
+  observabilityScenario,
   paymentsScenario,
   walletsScenario,
   orchestrationScenario,

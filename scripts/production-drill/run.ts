@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../stack/postgres';
 import { ensureTemporalCli, stopChild } from '../stack/temporal';
 import { checkEverything } from './checks';
 import { MixedLoad, errorsBetween, isSuccess, rate, waitForRecovery } from './load';
+import { checkRequestTrace, ensureObservabilityBinaries, startJaeger, startVictoriaMetrics, type RunningScraper } from './observability';
 import { startRoundRobinProxy } from './proxy';
 import {
   ensureTemporalServerBinaries,
@@ -120,6 +122,72 @@ async function tokensRefusedAcrossReplicas(ports: number[], credentials: { clien
   return refused;
 }
 
+/** Ledger writes of the metrics check, sent 4 at a time before the mixed load starts. */
+const METRICS_LOAD = 200;
+
+/**
+ * Sends METRICS_LOAD ledger writes through the load balancer with nothing else running, and checks what the scraper
+ * (scraping every API and worker each second) saw move: the APIs' HTTP counter and duration count of the write
+ * route by exactly the writes acknowledged, their group commits by at least as many writes in at most as many
+ * batches, and the workers' event batches by at least one event per write.
+ */
+async function checkMetricsMoveWithLoad(
+  client: DrillClient,
+  scraper: RunningScraper,
+  ledger: string,
+  figures: Record<string, string>,
+): Promise<string[]> {
+  const writes = `{job="api",method="POST",route=~".+/ledger/v2/.+/transactions",status=~"2.."}`;
+  const queries = {
+    http: `sum(http_requests_total${writes})`,
+    durations: `sum(http_request_duration_seconds_count${writes})`,
+    committed: 'sum(ledger_group_commit_batch_size_sum{job="api"})',
+    batches: 'sum(ledger_group_commit_batch_size_count{job="api"})',
+    events: 'sum(events_batch_size_sum{job="worker"})',
+  };
+  type Figures = Record<keyof typeof queries, number>;
+  const read = async (): Promise<Figures> =>
+    Object.fromEntries(await Promise.all(Object.entries(queries).map(async ([k, q]) => [k, await scraper.value(q)]))) as Figures;
+  // Scraped every second: after 3 s the figures include every request sent so far.
+  await sleep(3000);
+  const before = await read();
+  let acknowledged = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let i = next++; i < METRICS_LOAD; i = next++) {
+        const body = { postings: [{ source: 'world', destination: `metrics:${i}`, amount: 1, asset: 'USD/2' }], reference: `metrics-${i}` };
+        const answer = await client.call('POST', `/api/ledger/v2/${ledger}/transactions`, body, 20_000, { 'Idempotency-Key': `metrics-${i}` });
+        if (isSuccess(answer.status)) acknowledged += 1;
+      }
+    }),
+  );
+  let after = before;
+  await waitUntil(
+    'the scraped figures to include the writes',
+    async () => {
+      after = await read();
+      return after.http - before.http >= acknowledged && after.events - before.events >= acknowledged;
+    },
+    30_000,
+    500,
+  ).catch(() => undefined);
+  const moved = Object.fromEntries(Object.keys(queries).map((k) => [k, after[k as keyof Figures] - before[k as keyof Figures]])) as Figures;
+  figures['metrics moved (VictoriaMetrics)'] =
+    `${acknowledged}/${METRICS_LOAD} writes acknowledged; http_requests_total +${moved.http}, duration count +${moved.durations}, ` +
+    `group-commit writes +${moved.committed} in ${moved.batches} batches, events batched +${moved.events}`;
+  const problems: string[] = [];
+  if (acknowledged !== METRICS_LOAD) problems.push(`metrics load: ${METRICS_LOAD - acknowledged} of ${METRICS_LOAD} writes not acknowledged`);
+  if (moved.http !== acknowledged) problems.push(`http_requests_total of the write route moved by ${moved.http}, not ${acknowledged}`);
+  if (moved.durations !== acknowledged)
+    problems.push(`http_request_duration_seconds_count of the write route moved by ${moved.durations}, not ${acknowledged}`);
+  if (moved.committed < acknowledged)
+    problems.push(`ledger_group_commit_batch_size_sum moved by ${moved.committed}, fewer than ${acknowledged} writes`);
+  if (moved.batches < 1 || moved.batches > moved.committed) problems.push(`ledger_group_commit_batch_size_count moved by ${moved.batches}`);
+  if (moved.events < acknowledged) problems.push(`events_batch_size_sum moved by ${moved.events}, fewer than ${acknowledged} events`);
+  return problems;
+}
+
 interface FaultRow {
   fault: string;
   before: number;
@@ -162,6 +230,8 @@ async function main(): Promise<void> {
     say(`logs: ${dataDir}/drill.log`);
     const [binaries] = await timed(() => ensureTemporalServerBinaries((line) => say(line)));
     figures['Temporal server build'] = binaries.builtInSeconds ? `${binaries.builtInSeconds} s` : 'cached';
+    const observabilityBinaries = await ensureObservabilityBinaries((line) => say(line));
+    figures['Jaeger and VictoriaMetrics (setup-observability.sh)'] = `${observabilityBinaries.seconds} s`;
     const [, buildSeconds] = await timed(
       () =>
         new Promise<void>((resolve, reject) => {
@@ -186,6 +256,8 @@ async function main(): Promise<void> {
       log: (line) => log('temporal', line),
     });
     stops.push(() => temporal.stop());
+    const jaeger = await startJaeger(observabilityBinaries.jaeger, path.join(dataDir, 'jaeger'), (line) => log('jaeger', line));
+    stops.push(() => jaeger.stop());
     const cli = await ensureTemporalCli();
     await registerNamespaceAndSearchAttributes(cli, temporal.address, 'default');
     say(`PostgreSQL on :${pgPort}, Temporal server ${temporal.address} (namespace default, search attributes registered)`);
@@ -200,8 +272,33 @@ async function main(): Promise<void> {
     const apiPorts = await Promise.all(spec('api').replicas > 0 ? Array.from({ length: spec('api').replicas }, () => freePort()) : []);
     const proxy = await startRoundRobinProxy(apiPorts.map((port) => () => port));
     stops.push(() => proxy.close());
-    const common = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn', ...DRILL_ONLY_ENVIRONMENT };
-    const workers = Array.from({ length: spec('worker').replicas }, (_, i) => new Replica(`worker-${i + 1}`, spec('worker'), common, log));
+    const common = {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+      ...DRILL_ONLY_ENVIRONMENT,
+    };
+    // Compose gives each worker its own container, so the default metrics ports do not collide; here they share a host.
+    const workerPorts = await Promise.all(
+      Array.from({ length: spec('worker').replicas }, async () => ({ metrics: await freePort(), temporal: await freePort() })),
+    );
+    const workers = workerPorts.map(
+      (ports, i) =>
+        new Replica(
+          `worker-${i + 1}`,
+          spec('worker'),
+          { ...common, METRICS_HOST: '127.0.0.1', WORKER_METRICS_PORT: String(ports.metrics), TEMPORAL_METRICS_PORT: String(ports.temporal) },
+          log,
+        ),
+    );
+    const scraper = await startVictoriaMetrics(
+      observabilityBinaries.victoriaMetrics,
+      path.join(dataDir, 'victoria-metrics'),
+      { api: apiPorts.map((port) => `127.0.0.1:${port}`), worker: workerPorts.flatMap((p) => [`127.0.0.1:${p.metrics}`, `127.0.0.1:${p.temporal}`]) },
+      (line) => log('vmetrics', line),
+    );
+    stops.push(() => scraper.stop());
     // PUBLIC_URL is the load balancer's: a token issued by one API names it as issuer and audience, so the other accepts it.
     const apis = apiPorts.map(
       (port, i) => new Replica(`api-${i + 1}`, spec('api'), { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: proxy.url }, log),
@@ -251,6 +348,22 @@ async function main(): Promise<void> {
         },
       ],
     });
+
+    // Observability, before any fault: one traced request's spans in Jaeger, and the scraped metrics moved by a known load.
+    const traceId = randomBytes(16).toString('hex');
+    const traced = await client.call('POST', `/api/orchestration/v2/workflows/${workflow.data.id}/instances?wait=true`, { n: 'traced' }, 70_000, {
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+    });
+    if (traced.status !== 200) problems.push(`the traced orchestration run answered ${traced.status}`);
+    const trace = await checkRequestTrace(jaeger, traceId);
+    problems.push(...trace.problems);
+    figures['traced run (Jaeger)'] = trace.summary;
+    say(`traced run ${traceId}: ${trace.summary}${trace.problems.length ? ` — ${trace.problems.join('; ')}` : ''}`);
+    const metricProblems = await checkMetricsMoveWithLoad(client, scraper, ledger, figures);
+    problems.push(...metricProblems);
+    say(
+      `metrics after ${METRICS_LOAD} writes: ${figures['metrics moved (VictoriaMetrics)']}${metricProblems.length ? ` — ${metricProblems.join('; ')}` : ''}`,
+    );
 
     const load = new MixedLoad(client, { ledger, walletId: wallet.data.id, workflowId: workflow.data.id });
     load.start();

@@ -11,8 +11,9 @@ export interface PlatformService {
   /** The compose `command`, run from the repository root with this Node for `node`. */
   command: string[];
   /**
-   * The compose `environment` names; the drill gives each a 127.0.0.1 value of its own, except the observability
-   * ones (OTEL_EXPORTER_OTLP_ENDPOINT, METRICS_HOST): it runs no collector, so its processes trace nothing.
+   * The compose `environment` names; the drill gives each a 127.0.0.1 value of its own. OTEL_EXPORTER_OTLP_ENDPOINT
+   * is Jaeger's OTLP receiver (compose's goes through a collector to it); the workers, which share one host here, also
+   * get metrics ports of their own (WORKER_METRICS_PORT, TEMPORAL_METRICS_PORT).
    */
   environment: string[];
   /** How many the drill runs side by side (compose scales them with `--scale`). */
@@ -48,9 +49,13 @@ export const DRILL_ONLY_ENVIRONMENT: Record<string, string> = {
   EVENTS_POLL_INTERVAL_MS: '500',
 };
 
-/** The services the drill replaces with real parts started without Docker (the Web UI and the observability services are not drilled). */
-export const INFRASTRUCTURE_SERVICES = ['postgres', 'temporal', 'temporal-search-attributes'] as const;
-export const NOT_DRILLED_SERVICES = ['temporal-ui', 'otel-collector', 'jaeger', 'prometheus', 'grafana'] as const;
+/**
+ * The services the drill replaces with real parts started without Docker: Jaeger as Jaeger v2 built from its Go
+ * module, Prometheus as VictoriaMetrics single-node (same scrape configuration and PromQL). The Web UI, the collector
+ * (a relay between the platform and Jaeger) and Grafana are not drilled.
+ */
+export const INFRASTRUCTURE_SERVICES = ['postgres', 'temporal', 'temporal-search-attributes', 'jaeger', 'prometheus'] as const;
+export const NOT_DRILLED_SERVICES = ['temporal-ui', 'otel-collector', 'grafana'] as const;
 
 /** The Temporal server release docker-compose.yml runs (temporalio/auto-setup:<version>), built from source here. */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
