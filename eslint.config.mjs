@@ -37,10 +37,19 @@ function layering() {
       ),
     },
     {
-      files: ['areas/**/*.ts'],
-      ignores: ['areas/*/engine.ts', 'areas/*/engine/*.ts'],
+      files: ['areas/*/*.ts'],
+      ignores: ['areas/*/engine.ts'],
       rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, AREA_INTERNALS, {
         regex: '^\\.\\./[^./][^/]*/',
+        message: 'Use another area through its index.ts.',
+      }),
+    },
+    {
+      // An area's subfolders (by responsibility) reach each other with ../<folder>/; another area is ../../<area>/.
+      files: ['areas/*/*/**/*.ts'],
+      ignores: ['areas/*/engine/*.ts'],
+      rules: restrict(upward, workflowsByType, TEMPORAL_CALLS, AREA_INTERNALS, {
+        regex: '^\\.\\./\\.\\./[^./][^/]*/',
         message: 'Use another area through its index.ts.',
       }),
     },

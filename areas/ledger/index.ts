@@ -5,10 +5,10 @@
  */
 export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
 export { WORLD } from './types';
-export { createTransaction, settleHold, type CreateTransactionOptions, type TransactionRequest } from './create-transaction';
-export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './write-pipeline';
-export type { SqlStatement } from './write-statements';
-export { revertTransaction } from './revert-transaction';
+export { createTransaction, settleHold, type CreateTransactionOptions, type TransactionRequest } from './writes/create-transaction';
+export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './writes/write-pipeline';
+export type { SqlStatement } from './writes/write-statements';
+export { revertTransaction } from './writes/revert-transaction';
 export {
   getTransaction,
   getTransactionJson,
@@ -16,7 +16,7 @@ export {
   countTransactions,
   addTransactionMetadata,
   type TransactionFilters,
-} from './transactions';
+} from './reads/transactions';
 export {
   getAccount,
   listAccounts,
@@ -26,7 +26,7 @@ export {
   type LedgerAccount,
   type AccountFilters,
   type BalanceOperator,
-} from './accounts';
+} from './reads/accounts';
 export {
   createLedger,
   deleteBucket,
@@ -38,13 +38,13 @@ export {
   updateLedgerMetadata,
   type Ledger,
 } from './ledgers';
-export { getSchema, insertSchema, listSchemas, type LedgerSchema } from './schemas';
+export { getSchema, insertSchema, listSchemas, type LedgerSchema } from './rules/schemas';
 export { ledgerMetrics } from './metrics';
-export { v1TransactionView, v2TransactionView } from './views';
-export { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
-export { runBulk, type BulkElement, type BulkResult } from './bulk';
-export { ledgerStats, type LedgerStats } from './stats';
-export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './volumes-list';
+export { v1TransactionView, v2TransactionView } from './reads/views';
+export { deleteAccountMetadata, deleteTransactionMetadata } from './writes/delete-metadata';
+export { runBulk, type BulkElement, type BulkResult } from './writes/bulk';
+export { ledgerStats, type LedgerStats } from './reads/stats';
+export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './reads/volumes-list';
 export { inWriteTransaction } from './executor';
 export {
   exportLogs,
@@ -55,15 +55,15 @@ export {
   type LogFilters,
   type LogVerification,
   type StreamedLog,
-} from './logs';
-export { hashLedgerLogs, hashPendingLogs, logHashLag } from './log-hasher';
-export { importLogs, type ImportOptions } from './log-import';
-export { CHECKPOINT_EVERY, listLogPublicKeys, rotateLogSigningKey } from './log-signing';
-export type { LedgerLog, LogType } from './log';
-export { addAccountMetadataV1, addTransactionMetadataV1, createTransactionV1, createTransactionsV1, revertTransactionV1 } from './v1-writes';
-export { getMapping, updateMapping, type Contract, type Mapping } from './mapping';
-export { ledgerNames, ledgerStorageInfo } from './info';
-export { logV1TypesExcluded, v1AccountView, v1AccountWithVolumesView, v1BalancesView, v1LogView } from './v1-views';
+} from './logs/logs';
+export { hashLedgerLogs, hashPendingLogs, logHashLag } from './logs/log-hasher';
+export { importLogs, type ImportOptions } from './logs/log-import';
+export { CHECKPOINT_EVERY, listLogPublicKeys, rotateLogSigningKey } from './logs/log-signing';
+export type { LedgerLog, LogType } from './logs/log';
+export { addAccountMetadataV1, addTransactionMetadataV1, createTransactionV1, createTransactionsV1, revertTransactionV1 } from './writes/v1-writes';
+export { getMapping, updateMapping, type Contract, type Mapping } from './rules/mapping';
+export { ledgerNames, ledgerStorageInfo } from './reads/info';
+export { logV1TypesExcluded, v1AccountView, v1AccountWithVolumesView, v1BalancesView, v1LogView } from './reads/v1-views';
 export {
   createExporter,
   deleteExporter,
@@ -73,8 +73,8 @@ export {
   updateExporter,
   type Exporter,
   type ExporterRow,
-} from './exporters';
-export { type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporter-config';
+} from './exporters/exporters';
+export { type ExporterConfig, type HttpExporterConfig, type PostgresExporterConfig } from './exporters/exporter-config';
 export {
   createPipeline,
   deletePipeline,
@@ -86,7 +86,7 @@ export {
   stopPipeline,
   type Pipeline,
   type PipelineRow,
-} from './pipelines';
-export { advancePipeline, nextPipelineBatch, type ExportedLog, type NextBatch, type PipelineBatch } from './pipeline-batches';
-export { runQuery, type QueryTemplate } from './run-query';
-export { aggregateBalancesAt, assertAccountQuery, type PointInTime } from './balances-at';
+} from './exporters/pipelines';
+export { advancePipeline, nextPipelineBatch, type ExportedLog, type NextBatch, type PipelineBatch } from './exporters/pipeline-batches';
+export { runQuery, type QueryTemplate } from './reads/run-query';
+export { aggregateBalancesAt, assertAccountQuery, type PointInTime } from './reads/balances-at';

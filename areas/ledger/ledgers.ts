@@ -2,7 +2,7 @@ import { ApiError, validationError } from '../../lib/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination';
 import { assertFeatures, effectiveFeatures, numscriptFlags } from './features';
-import { assertLedgerName, assertMetadata } from './rules';
+import { assertLedgerName, assertMetadata } from './rules/rules';
 import type { Executor } from './types';
 import { stringifyJson } from '../../lib/json';
 

@@ -1,6 +1,6 @@
 /**
  * What `event` holds in a trigger's expressions, per event type that can fire a trigger: the payloads the ledger (v2)
- * and payments (v3) areas emit (areas/ledger/views.ts, areas/payments/*.ts), as CEL types. Trigger creation checks the
+ * and payments (v3) areas emit (areas/ledger/reads/views.ts, areas/payments/*.ts), as CEL types. Trigger creation checks the
  * expressions against them, so `event.nosuchfield` is refused there rather than failing on every event. Values are
  * what the JSON payload gives CEL: dates are strings, amounts ints. Provider data stays dynamic. An integration test
  * (trigger-payloads.test.ts) compares the events the platform emits with these shapes.

@@ -2,10 +2,17 @@
  * The payments area's in-process API: connectors, provider data, payments, bank accounts, payment service users,
  * pools and payment initiations. Routes and activities import only this file; its Temporal calls live in engine/.
  */
-export { balanceKey, listAccountBalances, listAccountsJson } from './account-list';
-export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts';
-export { forwardBankAccount, forwardPsuBankAccount, recordForwardedAccount } from './bank-account-forward';
-export { CONVERSION_STATUSES, conversionKey, getConversion, listConversions, type ProviderConversion, upsertConversions } from './conversions';
+export { balanceKey, listAccountBalances, listAccountsJson } from './accounts/account-list';
+export { type ProviderAccount, getAccount, type ProviderBalance, upsertAccounts, upsertBalances } from './accounts/accounts';
+export { forwardBankAccount, forwardPsuBankAccount, recordForwardedAccount } from './accounts/bank-account-forward';
+export {
+  CONVERSION_STATUSES,
+  conversionKey,
+  getConversion,
+  listConversions,
+  type ProviderConversion,
+  upsertConversions,
+} from './trading/conversions';
 export {
   getOrder,
   listOrders,
@@ -16,11 +23,11 @@ export {
   type ProviderOrder,
   TIME_IN_FORCE,
   upsertOrders,
-} from './orders';
-export { reversePaymentInitiation, type ReversalInput } from './initiation-reversal';
-export { failReversal, loadReversalForConnector, recordReversalPayment } from './reversal-execute';
-export { bankAccountKey, getBankAccount, listBankAccounts } from './bank-account-read';
-export { createBankAccount, updateBankAccountMetadata } from './bank-account-write';
+} from './trading/orders';
+export { reversePaymentInitiation, type ReversalInput } from './initiations/initiation-reversal';
+export { failReversal, loadReversalForConnector, recordReversalPayment } from './initiations/reversal-execute';
+export { bankAccountKey, getBankAccount, listBankAccounts } from './accounts/bank-account-read';
+export { createBankAccount, updateBankAccountMetadata } from './accounts/bank-account-write';
 export {
   type ConnectorConfig,
   type ConnectorProvider,
@@ -33,13 +40,26 @@ export {
   type StripeConfig,
   type MangopayConfig,
   type AdyenConfig,
-} from './connector-config';
-export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connector-catalog';
-export { installConnector, recreateConnectorSchedules, removeConnectorSchedules, resetConnector, uninstallConnector } from './connector-install';
-export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connector-schedules';
-export { getTask } from './connector-tasks';
-export { updateConnectorConfig } from './connector-update';
-export { connectorKey, type ConnectorRow, getConnectorConfig, getConnectorRow, listConnectors, lockInstalledConnector } from './connectors';
+} from './connectors/connector-config';
+export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connectors/connector-catalog';
+export {
+  installConnector,
+  recreateConnectorSchedules,
+  removeConnectorSchedules,
+  resetConnector,
+  uninstallConnector,
+} from './connectors/connector-install';
+export { getConnectorSchedule, listConnectorSchedules, listScheduleInstances, scheduleItemKey } from './connectors/connector-schedules';
+export { getTask } from './connectors/connector-tasks';
+export { updateConnectorConfig } from './connectors/connector-update';
+export {
+  connectorKey,
+  type ConnectorRow,
+  getConnectorConfig,
+  getConnectorRow,
+  listConnectors,
+  lockInstalledConnector,
+} from './connectors/connectors';
 export {
   ACCOUNT_TYPES,
   ASSET_PATTERN,
@@ -50,17 +70,22 @@ export {
   PAYMENT_TYPES,
 } from './enums';
 export { connectorId, connectorLabel } from './ids';
-export { createPaymentInitiation } from './initiation-create';
-export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiation-execute';
-export { approvePaymentInitiation, deletePaymentInitiation, rejectPaymentInitiation, retryPaymentInitiation } from './initiation-transitions';
-export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations';
+export { createPaymentInitiation } from './initiations/initiation-create';
+export { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from './initiations/initiation-execute';
+export {
+  approvePaymentInitiation,
+  deletePaymentInitiation,
+  rejectPaymentInitiation,
+  retryPaymentInitiation,
+} from './initiations/initiation-transitions';
+export { getPaymentInitiationDetails, initiationKey, listPaymentInitiations } from './initiations/initiations';
 export {
   initiationAdjustmentKey,
   initiationPaymentKey,
   listInitiationAdjustments,
   listInitiationPayments,
   presentInitiationAdjustment,
-} from './initiation-related';
+} from './initiations/initiation-related';
 export {
   createPaymentServiceUser,
   deletePaymentServiceUser,
@@ -69,7 +94,7 @@ export {
   listPaymentServiceUsers,
   paymentServiceUserKey,
   removePaymentServiceUser,
-} from './payment-service-users';
+} from './open-banking/payment-service-users';
 export {
   connectionKey,
   deletePaymentServiceUserConnection,
@@ -77,7 +102,7 @@ export {
   forwardPaymentServiceUserToProvider,
   listConnections,
   type OpenBankingConnection,
-} from './psu-open-banking';
+} from './open-banking/psu-open-banking';
 export {
   checkConsentState,
   consentPath,
@@ -88,7 +113,7 @@ export {
   linkAttemptKey,
   listLinkAttempts,
   updatePsuLink,
-} from './psu-links';
+} from './open-banking/psu-links';
 export {
   connectionsOf,
   connectorsOfPsu,
@@ -100,14 +125,14 @@ export {
   recordPsuForward,
   removeConnection,
   removePsuConnector,
-} from './psu-connections';
-export { getPayment, type ProviderPayment, updatePaymentMetadata } from './payments';
-export { upsertPayment, upsertPayments } from './payments-upsert';
-export { listPaymentsJson, SORT_FIELDS } from './payments-list';
-export { QUERY_FIELDS } from './payments-query';
-export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './pools';
-export { getPoolBalancesAt } from './balances-at';
-export { createManualAccount, createManualPayment } from './manual-records';
+} from './open-banking/psu-connections';
+export { getPayment, type ProviderPayment, updatePaymentMetadata } from './payments/payments';
+export { upsertPayment, upsertPayments } from './payments/payments-upsert';
+export { listPaymentsJson, SORT_FIELDS } from './payments/payments-list';
+export { QUERY_FIELDS } from './payments/payments-query';
+export { changePoolAccount, createPool, deletePool, getPool, getPoolBalances, listPools, poolKey, updatePoolQuery } from './accounts/pools';
+export { getPoolBalancesAt } from './accounts/balances-at';
+export { createManualAccount, createManualPayment } from './payments/manual-records';
 export { findConnectorByProvider, getPaymentForStage, providerTransfer, type StagePayment } from './orchestration';
 export {
   type ConnectorV1,
@@ -120,10 +145,10 @@ export {
   type TaskV1,
   uninstallConnectorV1,
   updateConnectorConfigV1,
-} from './connectors-v1';
-export { balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1 } from './payments-v1';
-export { type BankAccountV1, createBankAccountV1, forwardBankAccountV1, listBankAccountsV1 } from './bank-accounts-v1';
-export { createPoolV1, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from './pools-v1';
+} from './connectors/connectors-v1';
+export { balanceV1Key, createAccountV1, createPaymentV1, getAccountV1, listAccountBalancesV1 } from './payments/payments-v1';
+export { type BankAccountV1, createBankAccountV1, forwardBankAccountV1, listBankAccountsV1 } from './accounts/bank-accounts-v1';
+export { createPoolV1, getPoolBalancesV1, getPoolV1, listPoolsV1, poolV1Key, updatePoolQueryV1 } from './accounts/pools-v1';
 export {
   connectorTransferV1,
   createTransferInitiationV1,
@@ -134,8 +159,8 @@ export {
   reverseTransferInitiationV1,
   transferInitiationV1Key,
   updateTransferInitiationStatusV1,
-} from './transfer-initiations-v1';
-export { clearFetchStates, getConnectorState, saveConnectorState } from './connector-states';
+} from './initiations/transfer-initiations-v1';
+export { clearFetchStates, getConnectorState, saveConnectorState } from './connectors/connector-states';
 export {
   STRIPE_ROOT_ACCOUNT,
   STRIPE_WEBHOOK_EVENTS,
@@ -149,9 +174,9 @@ export {
   stripePlatformAccount,
   stripeTransfer,
   stripeTransferReversal,
-} from './stripe-mapping';
-export { receiveConnectorCallback } from './connector-callbacks';
-export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './stripe-webhooks';
-export { adyenAsset, adyenMerchantAccount, adyenNotificationPayment, ADYEN_PAYMENT_EVENTS } from './adyen-mapping';
-export { receiveAdyenWebhook } from './adyen-webhooks';
-export { receiveConnectorWebhook } from './connector-webhooks';
+} from './connectors/stripe-mapping';
+export { receiveConnectorCallback } from './connectors/connector-callbacks';
+export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './connectors/stripe-webhooks';
+export { adyenAsset, adyenMerchantAccount, adyenNotificationPayment, ADYEN_PAYMENT_EVENTS } from './connectors/adyen-mapping';
+export { receiveAdyenWebhook } from './connectors/adyen-webhooks';
+export { receiveConnectorWebhook } from './connectors/connector-webhooks';

@@ -2,8 +2,8 @@ import type { TemporalDeps } from '../../lib/temporal';
 import { createHash } from 'node:crypto';
 import type { Db, Executor } from '../../db/knex';
 import { accountId } from './ids';
-import { createPaymentInitiation } from './initiation-create';
-import { getPayment } from './payments';
+import { createPaymentInitiation } from './initiations/initiation-create';
+import { getPayment } from './payments/payments';
 
 /**
  * The in-process API the orchestration stages call (ProviderTransfer, GetPayment). Fixed by the contracts brief.

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * NULL. Log ids come from `ledgers.next_log_id`, bumped in the statement that already bumps `next_txid` (or, for a
  * metadata change, in the statement that inserts the log): the ledger row is the one lock a write holds to commit, so
  * an aborted write releases its number and ids stay dense without a second lock.
- * Hashes are filled in afterwards, in id order, by the hasher (areas/ledger/log-hasher.ts); `ledger_log_chain` is its
+ * Hashes are filled in afterwards, in id order, by the hasher (areas/ledger/logs/log-hasher.ts); `ledger_log_chain` is its
  * per-ledger position (the last hashed id and its hash), a separate row so the hasher never waits on the writers' lock.
  */
 export async function up(knex: Knex): Promise<void> {

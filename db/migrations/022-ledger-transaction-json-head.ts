@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * A transaction's timestamp and postings, which no write changes once it is inserted, stored as the JSON text the
- * reads by txid write for them: `json_head` is `"timestamp":…,"postings":…` (areas/ledger/transaction-json.ts,
+ * reads by txid write for them: `json_head` is `"timestamp":…,"postings":…` (areas/ledger/reads/transaction-json.ts,
  * decision 33). Writing them out at each read (the timestamp through to_char, the postings cast to text) cost
  * PostgreSQL about 1.7 of the 9–10 µs of a read by txid.
  *

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Signed checkpoints of the ledger log chain (areas/ledger/log-signing.ts): the hasher signs the chain head every
+ * Signed checkpoints of the ledger log chain (areas/ledger/logs/log-signing.ts): the hasher signs the chain head every
  * 100 logs with the platform's Ed25519 key, so a chain re-hashed end to end by someone without the key no longer
  * verifies. `ledger_log_chain.checkpoints_from` is the first log the hasher signs: logs hashed before this migration
  * have no checkpoint, and `verify` must not call them broken.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chainHash } from '../../areas/ledger/log';
-import { CHECKPOINT_EVERY, signCheckpoint, signingKeyFromSeed, type LogSigningKey } from '../../areas/ledger/log-signing';
+import { chainHash } from '../../areas/ledger/logs/log';
+import { CHECKPOINT_EVERY, signCheckpoint, signingKeyFromSeed, type LogSigningKey } from '../../areas/ledger/logs/log-signing';
 import { stringifyJson } from '../../lib/json';
 
 /** A signer of another deployment: its own Ed25519 key, whose public part an import is given as `publicKey`. */

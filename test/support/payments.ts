@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../db/knex';
-import { upsertAccounts, type ProviderAccount } from '../../areas/payments/accounts';
+import { upsertAccounts, type ProviderAccount } from '../../areas/payments/accounts/accounts';
 import { accountId, connectorId } from '../../areas/payments/ids';
 import { stringifyJson } from '../../lib/json';
 import { api } from './http';

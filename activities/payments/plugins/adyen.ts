@@ -73,7 +73,7 @@ export function adyenFailure(error: unknown, operation: string, { HttpClientExce
 /**
  * The Adyen connector's plugin, as Formance's: merchant accounts of the company (FETCH_ACCOUNTS) and the company webhook
  * that delivers standard notifications (CREATE_WEBHOOKS); the notifications themselves are received by the area
- * (areas/payments/adyen-webhooks.ts). Adyen's official library builds every request and reads every answer; the
+ * (areas/payments/connectors/adyen-webhooks.ts). Adyen's official library builds every request and reads every answer; the
  * transport sends it to `endpoint`. Balances and payments are not fetched: Adyen has no API listing them to a
  * company, so payments arrive by notification only (Formance's plugin answers "not implemented" to them too).
  */

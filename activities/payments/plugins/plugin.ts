@@ -107,7 +107,7 @@ export interface ConnectorPlugin {
   /** Only plugins with FETCH_CONVERSIONS / FETCH_ORDERS. */
   fetchConversions?(): Promise<ProviderConversion[]>;
   fetchOrders?(): Promise<ProviderOrder[]>;
-  /** Only for plugins with Formance's open-banking capabilities (areas/payments/connector-catalog.ts). */
+  /** Only for plugins with Formance's open-banking capabilities (areas/payments/connectors/connector-catalog.ts). */
   openBanking?: OpenBankingPlugin;
 }
 

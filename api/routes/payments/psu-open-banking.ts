@@ -22,7 +22,7 @@ import { cursorOf, dataOf, dateTimeSchema, member, metadataSchema, objectSchema,
 import { taskSchema, v3PlainListQuery } from '../../schemas/payments';
 import { noContent, tags, temporalOf } from './common';
 
-/** Formance's open-banking operations on payment service users (areas/payments/psu-open-banking.ts, psu-links.ts). */
+/** Formance's open-banking operations on payment service users (areas/payments/open-banking/psu-open-banking.ts, psu-links.ts). */
 const users = '/api/payments/v3/payment-service-users/{paymentServiceUserID}';
 const base = `${users}/connectors/{connectorID}`;
 const id = stringSchema({ minLength: 1, maxLength: 2000 });

@@ -27,7 +27,7 @@ import {
 } from '../../schemas/payments-v1';
 import { noContent, tags, temporalOf } from './common';
 
-/** Formance's payments v1 transfer initiations, over the platform's payment initiations (areas/payments/transfer-initiations-v1.ts). */
+/** Formance's payments v1 transfer initiations, over the platform's payment initiations (areas/payments/initiations/transfer-initiations-v1.ts). */
 const base = '/api/payments/transfer-initiations';
 const params = idParams('transferId');
 const deps = (ctx: Pick<AppContext, 'deps'>) => ({ db: ctx.deps.db, temporal: temporalOf(ctx) });

@@ -1,7 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { TemporalDeps } from '../../../lib/temporal';
 import type { connectorInstall, connectorPoll, connectorReset, connectorUninstall } from '../../../workflows/payments/connector-poll';
-import { fetchKindsOf } from '../connector-catalog';
+import { fetchKindsOf } from '../connectors/connector-catalog';
 import {
   connectorTaskId,
   describeConnector,

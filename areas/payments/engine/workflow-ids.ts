@@ -1,5 +1,5 @@
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
-import type { FetchKind } from '../connector-catalog';
+import type { FetchKind } from '../connectors/connector-catalog';
 import { connectorLabel } from '../ids';
 
 // What the payments engine's calls share (see index.ts): workflow and schedule ids, search attributes, the texts the

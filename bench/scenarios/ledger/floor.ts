@@ -9,7 +9,7 @@ import type { BenchPlatform } from '../../lib/platform';
 import { measureLoop, percentile, type Measurement } from '../../lib/stats';
 
 /**
- * The raw-SQL floor of a ledger write: what one transaction write does in areas/ledger/write-pipeline.ts,
+ * The raw-SQL floor of a ledger write: what one transaction write does in areas/ledger/writes/write-pipeline.ts,
  * done directly with `pg` on the same PostgreSQL and the same tables (so the same indexes): lock the two volume rows
  * in address order (the same statement as lockVolumes), update them, upsert the accounts, take the next txid and insert the transaction row (postings,
  * pre/post-commit volumes, sources/destinations), insert the outbox row with its NOTIFY, commit.
@@ -56,7 +56,7 @@ async function floorWrite(client: pg.ClientBase, shape: FloorShape): Promise<voi
   const amount = 1n;
   await client.query('BEGIN');
   try {
-    // The same statement as lockVolumes (areas/ledger/volumes.ts): create-if-missing and lock, in address order.
+    // The same statement as lockVolumes (areas/ledger/reads/volumes.ts): create-if-missing and lock, in address order.
     const locked = await client.query(
       `INSERT INTO ledger_volumes (ledger, address, asset, input, output)
        SELECT $1, t.address, $2, 0, 0 FROM unnest($3::text[]) WITH ORDINALITY AS t(address, n) ORDER BY t.n

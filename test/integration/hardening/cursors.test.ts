@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/knex';
-import { upsertPayment } from '../../../areas/payments/payments-upsert';
+import { upsertPayment } from '../../../areas/payments/payments/payments-upsert';
 import { freePort } from '../../../scripts/stack/ports';
 import { runNodeProcess, type ManagedProcess } from '../../../scripts/stack/processes';
 import { control } from '../../support/control';

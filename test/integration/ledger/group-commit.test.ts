@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { commitWrites, type WriteOutcome } from '../../../areas/ledger/write-pipeline';
-import { groupCommit } from '../../../areas/ledger/group-commit';
+import { commitWrites, type WriteOutcome } from '../../../areas/ledger/writes/write-pipeline';
+import { groupCommit } from '../../../areas/ledger/writes/group-commit';
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
 import { ledgerViolations, logAndEventViolations } from '../../support/ledger-invariants';

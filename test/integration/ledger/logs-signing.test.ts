@@ -1,5 +1,5 @@
-import { chainHash } from '../../../areas/ledger/log';
-import { rotateLogSigningKey } from '../../../areas/ledger/log-signing';
+import { chainHash } from '../../../areas/ledger/logs/log';
+import { rotateLogSigningKey } from '../../../areas/ledger/logs/log-signing';
 import { createDb, type Db } from '../../../db/knex';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import { pollUntil } from '../../support/eventually';

@@ -3,7 +3,7 @@ import { migrationSchema } from '../../support/migration-schema';
 import * as ledger from '../../../db/migrations/003-ledger';
 import * as transactionText from '../../../db/migrations/020-ledger-transaction-text';
 import * as jsonHead from '../../../db/migrations/022-ledger-transaction-json-head';
-import { TRANSACTION_JSON_SQL } from '../../../areas/ledger/transaction-json';
+import { TRANSACTION_JSON_SQL } from '../../../areas/ledger/reads/transaction-json';
 
 /**
  * Migration 022 stores a transaction's timestamp and postings, which no write changes, as the JSON text the reads by

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { getTransaction, getTransactionJson, v1TransactionView, v2TransactionView } from '../../../areas/ledger';
 import { stringifyJson } from '../../../lib/json';
-import { headJsonSql } from '../../../areas/ledger/transaction-json';
+import { headJsonSql } from '../../../areas/ledger/reads/transaction-json';
 import { api } from '../../support/http';
 import { ApiError } from '../../../lib/errors';
 import { createDb, type Db } from '../../../db/knex';

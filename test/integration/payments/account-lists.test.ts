@@ -4,7 +4,7 @@ import { api } from '../../support/http';
 import { seedConnector, testDb } from '../../support/payments';
 
 /**
- * The account lists (v3 and v1) are written by PostgreSQL (areas/payments/account-list.ts); the single reads by the
+ * The account lists (v3 and v1) are written by PostgreSQL (areas/payments/accounts/account-list.ts); the single reads by the
  * API. Each listed account must be what its single read answers, whatever its optional members, text and raw data.
  * The accounts are dated in 2999 so that they head v1's list, which has no filter, whatever other tests store.
  */

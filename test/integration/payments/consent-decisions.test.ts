@@ -7,7 +7,7 @@ import { installSimulated, simulatedDirectory, suffix, testDb } from '../../supp
 const users = '/api/payments/v3/payment-service-users';
 
 /**
- * A consent link is decided exactly once (areas/payments/psu-links.ts, decideConsent): concurrent decisions on one link,
+ * A consent link is decided exactly once (areas/payments/open-banking/psu-links.ts, decideConsent): concurrent decisions on one link,
  * approvals and refusals mixed, give one 204 and 409 for all the others, and the attempt ends as the winner decided.
  */
 describe('open-banking consent decisions', () => {

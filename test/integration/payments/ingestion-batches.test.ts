@@ -1,8 +1,8 @@
 import type { Db } from '../../../db/knex';
-import { upsertAccounts, upsertBalances, type ProviderAccount } from '../../../areas/payments/accounts';
+import { upsertAccounts, upsertBalances, type ProviderAccount } from '../../../areas/payments/accounts/accounts';
 import { accountId, paymentId } from '../../../areas/payments/ids';
-import type { ProviderPayment } from '../../../areas/payments/payments';
-import { upsertPayments } from '../../../areas/payments/payments-upsert';
+import type { ProviderPayment } from '../../../areas/payments/payments/payments';
+import { upsertPayments } from '../../../areas/payments/payments/payments-upsert';
 import { inTransaction } from '../../../db/errors';
 import { connectorLabel } from '../../../areas/payments/ids';
 import { api } from '../../support/http';

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/knex';
-import { upsertPayment } from '../../../areas/payments/payments-upsert';
+import { upsertPayment } from '../../../areas/payments/payments/payments-upsert';
 import { api } from '../../support/http';
 import { seedConnector, testDb } from '../../support/payments';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../../db/knex';
 import { confirmHold, debitWallet, getHold, holdAccount, voidHold } from '../../../areas/wallets';
 import { holdRows } from '../../../areas/wallets/hold-rows';
-import { lockVolumes } from '../../../areas/ledger/volumes';
+import { lockVolumes } from '../../../areas/ledger/reads/volumes';
 import { api } from '../../support/http';
 import { ledgerViolations } from '../../support/ledger-invariants';
 import { credit, debit, mainBalance, newWallet } from '../../support/wallets';

@@ -1,6 +1,6 @@
 import { compileQuery, metadataField, type QueryField, type QueryLanguage } from '../../../db/filter-query';
-import { addressesField, addressField } from '../../../areas/ledger/ledger-query';
-import { compilePaymentsQuery } from '../../../areas/payments/payments-query';
+import { addressesField, addressField } from '../../../areas/ledger/reads/ledger-query';
+import { compilePaymentsQuery } from '../../../areas/payments/payments/payments-query';
 
 const FIELDS: Record<string, QueryField> = {
   id: { kind: 'number', sql: 't.id' },

@@ -1,6 +1,6 @@
 import { jsonShape, membersSql } from '../../../db/json-shape';
 import { stringifyJson } from '../../../lib/json';
-import { v1TransactionView, v2TransactionView } from '../../../areas/ledger/views';
+import { v1TransactionView, v2TransactionView } from '../../../areas/ledger/reads/views';
 
 interface Row {
   id: bigint;

@@ -1,6 +1,6 @@
-import { bindVariables } from '../../../areas/ledger/run-query';
-import { defaultMetadata, findAccount, parseChart } from '../../../areas/ledger/chart';
-import { compileLedgerQuery, accountFields, ACCOUNT_FIELDS } from '../../../areas/ledger/ledger-query';
+import { bindVariables } from '../../../areas/ledger/reads/run-query';
+import { defaultMetadata, findAccount, parseChart } from '../../../areas/ledger/rules/chart';
+import { compileLedgerQuery, accountFields, ACCOUNT_FIELDS } from '../../../areas/ledger/reads/ledger-query';
 import { assertFeatures, effectiveFeatures } from '../../../areas/ledger/features';
 import { stringifyJson } from '../../../lib/json';
 

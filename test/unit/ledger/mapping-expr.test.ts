@@ -1,4 +1,4 @@
-import { accountMatcher, evalExpr, parseExpr } from '../../../areas/ledger/mapping-expr';
+import { accountMatcher, evalExpr, parseExpr } from '../../../areas/ledger/rules/mapping-expr';
 
 const holds = (raw: unknown, balance: bigint, metadata: Record<string, string> = {}) => evalExpr(parseExpr(raw, 'expr'), { balance, metadata });
 

@@ -1,4 +1,4 @@
-import { addressPatternRegex, assertAddress, assertAsset, assertLedgerName } from '../../../areas/ledger/rules';
+import { addressPatternRegex, assertAddress, assertAsset, assertLedgerName } from '../../../areas/ledger/rules/rules';
 
 describe('ledger rules', () => {
   it.each([

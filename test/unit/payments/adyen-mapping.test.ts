@@ -1,6 +1,6 @@
 import { HttpClientException } from '@adyen/api-library';
-import { adyenAsset, adyenItemKey, adyenMerchantAccount, adyenNotificationPayment } from '../../../areas/payments/adyen-mapping';
-import { fetchKindsOf } from '../../../areas/payments/connector-catalog';
+import { adyenAsset, adyenItemKey, adyenMerchantAccount, adyenNotificationPayment } from '../../../areas/payments/connectors/adyen-mapping';
+import { fetchKindsOf } from '../../../areas/payments/connectors/connector-catalog';
 import { adyenFailure } from '../../../activities/payments/plugins/adyen';
 
 const item = (fields: Record<string, unknown>): any => ({

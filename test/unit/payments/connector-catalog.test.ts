@@ -1,4 +1,4 @@
-import { capabilitiesOf, fetchKindsOf, requireCapability } from '../../../areas/payments/connector-catalog';
+import { capabilitiesOf, fetchKindsOf, requireCapability } from '../../../areas/payments/connectors/connector-catalog';
 import { connectorId, connectorLabel, connectorReference } from '../../../areas/payments/ids';
 import { isApiError } from '../../../lib/errors';
 

@@ -1,5 +1,5 @@
 import { mangopayAsset, mangopayFunds, mangopayIdempotencyKey, mangopayPayment, mangopayWallet } from '../../../activities/payments/plugins/mangopay';
-import { capabilitiesOf, fetchKindsOf, receivesCallbacks, requireCapability } from '../../../areas/payments/connector-catalog';
+import { capabilitiesOf, fetchKindsOf, receivesCallbacks, requireCapability } from '../../../areas/payments/connectors/connector-catalog';
 
 const money = (Currency: string, Amount: number) => ({ Currency, Amount });
 const transaction = (fields: Record<string, unknown>) => ({

@@ -1,4 +1,4 @@
-import { compilePaymentsQuery } from '../../../areas/payments/payments-query';
+import { compilePaymentsQuery } from '../../../areas/payments/payments/payments-query';
 
 describe('payments query filter nesting', () => {
   it('compiles $and/$not within 64 levels and refuses deeper ones before compiling', () => {

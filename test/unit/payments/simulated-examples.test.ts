@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { REQUEST_EXAMPLES } from '../../../api/openapi/request-examples';
-import { durationMs } from '../../../areas/payments/connector-config';
+import { durationMs } from '../../../areas/payments/connectors/connector-config';
 import { parseJson } from '../../../lib/json';
 
 const root = path.resolve(__dirname, '../../..');

@@ -1,4 +1,4 @@
-import { distinctBatches } from '../../../areas/payments/upsert-batches';
+import { distinctBatches } from '../../../areas/payments/payments/upsert-batches';
 
 describe('distinctBatches', () => {
   const key = (s: string) => s.split(':')[0];

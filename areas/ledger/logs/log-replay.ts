@@ -1,0 +1,418 @@
+import type { Knex } from 'knex';
+import { ApiError, validationError } from '../../../lib/errors';
+import { canonicalJson } from '../../../lib/json';
+import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from '../writes/write-statements';
+import { logTransactionView, type LogType } from './log';
+import { commitRevert } from '../writes/revert-transaction';
+import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
+import { checkSchemaData, writeSchema } from '../rules/schemas';
+import type { Posting, VolumesByAccount } from '../types';
+import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
+import { commitMetadataWrite, type MetadataWrite } from '../writes/write-pipeline';
+
+type Data = Record<string, unknown>;
+
+function record(value: unknown, where: string): Data {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError(`${where}: must be an object`);
+  return value as Data;
+}
+
+function txid(value: unknown, where: string): bigint {
+  if ((typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) || (typeof value === 'bigint' && value >= 0n)) return BigInt(value);
+  throw validationError(`${where}: must be a transaction id`);
+}
+
+function date(value: unknown, where: string): Date {
+  const parsed = typeof value === 'string' ? new Date(value) : undefined;
+  if (!parsed || Number.isNaN(parsed.getTime())) throw validationError(`${where}: must be an ISO 8601 date-time`);
+  return parsed;
+}
+
+function metadataOf(value: unknown, where: string): Record<string, string> {
+  const metadata = value ?? {};
+  assertMetadata(metadata, where);
+  return metadata;
+}
+
+function postingsOf(value: unknown): Posting[] {
+  if (!Array.isArray(value)) throw validationError('transaction.postings: must be an array');
+  const postings = value.map((p, i) => {
+    const where = `transaction.postings[${i}]`;
+    const posting = record(p, where);
+    const amount = posting.amount;
+    // A fraction (1.5) or a double beyond 2^53 would reach BigInt() and throw, or lose digits: only exact integers pass.
+    if (!((typeof amount === 'number' && Number.isSafeInteger(amount)) || typeof amount === 'bigint'))
+      throw validationError(`${where}.amount: must be an integer`);
+    for (const field of ['source', 'destination', 'asset'] as const) {
+      if (typeof posting[field] !== 'string') throw validationError(`${where}.${field}: must be a string`);
+    }
+    return { source: posting.source as string, destination: posting.destination as string, amount: BigInt(amount), asset: posting.asset as string };
+  });
+  assertPostings(postings, 'transaction.postings');
+  return postings;
+}
+
+/** A NEW_TRANSACTION or REVERTED_TRANSACTION log's transaction, as the ledger's rules read it. */
+export interface LoggedTransaction {
+  /** The txid the log recorded (not checked here against the ledger's sequence). */
+  id: unknown;
+  postings: Posting[];
+  metadata: Record<string, string>;
+  timestamp: Date;
+  reference?: string;
+  /** Account metadata a script set (NEW_TRANSACTION only). */
+  accountMetadata: Record<string, Record<string, string>>;
+  /** The transaction a REVERTED_TRANSACTION log reverts. */
+  reverts?: bigint;
+}
+
+/**
+ * Reads a transaction log through the write path's rules: postings as a write checks them, at least one, metadata,
+ * timestamp, reference, account metadata. Used by the import's replay and by the state verification's (state-check.ts).
+ * @throws ApiError VALIDATION, NO_POSTINGS
+ */
+export function readLoggedTransaction(log: { type: LogType; data: Data }): LoggedTransaction {
+  const { data } = log;
+  const tx = record(data.transaction, 'transaction');
+  const accountMetadata = record(data.accountMetadata ?? {}, 'accountMetadata');
+  for (const [address, metadata] of Object.entries(accountMetadata)) {
+    assertAddress(address, 'accountMetadata');
+    metadataOf(metadata, `accountMetadata.${address}`);
+  }
+  if (tx.reference !== undefined && typeof tx.reference !== 'string') throw validationError('transaction.reference: must be a string');
+  const reference = tx.reference as string | undefined;
+  const postings = postingsOf(tx.postings);
+  if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'transaction.postings: the transaction has no postings');
+  return {
+    id: tx.id,
+    postings,
+    metadata: metadataOf(tx.metadata, 'transaction.metadata'),
+    timestamp: date(tx.timestamp, 'transaction.timestamp'),
+    ...(reference !== undefined ? { reference } : {}),
+    accountMetadata: accountMetadata as Record<string, Record<string, string>>,
+    ...(log.type === 'REVERTED_TRANSACTION'
+      ? { reverts: txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id') }
+      : {}),
+  };
+}
+
+/** A SET_METADATA or DELETE_METADATA log's change, as the write functions take it. */
+export type LoggedMetadataChange = ({ targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint }) &
+  ({ set: Record<string, string> } | { remove: string });
+
+const targetOf = (change: LoggedMetadataChange): MetadataWrite['target'] =>
+  change.targetType === 'ACCOUNT' ? { type: 'ACCOUNT', id: change.targetId } : { type: 'TRANSACTION', id: change.targetId };
+
+/** Reads a metadata log through the write functions' rules. @throws ApiError VALIDATION */
+export function readMetadataChange(log: { type: LogType; data: Data }): LoggedMetadataChange {
+  const { data } = log;
+  const change =
+    log.type === 'SET_METADATA'
+      ? { set: metadataOf(data.metadata, 'metadata') }
+      : (() => {
+          if (typeof data.key !== 'string') throw validationError('key: must be a string');
+          return { remove: data.key };
+        })();
+  if (data.targetType === 'ACCOUNT') {
+    if (typeof data.targetId !== 'string') throw validationError('targetId: must be an account address');
+    assertAddress(data.targetId, 'targetId');
+    return { targetType: 'ACCOUNT', targetId: data.targetId, ...change };
+  }
+  if (data.targetType === 'TRANSACTION') return { targetType: 'TRANSACTION', targetId: txid(data.targetId, 'targetId'), ...change };
+  throw validationError('targetType: must be ACCOUNT or TRANSACTION');
+}
+
+/** The replay must hand out the txid the log recorded: otherwise the logs describe another ledger than the one rebuilt. */
+function assertSameTxid(expected: unknown, got: bigint): void {
+  if (txid(expected, 'transaction.id') !== got)
+    throw validationError(`transaction.id is ${String(expected)} but the replay gives transaction ${got}`);
+}
+
+/** The first path where two JSON values differ, for a message that says what a log got wrong. */
+function firstDifference(given: unknown, computed: unknown, path: string): string | undefined {
+  if (canonicalJson(given) === canonicalJson(computed)) return undefined;
+  if (
+    given !== null &&
+    computed !== null &&
+    typeof given === 'object' &&
+    typeof computed === 'object' &&
+    Array.isArray(given) === Array.isArray(computed)
+  ) {
+    const a = given as Record<string, unknown>;
+    const b = computed as Record<string, unknown>;
+    for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()) {
+      const inner = firstDifference(a[key], b[key], path === '' ? key : `${path}.${key}`);
+      if (inner) return inner;
+    }
+  }
+  return `${path || 'data'} is ${canonicalJson(given) ?? 'absent'} where the ledger's rules give ${canonicalJson(computed) ?? 'absent'}`;
+}
+
+/**
+ * A log must say exactly what replaying it through the ledger's rules writes: a log claiming anything else (volumes,
+ * a revert that does not mirror its original, an extra member) is refused, so the ledger stores exactly the logs given.
+ * @returns the problem, or undefined when they are the same JSON value
+ */
+export function dataMismatch(given: unknown, computed: unknown): string | undefined {
+  const difference = firstDifference(given, computed, '');
+  return difference ? `the log does not match its replay: ${difference}` : undefined;
+}
+
+function assertSameData(given: unknown, computed: unknown): void {
+  const problem = dataMismatch(given, computed);
+  if (problem) throw validationError(problem);
+}
+
+export interface ReplayedLog {
+  id: bigint;
+  type: LogType;
+  date: Date;
+  data: Data;
+}
+
+/** A NEW_TRANSACTION log checked and computed, waiting in a chunk for its rows. */
+export interface PendingTransaction {
+  log: ReplayedLog;
+  txid: bigint;
+  postings: Posting[];
+  metadata: Record<string, string>;
+  timestamp: Date;
+  reference?: string;
+  accountMetadata: Record<string, Record<string, string>>;
+  view: Data;
+}
+
+/** NEW_TRANSACTION logs written per statement: a chunk is one volume lock and one insert, whatever its size. */
+const CHUNK = 1000;
+
+/**
+ * Replays an import's logs, in id order, inside the import's database transaction, into a ledger that was empty when it
+ * began. Every log goes through the ledger's own rules and must describe exactly what they produce:
+ * - NEW_TRANSACTION: postings checked as a write checks them (integer amounts, addresses, assets), references unique,
+ *   the txid the next one; volumes are recomputed from the postings (a log carries none). Funds are not checked (the
+ *   source did, and a script may have allowed an overdraft that plain postings would not). Runs of them are written a
+ *   chunk at a time: the volumes of the chunk locked once, then one statement for the rows (transactions, logs,
+ *   volumes, accounts, counters), which is what makes a large import a matter of seconds rather than of round trips.
+ * - REVERTED_TRANSACTION: through commitRevert, so the original must exist and not be reverted, and the revert's
+ *   postings and `revertedTransaction` must be the original's, mirrored, as stored.
+ * - SET_METADATA, DELETE_METADATA, INSERTED_SCHEMA: through the write functions (a transaction must exist, a deleted
+ *   key must be set, a schema must pass its checks).
+ * A transaction's log is checked against the data computed for it by the import (which hashes that data onto the
+ * chain); every other log is read back once written and compared with the log given (assertSameData).
+ * @throws ApiError VALIDATION, NOT_FOUND, ALREADY_REVERT, CONFLICT (reference), SCHEMA_ALREADY_EXISTS; the caller names the log
+ */
+export class LogReplayer {
+  /** The first log of the chunk being written, to name in an error thrown by the chunk's statements. */
+  failedLog?: bigint;
+  private pending: PendingTransaction[] = [];
+  /**
+   * Volumes as the replay left them: the ledger was empty and only the import writes to it, so after a chunk's pairs
+   * are locked once (lockVolumes skips the pairs already held), later chunks compute on them without a read. A revert
+   * moves volumes in the database: it empties this map, which the next chunk fills again from there.
+   */
+  private readonly volumes: VolumeMap = new Map();
+  /** The last chunk's statement, left running while the next chunk is computed; awaited before the next is sent. */
+  private inflight?: Promise<void>;
+  private inflightFailure?: { error: unknown; firstLog: bigint };
+  private nextTxid = 0n;
+  private readonly references = new Set<string>();
+
+  constructor(
+    private readonly trx: Knex.Transaction,
+    private readonly ledger: string,
+  ) {}
+
+  /**
+   * Checks a NEW_TRANSACTION log against the rules and computes the data its replay writes (`view`). The caller must
+   * make sure the log's data is that view (the import hashes the view onto the chain: the log's hash then verifies only
+   * if it is, which spares comparing them), then hand it to `push`.
+   */
+  prepareTransaction(log: ReplayedLog): PendingTransaction {
+    return this.newTransaction(log);
+  }
+
+  /** Queues a prepared transaction; its rows are written with its chunk. */
+  async push(pending: PendingTransaction): Promise<void> {
+    this.pending.push(pending);
+    if (this.pending.length >= CHUNK) await this.flush();
+  }
+
+  /** Replays a log of any other type (its data is read back and compared). */
+  async apply(log: ReplayedLog): Promise<void> {
+    await this.flush();
+    await this.settle();
+    if (log.type === 'REVERTED_TRANSACTION') {
+      this.volumes.clear();
+      await this.revert(log);
+    } else {
+      await replayLog(this.trx, this.ledger, log);
+    }
+    const row = await this.trx('ledger_logs').where({ ledger: this.ledger, id: log.id.toString() }).first('type', 'data');
+    if (!row || row.type !== log.type) throw validationError(`the replay wrote no ${log.type} log with id ${log.id}`);
+    assertSameData(log.data, row.data);
+  }
+
+  /** Writes what is still pending. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await this.settle();
+  }
+
+  /** Waits for the chunk statement in flight; its failure is thrown here, naming the chunk's first log. */
+  private async settle(): Promise<void> {
+    if (this.inflight) await this.inflight;
+    this.inflight = undefined;
+    if (this.inflightFailure) {
+      this.failedLog = this.inflightFailure.firstLog;
+      throw this.inflightFailure.error;
+    }
+  }
+
+  private newTransaction(log: ReplayedLog): PendingTransaction {
+    const { id, reference, ...read } = readLoggedTransaction(log);
+    if (reference !== undefined) {
+      if (this.references.has(reference))
+        throw new ApiError('CONFLICT', `reference "${reference}" is already used by an earlier transaction of the import`);
+      this.references.add(reference);
+    }
+    const pending = { log, txid: this.nextTxid, ...read, ...(reference !== undefined ? { reference } : {}) };
+    assertSameTxid(id, pending.txid);
+    const view = { transaction: logTransactionView({ id: pending.txid, ...pending }), accountMetadata: pending.accountMetadata };
+    this.nextTxid += 1n;
+    return { ...pending, view };
+  }
+
+  private async revert(log: ReplayedLog): Promise<void> {
+    const { data } = log;
+    const tx = record(data.transaction, 'transaction');
+    const original = txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id');
+    const options = {
+      force: true,
+      metadata: metadataOf(tx.metadata, 'transaction.metadata'),
+      timestamp: date(tx.timestamp, 'transaction.timestamp'),
+      logDate: log.date,
+    };
+    const { revert: created } = await commitRevert(this.trx, this.ledger, original, options);
+    assertSameTxid(tx.id, created.id);
+    const mirrored = created.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
+    if (canonicalJson(tx.postings) !== canonicalJson(mirrored)) {
+      throw validationError(
+        `transaction.postings: a revert must mirror transaction ${original} exactly (its postings reversed: ${canonicalJson(mirrored)})`,
+      );
+    }
+    this.nextTxid = created.id + 1n;
+  }
+
+  private async flush(): Promise<void> {
+    const chunk = this.pending;
+    if (chunk.length === 0) return;
+    this.pending = [];
+    this.failedLog = chunk[0].log.id;
+    const state = this.volumes;
+    // Statements queue behind the chunk in flight: when it failed, theirs fail only with "transaction aborted".
+    const queued = async (work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (error) {
+        await this.settle();
+        throw error;
+      }
+    };
+    await queued(() =>
+      lockVolumes(
+        this.trx,
+        this.ledger,
+        chunk.flatMap((t) =>
+          t.postings.flatMap((p): Array<[string, string]> => [
+            [p.source, p.asset],
+            [p.destination, p.asset],
+          ]),
+        ),
+        state,
+      ),
+    );
+    const volumes: Array<{ pre: VolumesByAccount; post: VolumesByAccount }> = [];
+    const accountMetadata: Record<string, Record<string, string>> = {};
+    const touched = new Set<string>();
+    for (const t of chunk) {
+      const { pre, post, changed } = applyPostings(state, t.postings, false);
+      for (const [key, entry] of changed) {
+        state.set(key, entry);
+        touched.add(key);
+      }
+      volumes.push({ pre, post });
+      for (const [address, metadata] of Object.entries(t.accountMetadata)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
+    }
+    await queued(() => mergeAccountMetadata(this.trx, this.ledger, accountMetadata));
+    const rows = chunk.map((t, n): CommittedRow => ({
+      id: t.txid,
+      timestamp: t.timestamp,
+      reference: t.reference,
+      postings: t.postings,
+      metadata: t.metadata,
+      pre: volumes[n].pre,
+      post: volumes[n].post,
+      logId: t.log.id,
+      logType: 'NEW_TRANSACTION',
+      logDate: t.log.date,
+      logData: t.view,
+    }));
+    // The statements run while the import computes the next chunk (PostgreSQL and the API work at the same time); the
+    // connection runs a transaction's statements in the order sent, so what comes next sees its rows.
+    await this.settle();
+    const firstLog = chunk[0].log.id;
+    this.failedLog = undefined;
+    // The write pipeline's own statements (write-statements.ts), with the logs' ids and dates: no key, event or hook.
+    const statement = (async () => {
+      const ids = await writeVolumesAndTakeIds(this.trx, this.ledger, volumeRows(state, touched), chunk.length);
+      // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
+      if (!ids || ids.txid !== chunk[0].txid || ids.logId !== firstLog) {
+        throw new Error(
+          `import of ledger "${this.ledger}": counters at txid ${ids?.txid}, log ${ids?.logId}, expected ${chunk[0].txid}, ${firstLog}`,
+        );
+      }
+      await insertCommitted(this.trx, this.ledger, new Date(), rows, { scope: '', answered: [], released: [] }, [], []);
+    })();
+    this.inflight = statement.then(undefined, (error: unknown) => {
+      this.inflightFailure = { error, firstLog };
+    });
+  }
+}
+
+/**
+ * Applies one log other than NEW_TRANSACTION and REVERTED_TRANSACTION through the write path, inside the import's
+ * transaction, with the log's own date. A delete of an absent key is refused, as the source wrote no log for one.
+ * @throws ApiError VALIDATION, NOT_FOUND, SCHEMA_ALREADY_EXISTS
+ */
+async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: LogType; date: Date; data: Data }): Promise<void> {
+  const { data } = log;
+  switch (log.type) {
+    case 'SET_METADATA': {
+      const change = readMetadataChange(log);
+      if (!('set' in change)) throw validationError('metadata: must be an object');
+      await commitMetadataWrite(trx, ledger, { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false });
+      return;
+    }
+    case 'INSERTED_SCHEMA': {
+      // The schema's own checks run again: an export edited by hand must not bring in a chart the API would refuse.
+      const { version, createdAt: _createdAt, ...rest } = record(data.schema, 'schema');
+      if (typeof version !== 'string') throw validationError('schema.version: must be a string');
+      await writeSchema(trx, ledger, version, checkSchemaData(version, rest), log.date);
+      return;
+    }
+    case 'DELETE_METADATA': {
+      const change = readMetadataChange(log);
+      if (!('remove' in change)) throw validationError('key: must be a string');
+      const { logId } = await commitMetadataWrite(trx, ledger, {
+        target: targetOf(change),
+        change: { delete: change.remove },
+        logDate: log.date,
+        emit: false,
+      });
+      if (logId === undefined) throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
+      return;
+    }
+    default:
+      throw validationError(`type ${log.type} is not replayed here`);
+  }
+}

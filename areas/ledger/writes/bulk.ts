@@ -1,0 +1,354 @@
+import { isApiError } from '../../../lib/errors';
+import { inTransaction, translateDbError } from '../../../db/errors';
+import { addAccountMetadata } from '../reads/accounts';
+import { createTransaction, pipelineWrite, type TransactionRequest } from './create-transaction';
+import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
+import { revertWithLog } from './revert-transaction';
+import { findSchema, type ParsedSchema } from '../rules/schemas';
+import { scriptPairs } from './script';
+import { addTransactionMetadata, getTransaction } from '../reads/transactions';
+import type { Knex } from 'knex';
+import type { Db } from '../../../db/knex';
+import { assertLedgerWritable } from '../ledgers';
+import type { Executor, LedgerTransaction, Posting } from '../types';
+import { lockVolumes } from '../reads/volumes';
+import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
+
+type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
+
+/** One element of `POST /{ledger}/_bulk`, as Formance's v2 bulk (`ik` is the element's idempotency key). */
+export type BulkElement =
+  | { action: 'CREATE_TRANSACTION'; ik?: string; data: TransactionRequest & { force?: boolean } }
+  | { action: 'ADD_METADATA'; ik?: string; data: Target & { metadata: Record<string, string> } }
+  | { action: 'REVERT_TRANSACTION'; ik?: string; data: { id: bigint; force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string> } }
+  | { action: 'DELETE_METADATA'; ik?: string; data: Target & { key: string } };
+
+/**
+ * `logID` is the id of the log the element appended (Formance's V2BulkElementResult), -1 when it appended none: an
+ * error, or the deletion of an absent key.
+ */
+export type BulkResult =
+  | { responseType: 'CREATE_TRANSACTION' | 'REVERT_TRANSACTION'; data: LedgerTransaction; logID: bigint }
+  | { responseType: 'ADD_METADATA' | 'DELETE_METADATA'; logID: bigint }
+  | { responseType: 'ERROR'; errorCode: string; errorDescription: string; logID: bigint };
+
+const NO_LOG = -1n;
+
+/**
+ * Takes, before an atomic bulk's first element writes (or v1's batch's first transaction), the row locks its elements will need, in the order every ledger
+ * writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
+ * first), the volume rows of every posting (lockVolumes' sorted order), the accounts it gives metadata; the ledger row
+ * comes last, locked by the first element's insert and held to the commit.
+ * Locking element by element instead, a bulk held element n's rows and the ledger row while waiting for element
+ * n+1's: two bulks (or a bulk and a group-commit batch) needing the same accounts in other orders deadlocked, each
+ * deadlock costing PostgreSQL's deadlock_timeout (1 s) before one was aborted and retried. The elements' own locks
+ * later find the rows already held. A script's pairs come from one run without locks (scriptPairs); one that reads
+ * something else once earlier elements moved balances, or a template (its text needs the schema), locks as it runs,
+ * where a rare deadlock is retried with the whole bulk (inTransaction).
+ */
+export async function lockAhead(trx: Knex.Transaction, ledger: string, elements: BulkElement[]): Promise<void> {
+  const pairs: Array<[string, string]> = [];
+  const ofPostings = (postings: Posting[]) => postings.forEach((p) => pairs.push([p.source, p.asset], [p.destination, p.asset]));
+  const transactionIds = new Set<string>();
+  const reverted = new Set<string>();
+  const accounts = new Set<string>();
+  const seen = new Map<string, bigint>();
+  for (const element of elements) {
+    if (element.action === 'CREATE_TRANSACTION') {
+      const { postings, script } = element.data;
+      if (postings) ofPostings(postings);
+      else if (script?.plain !== undefined && script.template === undefined)
+        pairs.push(...(await scriptPairs(trx, ledger, { plain: script.plain, vars: script.vars }, seen)));
+    } else if (element.action === 'REVERT_TRANSACTION') {
+      transactionIds.add(element.data.id.toString());
+      reverted.add(element.data.id.toString());
+    } else if (element.data.targetType === 'TRANSACTION') {
+      transactionIds.add(element.data.targetId.toString());
+    } else {
+      accounts.add(element.data.targetId);
+    }
+  }
+  if (transactionIds.size > 0) {
+    const rows = await trx.raw(
+      `SELECT id::text AS id, postings FROM ledger_transactions WHERE ledger = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE`,
+      [ledger, [...transactionIds]],
+    );
+    // A revert moves the original's accounts and assets back: the same pairs.
+    for (const row of rows.rows as Array<{ id: string; postings: Posting[] }>) if (reverted.has(row.id)) ofPostings(row.postings);
+  }
+  await lockVolumes(trx, ledger, pairs);
+  if (accounts.size > 0) {
+    await trx.raw(`SELECT 1 FROM ledger_accounts WHERE ledger = ? AND address = ANY(?::text[]) ORDER BY address FOR UPDATE`, [ledger, [...accounts]]);
+  }
+}
+
+/** The last bulk transaction queued on each ledger in this process (see oneAtATime). */
+const bulkTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) one after the other, in
+ * arrival order, as the group commit runs one batch per ledger and process. They serialize in the database anyway
+ * (each holds the ledger row from its counter bump to its commit), but each waited there holding a pooled connection:
+ * 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other request of
+ * the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
+ * Bulks of other processes still queue on the rows, as any writer does.
+ */
+function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
+  let tails = bulkTails.get(db);
+  if (!tails) bulkTails.set(db, (tails = new Map()));
+  const previous = tails.get(ledger) ?? Promise.resolve();
+  const run = previous.then(work);
+  const tail = run.catch(() => undefined);
+  tails.set(ledger, tail);
+  void tail.then(() => {
+    if (tails.get(ledger) === tail) tails.delete(ledger);
+  });
+  return run;
+}
+
+/** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
+class AtomicBulkFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly reason: unknown,
+  ) {
+    super('atomic bulk failed');
+  }
+}
+
+async function apply(db: Executor, ledger: string, element: BulkElement, schemaVersion: string | undefined): Promise<BulkResult> {
+  const schema = schemaVersion !== undefined ? { schemaVersion } : {};
+  switch (element.action) {
+    case 'CREATE_TRANSACTION': {
+      const { force, ...data } = element.data;
+      const { transaction, logId } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
+      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: logId ?? NO_LOG };
+    }
+    case 'REVERT_TRANSACTION': {
+      const { id, ...options } = element.data;
+      const { revert, logId } = await revertWithLog(db, ledger, id, { ...options, ...schema });
+      return { responseType: 'REVERT_TRANSACTION', data: revert, logID: logId ?? NO_LOG };
+    }
+    case 'ADD_METADATA': {
+      const { data } = element;
+      const logId =
+        data.targetType === 'ACCOUNT'
+          ? await addAccountMetadata(db, ledger, data.targetId, data.metadata, schema)
+          : await addTransactionMetadata(db, ledger, data.targetId, data.metadata, schema);
+      return { responseType: 'ADD_METADATA', logID: logId ?? NO_LOG };
+    }
+    case 'DELETE_METADATA': {
+      const { data } = element;
+      const logId =
+        data.targetType === 'ACCOUNT'
+          ? await deleteAccountMetadata(db, ledger, data.targetId, data.key)
+          : await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
+      return { responseType: 'DELETE_METADATA', logID: logId ?? NO_LOG };
+    }
+  }
+}
+
+/** A business failure becomes the element's ERROR result; anything else (the database down) fails the request. */
+function asErrorResult(cause: unknown): BulkResult {
+  const error = translateDbError(cause);
+  if (!isApiError(error) || error.status >= 500) throw error;
+  return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message, logID: NO_LOG };
+}
+
+/** Consecutive CREATE_TRANSACTION elements the write pipeline commits as one batch, or one element run on its own. */
+type Step = { start: number; writes: LedgerWrite[] } | { start: number; element: BulkElement };
+
+/** A CREATE_TRANSACTION element as the pipeline write createTransaction would commit; undefined for any other element. */
+function batchable(element: BulkElement, schema: ParsedSchema | undefined): LedgerWrite | undefined {
+  if (element.action !== 'CREATE_TRANSACTION') return undefined;
+  const { force, ...data } = element.data;
+  try {
+    return pipelineWrite(data, { idempotencyKey: element.ik, force, schema });
+  } catch {
+    // An invalid element runs on its own, which gives its error exactly as a single write would.
+    return undefined;
+  }
+}
+
+/**
+ * Groups the elements, in order, into steps: a run of CREATE_TRANSACTION elements that need no step beyond the write
+ * pipeline's (pipelineWrite) is one batch, split where an Idempotency-Key repeats (the second must see the first's
+ * outcome, as after its commit); any other element (a revert, metadata, a transaction with account metadata, `force`
+ * or a schema's script, an invalid one) is a step of its own.
+ */
+function planSteps(elements: BulkElement[], schema: ParsedSchema | undefined): Step[] {
+  const steps: Step[] = [];
+  let batch: { start: number; writes: LedgerWrite[] } | undefined;
+  const keys = new Set<string>();
+  for (const [index, element] of elements.entries()) {
+    const write = batchable(element, schema);
+    if (!write) {
+      batch = undefined;
+      steps.push({ start: index, element });
+      continue;
+    }
+    if (!batch || (write.idempotencyKey !== undefined && keys.has(write.idempotencyKey))) {
+      batch = { start: index, writes: [] };
+      keys.clear();
+      steps.push(batch);
+    }
+    batch.writes.push(write);
+    if (write.idempotencyKey !== undefined) keys.add(write.idempotencyKey);
+  }
+  return steps;
+}
+
+/** Every element a step of its own: the bulk as it ran before batches, for a batch that failed whole. */
+const oneByOne = (elements: BulkElement[], offset = 0): Step[] => elements.map((element, i) => ({ start: offset + i, element }));
+
+/** A batch write's element result: its transaction and log, or the original's when its Idempotency-Key replayed it. */
+async function createdResult(db: Executor, ledger: string, outcome: Exclude<WriteOutcome, { error: unknown }>): Promise<BulkResult> {
+  if ('hitTxid' in outcome) {
+    const data = await getTransaction(db, ledger, outcome.hitTxid);
+    // An answer stored before answers carried their log id replays with none (NO_LOG), as a single write's does.
+    return { responseType: 'CREATE_TRANSACTION', data, logID: outcome.hitLogId ?? NO_LOG };
+  }
+  return { responseType: 'CREATE_TRANSACTION', data: outcome.transaction, logID: outcome.logId };
+}
+
+/** Thrown inside an atomic bulk's transaction when one of its batches failed whole, to run the bulk again element by element. */
+class BatchFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super('bulk batch failed');
+  }
+}
+
+/**
+ * An atomic bulk in one database transaction. A bulk that is one batch is locked by the pipeline (every volume row its
+ * writes touch, scripts' included, in one sorted statement, before any balance is checked); one of several steps
+ * takes every lock its steps need up front (lockAhead), so overlapping atomic bulks never deadlock.
+ */
+async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps: Step[], schemaVersion: string | undefined): Promise<BulkResult[]> {
+  // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
+  return inTransaction(db, async (trx) => {
+    if (steps.length > 1 || !('writes' in steps[0])) await lockAhead(trx, ledger, elements);
+    const done: BulkResult[] = [];
+    const fail = (index: number, error: unknown): never => {
+      // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
+      const translated = translateDbError(error);
+      if (!isApiError(translated) || translated.status >= 500) throw error;
+      throw new AtomicBulkFailed(index, translated);
+    };
+    for (const step of steps) {
+      if ('element' in step) {
+        try {
+          done.push(await apply(trx, ledger, step.element, schemaVersion));
+        } catch (error) {
+          fail(step.start, error);
+        }
+        continue;
+      }
+      let outcomes: WriteOutcome[];
+      try {
+        outcomes = await commitWrites(trx, ledger, step.writes);
+      } catch (error) {
+        // Failed whole (a reference another process took between the check and the insert): which element is to blame
+        // is known only element by element.
+        const translated = translateDbError(error);
+        if (!isApiError(translated) || translated.status >= 500) throw error;
+        throw new BatchFailed(translated);
+      }
+      for (const [n, outcome] of outcomes.entries()) {
+        if ('error' in outcome) fail(step.start + n, outcome.error);
+        else done.push(await createdResult(trx, ledger, outcome));
+      }
+    }
+    return done;
+  });
+}
+
+/**
+ * A non-atomic bulk's batch in a database transaction of its own, each write with its own outcome (a refused write
+ * leaves the others as they are). Undefined when the batch failed whole before its COMMIT: its elements then run one by
+ * one, so one element's trouble is never its neighbours'. A COMMIT that failed may have landed: its error is the request's.
+ */
+async function commitBatch(db: Db, ledger: string, writes: LedgerWrite[], stopAtFirstRefusal: boolean): Promise<WriteOutcome[] | undefined> {
+  let written = false;
+  try {
+    return await inTransaction(db, async (trx) => {
+      const outcomes = await commitWrites(trx, ledger, writes, { stopAtFirstRefusal });
+      written = true;
+      return outcomes;
+    });
+  } catch (error) {
+    if (written) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Runs the elements in order. Atomic: one database transaction for all of them, so a failing element leaves no trace
+ * of any (their events included) and the failure is returned as `failedAt`. Otherwise each element has its own outcome
+ * and processing stops at the first failure unless `continueOnFailure`; the results cover the elements that ran.
+ * Runs of transactions are committed as batches of the write pipeline (planSteps): one statement per table for the
+ * whole run, txids and log ids dense in element order, each checked against the volumes its predecessors left.
+ * @throws ApiError LEDGER_NOT_FOUND (checked first), NOT_FOUND (schema version), SERVICE_UNAVAILABLE
+ */
+export async function runBulk(
+  db: Db,
+  ledger: string,
+  elements: BulkElement[],
+  options: { atomic?: boolean; continueOnFailure?: boolean; schemaVersion?: string } = {},
+): Promise<{ results: BulkResult[]; failedAt?: number; failure?: BulkResult & { responseType: 'ERROR' } }> {
+  await assertLedgerWritable(db, ledger);
+  // The version is the request's, not an element's: an unknown one is the request's 404, as on the single routes,
+  // rather than every element's error in a 400.
+  const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
+  if (elements.length === 0) return { results: [] };
+  const steps = planSteps(elements, schema);
+  if (options.atomic) {
+    try {
+      const results = await oneAtATime(db, ledger, async () => {
+        try {
+          return await runAtomic(db, ledger, elements, steps, options.schemaVersion);
+        } catch (error) {
+          if (!(error instanceof BatchFailed)) throw error;
+          return runAtomic(db, ledger, elements, oneByOne(elements), options.schemaVersion);
+        }
+      });
+      return { results };
+    } catch (error) {
+      if (!(error instanceof AtomicBulkFailed)) throw error;
+      return { results: [], failedAt: error.index, failure: asErrorResult(error.reason) as BulkResult & { responseType: 'ERROR' } };
+    }
+  }
+  const results: BulkResult[] = [];
+  let failedAt: number | undefined;
+  const record = (index: number, result: BulkResult): boolean => {
+    results.push(result);
+    if (result.responseType !== 'ERROR') return true;
+    failedAt ??= index;
+    return options.continueOnFailure === true;
+  };
+  const run = async (queue: Step[]): Promise<boolean> => {
+    for (const step of queue) {
+      if ('element' in step) {
+        let result: BulkResult;
+        try {
+          result = await apply(db, ledger, step.element, options.schemaVersion);
+        } catch (error) {
+          result = asErrorResult(error);
+        }
+        if (!record(step.start, result)) return false;
+        continue;
+      }
+      const outcomes = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
+      if (!outcomes) {
+        if (!(await run(oneByOne(elements.slice(step.start, step.start + step.writes.length), step.start)))) return false;
+        continue;
+      }
+      for (const [n, outcome] of outcomes.entries()) {
+        const result = 'error' in outcome ? asErrorResult(outcome.error) : await createdResult(db, ledger, outcome);
+        if (!record(step.start + n, result)) return false;
+      }
+    }
+    return true;
+  };
+  await run(steps);
+  return { results, ...(failedAt !== undefined ? { failedAt, failure: results[failedAt] as BulkResult & { responseType: 'ERROR' } } : {}) };
+}
