@@ -26,7 +26,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** The single error-to-HTTP mapping: every failure leaves as `{errorCode, errorMessage, details?}`. */
+/** The single error-to-HTTP mapping: every failure leaves as `{errorCode, errorMessage, details?, errorDetails?}`. */
 export function toApiError(error: unknown): ApiError {
   const translated = translateDbError(error);
   if (translated instanceof ApiError) return translated;
@@ -39,7 +39,12 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL', 'internal error; the request id in X-Request-Id locates the cause in the logs', { cause: error });
 }
 
-/** Answers a failed request with its error: status, headers and `{errorCode, errorMessage, details?}`. */
+/**
+ * Answers a failed request with its error: status, headers and `{errorCode, errorMessage}`, plus the error's facts.
+ * Formance's error bodies have `details` as a string, which its SDK checks: text goes there, and structured facts
+ * (the bulk element's index, the log an import refused, what an insufficient-funds refusal lacked) go in
+ * `errorDetails`, so the SDK still reads every error.
+ */
 export function respondWithError(ctx: Koa.Context, error: unknown): void {
   const apiError = toApiError(error);
   if (apiError.status >= 500) ctx.state.logger?.error({ err: apiError.cause ?? apiError, code: apiError.code }, 'request failed');
@@ -47,6 +52,7 @@ export function respondWithError(ctx: Koa.Context, error: unknown): void {
   for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
   ctx.type = 'application/json';
   const body: Record<string, unknown> = { errorCode: apiError.code, errorMessage: apiError.message };
-  if (apiError.details !== undefined) body.details = apiError.details;
+  if (typeof apiError.details === 'string') body.details = apiError.details;
+  else if (apiError.details !== undefined) body.errorDetails = apiError.details;
   ctx.body = stringifyJson(body);
 }

@@ -131,7 +131,8 @@ export const errorSchema: JsonSchema = {
   properties: {
     errorCode: { type: 'string', description: 'UPPER_SNAKE error code, e.g. VALIDATION or NOT_FOUND.' },
     errorMessage: { type: 'string' },
-    details: {},
+    details: { type: 'string', description: 'Free text, as Formance sends it.' },
+    errorDetails: { type: 'object', description: "The error's facts, by code (e.g. the failed bulk element's `index`)." },
   },
 };
 

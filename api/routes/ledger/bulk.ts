@@ -49,7 +49,7 @@ export const bulkRoute = defineRoute(
     summary: 'Run several ledger writes in one request (transactions, reverts, metadata), atomically if asked',
     description:
       'Elements run in order. With `atomic=true` they share one database transaction: if one fails, nothing is written and the ' +
-      "answer is 400 with that element's error (`details.index`, `details.errorCode`; the answer's `errorCode` is VALIDATION " +
+      "answer is 400 with that element's error (`errorDetails.index`, `errorDetails.errorCode`; the answer's `errorCode` is VALIDATION " +
       "when the element's code is not a 400 one, such as NOT_FOUND). Otherwise each element commits on its own and processing stops " +
       'at the first failure (or goes on with `continueOnFailure=true`); a bulk with a failed element answers 400 with the first ' +
       'error and `data`, the results of the elements that ran.',
@@ -76,12 +76,12 @@ export const bulkRoute = defineRoute(
     if (failure && failedAt !== undefined) {
       // A failed element makes the bulk a 400 (Formance's, and the status its SDK reads a bulk's results from). The
       // answer's errorCode agrees with that status: the element's own code when it is a 400 one, VALIDATION otherwise
-      // (a NOT_FOUND or CONFLICT element), whose code stays in `details.errorCode` and in its result.
+      // (a NOT_FOUND or CONFLICT element), whose code stays in `errorDetails.errorCode` and in its result.
       ctx.status = 400;
       ctx.body = {
         errorCode: ErrorCodes[failure.errorCode as ErrorCode] === 400 ? failure.errorCode : 'VALIDATION',
         errorMessage: `element ${failedAt}: ${failure.errorDescription}${query.atomic === true ? ' (atomic bulk: nothing was written)' : ''}`,
-        details: { index: failedAt, errorCode: failure.errorCode },
+        errorDetails: { index: failedAt, errorCode: failure.errorCode },
         ...(query.atomic === true ? {} : { data: results.map(present) }),
       };
       return;

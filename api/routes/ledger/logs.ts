@@ -192,7 +192,7 @@ export const importLogsRoute = defineRoute(
     tags,
     summary: 'Import an export into an empty ledger',
     description:
-      "The body is an export (application/octet-stream or application/x-ndjson, up to 64 MiB), read and replayed as it arrives, in one database transaction. Every log must extend the chain, every checkpoint must be signed by a trusted key (the platform's, or `publicKey`), the last log must carry one, and every log must be exactly what replaying it through the ledger's rules writes. Anything else, or a ledger that is not empty, is 400 `IMPORT` naming the first offending log (`details.logId`), and nothing is written; a client that goes away rolls the import back.",
+      "The body is an export (application/octet-stream or application/x-ndjson, up to 64 MiB), read and replayed as it arrives, in one database transaction. Every log must extend the chain, every checkpoint must be signed by a trusted key (the platform's, or `publicKey`), the last log must carry one, and every log must be exactly what replaying it through the ledger's rules writes. Anything else, or a ledger that is not empty, is 400 `IMPORT` naming the first offending log (`errorDetails.logId`), and nothing is written; a client that goes away rolls the import back.",
     responses: { 204: { description: 'Imported (as Formance: no body; `GET .../logs/chain` counts the logs)' } },
   },
   authenticate('ledger:write'),

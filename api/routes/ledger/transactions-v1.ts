@@ -115,7 +115,7 @@ export const createTransactionsV1Route = defineRoute(
     operationId: 'createTransactionsV1',
     summary: 'Create transactions in order, all or nothing (v1 batch)',
     description:
-      'One database transaction: the first failing transaction rolls back the whole batch; its error names it (`transactions[i]: ...`, `details.index`).',
+      'One database transaction: the first failing transaction rolls back the whole batch; its error names it (`transactions[i]: ...`, `errorDetails.index`).',
     tags,
     responses: { 200: { description: 'Committed, in the order sent', schema: dataOf({ type: 'array', items: v1TransactionSchema }) } },
   },

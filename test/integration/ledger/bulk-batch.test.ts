@@ -25,7 +25,7 @@ describe('ledger bulk committed as batches', () => {
       '?continueOnFailure=true',
     );
     expect(res.status).toBe(400);
-    expect(res.body.details).toEqual({ index: 2, errorCode: 'INSUFFICIENT_FUND' });
+    expect(res.body.errorDetails).toEqual({ index: 2, errorCode: 'INSUFFICIENT_FUND' });
     const data = results(res);
     expect(data.map((r) => r.responseType)).toEqual([
       'CREATE_TRANSACTION',
@@ -87,7 +87,7 @@ describe('ledger bulk committed as batches', () => {
     ]);
     const refused = await bulk(ledger, [send('world', 'x', 1), send('c', 'd', 1), send('c', 'd', 2), send('world', 'y', 1)], '?atomic=true');
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', details: { index: 2 } });
+    expect(refused.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', errorDetails: { index: 2 } });
     expect([await balance(ledger, 'x'), await balance(ledger, 'c'), await balance(ledger, 'y')]).toEqual([0n, 2n, 0n]);
     const next = await bulk(ledger, [send('world', 'z', 1)], '?atomic=true');
     expect(results(next)[0]).toMatchObject({ data: { id: 3 }, logID: 3 });

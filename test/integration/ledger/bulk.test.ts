@@ -40,7 +40,7 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     await fund(ledger, 'users:1', 50);
     const res = await bulk(ledger, [send('world', 'never:1', 10), send('users:1', 'shop', 80), send('world', 'never:2', 10)], '?atomic=true');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', details: { index: 1 } });
+    expect(res.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', errorDetails: { index: 1 } });
     expect(res.body.data).toBeUndefined();
     expect(await balance(ledger, 'never:1')).toBe(0n);
     expect(await balance(ledger, 'never:2')).toBe(0n);
@@ -54,7 +54,7 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     const elements = [send('world', 'a', 5), send('empty', 'b', 5), send('world', 'c', 5)];
     const stopped = await bulk(ledger, elements);
     expect(stopped.status).toBe(400);
-    expect(stopped.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', details: { index: 1 } });
+    expect(stopped.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', errorDetails: { index: 1 } });
     expect(stopped.body.data.map((r: { responseType: string }) => r.responseType)).toEqual(['CREATE_TRANSACTION', 'ERROR']);
     expect(await balance(ledger, 'a')).toBe(5n);
     expect(await balance(ledger, 'c')).toBe(0n);
@@ -72,9 +72,9 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect(again.body.data[0].data.id).toBe(first.body.data[0].data.id);
     expect(await balance(ledger, 'users:9')).toBe(7n);
     const other = await bulk(ledger, [{ ...send('world', 'users:9', 8), ik: 'order-9' }]);
-    // A failed element makes the bulk a 400; a code of another status (CONFLICT) stays in details and in the result.
+    // A failed element makes the bulk a 400; a code of another status (CONFLICT) stays in errorDetails and in the result.
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'CONFLICT' } });
+    expect(other.body).toMatchObject({ errorCode: 'VALIDATION', errorDetails: { index: 0, errorCode: 'CONFLICT' } });
     expect(other.body.data[0]).toMatchObject({ responseType: 'ERROR', errorCode: 'CONFLICT' });
   });
 
@@ -93,7 +93,7 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     const huge = await bulk(ledger, [
       { action: 'ADD_METADATA', data: { targetType: 'TRANSACTION', targetId: '2841417428787861127168', metadata: { a: '1' } } },
     ]);
-    expect(huge.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0 } });
+    expect(huge.body).toMatchObject({ errorCode: 'VALIDATION', errorDetails: { index: 0 } });
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions/2841417428787861127168`)).status).toBe(400);
     expect((await api('GET', `/api/ledger/${ledger}/transactions/9223372036854775808`)).status).toBeLessThan(500);
     const missing = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }]);
@@ -101,11 +101,11 @@ describe('ledger bulk (POST /{ledger}/_bulk) and metadata deletion', () => {
     expect(missing.body).toMatchObject({
       errorCode: 'VALIDATION',
       errorMessage: expect.stringContaining('transaction 99 not found'),
-      details: { index: 0, errorCode: 'NOT_FOUND' },
+      errorDetails: { index: 0, errorCode: 'NOT_FOUND' },
     });
     const missingAtomic = await bulk(ledger, [{ action: 'REVERT_TRANSACTION', data: { id: 99 } }], '?atomic=true');
     expect(missingAtomic.status).toBe(400);
-    expect(missingAtomic.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'NOT_FOUND' } });
+    expect(missingAtomic.body).toMatchObject({ errorCode: 'VALIDATION', errorDetails: { index: 0, errorCode: 'NOT_FOUND' } });
   });
 
   it('names the invalid field of an element, whatever its action', async () => {

@@ -185,11 +185,11 @@ describe('ledger writes under contention', () => {
       const unexplained = answers.filter((r) => {
         if (r.status === 200) return false;
         if (r.status !== 400) return true;
-        const index = r.body?.details?.index;
+        const index = r.body?.errorDetails?.index;
         return !(
           Number.isInteger(index) &&
           String(r.body.errorMessage).startsWith(`element ${index}: `) &&
-          ['INSUFFICIENT_FUND', 'ALREADY_REVERT'].includes(r.body.details.errorCode)
+          ['INSUFFICIENT_FUND', 'ALREADY_REVERT'].includes(r.body.errorDetails.errorCode)
         );
       });
       expect(unexplained.map((r) => `${r.status} ${r.text}`)).toEqual([]);

@@ -103,7 +103,7 @@ describe('ledger logs under 32 concurrent writers', () => {
     const target = await newLedger('logs-prop-tampered');
     const refused = await importLogs(target, lines.join('\n'));
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: victim } });
+    expect(refused.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: victim } });
     expect(await db('ledger_logs').where({ ledger: target }).count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
   });
 });

@@ -62,7 +62,7 @@ describe('large ledger log import', () => {
     logs[SIZE - 3] = { type: 'NEW_TRANSACTION', data: newTransaction(SIZE - 4, [posting('world', 'users:1', 1.5)]) };
     const res = await post(ledger, signedExport(logs, signer));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: SIZE - 3 } });
+    expect(res.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: SIZE - 3 } });
     expect((await api('GET', `/api/ledger/v2/${ledger}/logs/chain`)).body.data).toMatchObject({ logs: 0 });
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions`)).body.cursor.data).toEqual([]);
   });

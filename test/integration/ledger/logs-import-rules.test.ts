@@ -42,7 +42,7 @@ describe('ledger log import replays the rules', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: expect.stringContaining('log 1: transaction.postings: a revert must mirror transaction 0'),
     });
     expect(await logCount(ledger)).toBe(0);
@@ -52,7 +52,7 @@ describe('ledger log import replays the rules', () => {
   it('refuses a revert crediting another account than the original debited', async () => {
     const { ledger, res } = await importSigned([paid50, revertOf0([posting('users:a', 'users:thief', 50)])]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('mirror') });
+    expect(res.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: 1 }, errorMessage: expect.stringContaining('mirror') });
     expect(await logCount(ledger)).toBe(0);
   });
 
@@ -60,17 +60,21 @@ describe('ledger log import replays the rules', () => {
     const missing = await importSigned([{ ...revertOf0([posting('users:a', 'world', 50)], 0) }]);
     expect(missing.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 0 },
+      errorDetails: { logId: 0 },
       errorMessage: expect.stringContaining('transaction 0 not found'),
     });
     const twice = await importSigned([paid50, revertOf0([posting('users:a', 'world', 50)]), revertOf0([posting('users:a', 'world', 50)], 2)]);
-    expect(twice.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 2 }, errorMessage: expect.stringContaining('already reverted') });
+    expect(twice.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      errorDetails: { logId: 2 },
+      errorMessage: expect.stringContaining('already reverted'),
+    });
     const misquoted = revertOf0([posting('users:a', 'world', 50)]);
     (misquoted.data.revertedTransaction.postings[0] as { amount: number }).amount = 5;
     const quoted = await importSigned([paid50, misquoted]);
     expect(quoted.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: expect.stringContaining('revertedTransaction.postings.0.amount is 5'),
     });
   });
@@ -80,7 +84,7 @@ describe('ledger log import replays the rules', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: 'log 1: transaction.postings[0].amount: must be an integer',
     });
     expect(await logCount(ledger)).toBe(0);
@@ -92,20 +96,24 @@ describe('ledger log import replays the rules', () => {
     const volumes = await importSigned([{ type: 'NEW_TRANSACTION', data: withVolumes }]);
     expect(volumes.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 0 },
+      errorDetails: { logId: 0 },
       errorMessage: expect.stringContaining('transaction.postCommitVolumes'),
     });
     const skipped = await importSigned([paid50, { type: 'NEW_TRANSACTION', data: newTransaction(5, [posting('world', 'users:a', 1)]) }]);
     expect(skipped.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: expect.stringContaining('transaction.id is 5'),
     });
     const reused = await importSigned([
       { type: 'NEW_TRANSACTION', data: newTransaction(0, [posting('world', 'users:a', 1)], { reference: 'r' }) },
       { type: 'NEW_TRANSACTION', data: newTransaction(1, [posting('world', 'users:a', 1)], { reference: 'r' }) },
     ]);
-    expect(reused.res.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 1 }, errorMessage: expect.stringContaining('reference "r"') });
+    expect(reused.res.body).toMatchObject({
+      errorCode: 'IMPORT',
+      errorDetails: { logId: 1 },
+      errorMessage: expect.stringContaining('reference "r"'),
+    });
   });
 
   it('refuses metadata logs that target a missing transaction or delete an absent key', async () => {
@@ -115,13 +123,13 @@ describe('ledger log import replays the rules', () => {
     ]);
     expect(setOnMissing.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: expect.stringContaining('transaction 7 not found'),
     });
     const deleteAbsent = await importSigned([paid50, { type: 'DELETE_METADATA', data: { targetType: 'ACCOUNT', targetId: 'users:a', key: 'nope' } }]);
     expect(deleteAbsent.res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 1 },
+      errorDetails: { logId: 1 },
       errorMessage: expect.stringContaining('"nope" is not set'),
     });
     const fine = await importSigned([

@@ -113,7 +113,7 @@ describe('ledger log signatures', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 99 },
+      errorDetails: { logId: 99 },
       errorMessage: expect.stringContaining('log 99: its checkpoint signature does not verify'),
     });
 
@@ -121,7 +121,7 @@ describe('ledger log signatures', () => {
     const tail = rehashed(exported, (log) => {
       if (log.id === 120) log.data.transaction.postings[0].amount = 1_000_000_000;
     });
-    expect((await importLogs(target, tail)).body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 149 } });
+    expect((await importLogs(target, tail)).body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: 149 } });
 
     // Without its checkpoints, nothing authenticates the export.
     const stripped = rehashed(exported, (log) => {
@@ -130,7 +130,7 @@ describe('ledger log signatures', () => {
     const unsigned = await importLogs(target, stripped);
     expect(unsigned.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 149 },
+      errorDetails: { logId: 149 },
       errorMessage: expect.stringContaining('no signed checkpoint'),
     });
     expect((await api('GET', `/api/ledger/v2/${target}/logs/chain`)).body.data).toMatchObject({ logs: 0 });
@@ -158,12 +158,12 @@ describe('ledger log signatures', () => {
     const platformOnly = await post(target);
     expect(platformOnly.body).toMatchObject({
       errorCode: 'IMPORT',
-      details: { logId: 2 },
+      errorDetails: { logId: 2 },
       errorMessage: expect.stringContaining('not a trusted key'),
     });
     const wrong = await post(target, foreignSigner().publicKey);
     expect(wrong.status).toBe(400);
-    expect(wrong.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 2 }, errorMessage: expect.stringContaining('not a trusted key') });
+    expect(wrong.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: 2 }, errorMessage: expect.stringContaining('not a trusted key') });
     const malformed = await post(target, 'abc');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ errorCode: 'VALIDATION', errorMessage: expect.stringContaining('publicKey') });

@@ -118,13 +118,13 @@ describe('ledger logs', () => {
     const target = await newLedger('logs-bad');
     const gap = await importLogs(target, [...lines.slice(0, 3), ...lines.slice(4)].join('\n'));
     expect(gap.status).toBe(400);
-    expect(gap.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 4 } });
+    expect(gap.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: 4 } });
     const changed = [...lines];
     changed[3] = changed[3].replace('"b":"2"', '"b":"3"');
     expect(changed[3]).not.toBe(lines[3]);
     const tampered = await importLogs(target, changed.join('\n'));
     expect(tampered.status).toBe(400);
-    expect(tampered.body).toMatchObject({ errorCode: 'IMPORT', details: { logId: 3 } });
+    expect(tampered.body).toMatchObject({ errorCode: 'IMPORT', errorDetails: { logId: 3 } });
     expect(tampered.body.errorMessage).toContain('log 3');
     const malformed = await importLogs(target, 'not json\n');
     expect(malformed.body).toMatchObject({ errorCode: 'IMPORT', errorMessage: expect.stringContaining('line 1') });

@@ -34,7 +34,7 @@ describe('ledger features reach the Numscript interpreter', () => {
     }
     const element = await bulk(ledger, ONEOF);
     expect(element.status).toBe(400);
-    expect(element.body).toMatchObject({ errorCode: 'COMPILATION_FAILED', details: { index: 0 } });
+    expect(element.body).toMatchObject({ errorCode: 'COMPILATION_FAILED', errorDetails: { index: 0 } });
     expect((await api('GET', `/api/ledger/v2/${ledger}/transactions`)).body.cursor.data).toEqual([]);
   });
 

@@ -50,7 +50,7 @@ describe('ledger transactions from Numscript', () => {
     expect(await balance(ledger, 'b')).toBe(-30);
     const beyond = await postTransaction(ledger, script('send [USD/2 1] ( source = @b allowing overdraft up to [USD/2 30] destination = @c )'));
     expect(beyond.body.errorCode).toBe('INSUFFICIENT_FUND');
-    expect(beyond.body.details).toEqual({ account: 'b', accounts: ['b'], asset: 'USD/2', needed: '1', available: '0' });
+    expect(beyond.body.errorDetails).toEqual({ account: 'b', accounts: ['b'], asset: 'USD/2', needed: '1', available: '0' });
   });
 
   it.each([

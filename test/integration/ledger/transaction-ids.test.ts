@@ -52,14 +52,14 @@ describe('transaction ids over their whole range', () => {
     const bulk = (element: string) =>
       api('POST', `/api/ledger/v2/${ledger}/_bulk`, { rawBody: `[${element}]`, headers: { 'Content-Type': 'application/json' } });
     const revert = await bulk(`{"action": "REVERT_TRANSACTION", "data": {"id": ${MAX}}}`);
-    // A failed bulk answers 400 VALIDATION; the element's own code is in details (and in its result).
-    expect(revert.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'NOT_FOUND' } });
+    // A failed bulk answers 400 VALIDATION; the element's own code is in errorDetails (and in its result).
+    expect(revert.body).toMatchObject({ errorCode: 'VALIDATION', errorDetails: { index: 0, errorCode: 'NOT_FOUND' } });
     const metadata = await bulk(`{"action": "ADD_METADATA", "data": {"targetType": "TRANSACTION", "targetId": ${MAX}, "metadata": {"a": "b"}}}`);
-    expect(metadata.body).toMatchObject({ errorCode: 'VALIDATION', details: { index: 0, errorCode: 'NOT_FOUND' } });
+    expect(metadata.body).toMatchObject({ errorCode: 'VALIDATION', errorDetails: { index: 0, errorCode: 'NOT_FOUND' } });
     const above = await bulk(`{"action": "REVERT_TRANSACTION", "data": {"id": ${ABOVE}}}`);
     expect(above.status).toBe(400);
     expect(above.body.errorCode).toBe('VALIDATION');
-    expect(above.body.details).toBeUndefined();
+    expect(above.body.errorDetails).toBeUndefined();
   });
 
   it('are documented with the exact bound 2^63 - 1 in the served OpenAPI document', async () => {

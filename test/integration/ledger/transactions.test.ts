@@ -98,7 +98,7 @@ describe('ledger transactions over HTTP', () => {
     expect(failing.body.errorCode).toBe('INSUFFICIENT_FUND');
     // Plain postings are refused with the facts a script's refusal carries: account, asset, needed, available.
     expect(failing.body.errorMessage).toBe('account "dry:1" has insufficient funds for posting 0: needed USD/2 6, available USD/2 5');
-    expect(failing.body.details).toEqual({ account: 'dry:1', accounts: ['dry:1'], asset: 'USD/2', needed: '6', available: '5' });
+    expect(failing.body.errorDetails).toEqual({ account: 'dry:1', accounts: ['dry:1'], asset: 'USD/2', needed: '6', available: '5' });
   });
 
   it('reverts once, links the revert, and refuses a revert that would overdraw unless forced', async () => {
@@ -120,7 +120,7 @@ describe('ledger transactions over HTTP', () => {
     await postTransaction(dedicated, { postings: [posting('rev:a', 'rev:c', 10)] });
     const refused = await api('POST', `/api/ledger/v2/${dedicated}/transactions/0/revert`);
     expect(refused.body.errorCode).toBe('INSUFFICIENT_FUND');
-    expect(refused.body.details).toEqual({ account: 'rev:a', accounts: ['rev:a'], asset: 'USD/2', needed: '10', available: '0' });
+    expect(refused.body.errorDetails).toEqual({ account: 'rev:a', accounts: ['rev:a'], asset: 'USD/2', needed: '10', available: '0' });
     const forced = await api('POST', `/api/ledger/v2/${dedicated}/transactions/0/revert?force=true`);
     expect(forced.status).toBe(201);
     const unknown = await api('POST', `/api/ledger/v2/${dedicated}/transactions/999/revert`);

@@ -33,7 +33,7 @@ describe('ledger v1: mapping', () => {
     expect(broken.status).toBe(400);
     expect(broken.body.errorCode).toBe('INSUFFICIENT_FUND');
     expect(broken.body.errorMessage).toContain('users:1');
-    expect(broken.body.details).toEqual({ account: 'users:1', asset: 'USD/2', balance: 40 });
+    expect(broken.body.errorDetails).toEqual({ account: 'users:1', asset: 'USD/2', balance: 40 });
     expect({ stats: await stats(ledger), logs: await logCount(ledger) }).toEqual(before);
 
     expect((await create(ledger, { postings: [posting('users:1', 'shops:1', 50)] })).status).toBe(200);
@@ -111,7 +111,11 @@ describe('ledger v1: batch', () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ errorCode: 'INSUFFICIENT_FUND', errorMessage: expect.stringMatching(/^transactions\[2\]: /), details: { index: 2 } });
+    expect(res.body).toEqual({
+      errorCode: 'INSUFFICIENT_FUND',
+      errorMessage: expect.stringMatching(/^transactions\[2\]: /),
+      errorDetails: { index: 2 },
+    });
     expect({ stats: await stats(ledger), logs: await logCount(ledger) }).toEqual(before);
     expect(await balance(ledger, 'users:1')).toBe(100);
 
@@ -124,7 +128,7 @@ describe('ledger v1: batch', () => {
       },
     });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body).toMatchObject({ errorCode: 'CONFLICT', details: { index: 1 } });
+    expect(duplicate.body).toMatchObject({ errorCode: 'CONFLICT', errorDetails: { index: 1 } });
     expect(await stats(ledger)).toEqual(before.stats);
 
     const ok = await api('POST', v1(ledger, '/transactions/batch'), {
@@ -142,7 +146,7 @@ describe('ledger v1: batch', () => {
       body: { transactions: [{ postings: [posting('world', 'users:1', 30)] }, { postings: [posting('users:1', 'x', 50)] }] },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', details: { index: 0 } });
+    expect(res.body).toMatchObject({ errorCode: 'INSUFFICIENT_FUND', errorDetails: { index: 0 } });
     const ok = await api('POST', v1(ledger, '/transactions/batch'), {
       body: { transactions: [{ postings: [posting('users:1', 'x', 50)] }, { postings: [posting('world', 'users:1', 30)] }] },
     });

@@ -114,7 +114,7 @@ describe('orchestration workflow definitions', () => {
       expect(res.body).toEqual({
         errorCode: 'VALIDATION',
         errorMessage: `stages[0].send.destination.account.id: invalid account address "${address}"`,
-        details: { field: 'stages[0].send.destination.account.id' },
+        errorDetails: { field: 'stages[0].send.destination.account.id' },
       });
     }
     expect(await ids()).toEqual(before);
