@@ -140,11 +140,14 @@ export async function recordAttempts(db: Db, records: AttemptRecord[], options: 
     return claimed;
   });
   // Every attempt, the batch's first ones and the endpoint queues' alike, is recorded here and only here.
+  // Per endpoint by its config id, not its URL: one series set per config an operator created (a URL may change or
+  // carry secrets in its query).
   for (const record of records) {
     const outcome = record.status === 'to retry' ? 'retry' : record.status;
-    metrics.webhookAttempts.inc({ outcome });
-    metrics.webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
-    if (outcome !== 'retry') metrics.webhookAttemptNumber.observe({ outcome }, record.retryAttempt + 1);
+    const labels = { config_id: record.config.id, outcome };
+    metrics.webhookAttempts.inc(labels);
+    metrics.webhookAttemptDuration.observe(labels, record.durationMs / 1000);
+    if (outcome !== 'retry') metrics.webhookAttemptNumber.observe(labels, record.retryAttempt + 1);
     if (outcome !== 'success' && options.log) {
       options.log(outcome === 'retry' ? 'webhooks: delivery attempt failed; retried' : 'webhooks: delivery attempt failed; not retried', {
         deliveryId: record.deliveryId,

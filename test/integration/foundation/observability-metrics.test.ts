@@ -75,6 +75,12 @@ describe('worker metrics and logs of events, webhooks, the log hasher and connec
         sampleValue(after, 'webhook_delivery_attempts_total', { outcome: 'retry' }) -
           sampleValue(before, 'webhook_delivery_attempts_total', { outcome: 'retry' }),
       ).toBeGreaterThanOrEqual(2);
+      // Per endpoint: this config's own series counts its failed attempts, and its latency histogram as many.
+      const endpoint = { config_id: config.id, outcome: 'retry' };
+      expect(sampleValue(after, 'webhook_delivery_attempts_total', endpoint)).toBeGreaterThanOrEqual(2);
+      expect(sampleValue(after, 'webhook_delivery_attempt_duration_seconds_count', endpoint)).toBe(
+        sampleValue(after, 'webhook_delivery_attempts_total', endpoint),
+      );
     } finally {
       await receiver.close();
     }
