@@ -9,8 +9,8 @@ export function localUrl(raw: string): URL {
 }
 
 export interface JsonClient {
-  /** Sends one request and returns its status and text; rejects on a network error only. */
-  request(method: string, path: string, body?: string): Promise<{ status: number; text: string }>;
+  /** Sends one request (with the client's headers, then `extra`) and returns its status and text; rejects on a network error only. */
+  request(method: string, path: string, body?: string, extra?: Record<string, string>): Promise<{ status: number; text: string }>;
   close(): void;
 }
 
@@ -24,9 +24,9 @@ export function jsonClient(baseUrl: string, options: { connections: number; head
   const url = localUrl(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   return {
-    request(method, path, body) {
+    request(method, path, body, extra) {
       return new Promise((resolve, reject) => {
-        const headers: Record<string, string | number> = { ...options.headers };
+        const headers: Record<string, string | number> = { ...options.headers, ...extra };
         if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body);
         const req = http.request({ agent, host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, method, path, headers }, (res) => {
           const chunks: Buffer[] = [];

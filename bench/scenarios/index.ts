@@ -8,6 +8,7 @@ import { ledgerVerifyScenario } from './ledger/verify';
 import { observabilityScenario } from './observability';
 import { orchestrationScenario } from './orchestration';
 import { paymentsScenario } from './payments';
+import { paymentsStripeScenario } from './payments-stripe';
 import { reconciliationScenario } from './reconciliation';
 import { walletsScenario } from './wallets';
 import { webhooksScenario } from './webhooks';
@@ -27,6 +28,7 @@ export const scenarios: Scenario[] = [
   ledgerVerifyScenario,
   observabilityScenario,
   paymentsScenario,
+  paymentsStripeScenario,
   walletsScenario,
   orchestrationScenario,
   webhooksScenario,

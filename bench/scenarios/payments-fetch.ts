@@ -58,7 +58,7 @@ interface TimedRuns {
  * last, with the stack's CPU per payment over that window; then the dispatch of the events they committed, settled
  * and counted apart.
  */
-async function timedRuns(platform: BenchPlatform, payments: number, start: (client: Client) => Promise<string[]>): Promise<TimedRuns> {
+export async function timedRuns(platform: BenchPlatform, payments: number, start: (client: Client) => Promise<string[]>): Promise<TimedRuns> {
   const { client, connection } = await createTemporalClient({ address: platform.temporalAddress, namespace: 'default' });
   try {
     const before = cpuSnapshot();
