@@ -6,7 +6,7 @@
 export type { CreateTransactionInput, Executor, LedgerTransaction, Posting, Volume, Volumes, VolumesByAccount } from './types';
 export { WORLD } from './types';
 export { createTransaction, settleHold, type CreateTransactionOptions, type TransactionRequest } from './writes/create-transaction';
-export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './writes/write-pipeline';
+export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './writes/settle-write';
 export type { SqlStatement } from './writes/write-statements';
 export { revertTransaction } from './writes/revert-transaction';
 export {

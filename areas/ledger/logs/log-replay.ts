@@ -8,7 +8,7 @@ import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
 import { checkSchemaData, writeSchema } from '../rules/schemas';
 import type { Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
-import { commitMetadataWrite, type MetadataWrite } from '../writes/write-pipeline';
+import { commitMetadataWrite, type MetadataWrite } from '../writes/metadata-write';
 
 type Data = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { assertAddress, assertMetadata, whereAddress } from '../rules/rules';
 import { assertAccountInChart } from '../rules/schema-check';
 import { findSchema } from '../rules/schemas';
 import type { Executor, Volumes } from '../types';
-import { commitMetadataWrite } from '../writes/write-pipeline';
+import { commitMetadataWrite } from '../writes/metadata-write';
 import { stringifyJson } from '../../../lib/json';
 
 export interface LedgerAccount {

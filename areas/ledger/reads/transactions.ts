@@ -10,7 +10,7 @@ import { stringifyJson } from '../../../lib/json';
 import { readTransactionJson, readTransactionRow } from './transaction-reads';
 import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { Knex } from 'knex';
-import { commitMetadataWrite } from '../writes/write-pipeline';
+import { commitMetadataWrite } from '../writes/metadata-write';
 
 export interface TransactionRow {
   ledger: string;

@@ -5,7 +5,8 @@ import { assertPostingsInChart, chartDefaults } from '../rules/schema-check';
 import type { ParsedSchema } from '../rules/schemas';
 import { getTransaction } from '../reads/transactions';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
-import { commitMetadataWrite, commitWrite, committedEvent } from './write-pipeline';
+import { commitWrite, committedEvent } from './write-pipeline';
+import { commitMetadataWrite } from './metadata-write';
 
 export interface CheckedOptions {
   idempotencyKey?: string;

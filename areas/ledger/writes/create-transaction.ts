@@ -8,7 +8,8 @@ import { assertAccountInChart, assertPostingsInChart, templateScript } from '../
 import { findSchema, type ParsedSchema } from '../rules/schemas';
 import { getTransaction } from '../reads/transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { commitWrite, commitWrites, type CallerRows, type Committed, type LedgerWrite, type SettleInput, type WriteOutcome } from './write-pipeline';
+import { commitWrite, commitWrites, type Committed, type LedgerWrite, type WriteOutcome } from './write-pipeline';
+import type { CallerRows, SettleInput } from './settle-write';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
 
 /** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */

@@ -3,7 +3,7 @@ import { inWriteTransaction } from '../executor';
 import { assertLedgerWritable } from '../ledgers';
 import { assertAddress } from '../rules/rules';
 import type { Executor } from '../types';
-import { commitMetadataWrite } from './write-pipeline';
+import { commitMetadataWrite } from './metadata-write';
 
 function assertKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0 || key.length > 1000) throw validationError('key: a metadata key of 1 to 1000 characters');

@@ -3,23 +3,13 @@ import { hashRequest } from '../../../db/idempotency';
 import type { PlatformEvent } from '../../../db/outbox';
 import { ApiError } from '../../../lib/errors';
 import { parseJson, stringifyJson } from '../../../lib/json';
-import { logTransactionView, type LogType } from '../logs/log';
+import { logTransactionView } from '../logs/log';
 import { scriptedWrite, scriptPairs } from './script';
 import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, pairKey, type VolumeMap } from '../reads/volumes';
-import type { LockedRead } from '../reads/volumes';
-import {
-  insertCommitted,
-  mergeAccountMetadata,
-  releaseKeys,
-  volumeRows,
-  writeMetadata,
-  writeVolumesAndTakeIds,
-  type CommittedRow,
-  type MetadataChange,
-  type SqlStatement,
-} from './write-statements';
+import { insertCommitted, mergeAccountMetadata, releaseKeys, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from './write-statements';
 import { v2TransactionView } from '../reads/views';
+import { callerStatements, holdReads, planSettle, type CallerRows, type SettleInput, type Settled } from './settle-write';
 
 /**
  * THE LEDGER'S WRITE PIPELINE (docs/ledger.md, "Write path"). Every ledger transaction is committed here: a single
@@ -75,57 +65,6 @@ export interface Committed {
   logId: bigint;
   /** A settle's result (SettleInput). */
   settled?: Settled;
-}
-
-/**
- * Rows of a caller's that go with its write: `build` turns the accepted writes carrying it (their items and final
- * postings) into one data-modifying statement, a member of the WITH of the batch's last statement, so a batch of N
- * such writes costs no statement of its own. Pure: writes sharing one `build` (a module constant) share the statement.
- */
-export interface CallerRows<T = unknown> {
-  build: (done: Array<{ item: T; postings: Posting[] }>) => SqlStatement | undefined;
-  item: T;
-}
-
-export const callerRows = <T>(build: CallerRows<T>['build'], item: T): CallerRows => ({ build: build as CallerRows['build'], item });
-
-/**
- * A wallet hold's settle (confirm or void) as a write. What it posts depends on what the hold still holds and whether
- * its row is closed, known only under the batch's locks: the caller gives what it needs (the hold, its pairs, the
- * statements of its row) and a pure `plan`; the pipeline locks the pairs and the row with the batch, plans, checks
- * and commits the postings, and closes the row in the batch's last statement. Two settles of one hold never share a
- * batch (group-commit.ts), so the second sees the first committed.
- */
-export interface SettleInput {
-  holdId: string;
-  /** The pair holding the hold's funds: what remains is its balance. */
-  held: { account: string; asset: string };
-  /** Every other pair the settle may post to, fixed when the hold was made. */
-  pairs: Array<[string, string]>;
-  metadata: Record<string, string>;
-  rows: HoldRows;
-  /** What to post, and whether the hold closes, for its state under the locks. Throws to refuse the settle alone. */
-  plan(hold: HoldState): { postings: Posting[]; close: boolean };
-}
-
-/** A hold under the batch's locks: `remaining` is its pair's balance when open (may be negative after a forced revert), else 0. */
-export interface HoldState {
-  status: 'missing' | 'open' | 'closed';
-  remaining: bigint;
-}
-
-/** The statements of the hold rows (wallets' hold-rows.ts), over hold ids. */
-export interface HoldRows {
-  /** Locks and reads the rows as `{id, closed}`, in id order; runs within the batch's volume-lock statement, after the volume rows. */
-  lock(ids: string[]): SqlStatement;
-  /** Closes the rows: a member of the batch's last statement. */
-  close(ids: string[]): SqlStatement;
-}
-
-/** What a settle did: what the hold held under the locks, and whether it closed. Its postings are the transaction's. */
-export interface Settled {
-  held: bigint;
-  closed: boolean;
 }
 
 /** What one write became: committed, answered from its idempotency key, or refused on its own. */
@@ -400,79 +339,4 @@ async function checkWrite(
   if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
   await mergeAccountMetadata(trx, ledger, accountMetadata);
   return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
-}
-
-/** The read of the batch's settles' hold rows, within its volume-lock statement: each hold's `closed`, into `closed`. */
-function holdReads(settles: SettleInput[], closed: Map<string, boolean>): LockedRead[] {
-  return [...groupBy(settles, (s) => s.rows)].map(([rows, group]) => {
-    const { sql, bindings } = rows.lock(group.map((s) => s.holdId));
-    return { sql, bindings, apply: (found) => found.forEach((row) => closed.set(String(row.id), row.closed === true)) };
-  });
-}
-
-/** A settle's postings (none of 0) and result, from its hold's row and balance as the batch locked them. */
-function planSettle(settle: SettleInput, closed: Map<string, boolean>, state: VolumeMap): { postings: Posting[]; settled: Settled } {
-  const found = closed.get(settle.holdId);
-  const status = found === undefined ? 'missing' : found ? 'closed' : 'open';
-  const volume = state.get(pairKey(settle.held.account, settle.held.asset))!;
-  const remaining = status === 'open' ? volume.input - volume.output : 0n;
-  const { postings, close } = settle.plan({ status, remaining });
-  return { postings: postings.filter((p) => p.amount > 0n), settled: { held: remaining, closed: close } };
-}
-
-/** The callers' statements of the accepted writes: one per CallerRows builder, and one closing the holds settled for good. */
-function callerStatements(done: Array<{ write: LedgerWrite; postings: Posting[]; settled?: Settled }>): SqlStatement[] {
-  const withRows = done.filter((d) => d.write.rows);
-  const built = [...groupBy(withRows, (d) => d.write.rows!.build)].flatMap(
-    ([build, group]) => build(group.map((d) => ({ item: d.write.rows!.item, postings: d.postings }))) ?? [],
-  );
-  const closing = done.filter((d) => d.settled?.closed);
-  const closed = [...groupBy(closing, (d) => d.write.settle!.rows)].map(([rows, group]) => rows.close(group.map((d) => d.write.settle!.holdId)));
-  return [...built, ...closed];
-}
-
-function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
-  return groups;
-}
-
-/**
- * A metadata write (add or delete metadata, a checked write's account metadata, a log import's SET_METADATA and
- * DELETE_METADATA): keys merged into, or one key deleted from, an account's or a transaction's metadata, with its log
- * (SET_METADATA, DELETE_METADATA) and its event (SAVED_METADATA, DELETED_METADATA).
- */
-export interface MetadataWrite extends MetadataChange {
-  /** A log import's replay: the original log's date. */
-  logDate?: Date;
-  /** Whether the pipeline emits the write's event (the default); a log import and a checked write's account metadata do not. */
-  emit?: boolean;
-}
-
-/**
- * Commits one metadata write in the caller's transaction, in one statement (writeMetadata). It takes no txid and
- * touches no volume: what it locks is its target's row, then the ledger row, the order every writer takes them in.
- * Deleting a key that is not there changes nothing: no log, no event.
- * @returns the id of the log it appended, undefined when it changed nothing @throws ApiError NOT_FOUND (transaction)
- */
-export async function commitMetadataWrite(trx: Knex.Transaction, ledger: string, write: MetadataWrite): Promise<{ logId?: bigint }> {
-  const { target, change } = write;
-  const targetType = target.type;
-  const targetId = target.id;
-  const [logType, logData, event]: [LogType, unknown, PlatformEvent] =
-    'set' in change
-      ? [
-          'SET_METADATA',
-          { targetType, targetId, metadata: change.set },
-          { app: 'ledger', type: 'SAVED_METADATA', payload: { ledger, targetType, targetId, metadata: change.set } },
-        ]
-      : [
-          'DELETE_METADATA',
-          { targetType, targetId, key: change.delete },
-          { app: 'ledger', type: 'DELETED_METADATA', payload: { ledger, targetType, targetId, key: change.delete } },
-        ];
-  const log = { type: logType, date: write.logDate ?? new Date(), data: logData };
-  const { logId, found } = await writeMetadata(trx, ledger, write, log, write.emit === false ? [] : [event]);
-  if (!found) throw new ApiError('NOT_FOUND', `transaction ${String(targetId)} not found in ledger "${ledger}"`);
-  return logId === undefined ? {} : { logId };
 }
