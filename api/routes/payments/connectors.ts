@@ -17,20 +17,15 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, mapSchema } from '../../schemas/common';
+import { capabilitiesSchema, connectorConfigsSchema, connectorSchema, connectorsListQuery, idParams, taskSchema } from '../../schemas/payments';
 import {
-  capabilitiesSchema,
-  connectorConfigsSchema,
+  adyenConfigSchema,
   connectorConfigUpdateSchema,
-  connectorSchema,
-  connectorsListQuery,
   genericConfigSchema,
-  idParams,
+  mangopayConfigSchema,
   simulatedConfigSchema,
   stripeConfigSchema,
-  mangopayConfigSchema,
-  adyenConfigSchema,
-  taskSchema,
-} from '../../schemas/payments';
+} from '../../schemas/payment-connector-configs';
 import { noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/connectors';
