@@ -55,6 +55,12 @@ export function cutBatch(rows: ClaimedRow[], subscriptions: Subscriptions) {
  */
 export async function claimOutboxBatch(db: Db, limit: number): Promise<boolean> {
   return db.transaction(async (trx) => {
+    // Walk the pending index in seq order and stop at the limit. Every dispatched row leaves a dead entry in that
+    // partial index until VACUUM; the planner's default here, a bitmap scan, visits the heap block of every one of them
+    // at every claim (measured under sustained bulk writes: 25,000 entries and 2,500 blocks read to claim 200 rows,
+    // 21 ms a claim, a fifth of PostgreSQL's time). An ordered index scan marks the dead entries it meets as killed
+    // (btree's LP_DEAD hint), so the next claim skips them without touching the heap. Scoped to this transaction.
+    await trx.raw('SET LOCAL enable_bitmapscan = off');
     const rows: ClaimedRow[] = await trx('events_outbox')
       .select('id', 'app', 'type', trx.raw('octet_length(payload) AS bytes'))
       .whereNull('dispatched_at')
