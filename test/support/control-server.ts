@@ -1,10 +1,15 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningPlatform } from '../../scripts/stack/platform';
+import { pollUntil } from './eventually';
+
+/** Linux's one-letter state of a process (`T`: stopped by a signal), the third field of /proc/<pid>/stat. */
+const processState = (pid: number): string => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
 
 /**
  * A tiny HTTP control plane on 127.0.0.1 that lets test files (which run in their own module registry) stop, start and
- * kill the run's worker and API processes: `POST /<api|worker>/<stop|start|restart|kill>`.
+ * kill the run's worker and API processes: `POST /<api|worker>/<stop|start|restart|kill|freeze>`.
  */
 export async function startControlServer(platform: RunningPlatform): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
@@ -17,8 +22,16 @@ export async function startControlServer(platform: RunningPlatform): Promise<{ u
       else if (action === 'restart') await target.restart('SIGTERM');
       else if (action === 'kill') await target.restart('SIGKILL');
       // SIGSTOP: the process stays but consumes nothing (no Temporal tasks, no outbox notifications), like a hung host.
-      else if (action === 'freeze') target.child().kill('SIGSTOP');
-      else throw new Error('unknown action');
+      // Answered once the kernel shows it stopped, so a test may rely on it from the answer on.
+      else if (action === 'freeze') {
+        const child = target.child();
+        child.kill('SIGSTOP');
+        await pollUntil(
+          () => processState(child.pid as number),
+          (state) => state === 'T',
+          { timeoutMs: 10_000, intervalMs: 5, what: `process ${child.pid} to stop` },
+        );
+      } else throw new Error('unknown action');
     };
     run().then(
       () => res.writeHead(204).end(),

@@ -6,7 +6,7 @@ type Action = 'stop' | 'start' | 'restart' | 'kill' | 'freeze';
 
 /**
  * Stops, starts, restarts (SIGTERM), kills (SIGKILL, then starts again) or freezes (SIGSTOP; undo with kill) the run's
- * API or worker process.
+ * API or worker process (a freeze is answered once the process is stopped).
  */
 export async function control(part: Part, action: Action): Promise<void> {
   const response = await fetch(`${process.env.TEST_CONTROL_URL}/${part}/${action}`, { method: 'POST' });

@@ -32,3 +32,15 @@ export const isDefined = <T>(value: T): value is Exclude<T, undefined> => value 
 
 /** `until` for a probe that answers a falsy value (false, 0, undefined…) until it has its value. */
 export const isTruthy = <T>(value: T): value is Exclude<T, undefined | null | false | 0 | ''> => Boolean(value);
+
+/**
+ * Waits until the clock reads later than `instantMs` (ms since the epoch) and returns what it read: for a time boundary
+ * (an instant that must be in the past, a timestamp that must move), not for background work. The API and PostgreSQL
+ * read the same clock as the tests.
+ */
+export const clockPast = (instantMs: number): Promise<number> =>
+  pollUntil(
+    () => Date.now(),
+    (now) => now > instantMs,
+    { intervalMs: 1, what: `the clock to pass ${new Date(instantMs).toISOString()}` },
+  );

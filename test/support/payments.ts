@@ -59,3 +59,12 @@ export async function paymentsOf(connectorID: string): Promise<any[]> {
   if (res.status !== 200) throw new Error(`list failed: ${res.status} ${res.text}`);
   return res.body.cursor.data;
 }
+
+/** The id of a connector's schedule of one kind (accounts, balances, payments, conversions, orders), as the API lists it. */
+export async function connectorScheduleId(connectorID: string, kind: string): Promise<string> {
+  const res = await api('GET', `/api/payments/v3/connectors/${connectorID}/schedules`);
+  if (res.status !== 200) throw new Error(`schedules: ${res.status} ${res.text}`);
+  const schedule = (res.body.cursor.data as Array<{ id: string; kind: string }>).find((s) => s.kind === kind);
+  if (!schedule) throw new Error(`no ${kind} schedule for ${connectorID}`);
+  return schedule.id;
+}

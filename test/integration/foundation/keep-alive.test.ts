@@ -6,7 +6,13 @@ import { loadConfig } from '../../../lib/config';
 import { apiUrl, fetchRetryingClosedConnection } from '../../support/http';
 import { pollUntil } from '../../support/eventually';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A connection left idle for `ms`. Not a wait for an event: these tests are about idle-time limits (a client's and a
+ * server's keep-alive, the headers and request timeouts), so the gap between two requests is the input under test, and
+ * nothing happens during it that a test could wait for. Each gap is chosen against the limit it straddles (below it,
+ * near it on both sides, past it).
+ */
+const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The API's server creation with `timeouts`, in this process, counting the TCP connections it accepts. */
 async function startServer(timeouts: HttpTimeouts, connectionsCheckingInterval?: number) {
@@ -66,7 +72,7 @@ describe('HTTP keep-alive and timeouts', () => {
           (result) => results.push(result),
           (error) => failures.push(error),
         );
-        await sleep(gaps[i % gaps.length]);
+        await idle(gaps[i % gaps.length]);
       }
       return results;
     };
@@ -79,7 +85,7 @@ describe('HTTP keep-alive and timeouts', () => {
           (error) => (failures.push(error), 0),
         );
         statuses.push(status);
-        await sleep(gap);
+        await idle(gap);
       }
       return statuses;
     };
@@ -109,7 +115,7 @@ describe('HTTP keep-alive and timeouts', () => {
     const answers = () => received.match(/HTTP\/1\.1 \d+/g) ?? [];
     try {
       socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-      await sleep(1200); // idle for more than the headers and the request timeouts
+      await idle(1200); // more than the headers and the request timeouts (and a check interval): the behaviour under test
       socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
       await pollUntil(answers, (list) => list.length >= 2, { timeoutMs: 5000, intervalMs: 20, what: 'the second answer' });
       expect(answers()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);

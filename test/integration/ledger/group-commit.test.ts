@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { commitWrites, type WriteOutcome } from '../../../areas/ledger/writes/write-pipeline';
 import { groupCommit } from '../../../areas/ledger/writes/group-commit';
 import { createDb, type Db } from '../../../db/knex';
+import { isDefined, pollUntil } from '../../support/eventually';
 import { api } from '../../support/http';
 import { ledgerViolations, logAndEventViolations } from '../../support/ledger-invariants';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
@@ -110,8 +111,15 @@ describe('ledger group commit', () => {
       const second = groupCommit(single, ledger, { request: { postings: [usd('world', 'b', 2n)] } });
       let secondSettled = false;
       void second.finally(() => (secondSettled = true));
+      let answered: unknown;
+      void first.then(
+        (outcome) => (answered = outcome),
+        (error: unknown) => (answered = error),
+      );
       trx = await blocking;
-      const answered = await Promise.race([first, new Promise((resolve) => setTimeout(() => resolve('still held'), 3000))]);
+      // The only connection stays with `trx` until the commit below, so the second batch cannot settle before it; the
+      // first one's answer must come meanwhile (the bound only turns a held answer into a failure with a message).
+      await pollUntil(() => answered, isDefined, { intervalMs: 20, what: "the first batch's answer while the next batch waits" });
       expect(answered).toMatchObject({ transaction: { postings: [{ destination: 'a', amount: 1n }] }, idempotencyHit: false });
       expect(secondSettled).toBe(false);
       await trx.commit();

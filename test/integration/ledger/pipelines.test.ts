@@ -109,8 +109,22 @@ describe('ledger pipelines: postgres driver', () => {
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/stop`)).status).toBe(202);
     await writeLogs(ledger, 4);
     await hashedUpTo(ledger);
-    // A stopped pipeline exports nothing: an absence, so more than a poll interval of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Only the pipeline's workflow exports: checked once its run has ended (cancelled, or a batch found the row
+    // stopped), after which no batch starts.
+    const { client, connection } = await temporalClient();
+    try {
+      const handle = client.workflow.getHandle(`ledger-pipeline-${ledger}-${pipeline.id}`);
+      const status = await pollUntil(
+        async () => (await handle.describe()).status.name,
+        (name) => name !== 'RUNNING',
+        {
+          what: 'the stopped pipeline run to end',
+        },
+      );
+      expect(['CANCELLED', 'COMPLETED']).toContain(status);
+    } finally {
+      await connection.close();
+    }
     expect((await targetRows(ledger)).length).toBe(4);
     expect((await pipelineState(ledger, pipeline.id)).lastLogID).toBe(3);
     expect((await api('POST', `/api/ledger/v2/${ledger}/pipelines/${pipeline.id}/start`)).status).toBe(202);

@@ -1,3 +1,4 @@
+import { clockPast } from '../../support/eventually';
 import { api } from '../../support/http';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
 
@@ -31,10 +32,11 @@ describe('ledger counts, stats and volumes', () => {
       { postings: [posting('world', 'users:1', 7, 'EUR/2')] },
     ])
       expect((await postTransaction(ledger, body)).status).toBe(200);
-    // The behaviour under test is a time boundary: `between` must fall strictly between the two batches' timestamps.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    between = new Date().toISOString();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The behaviour under test is a time boundary: `between` must fall strictly between the two batches' timestamps
+    // (and insertion dates), all stamped before the answers above came back, and before what is written below.
+    const betweenMs = await clockPast(Date.now());
+    between = new Date(betweenMs).toISOString();
+    await clockPast(betweenMs);
     expect((await postTransaction(ledger, { postings: [posting('users:1', 'shop:main', 30)], metadata: { batch: 'b' } })).status).toBe(200);
     expect((await api('POST', `/api/ledger/v2/${ledger}/accounts/users:2/metadata`, { body: { tier: 'gold' } })).status).toBe(204);
   });

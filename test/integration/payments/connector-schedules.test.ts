@@ -3,7 +3,7 @@ import { accountId } from '../../../areas/payments/ids';
 import { api } from '../../support/http';
 import { isDefined, pollUntil } from '../../support/eventually';
 import { installSimulated, paymentsOf, simulatedDirectory, suffix, writeJson } from '../../support/payments';
-import { temporalClient } from '../../support/temporal';
+import { runsTakenAfter, temporalClient } from '../../support/temporal';
 
 const payment = (reference: string) => ({
   reference,
@@ -15,7 +15,6 @@ const payment = (reference: string) => ({
   destinationAccountReference: 'main',
 });
 const connectors = '/api/payments/v3/connectors';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const references = async (connectorID: string) => (await paymentsOf(connectorID)).map((p) => p.reference).sort();
 const hasPayment = (connectorID: string, reference: string) =>
   pollUntil(async () => ((await references(connectorID)).includes(reference) ? true : undefined), isDefined, { timeoutMs: 30_000, what: reference });
@@ -165,9 +164,14 @@ describe('connector schedules and tasks (payments v3)', () => {
     expect(read).toMatchObject({ paused: true, pausedReason: 'maintenance', pausedAt: expect.any(String) });
     // A run started just before the pause may still be going (and would read the file written below).
     await runsEnded(payments.id);
+    const written = new Date();
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2')]);
-    // A paused schedule runs nothing: an absence, so three polling periods (1 s) of quiet.
-    await sleep(3000);
+    // A paused schedule runs nothing, checked once two ticks have passed: the accounts schedule, on the same interval
+    // and unpaused, has taken two runs since (and they ended), at instants where the payments one would have run too.
+    const accounts = (await schedulesOf(connectorID)).find((s) => s.kind === 'accounts');
+    expect(await runsTakenAfter(client, accounts.id, written, 2)).toEqual(['COMPLETED', 'COMPLETED']);
+    const { info } = await client.schedule.getHandle(payments.id).describe();
+    expect(info.recentActions.filter((a) => a.takenAt > written)).toEqual([]);
     expect(await references(connectorID)).toEqual(['p1']);
     await client.schedule.getHandle(payments.id).unpause();
     await hasPayment(connectorID, 'p2');

@@ -1,6 +1,7 @@
 import { api } from '../../support/http';
 import { isDefined, pollUntil } from '../../support/eventually';
-import { installSimulated, simulatedDirectory, writeJson } from '../../support/payments';
+import { connectorScheduleId, installSimulated, simulatedDirectory, writeJson } from '../../support/payments';
+import { runsTakenAfter, temporalClient } from '../../support/temporal';
 
 /** Conversions and orders fetched by the simulated connector from conversions.json and orders.json, on its schedules. */
 describe('conversions and orders', () => {
@@ -159,8 +160,14 @@ describe('conversions and orders', () => {
       ['PARTIALLY_FILLED', 40_000_000],
       ['OPEN', null],
     ]);
-    // Polling the same state again adds nothing: an absence, shown by two and a half polling periods (1 s) of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Polling the same state again adds nothing: read after two whole fetches of the orders that began after this.
+    const since = new Date();
+    const { client, connection } = await temporalClient();
+    try {
+      expect(await runsTakenAfter(client, await connectorScheduleId(connectorID, 'orders'), since, 2)).toEqual(['COMPLETED', 'COMPLETED']);
+    } finally {
+      await connection.close();
+    }
     const same = (await api('GET', `/api/payments/v3/orders/${encode('ord-1')}`)).body.data;
     expect(same.adjustments).toHaveLength(2);
     const list = (

@@ -53,6 +53,7 @@ function startProvider() {
       if (key === 'GET /balances') return send(200, { data: [{ accountReference: 'acc-1', asset: 'USD/2', amount: 12345 }] });
       if (key === 'GET /payments') {
         if (calls[key] === 1) return send(500, { error: 'boom' });
+        // A provider that answers too late (after the connector's 500 ms timeout): a simulated latency, not a wait.
         if (calls[key] === 2) return void setTimeout(() => send(200, { data: payments }), 3000);
         return send(200, { data: payments });
       }

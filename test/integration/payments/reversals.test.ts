@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { api } from '../../support/http';
 import { isDefined, pollUntil } from '../../support/eventually';
-import { installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { connectorScheduleId, installSimulated, paymentsOf, simulatedDirectory, suffix, testDb } from '../../support/payments';
+import { runsTakenAfter, temporalClient } from '../../support/temporal';
 import { connectorId } from '../../../areas/payments/ids';
 
 /** Reversals of payment initiations, executed by the real worker through the simulated connector. */
@@ -130,10 +131,16 @@ describe('payment initiation reversals', () => {
     expect((await api('GET', `/api/payments/transfer-initiations/${id}`)).body.data.status).toBe('REVERSED');
     await expect400(await reverse(id, { amount: 1 }), /0 EUR\/2 remain/);
 
-    // The next fetches read the reversal payments back from the provider without adding any.
+    // The next fetches read the reversal payments back from the provider without adding any: two whole fetches that
+    // began after the count.
+    const since = new Date();
     const count = (await paymentsOf(connectorID)).length;
-    // Proves that fetching adds nothing: no event marks an absence, so two and a half polling periods (1 s) of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const { client, connection } = await temporalClient();
+    try {
+      expect(await runsTakenAfter(client, await connectorScheduleId(connectorID, 'payments'), since, 2)).toEqual(['COMPLETED', 'COMPLETED']);
+    } finally {
+      await connection.close();
+    }
     const rows = await paymentsOf(connectorID);
     expect(rows).toHaveLength(count);
     expect(

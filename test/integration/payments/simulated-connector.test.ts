@@ -84,12 +84,24 @@ describe('simulated connector on the real Temporal worker', () => {
       { timeoutMs: 30_000, what: 'the uninstall task' },
     );
     expect(task).toMatchObject({ id: `${label}-uninstall`, status: 'SUCCEEDED', connectorID });
-    for (const kind of ['accounts', 'balances', 'payments', 'conversions', 'orders']) {
+    const kinds = ['accounts', 'balances', 'payments', 'conversions', 'orders'];
+    for (const kind of kinds) {
       await expect(client.schedule.getHandle(`${label}-${kind}`).describe()).rejects.toThrow(/not found/i);
     }
+    // An uninstalled connector fetches nothing: its schedules are gone, and the runs they started that are still going
+    // find it uninstalled. Checked once none is going.
     writeJson(dir, 'payments.json', [payment('p1'), payment('p2'), payment('p3')]);
-    // An uninstalled connector fetches nothing: an absence, so more than two polling periods of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const scheduled = kinds.map((kind) => `'${label}-${kind}'`).join(', ');
+    await pollUntil(
+      async () => {
+        const running = [];
+        for await (const run of client.workflow.list({ query: `TemporalScheduledById IN (${scheduled}) AND ExecutionStatus = 'Running'` }))
+          running.push(run.workflowId);
+        return running;
+      },
+      (running) => running.length === 0,
+      { what: "the end of the uninstalled connector's runs" },
+    );
     expect((await paymentsOf(connectorID)).map((p) => p.reference).sort()).toEqual(['p1', 'p2']);
     const listed = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
     expect(listed.body.cursor.data.find((c: any) => c.id === connectorID)).toMatchObject({

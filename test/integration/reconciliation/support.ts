@@ -1,6 +1,6 @@
 import { api } from '../../support/http';
 import { newLedger, posting, postTransaction } from '../../support/ledger';
-import { isDefined, pollUntil } from '../../support/eventually';
+import { clockPast, isDefined, pollUntil } from '../../support/eventually';
 import { installSimulated, simulatedDirectory, suffix, writeJson } from '../../support/payments';
 
 /** A payments account id as the simulated connector's accounts get it (areas/payments/ids.ts). */
@@ -82,6 +82,6 @@ export async function fundedLedger(amounts: Record<string, bigint>): Promise<str
 
 /** Waits until the clock is past `instant` (so it is in the past for the API), by the smallest step. */
 export async function pastOf(instant: Date): Promise<Date> {
-  while (Date.now() <= instant.getTime()) await new Promise((resolve) => setTimeout(resolve, 2));
+  await clockPast(instant.getTime());
   return instant;
 }

@@ -4,6 +4,7 @@ import { confirmHold, debitWallet, getHold, holdAccount, voidHold } from '../../
 import { holdRows } from '../../../areas/wallets/hold-rows';
 import { lockVolumes } from '../../../areas/ledger/reads/volumes';
 import { api } from '../../support/http';
+import { backendPid, blockedOnLock } from '../../support/locks';
 import { ledgerViolations } from '../../support/ledger-invariants';
 import { credit, debit, mainBalance, newWallet } from '../../support/wallets';
 
@@ -117,13 +118,14 @@ describe('wallet writes: statements per call', () => {
     try {
       await lockVolumes(closer, 'wallets', [pair]);
       await closer('wallet_holds').where({ id: hold }).update({ closed_at: closer.fn.now() });
+      const readerPid = await backendPid(reader);
       let closed: unknown;
       let done = false;
       // Its snapshot is taken now, while the hold is still open for every other transaction; it waits on the volume row.
       const read = { ...holdRows.lock([hold]), apply: (rows: Array<Record<string, unknown>>) => (closed = rows[0]?.closed) };
       const reading = lockVolumes(reader, 'wallets', [pair], new Map(), [read]).then(() => (done = true));
-      // Proves the read is blocked (an absence of progress), so a window of quiet, not an event, is what can show it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The statement is under way and blocked by the closer's volume lock when PostgreSQL shows its backend waiting.
+      await blockedOnLock(db, readerPid);
       expect(done).toBe(false);
       await closer.commit();
       await reading;

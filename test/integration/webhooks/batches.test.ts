@@ -7,6 +7,7 @@ import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
 import { isTruthy, pollUntil } from '../../support/eventually';
 import { startReceiver } from '../../support/webhook-receiver';
+import { webhooksSettled } from '../../support/webhooks';
 
 const configs = '/api/webhooks/configs';
 const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
@@ -69,17 +70,13 @@ describe('event batches', () => {
       timeoutMs: 60_000,
       what: 'every event at every receiver',
     });
-    // The batch activity records its attempts in groups after the answers came back: a row turns succeeded some time
-    // after its receiver answered. Once every row is final no attempt is left to make, so the quiet second below can
-    // only reveal a duplicate.
-    const succeededRows = (configId: string) => db('webhook_deliveries').where({ config_id: configId, status: 'succeeded' }).count({ n: '*' });
-    for (const { config } of subscribers) {
-      await pollUntil(async () => (await succeededRows(config.id))[0].n === String(ids.length), isTruthy, {
-        timeoutMs: 30_000,
-        what: `every delivery of ${config.id} succeeded`,
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Once every batch is done and every drain over, nothing is left to send: a duplicate would have arrived by then.
+    await webhooksSettled(
+      db,
+      client,
+      ids,
+      subscribers.map((s) => s.config.id),
+    );
     for (const [i, { receiver, config }] of subscribers.entries()) {
       expect([...succeeded(i)].sort()).toEqual([...ids].sort());
       if (i < 2) expect(receiver.received).toHaveLength(ids.length);
@@ -96,15 +93,13 @@ describe('event batches', () => {
     const members = await db('events_outbox').where({ batch_id: batch }).orderBy('seq').pluck('id');
     expect(await batchInput(`events-${batch}`)).toEqual(members);
     for (const id of await db('events_outbox').whereIn('id', ids).distinct('batch_id').pluck('batch_id')) {
-      const handle = client.workflow.getHandle(`events-${id}`);
-      await handle.result(); // rows turn succeeded inside activities; the workflow may still be closing
-      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      expect((await client.workflow.getHandle(`events-${id}`).describe()).status.name).toBe('COMPLETED');
     }
   }, 150_000);
 
   it('re-starts a batch left by a crashed dispatcher under the same workflow id, without fanning it out twice', async () => {
     const type = randomType('CRASH');
-    const { receiver } = await subscribe(type);
+    const { receiver, config } = await subscribe(type);
     // A dispatcher claimed three events (batch_id set, committed) and crashed before starting their workflow; another
     // one claimed two events, started their workflow and crashed before marking them dispatched. Written here without
     // NOTIFY, as rows the live dispatcher finds at its next scan (or the one below finds first).
@@ -151,8 +146,8 @@ describe('event batches', () => {
       what: 'dispatch',
     });
     await pollUntil(() => receiver.received.length >= 5, isTruthy, { timeoutMs: 30_000, what: 'five deliveries' });
-    // Each event exactly once: a duplicate is an extra delivery after the five, which only a window of quiet can show.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Each event exactly once: a duplicate would be an extra delivery after the five, sent by then.
+    await webhooksSettled(db, client, all, [config.id]);
     expect(receiver.received.map((r) => eventIdOf(r.body)).sort()).toEqual([...all].sort());
 
     // Batch A started once, under its first event's id, with exactly its three events; batch B kept its one run.

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
+import { clockPast } from '../../support/eventually';
 import { closedPort, startReceiver } from '../../support/webhook-receiver';
 
 const suffix = () => Math.random().toString(36).slice(2, 10);
@@ -100,7 +101,7 @@ describe('webhook configs', () => {
     const { body } = await create({ endpoint: 'https://hooks.example.com/act', eventTypes: ['a.b'], name: 'act' });
     const inactive = (await api('PUT', `${configs}/${body.data.id}/deactivate`)).body.data;
     // updatedAt must move: the clock has to advance past the deactivation's timestamp first.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast(Date.parse(inactive.updatedAt));
     const response = await api('PUT', `${configs}/${body.data.id}/activate`);
     expect(response.status).toBe(200);
     const active = response.body.data;

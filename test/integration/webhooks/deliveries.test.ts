@@ -6,6 +6,7 @@ import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
 import { isTruthy, pollUntil } from '../../support/eventually';
 import { startReceiver } from '../../support/webhook-receiver';
+import { webhooksSettled } from '../../support/webhooks';
 
 const configs = '/api/webhooks/configs';
 const deliveries = '/api/webhooks/deliveries';
@@ -175,8 +176,8 @@ describe('webhook deliveries', () => {
     const { receiver, config, type } = await subscribe((n) => ({ status: n === 1 ? 400 : 204 }));
     const eventId = await emit(type);
     const failed = await deliveryOf(eventId, 'failed');
-    // A 400 is final: no retry may come. Retries come within 1 s on the test platform, so 1.5 s of quiet shows none.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A 400 is final: no retry may come, and none can once the event's batch is done and the endpoint has no drain.
+    await webhooksSettled(db, client, [eventId], [config.id]);
     expect(receiver.received).toHaveLength(1);
     expect(failed).toMatchObject({ attemptCount: 1, replayGeneration: 0, lastStatusCode: 400 });
 
@@ -200,8 +201,10 @@ describe('webhook deliveries', () => {
     // The same key answers the first replay again and replays nothing.
     const repeated = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: key });
     expect([repeated.status, repeated.body]).toEqual([200, replay.body]);
-    // The repeated key must send nothing: an absence, so a short window of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The repeated key must send nothing: the delivery is left as it was (a replay is queued before it answers), and
+    // with its endpoint's drain over nothing can send it again.
+    expect((await api('GET', `${deliveries}/${failed.id}`)).body.data).toMatchObject({ status: 'succeeded', replayGeneration: 1 });
+    await webhooksSettled(db, client, [eventId], [config.id]);
     expect(receiver.received).toHaveLength(2);
     // Another key replays the succeeded delivery too (any delivery can be resent, as in Svix and Formance).
     const again = await api('POST', `${deliveries}/${failed.id}/replay`, { headers: { 'Idempotency-Key': `again-${failed.id}` } });
@@ -254,9 +257,8 @@ describe('webhook deliveries', () => {
     const other = await subscribe();
     const eventId = await emit(type);
     await deliveryOf(await emit(other.type), 'succeeded');
-    await pollUntil(async () => (await db('events_outbox').where({ id: eventId }).whereNotNull('dispatched_at').first()) !== undefined, isTruthy);
-    // The event is dispatched; an inactive config must get nothing: an absence, so a short window of quiet.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // An inactive config must get nothing: checked once the event's batch is done (it makes every first attempt).
+    await webhooksSettled(db, client, [eventId], [config.id]);
     expect(receiver.received).toHaveLength(0);
     expect((await api('GET', `${deliveries}?eventID=${eventId}`)).body.cursor.data).toEqual([]);
     const byConfig = (await api('GET', `${deliveries}?configId=${other.config.id}`)).body.cursor.data;
