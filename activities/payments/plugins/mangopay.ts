@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { MangopayConfig, ProviderAccount, ProviderBalance, ProviderPayment } from '../../../areas/payments';
+import type { ProviderAccount, ProviderBalance, ProviderPayment } from '../../../areas/payments';
+import type { MangopayConfig } from './mangopay-connector';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import type { Logger } from '../../../lib/logger';
 import { guardedRequest, isBlockedAddress } from './guarded-request';
