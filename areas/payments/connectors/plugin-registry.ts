@@ -53,7 +53,8 @@ export function contractProblem(module: unknown): string | undefined {
     return 'operations: must list only REVERSE_TRANSFER and REVERSE_PAYOUT';
   if (
     m.openBankingCapabilities !== undefined &&
-    (!Array.isArray(m.openBankingCapabilities) || m.openBankingCapabilities.some((c) => !(OPEN_BANKING_CAPABILITIES as readonly string[]).includes(c)))
+    (!Array.isArray(m.openBankingCapabilities) ||
+      m.openBankingCapabilities.some((c) => !(OPEN_BANKING_CAPABILITIES as readonly string[]).includes(c)))
   )
     return 'openBankingCapabilities: unknown capability';
   if (typeof m.create !== 'function') return 'create: must be a function (config, context) => plugin';

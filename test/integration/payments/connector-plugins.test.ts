@@ -115,7 +115,11 @@ describe('a connector plugin loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
 
   it('accepts a signed webhook once and refuses a bad signature with 401, storing nothing', async () => {
     const route = `/api/payments/v3/connectors/webhooks/${connectorID}`;
-    const event = JSON.stringify({ id: `evt-${suffix()}`, type: 'payment.settled', payment: { reference: 'FIXB-hook-1', amount: 4200, account: 'FIXB-acc-1' } });
+    const event = JSON.stringify({
+      id: `evt-${suffix()}`,
+      type: 'payment.settled',
+      payment: { reference: 'FIXB-hook-1', amount: 4200, account: 'FIXB-acc-1' },
+    });
     const deliver = (body: string, signature: string) =>
       api('POST', route, { token: null, rawBody: body, headers: { 'Content-Type': 'application/json', 'X-Fixture-Signature': signature } });
 
