@@ -82,7 +82,7 @@ export async function lockInstalledConnector(trx: Executor, id: string): Promise
   return row !== undefined;
 }
 
-/** The config as installed; a secret (the generic connector's apiKey) is never read back. Throws NOT_FOUND. */
+/** The config as installed; its plugin's secrets are never read back. Throws NOT_FOUND. */
 export async function getConnectorConfig(db: Executor, id: string): Promise<Record<string, unknown>> {
   return readableConfig(await getConnectorRow(db, id));
 }
