@@ -211,8 +211,9 @@ export interface WebhookRows {
 /**
  * The provider calls of one installed connector. Fetches return the provider's full current view (the platform upserts
  * it idempotently); writes must be idempotent by their key/reference, because Temporal retries them.
- * Errors: a definitive refusal is an error whose `nonRetryable` is true (activities/payments/plugins/plugin.ts has
- * `providerRejected()` and `invalidData()`); anything else (network, 5xx, timeout) is retried by Temporal.
+ * Errors: a definitive refusal (not retried) is a Temporal non-retryable `ApplicationFailure` (the built-in plugins'
+ * `providerRejected()` and `invalidData()`, activities/payments/plugins/plugin.ts) or any error with `nonRetryable:
+ * true`; anything else (network, 5xx, timeout) is retried by Temporal.
  */
 export interface ConnectorPlugin {
   fetchAccounts(): Promise<ProviderAccount[]>;

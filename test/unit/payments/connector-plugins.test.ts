@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { ApplicationFailure } from '@temporalio/common';
+import { classified } from '../../../activities/payments/classified';
 import path from 'node:path';
 import { BUILT_IN_CONNECTOR_PLUGINS, loadConnectorPlugins } from '../../../activities/payments/plugins';
 import { stripeConnector } from '../../../activities/payments/plugins/stripe-connector';
@@ -67,5 +69,28 @@ describe('connector plugins loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`PAYMENTS_CONNECTOR_PLUGINS: ${fixture('broken.ts')}: not a connector plugin`);
+  });
+});
+
+describe("a plugin's errors in the worker", () => {
+  const failureOf = (error: unknown) =>
+    classified(async () => {
+      throw error;
+    }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+
+  it('a plain error marked nonRetryable is a definitive refusal (no Temporal library needed in the module)', async () => {
+    const failure = await failureOf(Object.assign(new Error('Acme answered 400 to POST /transfers'), { nonRetryable: true }));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'PROVIDER_REJECTED', nonRetryable: true, message: 'Acme answered 400 to POST /transfers' });
+  });
+
+  it('any other error is left to be retried', async () => {
+    const error = new Error('Acme answered 503 to GET /payments');
+    expect(await failureOf(error)).toBe(error);
+    const retryable = ApplicationFailure.retryable('rate limited', 'PROVIDER_RATE_LIMITED');
+    expect(await failureOf(retryable)).toBe(retryable);
   });
 });
