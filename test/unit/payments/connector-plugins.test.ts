@@ -20,13 +20,10 @@ describe('connector plugins loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
   });
 
   it.each([
-    [fixture('missing.ts'), /^PAYMENTS_CONNECTOR_PLUGINS: .*missing\.ts: cannot be loaded/],
-    [
-      fixture('broken.ts'),
-      /^PAYMENTS_CONNECTOR_PLUGINS: .*broken\.ts: not a connector plugin: capabilities: must be a list of Formance's capability names/,
-    ],
-  ])('refuses %s naming the setting and the module', (modulePath, message) => {
-    expect(() => loadConnectorPlugins([modulePath])).toThrow(message);
+    ['missing.ts', /^PAYMENTS_CONNECTOR_PLUGINS: .*missing\.ts: cannot be loaded/],
+    ['broken.ts', /^PAYMENTS_CONNECTOR_PLUGINS: .*broken\.ts: not a connector plugin: capabilities: must be a list of Formance's capability names/],
+  ])('refuses %s naming the setting and the module', (name, message) => {
+    expect(() => loadConnectorPlugins([fixture(name)])).toThrow(message);
   });
 
   it('holds a module to the contract', () => {
@@ -54,8 +51,11 @@ describe('connector plugins loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
     expect(() => loadConfig({ PAYMENTS_CONNECTOR_PLUGINS: 'a.js,,b.js' })).toThrow(/PAYMENTS_CONNECTOR_PLUGINS/);
   });
 
-  it('stops the API at start when a module breaks the contract, naming the setting', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'api', 'server.ts')], {
+  it.each([
+    ['the API', 'api/server.ts'],
+    ['the worker', 'activities/worker.ts'],
+  ])('stops %s at start when a module breaks the contract, naming the setting', (_process, entry) => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, entry)], {
       cwd: root,
       env: {
         PATH: process.env.PATH,
