@@ -45,6 +45,24 @@ describe('a connector plugin loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
     });
   });
 
+  it("has an install operation in the OpenAPI document, with its config schema's members", async () => {
+    const doc = (await api('GET', '/api/openapi.json')).body;
+    const install = doc.paths['/api/payments/v3/connectors/install/fixturebank'].post;
+    expect(install.operationId).toBe('installConnector_fixturebank');
+    const schema = install.requestBody.content['application/json'].schema;
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'accounts',
+      'apiKey',
+      'bankCode',
+      'name',
+      'pageSize',
+      'pollingPeriod',
+      'provider',
+      'signingSecret',
+    ]);
+    expect(schema.required).toEqual(['name', 'bankCode', 'apiKey']);
+  });
+
   it('validates the install body with its own schema and check, naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: `x-${suffix()}`, bankCode: 'fixb', apiKey: 'k' }, 'body.bankCode'],
