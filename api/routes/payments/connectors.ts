@@ -42,6 +42,7 @@ function installRoute(plugin: ConnectorPluginModule) {
       responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } },
     },
     authenticate('payments:write'),
+    // The plugin's schema: its members are known at start only, so the handler reads the body as any config object.
     validate({ body: connectorConfigBodySchema(provider) as unknown as typeof anyConfigSchema }),
     async function installConnectorHandler(ctx) {
       const deps = { db: ctx.deps.db, temporal: temporalOf(ctx), dataDir: ctx.deps.config.dataDir };
