@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { Gauge } from 'prom-client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { getConfig, requireRuntime } from '../lib/config';
+import { loadConnectorPlugins } from './payments/plugins';
 import { createLogger } from '../lib/logger';
 import { markStopping } from '../db/shutdown';
 import { createDb } from '../db/knex';
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
   const config = requireRuntime(getConfig());
   // First, before the database driver is loaded: the pg instrumentation patches it as it loads.
   const tracing = startTracing(config.tracing, 'financial-platform-worker');
+  // Before anything connects: a plugin module that cannot be loaded stops the worker here, naming the setting.
+  loadConnectorPlugins(config.paymentsConnectorPlugins);
   // Runtime.install stops a running worker on these signals; from then on, a database going away is part of the stop.
   // A signal during start-up (Ctrl-C right after `npm start` is up) ends the process at once: nothing runs yet, and
   // the SDK would otherwise keep retrying its connection to a Temporal server that is stopping too.

@@ -5,7 +5,7 @@ import type { AppDeps, AppState } from './context';
 import { jsonBody } from './middleware/json-body';
 import { requestLifecycle } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi/document';
-import { allRoutes } from './routes';
+import { apiRoutes } from './routes';
 import { metricsAnswer } from '../lib/metrics';
 import { toKoaPath, type RouteDefinition } from './routing';
 
@@ -13,7 +13,7 @@ import { toKoaPath, type RouteDefinition } from './routing';
  * Builds the Koa application from its dependencies. No globals: tests build as many apps as they need, each against
  * the real database and Temporal server of the run.
  */
-export function createApp(deps: AppDeps, routes: RouteDefinition[] = allRoutes): Koa {
+export function createApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes()): Koa {
   const app = new Koa();
   app.proxy = deps.config.trustProxy;
   app.silent = true; // errors are logged by the error handler, with the request id

@@ -7,6 +7,7 @@ import { createDb } from '../db/knex';
 import { observePool } from '../lib/metrics';
 import { cursorSigningKey } from '../db/platform-secrets';
 import { createApp } from './app';
+import { loadConnectorPlugins } from '../activities/payments/plugins';
 import { createAuditTrail } from './audit';
 import { setupAuth } from './auth';
 import { createHttpServer, httpTimeouts } from './http-server';
@@ -16,6 +17,9 @@ import { RateLimiter } from './middleware/rate-limit';
 export async function startApi(config: Config & { databaseUrl: string; temporalAddress: string }) {
   // First, before the database driver is loaded: the pg instrumentation patches it as it loads.
   const tracing = startTracing(config.tracing, 'financial-platform-api');
+  // Before anything connects: a plugin module that cannot be loaded stops the API here, naming the setting. The install
+  // routes and the webhook verification of every plugin come from this registry.
+  loadConnectorPlugins(config.paymentsConnectorPlugins);
   const logger = createLogger('api', config.logLevel);
   const timeouts = httpTimeouts(config);
   const db = createDb(config.databaseUrl);

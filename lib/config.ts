@@ -10,6 +10,7 @@ import {
   integer,
   keyValues,
   milliseconds,
+  modulePaths,
   oneOf,
   otelBoolean,
   port,
@@ -255,6 +256,16 @@ export const SETTINGS = {
     [] as string[],
     BOTH,
     'Directories (besides `DATA_DIR`) where simulated connectors may read and write their files.',
+    '–',
+  ),
+  paymentsConnectorPlugins: setting(
+    'PAYMENTS_CONNECTOR_PLUGINS',
+    modulePaths,
+    [] as string[],
+    BOTH,
+    "A team's own connector plugins, loaded besides the built-in ones by the API and the worker (give both the same list): " +
+      'each module exports a plugin as `default` or `connectorPlugin` (docs/connectors-guide.md). A module that is missing ' +
+      'or breaks the contract stops the process at start.',
     '–',
   ),
   // Events and the ledger.

@@ -88,6 +88,17 @@ export const directories: Kind<string[]> = {
   show: (value) => value.join(path.delimiter),
 };
 
+/** Module paths (absolute, or relative to the working directory), comma-separated; each resolved to an absolute path. */
+export const modulePaths: Kind<string[]> = {
+  form: 'comma-separated module paths',
+  parse: (raw) => {
+    const paths = raw.split(',').map((p) => p.trim());
+    if (paths.every((p) => p === '')) return [];
+    return paths.some((p) => p === '') ? undefined : paths.map((p) => path.resolve(p));
+  },
+  show: (value) => value.join(','),
+};
+
 export const cidrs: Kind<BlockList> = {
   form: 'comma-separated IP addresses or CIDR ranges (v4 or v6)',
   parse: (raw) => {

@@ -8,14 +8,18 @@ import { getConnectorRow, lockInstalledConnector, type ConnectorRow } from '../.
 import { failInitiation, loadInitiationForConnector, markInitiationProcessing, recordInitiationPayment } from '../../areas/payments';
 import { recreateConnectorSchedules, removeConnectorSchedules, upsertPayments } from '../../areas/payments';
 import { failReversal, loadReversalForConnector, recordReversalPayment, upsertConversions, upsertOrders } from '../../areas/payments';
-import { getConnectorState, saveConnectorState, type StripeWebhooksState, webhookPath } from '../../areas/payments';
+import { getConnectorState, saveConnectorState, type ConnectorWebhooksState, webhookPath } from '../../areas/payments';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { Logger } from '../../lib/logger';
 import { classified } from './classified';
+import { registerBuiltInConnectorPlugins } from './plugins';
 import { pluginFor } from './plugins/registry';
 
 export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir: string; publicUrl: string; temporal: TemporalDeps }) {
   const { db, dataDir } = deps;
+  // The worker registers every plugin at start (PAYMENTS_CONNECTOR_PLUGINS too); the built-in ones are here as well for
+  // activities built in-process (tests).
+  registerBuiltInConnectorPlugins();
   const notInstalled = (connectorID: string) =>
     ApplicationFailure.create({ type: 'NOT_INSTALLED', message: `connector ${connectorID} is uninstalled`, nonRetryable: true });
   const installed = async (connectorID: string): Promise<ConnectorRow> => {
@@ -95,12 +99,12 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
         const row = await installed(connectorID);
         const create = plugin(row).createWebhooks;
         if (!create) return 0;
-        const stored = await getConnectorState<StripeWebhooksState>(db, connectorID, 'webhooks');
+        const stored = await getConnectorState<ConnectorWebhooksState>(db, connectorID, 'webhooks');
         if (stored) return stored.endpoints.length;
         const url = `${deps.publicUrl}${webhookPath(connectorID)}`;
         const endpoints = await create({ url, idempotencyKey: connectorID });
         await writeWhileInstalled(connectorID, async (trx) => {
-          await saveConnectorState(trx, connectorID, 'webhooks', { url, endpoints } satisfies StripeWebhooksState);
+          await saveConnectorState(trx, connectorID, 'webhooks', { url, endpoints } satisfies ConnectorWebhooksState);
           return 0;
         });
         return endpoints.length;
@@ -147,10 +151,10 @@ export function createPaymentsActivities(deps: { db: Db; logger: Logger; dataDir
       return classified(async () => {
         const row = await getConnectorRow(db, connectorID);
         const remove = plugin(row).deleteWebhooks;
-        const stored = await getConnectorState<StripeWebhooksState>(db, connectorID, 'webhooks');
+        const stored = await getConnectorState<ConnectorWebhooksState>(db, connectorID, 'webhooks');
         if (!remove || !stored || stored.endpoints.length === 0) return 0;
         await remove(stored.endpoints);
-        await saveConnectorState(db, connectorID, 'webhooks', { ...stored, endpoints: [] } satisfies StripeWebhooksState);
+        await saveConnectorState(db, connectorID, 'webhooks', { ...stored, endpoints: [] } satisfies ConnectorWebhooksState);
         return stored.endpoints.length;
       });
     },

@@ -4,6 +4,7 @@ import { userRoutes } from './auth/users';
 import { auditRoutes } from './auth/audit';
 import { ledgerRoutes } from './ledger';
 import { paymentsRoutes } from './payments';
+import { connectorInstallRoutes } from './payments/connectors';
 import { orchestrationRoutes } from './orchestration';
 import { reconciliationRoutes } from './reconciliation';
 import { walletsRoutes } from './wallets';
@@ -15,7 +16,7 @@ import { versionsRoute } from './system/versions';
 import { webhookRoutes } from './webhooks';
 
 /**
- * Every route of the API. Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
+ * Every route of the API but the connector install routes (apiRoutes, below). Each area exports its list from `api/routes/<area>/index.ts`; adding it here is what makes
  * it served, documented in the OpenAPI document and covered by the route-table auth test.
  */
 export const allRoutes: RouteDefinition[] = [
@@ -35,3 +36,10 @@ export const allRoutes: RouteDefinition[] = [
   ...orchestrationRoutes,
   ...reconciliationRoutes,
 ];
+
+/**
+ * The routes an API serves: every route above and the install route of each connector plugin registered in this
+ * process (the built-in ones and PAYMENTS_CONNECTOR_PLUGINS', registered at start), whose body schemas are the
+ * plugins' own. The install routes come first: `install/<name>` is matched before `{connectorID}/<action>`.
+ */
+export const apiRoutes = (): RouteDefinition[] => [...connectorInstallRoutes(), ...allRoutes];

@@ -28,20 +28,8 @@ export { reversePaymentInitiation, type ReversalInput } from './initiations/init
 export { failReversal, loadReversalForConnector, recordReversalPayment } from './initiations/reversal-execute';
 export { bankAccountKey, getBankAccount, listBankAccounts } from './accounts/bank-account-read';
 export { createBankAccount, updateBankAccountMetadata } from './accounts/bank-account-write';
-export {
-  type ConnectorConfig,
-  type ConnectorProvider,
-  DURATION_PATTERN,
-  durationMs,
-  type GenericConfig,
-  resolveSimulatedDirectory,
-  type SimulatedConfig,
-  STRIPE_API_BASE,
-  type StripeConfig,
-  type MangopayConfig,
-  type AdyenConfig,
-} from './connectors/connector-config';
-export { allCapabilities, CAPABILITIES, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connectors/connector-catalog';
+export { type ConnectorConfig, type ConnectorProvider, DURATION_PATTERN, durationMs, resolveSimulatedDirectory } from './connectors/connector-config';
+export { allCapabilities, capabilitiesOf, connectorConfigFields, FETCH_KINDS, requireCapability } from './connectors/connector-catalog';
 export {
   installConnector,
   recreateConnectorSchedules,
@@ -161,22 +149,34 @@ export {
   updateTransferInitiationStatusV1,
 } from './initiations/transfer-initiations-v1';
 export { clearFetchStates, getConnectorState, saveConnectorState } from './connectors/connector-states';
-export {
-  STRIPE_ROOT_ACCOUNT,
-  STRIPE_WEBHOOK_EVENTS,
-  stripeAmount,
-  stripeAsset,
-  stripeBalances,
-  stripeBalanceTransaction,
-  stripeConnectedAccount,
-  stripeExternalAccount,
-  stripePayout,
-  stripePlatformAccount,
-  stripeTransfer,
-  stripeTransferReversal,
-} from './connectors/stripe-mapping';
 export { receiveConnectorCallback } from './connectors/connector-callbacks';
-export { receiveStripeWebhook, type StripeWebhooksState, webhookPath } from './connectors/stripe-webhooks';
-export { adyenAsset, adyenMerchantAccount, adyenNotificationPayment, ADYEN_PAYMENT_EVENTS } from './connectors/adyen-mapping';
-export { receiveAdyenWebhook } from './connectors/adyen-webhooks';
-export { receiveConnectorWebhook } from './connectors/connector-webhooks';
+export { receiveConnectorWebhook, webhookPath } from './connectors/connector-webhooks';
+export {
+  CAPABILITIES,
+  configError,
+  OPEN_BANKING_CAPABILITIES,
+  type BankAccountRequest,
+  type ConnectorPlugin,
+  type ConnectorPluginModule,
+  type ConnectorWebhooksState,
+  type FetchPage,
+  type InitiationRequest,
+  type OpenBankingConnectionData,
+  type OpenBankingPlugin,
+  type OpenBankingUser,
+  type PluginContext,
+  type ReversalRequest,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookRequest,
+  type WebhookRows,
+  type WebhookVerdict,
+} from './connectors/plugin-contract';
+export {
+  connectorConfigBodySchema,
+  connectorPlugin,
+  connectorPlugins,
+  contractProblem,
+  findConnectorPlugin,
+  registerConnectorPlugins,
+} from './connectors/plugin-registry';

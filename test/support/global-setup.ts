@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { startThrowawayPlatform, type RunningPlatform } from '../../scripts/stack/platform';
 import { startControlServer } from './control-server';
 import { startStripeMock } from './stripe-mock';
@@ -29,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
   // Endpoint queues: one request at a time (so a test can check their order), a failing endpoint disabled after 10 s,
   // and a sweep often enough that a lost drain start is recovered within a test's wait.
   Object.assign(env, { WEBHOOKS_DRAIN_CONCURRENCY: '1', WEBHOOKS_DISABLE_AFTER_MS: '10000', WEBHOOKS_DRAIN_SWEEP_INTERVAL_MS: '5000' });
+  // A connector plugin that is not built in, loaded as a team's own would be (test/integration/payments/connector-plugins.test.ts).
+  env.PAYMENTS_CONNECTOR_PLUGINS = path.join(__dirname, '..', 'fixtures', 'payments-plugin', 'fixturebank.ts');
   // Stripe's mock server for the Stripe connector's tests, built once into .tools/ by scripts/setup-stripe-mock.sh (those tests
   // fail with a message naming the script when TEST_STRIPE_MOCK_URL is absent).
   const stripeMock = await startStripeMock();

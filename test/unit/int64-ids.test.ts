@@ -1,8 +1,10 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { allRoutes } from '../../api/routes';
+import { routesWithBuiltInPlugins } from '../support/routes';
 import { int64IdSchema } from '../../api/schemas/common';
 import { compileBody, compileParams } from '../../api/validation';
 import { stringifyJson } from '../../lib/json';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 const params = compileParams({ type: 'object', properties: { id: int64IdSchema('id') }, required: ['id'] });
 const body = compileBody({ type: 'object', properties: { id: int64IdSchema('id') }, required: ['id'] });

@@ -1,8 +1,10 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from '../../api/openapi/request-examples';
-import { allRoutes } from '../../api/routes';
+import { routesWithBuiltInPlugins } from '../support/routes';
 import { compileBody, describeErrors } from '../../api/validation';
 import { parseJson, stringifyJson } from '../../lib/json';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 /**
  * Every request body in the OpenAPI document comes with an example, and every example is a body the API accepts: it is

@@ -1,5 +1,7 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { allRoutes } from '../../api/routes';
+import { routesWithBuiltInPlugins } from '../support/routes';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 type Operation = { responses: Record<string, { links?: Record<string, { operationId: string; parameters: Record<string, string> }> }> };
 const doc = buildOpenApiDocument(allRoutes, { publicUrl: 'http://127.0.0.1:8080' });

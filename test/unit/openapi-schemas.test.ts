@@ -1,5 +1,7 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { allRoutes } from '../../api/routes';
+import { routesWithBuiltInPlugins } from '../support/routes';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 /**
  * Structural rules of the OpenAPI document that a schema composed from pieces can break without any route failing:

@@ -1,5 +1,7 @@
 import { routeGroup, routeTable } from '../../api/app';
-import { allRoutes } from '../../api/routes';
+import { routesWithBuiltInPlugins } from '../support/routes';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 describe('routeGroup', () => {
   it.each([

@@ -1,8 +1,9 @@
 import type { Client, ManagementAPI, Types } from '@adyen/api-library';
 import { ApplicationFailure } from '@temporalio/common';
-import type { AdyenConfig, ProviderAccount } from '../../../areas/payments';
+import type { ProviderAccount } from '../../../areas/payments';
+import type { AdyenConfig } from './adyen-connector';
 import { parseJson } from '../../../lib/json';
-import { adyenMerchantAccount } from '../../../areas/payments';
+import { adyenMerchantAccount } from './adyen-mapping';
 import { guardedRequest, isBlockedAddress } from './guarded-request';
 import { invalidData, providerRejected, type ConnectorPlugin, type WebhookEndpoint } from './plugin';
 

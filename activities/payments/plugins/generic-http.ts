@@ -1,5 +1,5 @@
 import { parseJson, stringifyJson } from '../../../lib/json';
-import type { GenericConfig } from '../../../areas/payments';
+import type { GenericConfig } from './generic-connector';
 import type { Logger } from '../../../lib/logger';
 import { durationMs } from '../../../areas/payments';
 import { guardedRequest, isBlockedAddress } from './guarded-request';

@@ -1,33 +1,17 @@
-import {
-  resolveSimulatedDirectory,
-  type ConnectorConfig,
-  type GenericConfig,
-  type MangopayConfig,
-  type SimulatedConfig,
-  type StripeConfig,
-  type AdyenConfig,
-} from '../../../areas/payments';
+import { connectorPlugin, type ConnectorConfig } from '../../../areas/payments';
 import type { Logger } from '../../../lib/logger';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { withSpan } from '../../../lib/tracing';
-import { genericHttpPlugin } from './generic-http';
-import { mangopayPlugin } from './mangopay';
+import { registerBuiltInConnectorPlugins } from './index';
 import type { ConnectorPlugin, OpenBankingPlugin } from './plugin';
-import { simulatedPlugin } from './simulated';
-import { stripePlugin } from './stripe';
-import { adyenPlugin } from './adyen';
 
 /**
- * Builds the plugin of an installed connector; the simulated directory is confined again here, in the worker. The
- * logger receives what must not reach a failure message (a provider's error body).
+ * Builds the provider calls of an installed connector from its registered plugin (activities/payments/plugins/index.ts).
+ * The logger receives what must not reach a failure message (a provider's error body).
  */
 export function pluginFor(provider: string, config: ConnectorConfig, dataDir: string, logger?: Pick<Logger, 'warn'>): ConnectorPlugin {
-  if (provider === 'simulated') return metered(provider, simulatedPlugin(resolveSimulatedDirectory((config as SimulatedConfig).directory, dataDir)));
-  if (provider === 'generic') return metered(provider, genericHttpPlugin(config as GenericConfig, logger));
-  if (provider === 'stripe') return metered(provider, stripePlugin(config as StripeConfig));
-  if (provider === 'mangopay') return metered(provider, mangopayPlugin(config as MangopayConfig, logger));
-  if (provider === 'adyen') return metered(provider, adyenPlugin(config as AdyenConfig));
-  throw new Error(`no plugin for provider ${provider}`);
+  registerBuiltInConnectorPlugins();
+  return metered(provider, connectorPlugin(provider).create(config, { dataDir, logger }));
 }
 
 /**

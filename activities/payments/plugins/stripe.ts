@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ProviderAccount, ProviderBalance, ProviderPayment, StripeConfig } from '../../../areas/payments';
+import type { ProviderAccount, ProviderBalance, ProviderPayment } from '../../../areas/payments';
+import type { StripeConfig } from './stripe-connector';
 import {
   STRIPE_ROOT_ACCOUNT,
   STRIPE_WEBHOOK_EVENTS,
@@ -13,7 +14,7 @@ import {
   stripePlatformAccount,
   stripeTransfer,
   stripeTransferReversal,
-} from '../../../areas/payments';
+} from './stripe-mapping';
 import { guardedAgent, isBlockedAddress } from './guarded-request';
 import { providerRejected, type ConnectorPlugin, type FetchPage, type WebhookEndpoint } from './plugin';
 

@@ -4,7 +4,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope, cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { accountSchema, accountsListQuery, balanceSchema, balancesListQuery, idParams, manualAccountInputSchema } from '../../schemas/payments';
+import { idParams } from '../../schemas/payments';
+import { accountSchema, accountsListQuery, balanceSchema, balancesListQuery, manualAccountInputSchema } from '../../schemas/payments-v3';
 import { tags } from './common';
 
 const base = '/api/payments/v3/accounts';

@@ -6,15 +6,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import {
-  bankAccountInputSchema,
-  bankAccountSchema,
-  forwardInputSchema,
-  idParams,
-  taskSchema,
-  v3MetadataBody,
-  v3PlainListQuery,
-} from '../../schemas/payments';
+import { bankAccountInputSchema, bankAccountSchema, forwardInputSchema, idParams, taskSchema } from '../../schemas/payments';
+import { v3MetadataBody, v3PlainListQuery } from '../../schemas/payments-v3';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const params = idParams('bankAccountId');

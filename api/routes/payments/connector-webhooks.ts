@@ -19,7 +19,7 @@ export const connectorWebhookRoute = defineRoute(
     summary: "Receive a provider's signed event (public; guarded by the provider's signature)",
     tags,
     description:
-      'Stripe: the body as Stripe sent it, signed in `Stripe-Signature`. Adyen: a standard notification, with the basic auth set on the webhook and each item signed in `additionalData.hmacSignature`. Applied at once; an event already applied changes nothing.',
+      "Verified by the connector's plugin (its `verifyWebhook`). Stripe: the body as Stripe sent it, signed in `Stripe-Signature`. Adyen: a standard notification, with the basic auth set on the webhook and each item signed in `additionalData.hmacSignature`. Applied at once; an event already applied changes nothing.",
     responses: { 204: { description: 'Applied, or already applied' }, 401: { description: 'Missing or wrong signature; nothing stored' } },
   },
   openRoute(),

@@ -9,7 +9,7 @@ import {
   uninstallConnector,
   updateConnectorConfig,
 } from '../../../areas/payments';
-import type { ConnectorProvider } from '../../../areas/payments';
+import { connectorConfigBodySchema, connectorPlugins, type ConnectorPluginModule } from '../../../areas/payments';
 import { connectorKey, getConnectorConfig, listConnectors } from '../../../areas/payments';
 import { stringifyJson } from '../../../lib/json';
 import { authenticate } from '../../middleware/authenticate';
@@ -18,39 +18,32 @@ import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, mapSchema } from '../../schemas/common';
 import { capabilitiesSchema, connectorConfigsSchema, connectorSchema, connectorsListQuery, idParams, taskSchema } from '../../schemas/payments';
-import {
-  adyenConfigSchema,
-  connectorConfigUpdateSchema,
-  genericConfigSchema,
-  mangopayConfigSchema,
-  simulatedConfigSchema,
-  stripeConfigSchema,
-} from '../../schemas/payment-connector-configs';
+import { anyConfigSchema } from '../../schemas/payment-connector-configs';
 import { noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/connectors';
 const params = idParams('connectorID');
 
-/** One install route per plugin, so each config has its exact schema in the OpenAPI document. */
-function installRoute(
-  provider: ConnectorProvider,
-  schema:
-    typeof simulatedConfigSchema | typeof genericConfigSchema | typeof stripeConfigSchema | typeof mangopayConfigSchema | typeof adyenConfigSchema,
-  summary: string,
-) {
+/**
+ * One install route per registered plugin, its body schema generated from the plugin's config schema (so the OpenAPI
+ * document shows each config exactly); the area checks the body against the same schema again, for v1 installs too.
+ */
+function installRoute(plugin: ConnectorPluginModule) {
+  const provider = plugin.name;
   return defineRoute(
     {
       method: 'post',
       path: `${base}/install/${provider}`,
       operationId: `installConnector_${provider}`,
-      summary,
+      summary: `Install the ${provider} connector`,
       tags,
       description:
         "Creates the connector's Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).",
       responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } },
     },
     authenticate('payments:write'),
-    validate({ body: schema }),
+    // The plugin's schema: its members are known at start only, so the handler reads the body as any config object.
+    validate({ body: connectorConfigBodySchema(provider) as unknown as typeof anyConfigSchema }),
     async function installConnectorHandler(ctx) {
       const deps = { db: ctx.deps.db, temporal: temporalOf(ctx), dataDir: ctx.deps.config.dataDir };
       ctx.status = 202;
@@ -59,11 +52,8 @@ function installRoute(
   );
 }
 
-export const installSimulatedRoute = installRoute('simulated', simulatedConfigSchema, 'Install the simulated (file-driven) connector');
-export const installGenericRoute = installRoute('generic', genericConfigSchema, 'Install the generic HTTP connector');
-export const installStripeRoute = installRoute('stripe', stripeConfigSchema, 'Install the Stripe connector');
-export const installMangopayRoute = installRoute('mangopay', mangopayConfigSchema, 'Install the Mangopay connector');
-export const installAdyenRoute = installRoute('adyen', adyenConfigSchema, 'Install the Adyen connector');
+/** The install routes of the plugins registered in this process (activities/payments/plugins/index.ts), in their order. */
+export const connectorInstallRoutes = (plugins: ConnectorPluginModule[] = connectorPlugins()) => plugins.map(installRoute);
 
 export const listConnectorsRoute = defineRoute(
   {
@@ -105,11 +95,12 @@ export const updateConnectorConfigRoute = defineRoute(
     operationId: 'updateConnectorConfig',
     summary: "Replace an installed connector's config",
     tags,
-    description: "The whole config, as at install; the name cannot change. A new polling period is applied to the connector's schedules.",
+    description:
+      "The whole config, as at install (checked against the connector's plugin's config schema); the name cannot change. A new polling period is applied to the connector's schedules.",
     responses: noContent,
   },
   authenticate('payments:write'),
-  validate({ params, body: connectorConfigUpdateSchema }),
+  validate({ params, body: anyConfigSchema }),
   async function updateConnectorConfigHandler(ctx) {
     const deps = { db: ctx.deps.db, temporal: temporalOf(ctx), dataDir: ctx.deps.config.dataDir };
     await updateConnectorConfig(deps, ctx.state.input.params.connectorID, ctx.state.input.body);
@@ -215,12 +206,8 @@ export const resetConnectorRoute = defineRoute(
   },
 );
 
+/** The connector routes but the install routes, which come from the registered plugins (connectorInstallRoutes). */
 export const connectorRoutes = [
-  installSimulatedRoute,
-  installGenericRoute,
-  installStripeRoute,
-  installMangopayRoute,
-  installAdyenRoute,
   listConnectorsRoute,
   listConnectorConfigsRoute,
   listConnectorCapabilitiesRoute,

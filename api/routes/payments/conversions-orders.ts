@@ -4,7 +4,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import { conversionSchema, conversionsListQuery, idParams, orderSchema, ordersListQuery } from '../../schemas/payments';
+import { idParams } from '../../schemas/payments';
+import { conversionSchema, conversionsListQuery, orderSchema, ordersListQuery } from '../../schemas/payments-v3';
 import { tags } from './common';
 
 export const listConversionsRoute = defineRoute(

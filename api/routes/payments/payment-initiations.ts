@@ -19,16 +19,13 @@ import {
   createQuery,
   idParams,
   initiationAdjustmentSchema,
-  initiationsListQuery,
   initiationCreatedSchema,
   initiationInputSchema,
   initiationSchema,
   reverseInputSchema,
-  reversalStartedSchema,
   taskSchema,
-  v3PaymentSchema,
-  v3PlainListQuery,
 } from '../../schemas/payments';
+import { initiationsListQuery, reversalStartedSchema, v3PaymentSchema, v3PlainListQuery } from '../../schemas/payments-v3';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-initiations';

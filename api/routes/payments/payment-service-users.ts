@@ -12,7 +12,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
-import { forwardInputSchema, idParams, psuInputSchema, psuSchema, taskSchema, v3PlainListQuery } from '../../schemas/payments';
+import { forwardInputSchema, idParams, psuInputSchema, psuSchema, taskSchema } from '../../schemas/payments';
+import { v3PlainListQuery } from '../../schemas/payments-v3';
 import { idempotencyHeader, idempotencyKey, noContent, tags, temporalOf } from './common';
 
 const base = '/api/payments/v3/payment-service-users';

@@ -5,16 +5,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelopeJson } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf } from '../../schemas/common';
-import {
-  idParams,
-  manualPaymentInputSchema,
-  metadataBody,
-  paymentSchema,
-  paymentsListQuery,
-  v3MetadataBody,
-  v3PaymentSchema,
-  v3PaymentsListQuery,
-} from '../../schemas/payments';
+import { idParams, metadataBody, paymentSchema, paymentsListQuery } from '../../schemas/payments';
+import { manualPaymentInputSchema, v3MetadataBody, v3PaymentSchema, v3PaymentsListQuery } from '../../schemas/payments-v3';
 import { noContent, tags } from './common';
 
 export const listPaymentsRoute = defineRoute(

@@ -14,15 +14,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, objectSchema, stringSchema } from '../../schemas/common';
-import {
-  idParams,
-  poolBalancesQuery,
-  poolBalancesSchema,
-  poolInputSchema,
-  poolQueryBody,
-  poolSchema,
-  v3PlainListQuery,
-} from '../../schemas/payments';
+import { idParams, poolBalancesQuery, poolBalancesSchema, poolInputSchema, poolQueryBody, poolSchema } from '../../schemas/payments';
+import { v3PlainListQuery } from '../../schemas/payments-v3';
 import { idempotencyHeader, idempotencyKey, noContent, tags } from './common';
 
 const base = '/api/payments/v3/pools';

@@ -19,7 +19,8 @@ import { validate } from '../../middleware/validate';
 import { cursorEnvelope } from '../../pagination';
 import { defineRoute } from '../../routing';
 import { cursorOf, dataOf, dateTimeSchema, member, metadataSchema, objectSchema, stringSchema } from '../../schemas/common';
-import { taskSchema, v3PlainListQuery } from '../../schemas/payments';
+import { taskSchema } from '../../schemas/payments';
+import { v3PlainListQuery } from '../../schemas/payments-v3';
 import { noContent, tags, temporalOf } from './common';
 
 /** Formance's open-banking operations on payment service users (areas/payments/open-banking/psu-open-banking.ts, psu-links.ts). */

@@ -1,36 +1,26 @@
 import { notFound, validationError } from '../../../lib/errors';
 import type { TemporalDeps } from '../../../lib/temporal';
 import type { Db, Executor } from '../../../db/knex';
-import type { ConnectorProvider } from './connector-config';
+import type { ConnectorPluginModule } from './plugin-contract';
+import { connectorPlugin, connectorPlugins, findConnectorPlugin } from './plugin-registry';
 import { installConnector, resetConnector, uninstallConnector } from './connector-install';
 import { updateConnectorConfig } from './connector-update';
 import { getConnectorConfig, type ConnectorRow } from './connectors';
 import { connectorTaskId, describeTaskRun, type ConnectorTask } from '../engine';
 
 /**
- * Payments v1 names a connector by its provider, in Formance's upper-case `Connector` names, and optionally by id
- * (`/connectors/{connector}/{connectorId}`). The simulated plugin is file-driven like Formance's dummypay, so v1
- * calls it DUMMY-PAY; the plugin names themselves are accepted too.
+ * Payments v1 names a connector by its provider, in Formance's upper-case `Connector` names (each plugin's `v1Names`),
+ * and optionally by id (`/connectors/{connector}/{connectorId}`); the plugin names themselves are accepted too.
  */
-const V1_PROVIDERS: Record<string, ConnectorProvider> = {
-  'DUMMY-PAY': 'simulated',
-  DUMMYPAY: 'simulated',
-  SIMULATED: 'simulated',
-  GENERIC: 'generic',
-  STRIPE: 'stripe',
-  MANGOPAY: 'mangopay',
-  ADYEN: 'adyen',
+const v1NamesOf = (plugin: ConnectorPluginModule): string[] => plugin.v1Names ?? [plugin.name.toUpperCase()];
+export const v1ProviderName = (provider: string): string => {
+  const plugin = findConnectorPlugin(provider);
+  return plugin ? v1NamesOf(plugin)[0] : provider.toUpperCase();
 };
-const V1_NAMES: Record<ConnectorProvider, string> = {
-  simulated: 'DUMMY-PAY',
-  generic: 'GENERIC',
-  stripe: 'STRIPE',
-  mangopay: 'MANGOPAY',
-  adyen: 'ADYEN',
+const pluginOf = (provider: string): ConnectorPluginModule | undefined => {
+  const name = provider.toUpperCase();
+  return connectorPlugins().find((plugin) => plugin.name.toUpperCase() === name || v1NamesOf(plugin).includes(name));
 };
-
-export const v1ProviderName = (plugin: string): string => V1_NAMES[plugin as ConnectorProvider] ?? plugin.toUpperCase();
-const pluginOf = (provider: string): ConnectorProvider | undefined => V1_PROVIDERS[provider.toUpperCase()];
 
 /**
  * The installed connector a v1 call addresses. Without an id, the most recently installed connector of the provider
@@ -40,7 +30,7 @@ const pluginOf = (provider: string): ConnectorProvider | undefined => V1_PROVIDE
 export async function resolveConnectorV1(db: Executor, provider: string, connectorID?: string): Promise<ConnectorRow> {
   const plugin = pluginOf(provider);
   if (!plugin) throw notFound(`no ${provider} connector is installed`);
-  const query = db('payments_connectors').where({ provider: plugin }).whereNull('uninstalled_at');
+  const query = db('payments_connectors').where({ provider: plugin.name }).whereNull('uninstalled_at');
   if (connectorID !== undefined) query.where({ id: connectorID });
   const row = await query
     .orderBy([
@@ -55,29 +45,17 @@ export async function resolveConnectorV1(db: Executor, provider: string, connect
   return row;
 }
 
-/** Formance's v1 configs (DummyPayConfig, GenericConfig) in the plugins' config shape; v1 members the plugins do not use are dropped. */
-function pluginConfig(plugin: ConnectorProvider, body: Record<string, unknown>): Record<string, unknown> {
-  const pollingPeriod = (body.filePollingPeriod ?? body.pollingPeriod) as string | undefined;
-  if (plugin === 'simulated' && typeof body.directory !== 'string') throw validationError('body.directory: required for DUMMY-PAY');
-  if (plugin === 'generic' && typeof body.endpoint !== 'string') throw validationError('body.endpoint: required for GENERIC');
-  const config =
-    plugin === 'simulated'
-      ? { name: body.name, directory: body.directory, pollingPeriod }
-      : plugin === 'stripe'
-        ? { name: body.name, apiKey: body.apiKey, endpoint: body.endpoint, webhookSecret: body.webhookSecret, pollingPeriod }
-        : plugin === 'adyen'
-          ? {
-              name: body.name,
-              apiKey: body.apiKey,
-              companyID: body.companyID,
-              liveEndpointPrefix: body.liveEndpointPrefix,
-              webhookUsername: body.webhookUsername,
-              webhookPassword: body.webhookPassword,
-              endpoint: body.endpoint,
-              pollingPeriod,
-            }
-          : { name: body.name, endpoint: body.endpoint, apiKey: body.apiKey, pollingPeriod };
-  return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
+/**
+ * Formance's v1 configs (DummyPayConfig, GenericConfig, …) in the plugin's config shape: its v1 aliases read as the
+ * members they name, and v1 members the plugin does not take are dropped.
+ */
+function pluginConfig(plugin: ConnectorPluginModule, body: Record<string, unknown>): Record<string, unknown> {
+  const aliased: Record<string, unknown> = { ...body };
+  for (const [alias, member] of Object.entries(plugin.v1?.aliases ?? {})) {
+    if (body[alias] !== undefined) aliased[member] = body[alias];
+  }
+  const members = ['name', 'pollingPeriod', ...Object.keys(plugin.config.schema.properties)];
+  return Object.fromEntries(members.filter((key) => aliased[key] !== undefined).map((key) => [key, aliased[key]]));
 }
 
 /** Throws VALIDATION, CONFLICT, SERVICE_UNAVAILABLE. */
@@ -87,8 +65,13 @@ export async function installConnectorV1(
   body: Record<string, unknown>,
 ): Promise<string> {
   const plugin = pluginOf(provider);
-  if (!plugin) throw validationError(`connector: ${provider} is not available on this platform (available: ${Object.values(V1_NAMES).join(', ')})`);
-  return installConnector(deps, plugin, pluginConfig(plugin, body));
+  if (!plugin)
+    throw validationError(
+      `connector: ${provider} is not available on this platform (available: ${connectorPlugins()
+        .map((p) => v1NamesOf(p)[0])
+        .join(', ')})`,
+    );
+  return installConnector(deps, plugin.name, pluginConfig(plugin, body));
 }
 
 /** Replaces the config (as v3's update: the name cannot change). Throws NOT_FOUND, VALIDATION, SERVICE_UNAVAILABLE. */
@@ -99,9 +82,10 @@ export async function updateConnectorConfigV1(
   body: Record<string, unknown>,
 ): Promise<void> {
   const row = await resolveConnectorV1(deps.db, provider, connectorID);
-  // v1's GenericConfig has no request timeout: the stored one is kept rather than reset to the default.
-  const kept = 'timeout' in row.config ? { timeout: row.config.timeout } : {};
-  await updateConnectorConfig(deps, row.id, { ...pluginConfig(row.provider as ConnectorProvider, body), ...kept });
+  const plugin = connectorPlugin(row.provider);
+  // Members v1's config type lacks (GenericConfig's request timeout) keep their stored value rather than their default.
+  const kept = Object.fromEntries((plugin.v1?.keepOnUpdate ?? []).filter((key) => key in row.config).map((key) => [key, row.config[key]]));
+  await updateConnectorConfig(deps, row.id, { ...pluginConfig(plugin, body), ...kept });
 }
 
 export interface ConnectorV1 {
@@ -119,11 +103,12 @@ export async function listConnectorsV1(db: Executor): Promise<ConnectorV1[]> {
   return rows.map((r) => ({ connectorID: r.id, name: r.name, provider: v1ProviderName(r.provider), enabled: true }));
 }
 
-/** The config in Formance's v1 type; dummypay names its polling period `filePollingPeriod`. */
+/** The config in Formance's v1 type: the plugin's v1 aliases written beside the members they name. */
 export async function readConnectorConfigV1(db: Executor, provider: string, connectorID?: string): Promise<Record<string, unknown>> {
   const row = await resolveConnectorV1(db, provider, connectorID);
   const config = await getConnectorConfig(db, row.id);
-  return row.provider === 'simulated' ? { ...config, filePollingPeriod: config.pollingPeriod } : config;
+  for (const [alias, member] of Object.entries(findConnectorPlugin(row.provider)?.v1?.aliases ?? {})) config[alias] = config[member];
+  return config;
 }
 
 type Deps = { db: Db; temporal: TemporalDeps };

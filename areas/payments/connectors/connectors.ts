@@ -3,6 +3,7 @@ import type { Executor } from '../../../db/knex';
 import { keysetPage, type Page, type PageRequest } from '../../../db/pagination';
 import type { ConnectorConfig } from './connector-config';
 import { capabilitiesOf, type Capability } from './connector-catalog';
+import { findConnectorPlugin } from './plugin-registry';
 import { providerLabel } from '../enums';
 import { connectorReference } from '../ids';
 
@@ -42,24 +43,18 @@ const present = (r: ConnectorRow): Connector => ({
 });
 
 /**
- * Formance's SDK reads a config as one of its providers' config types, picked by `provider`: the generic connector's
- * is `Generic` (its `apiKey` is a string, so an absent key reads as ""), and the simulated connector, which has no type
- * of its own there, reads as the file-driven `Dummypay` one (the same fields: name, directory, pollingPeriod).
- * The secret is never read back.
+ * Formance's SDK reads a config as one of its providers' config types, picked by `provider` (the plugin's `sdkType`:
+ * the simulated connector, which has no type of its own there, reads as the file-driven `Dummypay` one). The plugin's
+ * secrets are never read back: `********` when set; absent members read as the plugin's `readDefaults` say (Generic's
+ * `apiKey` is a string in the SDK, so an absent key reads as "").
  */
-const CONFIG_PROVIDER_LABELS: Record<string, string> = {
-  simulated: 'Dummypay',
-  generic: 'Generic',
-  stripe: 'Stripe',
-  mangopay: 'Mangopay',
-  adyen: 'Adyen',
-};
 function readableConfig(r: Pick<ConnectorRow, 'provider' | 'config'>): Record<string, unknown> {
-  const config: Record<string, unknown> = { ...r.config, provider: CONFIG_PROVIDER_LABELS[r.provider] ?? r.provider };
-  if (r.provider === 'generic' || r.provider === 'stripe' || r.provider === 'mangopay' || r.provider === 'adyen')
-    config.apiKey = 'apiKey' in r.config && r.config.apiKey ? REDACTED : '';
-  if ('webhookSecret' in r.config && r.config.webhookSecret) config.webhookSecret = REDACTED;
-  if ('webhookPassword' in r.config && r.config.webhookPassword) config.webhookPassword = REDACTED;
+  const plugin = findConnectorPlugin(r.provider);
+  const sdkType = plugin?.config.sdkType ?? r.provider.charAt(0).toUpperCase() + r.provider.slice(1);
+  const config: Record<string, unknown> = { ...(plugin?.config.readDefaults ?? {}), ...r.config, provider: sdkType };
+  for (const secret of plugin?.config.secrets ?? []) {
+    if (r.config[secret]) config[secret] = REDACTED;
+  }
   return config;
 }
 export const REDACTED = '********';
@@ -87,7 +82,7 @@ export async function lockInstalledConnector(trx: Executor, id: string): Promise
   return row !== undefined;
 }
 
-/** The config as installed; a secret (the generic connector's apiKey) is never read back. Throws NOT_FOUND. */
+/** The config as installed; its plugin's secrets are never read back. Throws NOT_FOUND. */
 export async function getConnectorConfig(db: Executor, id: string): Promise<Record<string, unknown>> {
   return readableConfig(await getConnectorRow(db, id));
 }

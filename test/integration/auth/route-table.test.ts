@@ -1,5 +1,7 @@
-import { allRoutes } from '../../../api/routes';
+import { routesWithBuiltInPlugins } from '../../support/routes';
 import { api, getToken } from '../../support/http';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 // The open-banking consent callback is opened by an end user's browser, so it takes no Bearer token: it is guarded by
 // the single-use secret of its link attempt (test/integration/payments/open-banking.test.ts). `/versions` is Formance's

@@ -1,8 +1,10 @@
-import { allRoutes } from '../../../api/routes';
+import { routesWithBuiltInPlugins } from '../../support/routes';
 import { api } from '../../support/http';
 import { newLedger, postTransaction, posting } from '../../support/ledger';
 import { createWorkflow, runInstance } from '../../support/orchestration';
 import { credit, debit, mainBalance, newWallet, unique } from '../../support/wallets';
+
+const allRoutes = routesWithBuiltInPlugins();
 
 /**
  * An empty value is an absent one: a query parameter sent empty (`name=`) on any route, and the balance names of wallet

@@ -299,7 +299,8 @@ describe('connector schedules and tasks (payments v3)', () => {
     ]);
     const all = await api('GET', `${connectors}/capabilities`);
     expect(all.body.data.generic).not.toContain('ALLOW_FORMANCE_PAYMENT_CREATION');
-    expect(Object.keys(all.body.data).sort()).toEqual(['adyen', 'generic', 'mangopay', 'simulated', 'stripe']);
+    // The built-in plugins, and the test-only one the integration tier loads through PAYMENTS_CONNECTOR_PLUGINS.
+    expect(Object.keys(all.body.data).sort()).toEqual(['adyen', 'fixturebank', 'generic', 'mangopay', 'simulated', 'stripe']);
     const etag = all.headers.get('etag') as string;
     expect((await api('GET', `${connectors}/capabilities`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
     const configs = (await api('GET', `${connectors}/configs`)).body.data;

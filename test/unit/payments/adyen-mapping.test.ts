@@ -1,7 +1,11 @@
 import { HttpClientException } from '@adyen/api-library';
-import { adyenAsset, adyenItemKey, adyenMerchantAccount, adyenNotificationPayment } from '../../../areas/payments/connectors/adyen-mapping';
+import { adyenAsset, adyenItemKey, adyenMerchantAccount, adyenNotificationPayment } from '../../../activities/payments/plugins/adyen-mapping';
 import { fetchKindsOf } from '../../../areas/payments/connectors/connector-catalog';
 import { adyenFailure } from '../../../activities/payments/plugins/adyen';
+import { registerBuiltInConnectorPlugins } from '../../../activities/payments/plugins';
+
+// The catalog reads each provider's facts from its registered plugin, as the API and the worker register them at start.
+registerBuiltInConnectorPlugins();
 
 const item = (fields: Record<string, unknown>): any => ({
   amount: { currency: 'EUR', value: 1000 },

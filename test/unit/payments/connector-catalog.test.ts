@@ -1,6 +1,10 @@
 import { capabilitiesOf, fetchKindsOf, requireCapability } from '../../../areas/payments/connectors/connector-catalog';
 import { connectorId, connectorLabel, connectorReference } from '../../../areas/payments/ids';
 import { isApiError } from '../../../lib/errors';
+import { registerBuiltInConnectorPlugins } from '../../../activities/payments/plugins';
+
+// The catalog reads each provider's facts from its registered plugin, as the API and the worker register them at start.
+registerBuiltInConnectorPlugins();
 
 describe('connector capabilities and readable Temporal ids', () => {
   it('an operation needing a capability the connector lacks is 400 VALIDATION naming the capability', () => {

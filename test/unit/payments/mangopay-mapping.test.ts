@@ -1,5 +1,9 @@
-import { mangopayAsset, mangopayFunds, mangopayIdempotencyKey, mangopayPayment, mangopayWallet } from '../../../activities/payments/plugins/mangopay';
+import { mangopayAsset, mangopayFunds, mangopayIdempotencyKey, mangopayPayment, mangopayWallet } from '../../../activities/payments/plugins/mangopay-mapping';
 import { capabilitiesOf, fetchKindsOf, receivesCallbacks, requireCapability } from '../../../areas/payments/connectors/connector-catalog';
+import { registerBuiltInConnectorPlugins } from '../../../activities/payments/plugins';
+
+// The catalog reads each provider's facts from its registered plugin, as the API and the worker register them at start.
+registerBuiltInConnectorPlugins();
 
 const money = (Currency: string, Amount: number) => ({ Currency, Amount });
 const transaction = (fields: Record<string, unknown>) => ({

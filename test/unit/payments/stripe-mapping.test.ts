@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { stripeAmount, stripeAsset, stripeBalanceTransaction, stripeEventRows } from '../../../areas/payments/connectors/stripe-mapping';
+import { stripeAmount, stripeAsset, stripeBalanceTransaction, stripeEventRows } from '../../../activities/payments/plugins/stripe-mapping';
 import { stripeFailure } from '../../../activities/payments/plugins/stripe';
 
 const failureOf = (error: Error) => ({ type: (error as any).type, nonRetryable: (error as any).nonRetryable ?? false, message: error.message });

@@ -1,6 +1,5 @@
 import type { Types } from '@adyen/api-library';
-import type { ProviderAccount } from '../accounts/accounts';
-import type { ProviderPayment } from '../payments/payments';
+import type { ProviderAccount, ProviderPayment } from '../../../areas/payments';
 
 type Merchant = Types.management.Merchant;
 type NotificationRequestItem = Types.notification.NotificationRequestItem;

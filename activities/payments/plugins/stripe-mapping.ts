@@ -1,5 +1,4 @@
-import type { ProviderAccount, ProviderBalance } from '../accounts/accounts';
-import type { ProviderPayment } from '../payments/payments';
+import type { ProviderAccount, ProviderBalance, ProviderPayment } from '../../../areas/payments';
 
 /**
  * Stripe's objects as the platform stores them (Formance's Stripe plugin made the same choices where noted). Pure
