@@ -1,4 +1,10 @@
-import { mangopayAsset, mangopayFunds, mangopayIdempotencyKey, mangopayPayment, mangopayWallet } from '../../../activities/payments/plugins/mangopay-mapping';
+import {
+  mangopayAsset,
+  mangopayFunds,
+  mangopayIdempotencyKey,
+  mangopayPayment,
+  mangopayWallet,
+} from '../../../activities/payments/plugins/mangopay-mapping';
 import { capabilitiesOf, fetchKindsOf, receivesCallbacks, requireCapability } from '../../../areas/payments/connectors/connector-catalog';
 import { registerBuiltInConnectorPlugins } from '../../../activities/payments/plugins';
 
