@@ -132,7 +132,8 @@ function toWrite(element: BulkElement, schema: ParsedSchema | undefined): BatchW
     case 'ADD_METADATA':
     case 'DELETE_METADATA': {
       const { data } = element;
-      const target = data.targetType === 'ACCOUNT' ? { type: 'ACCOUNT' as const, id: data.targetId } : { type: 'TRANSACTION' as const, id: data.targetId };
+      const target =
+        data.targetType === 'ACCOUNT' ? { type: 'ACCOUNT' as const, id: data.targetId } : { type: 'TRANSACTION' as const, id: data.targetId };
       // Deleting a key is not checked against the chart, as on the single route.
       return 'metadata' in data ? checkedMetadataWrite(target, { set: data.metadata }, schema) : checkedMetadataWrite(target, { delete: data.key });
     }

@@ -111,7 +111,12 @@ export async function createTransaction(
     try {
       await inWriteTransaction(db, (trx) =>
         trx.transaction(async (savepoint) => {
-          const { transaction } = await commitDryRun(savepoint, ledger, { request: write.request, force: write.force, check: write.check, emit: false });
+          const { transaction } = await commitDryRun(savepoint, ledger, {
+            request: write.request,
+            force: write.force,
+            check: write.check,
+            emit: false,
+          });
           throw new DryRunRollback(transaction);
         }),
       );
@@ -120,7 +125,11 @@ export async function createTransaction(
       throw error;
     }
   }
-  const outcome = await submit(db, ledger, { ...write, ...(options.lock ? { lock: options.lock } : {}), ...(options.rows ? { rows: options.rows } : {}) });
+  const outcome = await submit(db, ledger, {
+    ...write,
+    ...(options.lock ? { lock: options.lock } : {}),
+    ...(options.rows ? { rows: options.rows } : {}),
+  });
   if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true, logId: outcome.hitLogId };
   return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
 }

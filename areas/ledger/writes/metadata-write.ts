@@ -126,14 +126,22 @@ export class MetadataState {
     const exists = this.accounts.has(address);
     const metadata = { ...this.accounts.get(address) };
     this.accounts.set(address, metadata);
-    apply(metadata, this.changeOf(this.accountChanges, address, () => ({ address, exists, set: {}, deleted: [] })), change);
+    apply(
+      metadata,
+      this.changeOf(this.accountChanges, address, () => ({ address, exists, set: {}, deleted: [] })),
+      change,
+    );
   }
 
   private changeTransaction(id: bigint, change: MetadataChange['change']): void {
     const locked = this.transactions.get(id.toString())!;
     // A copy: the views built before this change keep the metadata they had.
     locked.transaction = { ...locked.transaction, metadata: { ...locked.transaction.metadata } };
-    apply(locked.transaction.metadata, this.changeOf(this.transactionChanges, id.toString(), () => ({ id, set: {}, deleted: [] })), change);
+    apply(
+      locked.transaction.metadata,
+      this.changeOf(this.transactionChanges, id.toString(), () => ({ id, set: {}, deleted: [] })),
+      change,
+    );
   }
 
   private changeOf<T>(changes: Map<string, T>, key: string, create: () => T): T {

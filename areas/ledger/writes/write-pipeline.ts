@@ -196,7 +196,7 @@ export async function commitWrites(trx: Knex.Transaction, ledger: string, writes
   }
   const outcomes: Array<BatchOutcome | undefined> = writes.map(() => undefined);
   const claimed = await claimKeys(trx, idempotencyScope(ledger), writes, outcomes);
-  for (let from = 0; from < writes.length; ) from = await commitRound(trx, ledger, writes, from, outcomes, claimed, options);
+  for (let from = 0; from < writes.length;) from = await commitRound(trx, ledger, writes, from, outcomes, claimed, options);
   return outcomes as BatchOutcome[];
 }
 
@@ -409,7 +409,15 @@ async function commitAccepted(
       preCommitVolumes: a.pre,
       postCommitVolumes: a.post,
     };
-    transactions.push({ id: transaction.id, timestamp: a.timestamp, reference: a.reference, postings: a.postings, metadata: a.metadata, pre: a.pre, post: a.post });
+    transactions.push({
+      id: transaction.id,
+      timestamp: a.timestamp,
+      reference: a.reference,
+      postings: a.postings,
+      metadata: a.metadata,
+      pre: a.pre,
+      post: a.post,
+    });
     const view = logTransactionView(transaction);
     const logDate = write.logDate ?? now;
     const ownLog = reverted
@@ -433,7 +441,8 @@ async function commitAccepted(
       );
     }
     // The answer names the log too, so a replay (a bulk element's logID) needs no lookup of its own.
-    if (write.idempotencyKey) answered.push({ key: write.idempotencyKey, response: stringifyJson({ id: transaction.id.toString(), logId: ownLog.toString() }) });
+    if (write.idempotencyKey)
+      answered.push({ key: write.idempotencyKey, response: stringifyJson({ id: transaction.id.toString(), logId: ownLog.toString() }) });
     outcomes[a.index] = {
       idempotencyHit: false,
       transaction,
