@@ -7,7 +7,9 @@ import type { ParsedSchema } from '../rules/schemas';
 import type { LogType } from '../logs/log';
 import type { LedgerTransaction } from '../types';
 import type { LockedTransaction } from './revert-write';
-import { writeMetadata, type AccountUpdate, type MetadataChange, type TransactionUpdate } from './write-statements';
+import { lockAccounts, writeMetadata, type AccountUpdate, type MetadataChange, type TransactionUpdate } from './write-statements';
+import type { BatchWrite } from './write-pipeline';
+import type { AcceptedTransaction } from './transaction-write';
 
 /**
  * A metadata write (add or delete metadata, a checked write's account metadata, a log import's SET_METADATA and
@@ -37,6 +39,9 @@ export function checkedMetadataWrite(target: MetadataChange['target'], change: M
   } else assertKey(change.delete);
   return { target, change };
 }
+
+/** Whether a write of a batch is a metadata write (the others are transactions). */
+export const isMetadata = (write: BatchWrite): write is MetadataWrite => 'target' in write;
 
 /**
  * Commits one metadata write in the caller's transaction, in one statement (writeMetadata). It takes no txid and
@@ -162,4 +167,55 @@ function apply(metadata: Record<string, string>, net: { set: Record<string, stri
     delete net.set[change.delete];
     if (!net.deleted.includes(change.delete)) net.deleted.push(change.delete);
   }
+}
+
+/** An accepted write as the metadata walk (step 6) planned it: how many logs it appends, and what they need. */
+export type Planned =
+  | { kind: 'transaction'; accepted: AcceptedTransaction; toSet: Record<string, Record<string, string>>; reverted?: LedgerTransaction }
+  | { kind: 'metadata'; index: number; change?: ReturnType<MetadataState['apply']> };
+
+/**
+ * Step 6: locks the accounts whose metadata the accepted writes change (metadata writes, account metadata, a chart's
+ * defaults) and walks the writes in order against them and the locked transactions: what each sets and appends.
+ */
+export async function planMetadata(
+  trx: Knex.Transaction,
+  ledger: string,
+  writes: BatchWrite[],
+  accepted: Array<{ index: number; transaction?: AcceptedTransaction }>,
+  locked: Map<string, LockedTransaction>,
+): Promise<{ plans: Planned[]; metadata: MetadataState }> {
+  const defaultsOf = new Map<number, Record<string, Record<string, string>>>();
+  const addresses: string[] = [];
+  for (const { index, transaction } of accepted) {
+    const write = writes[index];
+    if (isMetadata(write)) {
+      if (write.target.type === 'ACCOUNT') addresses.push(write.target.id);
+      continue;
+    }
+    addresses.push(...Object.keys(write.accountMetadata ?? {}));
+    if (write.defaults) {
+      const defaults = write.defaults([...new Set(transaction!.postings.flatMap((p) => [p.source, p.destination]))].sort());
+      defaultsOf.set(index, defaults);
+      addresses.push(...Object.keys(defaults));
+    }
+  }
+  const metadata = new MetadataState(ledger, locked, await lockAccounts(trx, ledger, addresses));
+  const now = new Date();
+  const plans = accepted.map(({ index, transaction }): Planned => {
+    const write = writes[index];
+    if (isMetadata(write)) return { kind: 'metadata', index, change: metadata.apply(write) };
+    // The chart's defaults for the keys the accounts lack, under the caller's explicit account metadata.
+    const toSet: Record<string, Record<string, string>> = {};
+    for (const [address, defaults] of Object.entries(defaultsOf.get(index) ?? {})) {
+      const current = metadata.account(address) ?? {};
+      const missing = Object.entries(defaults).filter(([key]) => !Object.hasOwn(current, key));
+      if (missing.length > 0) toSet[address] = Object.fromEntries(missing);
+    }
+    for (const [address, explicit] of Object.entries(write.accountMetadata ?? {})) toSet[address] = { ...toSet[address], ...explicit };
+    for (const address of Object.keys(toSet).sort()) metadata.setAccount(address, toSet[address]);
+    const reverted = write.revert ? metadata.revert(write.revert.id, now) : undefined;
+    return { kind: 'transaction', accepted: transaction!, toSet, ...(reverted ? { reverted } : {}) };
+  });
+  return { plans, metadata };
 }

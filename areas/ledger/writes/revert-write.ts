@@ -1,4 +1,6 @@
 import { ApiError, notFound } from '../../../lib/errors';
+import type { PlatformEvent } from '../../../db/outbox';
+import { v2TransactionView } from '../reads/views';
 import type { LedgerTransaction, Posting } from '../types';
 
 /**
@@ -37,3 +39,10 @@ export function planRevert(ledger: string, revert: RevertInput, original: Locked
   const timestamp = revert.timestamp ?? (revert.atEffectiveDate ? transaction.timestamp : undefined);
   return { postings, ...(timestamp ? { timestamp } : {}) };
 }
+
+/** The REVERTED_TRANSACTION event: the original as the revert marked it, and the revert. */
+export const revertedEvent = (ledger: string, reverted: LedgerTransaction, revert: LedgerTransaction): PlatformEvent => ({
+  app: 'ledger',
+  type: 'REVERTED_TRANSACTION',
+  payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) },
+});

@@ -5,14 +5,14 @@ import { ApiError, notFound } from '../../../lib/errors';
 import { parseJson, stringifyJson } from '../../../lib/json';
 import { logTransactionView, type LogType } from '../logs/log';
 import { presentTransaction } from '../reads/transactions';
-import { scriptedWrite, scriptPairs } from './script';
-import type { CreateTransactionInput, LedgerTransaction, Posting, VolumesByAccount } from '../types';
-import { applyPostings, lockVolumes, pairKey, type VolumeMap } from '../reads/volumes';
+import { scriptPairs } from './script';
+import { checkWrite, pairsOf, type AcceptedTransaction } from './transaction-write';
+import type { CreateTransactionInput, LedgerTransaction, Posting } from '../types';
+import { lockVolumes, pairKey, type VolumeMap } from '../reads/volumes';
 import {
   insertCommitted,
-  lockAccounts,
+  insertKeys,
   lockTransactions,
-  mergeAccountMetadata,
   releaseKeys,
   volumeRows,
   writeVolumesAndTakeIds,
@@ -21,8 +21,8 @@ import {
 } from './write-statements';
 import { v2TransactionView } from '../reads/views';
 import { callerStatements, holdReads, planSettle, type CallerRows, type SettleInput, type Settled } from './settle-write';
-import { commitMetadataWrite, MetadataState, type MetadataWrite } from './metadata-write';
-import { planRevert, type LockedTransaction, type RevertInput } from './revert-write';
+import { commitMetadataWrite, isMetadata, planMetadata, type MetadataState, type MetadataWrite, type Planned } from './metadata-write';
+import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } from './revert-write';
 
 /**
  * THE LEDGER'S WRITE PIPELINE (docs/ledger.md, "Write path"). Every ledger write is committed here: a single write is
@@ -89,8 +89,6 @@ export interface LedgerWrite {
 /** A write of a batch: a transaction (a revert, a settle) or a metadata write. */
 export type BatchWrite = LedgerWrite | MetadataWrite;
 
-const isMetadata = (write: BatchWrite): write is MetadataWrite => 'target' in write;
-
 /** A committed write: its transaction, the account metadata its script set, and the id of the log it appended. */
 export interface Committed {
   transaction: LedgerTransaction;
@@ -139,30 +137,6 @@ export const committedEvent = (
   type: 'COMMITTED_TRANSACTIONS',
   payload: { ledger, transactions: [v2TransactionView(transaction)], accountMetadata },
 });
-
-/** A transaction write that passed its checks against the batch's running volumes, waiting for its txid. */
-interface AcceptedTransaction {
-  index: number;
-  postings: Posting[];
-  metadata: Record<string, string>;
-  accountMetadata: Record<string, Record<string, string>>;
-  timestamp: Date;
-  reference?: string;
-  pre: VolumesByAccount;
-  post: VolumesByAccount;
-  settled?: Settled;
-}
-
-/** An accepted write as the metadata walk (step 6) planned it: how many logs it appends, and what they need. */
-type Planned =
-  | { kind: 'transaction'; accepted: AcceptedTransaction; toSet: Record<string, Record<string, string>>; reverted?: LedgerTransaction }
-  | { kind: 'metadata'; index: number; change?: ReturnType<MetadataState['apply']> };
-
-const pairsOf = (postings: Posting[]) =>
-  postings.flatMap((p): Array<[string, string]> => [
-    [p.source, p.asset],
-    [p.destination, p.asset],
-  ]);
 
 /**
  * Commits one transaction write, in the caller's transaction: a batch of one.
@@ -314,52 +288,6 @@ async function commitRound(
   return next;
 }
 
-/**
- * Step 6: locks the accounts whose metadata the accepted writes change (metadata writes, account metadata, a chart's
- * defaults) and walks the writes in order against them and the locked transactions: what each sets and appends.
- */
-async function planMetadata(
-  trx: Knex.Transaction,
-  ledger: string,
-  writes: BatchWrite[],
-  accepted: Array<{ index: number; transaction?: AcceptedTransaction }>,
-  locked: Map<string, LockedTransaction>,
-): Promise<{ plans: Planned[]; metadata: MetadataState }> {
-  const defaultsOf = new Map<number, Record<string, Record<string, string>>>();
-  const addresses: string[] = [];
-  for (const { index, transaction } of accepted) {
-    const write = writes[index];
-    if (isMetadata(write)) {
-      if (write.target.type === 'ACCOUNT') addresses.push(write.target.id);
-      continue;
-    }
-    addresses.push(...Object.keys(write.accountMetadata ?? {}));
-    if (write.defaults) {
-      const defaults = write.defaults([...new Set(transaction!.postings.flatMap((p) => [p.source, p.destination]))].sort());
-      defaultsOf.set(index, defaults);
-      addresses.push(...Object.keys(defaults));
-    }
-  }
-  const metadata = new MetadataState(ledger, locked, await lockAccounts(trx, ledger, addresses));
-  const now = new Date();
-  const plans = accepted.map(({ index, transaction }): Planned => {
-    const write = writes[index];
-    if (isMetadata(write)) return { kind: 'metadata', index, change: metadata.apply(write) };
-    // The chart's defaults for the keys the accounts lack, under the caller's explicit account metadata.
-    const toSet: Record<string, Record<string, string>> = {};
-    for (const [address, defaults] of Object.entries(defaultsOf.get(index) ?? {})) {
-      const current = metadata.account(address) ?? {};
-      const missing = Object.entries(defaults).filter(([key]) => !Object.hasOwn(current, key));
-      if (missing.length > 0) toSet[address] = Object.fromEntries(missing);
-    }
-    for (const [address, explicit] of Object.entries(write.accountMetadata ?? {})) toSet[address] = { ...toSet[address], ...explicit };
-    for (const address of Object.keys(toSet).sort()) metadata.setAccount(address, toSet[address]);
-    const reverted = write.revert ? metadata.revert(write.revert.id, now) : undefined;
-    return { kind: 'transaction', accepted: transaction!, toSet, ...(reverted ? { reverted } : {}) };
-  });
-  return { plans, metadata };
-}
-
 /** Steps 7 and 8: takes the ids of the accepted writes, in order, and commits them with their logs, events and keys. */
 async function commitAccepted(
   trx: Knex.Transaction,
@@ -430,15 +358,7 @@ async function commitAccepted(
       accountMetadata[address] = { ...accountMetadata[address], ...toSet[address] };
     }
     if (write.emit !== false) {
-      events.push(
-        reverted
-          ? {
-              app: 'ledger',
-              type: 'REVERTED_TRANSACTION',
-              payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(transaction) },
-            }
-          : committedEvent(ledger, transaction, accountMetadata),
-      );
+      events.push(reverted ? revertedEvent(ledger, reverted, transaction) : committedEvent(ledger, transaction, accountMetadata));
     }
     // The answer names the log too, so a replay (a bulk element's logID) needs no lookup of its own.
     if (write.idempotencyKey)
@@ -476,24 +396,7 @@ async function claimKeys(
   );
   const claimed = new Set<number>();
   if (keyed.length === 0) return claimed;
-  const inserted = await trx.raw(
-    `INSERT INTO idempotency_keys (scope, key, request_hash, response)
-     SELECT :scope, k, h, '' FROM unnest(:keys::text[], :hashes::text[]) AS t(k, h) ON CONFLICT DO NOTHING RETURNING key`,
-    { scope, keys: keyed.map((k) => k.key), hashes: keyed.map((k) => k.hash) },
-  );
-  const fresh = new Set((inserted.rows as Array<{ key: string }>).map((r) => r.key));
-  const stale = keyed.filter((k) => !fresh.has(k.key));
-  const stored = new Map<string, { request_hash: string; response: string }>();
-  if (stale.length > 0) {
-    const rows = await trx('idempotency_keys')
-      .where({ scope })
-      .whereIn(
-        'key',
-        stale.map((k) => k.key),
-      )
-      .select('key', 'request_hash', 'response');
-    for (const row of rows) stored.set(row.key, row);
-  }
+  const { fresh, stored } = await insertKeys(trx, scope, keyed);
   for (const { index, key, hash } of keyed) {
     if (fresh.has(key)) {
       claimed.add(index);
@@ -513,32 +416,3 @@ const replayed = (answer: { id: string; logId?: string }) => ({
   hitTxid: BigInt(answer.id),
   ...(answer.logId !== undefined ? { hitLogId: BigInt(answer.logId) } : {}),
 });
-
-/**
- * Checks one write against the running volumes and, when it passes, applies it to them. Plain postings are
- * funds-checked unless forced; a script runs with the batch's running balances and locks what it reads beyond them.
- * Account metadata a script set is written now, so a later script of the batch reads it.
- */
-async function checkWrite(
-  trx: Knex.Transaction,
-  ledger: string,
-  index: number,
-  write: LedgerWrite,
-  state: VolumeMap,
-  taken: Map<string, string>,
-): Promise<AcceptedTransaction> {
-  const { request } = write;
-  if (request.reference !== undefined && taken.has(request.reference)) {
-    throw new ApiError('CONFLICT', `reference "${request.reference}" is already used by ${taken.get(request.reference)} of ledger "${ledger}"`);
-  }
-  const { postings, metadata, accountMetadata } = request.script
-    ? await scriptedWrite(trx, ledger, request.script, request.metadata ?? {}, state)
-    : { postings: request.postings ?? [], metadata: request.metadata ?? {}, accountMetadata: {} };
-  if (postings.length === 0) throw new ApiError('NO_POSTINGS', 'the transaction has no postings');
-  write.check?.(postings);
-  const { pre, post, changed } = applyPostings(state, postings, !request.script && !write.force);
-  for (const [key, entry] of changed) state.set(key, entry);
-  if (request.reference !== undefined) taken.set(request.reference, 'an earlier write of the same batch');
-  await mergeAccountMetadata(trx, ledger, accountMetadata);
-  return { index, postings, metadata, accountMetadata, timestamp: request.timestamp ?? new Date(), reference: request.reference, pre, post };
-}

@@ -284,3 +284,27 @@ export async function writeMetadata(
   const row = result.rows[0] as { log_id: string | null; found: boolean };
   return { ...(row.log_id !== null ? { logId: BigInt(row.log_id) } : {}), found: row.found };
 }
+
+/**
+ * Claims idempotency keys in one statement: the keys inserted now are `fresh`; the others' stored hash and answer (a
+ * second statement, only when some key was already there).
+ */
+export async function insertKeys(
+  trx: Knex.Transaction,
+  scope: string,
+  keyed: Array<{ key: string; hash: string }>,
+): Promise<{ fresh: Set<string>; stored: Map<string, { request_hash: string; response: string }> }> {
+  const inserted = await trx.raw(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, response)
+     SELECT :scope, k, h, '' FROM unnest(:keys::text[], :hashes::text[]) AS t(k, h) ON CONFLICT DO NOTHING RETURNING key`,
+    { scope, keys: keyed.map((k) => k.key), hashes: keyed.map((k) => k.hash) },
+  );
+  const fresh = new Set((inserted.rows as Array<{ key: string }>).map((r) => r.key));
+  const stale = keyed.filter((k) => !fresh.has(k.key)).map((k) => k.key);
+  const stored = new Map<string, { request_hash: string; response: string }>();
+  if (stale.length > 0) {
+    const rows = await trx('idempotency_keys').where({ scope }).whereIn('key', stale).select('key', 'request_hash', 'response');
+    for (const row of rows) stored.set(row.key, row);
+  }
+  return { fresh, stored };
+}
