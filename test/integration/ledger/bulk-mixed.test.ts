@@ -244,4 +244,60 @@ describe('ledger bulks mixing transactions, reverts and metadata', () => {
     expect(large.filter((sql) => /INSERT INTO ledger_logs/.test(sql))).toHaveLength(1);
     expect(large.filter((sql) => /INSERT INTO ledger_transactions/.test(sql))).toHaveLength(1);
   });
+
+  it('with a schema version: account metadata, chart defaults, templates and forced writes in one bulk, as the single routes do', async () => {
+    const ledger = await newLedger('bulk-schema');
+    const chart = {
+      world: {},
+      bank: {},
+      users: { $id: { '.pattern': '^[0-9]+$', '.metadata': { tier: { default: 'basic' }, region: { default: 'eu' } } } },
+    };
+    const deposit = 'vars { account $user }\nsend [USD/2 100] (\n  source = @world\n  destination = $user\n)';
+    const toShop = 'send [USD/2 1] (\n  source = @world\n  destination = @shop\n)';
+    const schema = await api('POST', `/api/ledger/v2/${ledger}/schemas/v1`, {
+      body: { chart, transactions: { deposit: { script: deposit }, toShop: { script: toShop } } },
+    });
+    expect(schema.status).toBe(204);
+    const res = await bulk(
+      ledger,
+      [
+        addAccount('users:1', { tier: 'gold' }),
+        send('world', 'users:1', 5, { accountMetadata: { 'users:2': { region: 'us' } } }),
+        // A script after account metadata of its bulk: it may read that metadata, so it sees it committed.
+        { action: 'CREATE_TRANSACTION', data: { script: { template: 'deposit', vars: { user: 'users:3' } } } },
+        { action: 'CREATE_TRANSACTION', data: { script: { template: 'toShop' } } },
+        deleteAccount('users:3', 'tier'),
+        send('users:1', 'bank', 100, { force: true }),
+      ],
+      '?schemaVersion=v1&continueOnFailure=true',
+    );
+    expect(res.status).toBe(400);
+    expect((res.body.data as Result[]).map((r) => [r.responseType, r.data?.id ?? null, r.logID, r.errorCode ?? null])).toEqual([
+      ['ADD_METADATA', null, 1, null],
+      ['CREATE_TRANSACTION', 0, 2, null],
+      ['CREATE_TRANSACTION', 1, 5, null],
+      ['ERROR', null, -1, 'VALIDATION'],
+      ['DELETE_METADATA', null, 7, null],
+      ['CREATE_TRANSACTION', 2, 8, null],
+    ]);
+    expect((res.body.data as Result[])[3]).toMatchObject({ errorDescription: expect.stringContaining('script postings[0].destination') });
+    expect((await logs(ledger)).map(([id, type, data]) => [id, type, type === 'SET_METADATA' ? data : null])).toEqual([
+      [0, 'INSERTED_SCHEMA', null],
+      [1, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: 'users:1', metadata: { tier: 'gold' } }],
+      [2, 'NEW_TRANSACTION', null],
+      [3, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: 'users:1', metadata: { region: 'eu' } }],
+      [4, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: 'users:2', metadata: { region: 'us' } }],
+      [5, 'NEW_TRANSACTION', null],
+      [6, 'SET_METADATA', { targetType: 'ACCOUNT', targetId: 'users:3', metadata: { tier: 'basic', region: 'eu' } }],
+      [7, 'DELETE_METADATA', null],
+      [8, 'NEW_TRANSACTION', null],
+    ]);
+    expect((await account(ledger, 'users:1')).metadata).toEqual({ tier: 'gold', region: 'eu' });
+    expect((await account(ledger, 'users:2')).metadata).toEqual({ region: 'us' });
+    expect((await account(ledger, 'users:3')).metadata).toEqual({ region: 'eu' });
+    expect([await balance(ledger, 'users:1'), await balance(ledger, 'users:3'), await balance(ledger, 'bank')]).toEqual([-95n, 100n, 100n]);
+    expect(await ledgerViolations(db, ledger, (address) => address === 'world' || address === 'users:1')).toEqual([]);
+    expect(await logAndEventViolations(db, ledger)).toEqual([]);
+    expect((await api('POST', `/api/ledger/v2/${ledger}/logs/verify`)).body.data).toMatchObject({ valid: true, mismatchCount: 0 });
+  });
 });
