@@ -12,14 +12,14 @@ import type { BatchWrite } from './write-pipeline';
 import type { AcceptedTransaction } from './transaction-write';
 
 /**
- * A metadata write (add or delete metadata, a checked write's account metadata, a log import's SET_METADATA and
+ * A metadata write (add or delete metadata, from a route or a bulk element, a log import's SET_METADATA and
  * DELETE_METADATA): keys merged into, or one key deleted from, an account's or a transaction's metadata, with its log
  * (SET_METADATA, DELETE_METADATA) and its event (SAVED_METADATA, DELETED_METADATA).
  */
 export interface MetadataWrite extends MetadataChange {
   /** A log import's replay: the original log's date. */
   logDate?: Date;
-  /** Whether the pipeline emits the write's event (the default); a log import and a checked write's account metadata do not. */
+  /** Whether the pipeline emits the write's event (the default); a log import does not. */
   emit?: boolean;
 }
 

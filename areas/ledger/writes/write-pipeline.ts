@@ -56,7 +56,7 @@ import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } f
 export interface LedgerWrite {
   request: CreateTransactionInput;
   idempotencyKey?: string;
-  /** What the key's hash covers when it is more than the request (the options that change a checked write). */
+  /** What the key's hash covers when it is more than the request (`force`, a schema version, account metadata: pipelineWrite). */
   hashed?: unknown;
   /** Pairs locked with the batch's one sorted lock besides the postings' own (the accounts a wallet's script moves). */
   lock?: Array<[string, string]>;
