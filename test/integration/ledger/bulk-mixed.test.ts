@@ -210,6 +210,40 @@ describe('ledger bulks mixing transactions, reverts and metadata', () => {
     await expectSound(ledger);
   });
 
+  it('atomic: metadata and a revert of one transaction in one bulk, including one the bulk created; events carry each as it was', async () => {
+    const ledger = await seeded();
+    const res = await bulk(
+      ledger,
+      [send('world', 'x', 3), addTx(2, { a: '1' }), revert(2), addTx(0, { b: '2' }), revert(0), addTx(0, { c: '3' })],
+      '?atomic=true',
+    );
+    expect(res.status).toBe(200);
+    expect((res.body.data as Result[]).map((r) => [r.responseType, r.data?.id ?? null, r.logID])).toEqual([
+      ['CREATE_TRANSACTION', 2, 2],
+      ['ADD_METADATA', null, 3],
+      ['REVERT_TRANSACTION', 3, 4],
+      ['ADD_METADATA', null, 5],
+      ['REVERT_TRANSACTION', 4, 6],
+      ['ADD_METADATA', null, 7],
+    ]);
+    const reverted = (
+      await db('events_outbox')
+        .whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger])
+        .where({ type: 'REVERTED_TRANSACTION' })
+        .orderBy('seq')
+        .select('payload')
+    ).map((e) => JSON.parse(e.payload).revertedTransaction);
+    expect(reverted).toMatchObject([
+      { id: 2, metadata: { a: '1' }, reverted: true },
+      { id: 0, metadata: { b: '2' }, reverted: true },
+    ]);
+    expect(await transaction(ledger, 0)).toMatchObject({ metadata: { b: '2', c: '3' }, reverted: true });
+    expect(await transaction(ledger, 2)).toMatchObject({ metadata: { a: '1' }, reverted: true });
+    expect(await transaction(ledger, 4)).toMatchObject({ metadata: { 'com.formance.spec/state/reverts': '0' } });
+    expect([await balance(ledger, 'a'), await balance(ledger, 'x')]).toEqual([0n, 0n]);
+    await expectSound(ledger);
+  });
+
   it('commits a mixed bulk with the same statements whatever its number of elements: one per table for the batch', async () => {
     const statementsFor = async (n: number) => {
       const ledger = await seeded();
