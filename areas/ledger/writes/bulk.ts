@@ -34,12 +34,11 @@ export type BulkResult =
 const NO_LOG = -1n;
 
 /**
- * Takes, before an atomic bulk's first element writes (or v1's batch's first transaction), the row locks its elements will need, in the order every ledger
- * writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
+ * Takes, before the first batch of an atomic bulk of several batches writes (one batch locks its rows itself, in the
+ * same order), the row locks its elements will need, in the order every ledger writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
  * first), the volume rows of every posting (lockVolumes' sorted order), the accounts it gives metadata; the ledger row
- * comes last, locked by the first element's insert and held to the commit.
- * Locking element by element instead, a bulk held element n's rows and the ledger row while waiting for element
- * n+1's: two bulks (or a bulk and a group-commit batch) needing the same accounts in other orders deadlocked, each
+ * comes last, locked by the first batch's counter bump and held to the commit.
+ * Locking batch by batch instead, a bulk held batch n's rows and the ledger row while waiting for batch n+1's: two bulks (or a bulk and a group-commit batch) needing the same accounts in other orders deadlocked, each
  * deadlock costing PostgreSQL's deadlock_timeout (1 s) before one was aborted and retried. The elements' own locks
  * later find the rows already held. A script's pairs come from one run without locks (scriptPairs); one that reads
  * something else once earlier elements moved balances, or a template (its text needs the schema), locks as it runs,
