@@ -151,7 +151,7 @@ export async function settleHold(
 }
 
 /** A write of one through the pipeline: with the pool, in the ledger's group commit; else in the caller's transaction. */
-async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
+export async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
   const outcome: WriteOutcome =
     groupCommitEnabled() && !(db as Knex.Transaction).isTransaction
       ? await groupCommit(db as Knex, ledger, write)

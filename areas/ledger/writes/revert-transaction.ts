@@ -6,6 +6,7 @@ import { assertPostingsInChart } from '../rules/schema-check';
 import { findSchema, type ParsedSchema } from '../rules/schemas';
 import type { Executor, LedgerTransaction } from '../types';
 import { commitWrite, type LedgerWrite } from './write-pipeline';
+import { submit } from './create-transaction';
 
 /** Formance's link from a revert transaction to the one it reverts. */
 const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
@@ -75,7 +76,11 @@ export async function revertWithLog(
     });
     return { revert: computed! };
   }
-  return inWriteTransaction(db, (trx) => commitReverted(trx, ledger, write));
+  // Given the pool, the revert joins the ledger's group commit: two reverts of one original in one batch are one
+  // revert and one ALREADY_REVERT, as the batch marks the original once the first is accepted.
+  const outcome = await submit(db, ledger, write);
+  if (!('transaction' in outcome)) throw new Error('a revert takes no Idempotency-Key');
+  return { revert: outcome.transaction, logId: outcome.logId };
 }
 
 /**
