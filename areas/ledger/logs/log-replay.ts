@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../../lib/errors';
 import { canonicalJson } from '../../../lib/json';
-import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedRow } from '../writes/write-statements';
+import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedBatch } from '../writes/write-statements';
 import { logTransactionView, type LogType } from './log';
 import { commitRevert } from '../writes/revert-transaction';
 import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
@@ -344,19 +344,20 @@ export class LogReplayer {
       for (const [address, metadata] of Object.entries(t.accountMetadata)) accountMetadata[address] = { ...accountMetadata[address], ...metadata };
     }
     await queued(() => mergeAccountMetadata(this.trx, this.ledger, accountMetadata));
-    const rows = chunk.map((t, n): CommittedRow => ({
-      id: t.txid,
-      timestamp: t.timestamp,
-      reference: t.reference,
-      postings: t.postings,
-      metadata: t.metadata,
-      pre: volumes[n].pre,
-      post: volumes[n].post,
-      logId: t.log.id,
-      logType: 'NEW_TRANSACTION',
-      logDate: t.log.date,
-      logData: t.view,
-    }));
+    const rows: CommittedBatch = {
+      transactions: chunk.map((t, n) => ({
+        id: t.txid,
+        timestamp: t.timestamp,
+        reference: t.reference,
+        postings: t.postings,
+        metadata: t.metadata,
+        pre: volumes[n].pre,
+        post: volumes[n].post,
+      })),
+      logs: chunk.map((t) => ({ id: t.log.id, type: 'NEW_TRANSACTION', date: t.log.date, data: t.view })),
+      transactionUpdates: [],
+      accountUpdates: [],
+    };
     // The statements run while the import computes the next chunk (PostgreSQL and the API work at the same time); the
     // connection runs a transaction's statements in the order sent, so what comes next sees its rows.
     await this.settle();
@@ -364,7 +365,7 @@ export class LogReplayer {
     this.failedLog = undefined;
     // The write pipeline's own statements (write-statements.ts), with the logs' ids and dates: no key, event or hook.
     const statement = (async () => {
-      const ids = await writeVolumesAndTakeIds(this.trx, this.ledger, volumeRows(state, touched), chunk.length);
+      const ids = await writeVolumesAndTakeIds(this.trx, this.ledger, volumeRows(state, touched), { transactions: chunk.length, logs: chunk.length });
       // The ledger was empty and is locked by this transaction: the counters can only be where the replay left them.
       if (!ids || ids.txid !== chunk[0].txid || ids.logId !== firstLog) {
         throw new Error(

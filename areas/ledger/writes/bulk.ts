@@ -1,18 +1,17 @@
 import { isApiError } from '../../../lib/errors';
 import { inTransaction, translateDbError } from '../../../db/errors';
-import { addAccountMetadata } from '../reads/accounts';
-import { createTransaction, pipelineWrite, type TransactionRequest } from './create-transaction';
-import { deleteAccountMetadata, deleteTransactionMetadata } from './delete-metadata';
-import { revertWithLog } from './revert-transaction';
+import { pipelineWrite, type TransactionRequest } from './create-transaction';
+import { checkedMetadataWrite } from './metadata-write';
+import { revertWrite } from './revert-transaction';
 import { findSchema, type ParsedSchema } from '../rules/schemas';
 import { scriptPairs } from './script';
-import { addTransactionMetadata, getTransaction } from '../reads/transactions';
+import { getTransaction } from '../reads/transactions';
 import type { Knex } from 'knex';
 import type { Db } from '../../../db/knex';
 import { assertLedgerWritable } from '../ledgers';
 import type { Executor, LedgerTransaction, Posting } from '../types';
 import { lockVolumes } from '../reads/volumes';
-import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
+import { commitWrites, type BatchOutcome, type BatchWrite } from './write-pipeline';
 
 type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
 
@@ -35,12 +34,11 @@ export type BulkResult =
 const NO_LOG = -1n;
 
 /**
- * Takes, before an atomic bulk's first element writes (or v1's batch's first transaction), the row locks its elements will need, in the order every ledger
- * writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
+ * Takes, before the first batch of an atomic bulk of several batches writes (one batch locks its rows itself, in the
+ * same order), the row locks its elements will need, in the order every ledger writer takes them: the transactions it reverts or gives metadata (by id, as a single revert locks its original
  * first), the volume rows of every posting (lockVolumes' sorted order), the accounts it gives metadata; the ledger row
- * comes last, locked by the first element's insert and held to the commit.
- * Locking element by element instead, a bulk held element n's rows and the ledger row while waiting for element
- * n+1's: two bulks (or a bulk and a group-commit batch) needing the same accounts in other orders deadlocked, each
+ * comes last, locked by the first batch's counter bump and held to the commit.
+ * Locking batch by batch instead, a bulk held batch n's rows and the ledger row while waiting for batch n+1's: two bulks (or a bulk and a group-commit batch) needing the same accounts in other orders deadlocked, each
  * deadlock costing PostgreSQL's deadlock_timeout (1 s) before one was aborted and retried. The elements' own locks
  * later find the rows already held. A script's pairs come from one run without locks (scriptPairs); one that reads
  * something else once earlier elements moved balances, or a template (its text needs the schema), locks as it runs,
@@ -116,34 +114,27 @@ class AtomicBulkFailed extends Error {
   }
 }
 
-async function apply(db: Executor, ledger: string, element: BulkElement, schemaVersion: string | undefined): Promise<BulkResult> {
-  const schema = schemaVersion !== undefined ? { schemaVersion } : {};
+/**
+ * An element as a write of the pipeline, checked as its single route checks it.
+ * @throws ApiError VALIDATION (and a transaction's NO_POSTINGS), the element's own error
+ */
+function toWrite(element: BulkElement, schema: ParsedSchema | undefined): BatchWrite {
   switch (element.action) {
     case 'CREATE_TRANSACTION': {
       const { force, ...data } = element.data;
-      const { transaction, logId } = await createTransaction(db, ledger, data, { idempotencyKey: element.ik, force, ...schema });
-      return { responseType: 'CREATE_TRANSACTION', data: transaction, logID: logId ?? NO_LOG };
+      return pipelineWrite(data, { idempotencyKey: element.ik, force, schema });
     }
     case 'REVERT_TRANSACTION': {
       const { id, ...options } = element.data;
-      const { revert, logId } = await revertWithLog(db, ledger, id, { ...options, ...schema });
-      return { responseType: 'REVERT_TRANSACTION', data: revert, logID: logId ?? NO_LOG };
+      return revertWrite(id, { ...options, schema });
     }
-    case 'ADD_METADATA': {
-      const { data } = element;
-      const logId =
-        data.targetType === 'ACCOUNT'
-          ? await addAccountMetadata(db, ledger, data.targetId, data.metadata, schema)
-          : await addTransactionMetadata(db, ledger, data.targetId, data.metadata, schema);
-      return { responseType: 'ADD_METADATA', logID: logId ?? NO_LOG };
-    }
+    case 'ADD_METADATA':
     case 'DELETE_METADATA': {
       const { data } = element;
-      const logId =
-        data.targetType === 'ACCOUNT'
-          ? await deleteAccountMetadata(db, ledger, data.targetId, data.key)
-          : await deleteTransactionMetadata(db, ledger, data.targetId, data.key);
-      return { responseType: 'DELETE_METADATA', logID: logId ?? NO_LOG };
+      const target =
+        data.targetType === 'ACCOUNT' ? { type: 'ACCOUNT' as const, id: data.targetId } : { type: 'TRANSACTION' as const, id: data.targetId };
+      // Deleting a key is not checked against the chart, as on the single route.
+      return 'metadata' in data ? checkedMetadataWrite(target, { set: data.metadata }, schema) : checkedMetadataWrite(target, { delete: data.key });
     }
   }
 }
@@ -155,60 +146,54 @@ function asErrorResult(cause: unknown): BulkResult {
   return { responseType: 'ERROR', errorCode: error.code, errorDescription: error.message, logID: NO_LOG };
 }
 
-/** Consecutive CREATE_TRANSACTION elements the write pipeline commits as one batch, or one element run on its own. */
-type Step = { start: number; writes: LedgerWrite[] } | { start: number; element: BulkElement };
-
-/** A CREATE_TRANSACTION element as the pipeline write createTransaction would commit; undefined for any other element. */
-function batchable(element: BulkElement, schema: ParsedSchema | undefined): LedgerWrite | undefined {
-  if (element.action !== 'CREATE_TRANSACTION') return undefined;
-  const { force, ...data } = element.data;
-  try {
-    return pipelineWrite(data, { idempotencyKey: element.ik, force, schema });
-  } catch {
-    // An invalid element runs on its own, which gives its error exactly as a single write would.
-    return undefined;
-  }
-}
+/** Consecutive elements the write pipeline commits as one batch, or an element refused before it reached the pipeline. */
+type Step = { start: number; writes: BatchWrite[] } | { start: number; error: unknown };
 
 /**
- * Groups the elements, in order, into steps: a run of CREATE_TRANSACTION elements that need no step beyond the write
- * pipeline's (pipelineWrite) is one batch, split where an Idempotency-Key repeats (the second must see the first's
- * outcome, as after its commit); any other element (a revert, metadata, a transaction with account metadata, `force`
- * or a schema's script, an invalid one) is a step of its own.
+ * Groups the elements, in order, into batches of the write pipeline, split where an Idempotency-Key repeats (the second
+ * must see the first's outcome, as after its commit) and at an element refused by its own checks (its error is its
+ * step, so the elements before it run first, as they did one at a time).
  */
 function planSteps(elements: BulkElement[], schema: ParsedSchema | undefined): Step[] {
   const steps: Step[] = [];
-  let batch: { start: number; writes: LedgerWrite[] } | undefined;
+  let batch: { start: number; writes: BatchWrite[] } | undefined;
   const keys = new Set<string>();
   for (const [index, element] of elements.entries()) {
-    const write = batchable(element, schema);
-    if (!write) {
+    let write: BatchWrite;
+    try {
+      write = toWrite(element, schema);
+    } catch (error) {
       batch = undefined;
-      steps.push({ start: index, element });
+      steps.push({ start: index, error });
       continue;
     }
-    if (!batch || (write.idempotencyKey !== undefined && keys.has(write.idempotencyKey))) {
+    const key = 'request' in write ? write.idempotencyKey : undefined;
+    if (!batch || (key !== undefined && keys.has(key))) {
       batch = { start: index, writes: [] };
       keys.clear();
       steps.push(batch);
     }
     batch.writes.push(write);
-    if (write.idempotencyKey !== undefined) keys.add(write.idempotencyKey);
+    if (key !== undefined) keys.add(key);
   }
   return steps;
 }
 
-/** Every element a step of its own: the bulk as it ran before batches, for a batch that failed whole. */
-const oneByOne = (elements: BulkElement[], offset = 0): Step[] => elements.map((element, i) => ({ start: offset + i, element }));
+/** Every element a step of its own: the bulk as a batch of one per element, for a batch that failed whole. */
+const oneByOne = (steps: Step[]): Step[] =>
+  steps.flatMap((step): Step[] => ('error' in step ? [step] : step.writes.map((write, n) => ({ start: step.start + n, writes: [write] }))));
 
-/** A batch write's element result: its transaction and log, or the original's when its Idempotency-Key replayed it. */
-async function createdResult(db: Executor, ledger: string, outcome: Exclude<WriteOutcome, { error: unknown }>): Promise<BulkResult> {
+/** An element's result from its write's outcome: its transaction and log, or the original's when its Idempotency-Key replayed it. */
+async function resultOf(db: Executor, ledger: string, element: BulkElement, outcome: BatchOutcome): Promise<BulkResult> {
+  if ('error' in outcome) return asErrorResult(outcome.error);
+  if ('metadata' in outcome) return { responseType: element.action as 'ADD_METADATA' | 'DELETE_METADATA', logID: outcome.logId ?? NO_LOG };
   if ('hitTxid' in outcome) {
     const data = await getTransaction(db, ledger, outcome.hitTxid);
     // An answer stored before answers carried their log id replays with none (NO_LOG), as a single write's does.
     return { responseType: 'CREATE_TRANSACTION', data, logID: outcome.hitLogId ?? NO_LOG };
   }
-  return { responseType: 'CREATE_TRANSACTION', data: outcome.transaction, logID: outcome.logId };
+  const responseType = element.action === 'REVERT_TRANSACTION' ? 'REVERT_TRANSACTION' : 'CREATE_TRANSACTION';
+  return { responseType, data: outcome.transaction, logID: outcome.logId };
 }
 
 /** Thrown inside an atomic bulk's transaction when one of its batches failed whole, to run the bulk again element by element. */
@@ -219,14 +204,15 @@ class BatchFailed extends Error {
 }
 
 /**
- * An atomic bulk in one database transaction. A bulk that is one batch is locked by the pipeline (every volume row its
- * writes touch, scripts' included, in one sorted statement, before any balance is checked); one of several steps
- * takes every lock its steps need up front (lockAhead), so overlapping atomic bulks never deadlock.
+ * An atomic bulk in one database transaction. A bulk that is one batch is locked by the pipeline (the transactions it
+ * reverts or annotates, then every volume row its writes touch, scripts' included, in one sorted statement, before any
+ * balance is checked, then the accounts it annotates); one of several steps takes every lock its steps need up front
+ * (lockAhead), so overlapping atomic bulks never deadlock.
  */
-async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps: Step[], schemaVersion: string | undefined): Promise<BulkResult[]> {
+async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps: Step[]): Promise<BulkResult[]> {
   // inTransaction retries the whole bulk on a deadlock or serialization failure: nothing of it was written.
   return inTransaction(db, async (trx) => {
-    if (steps.length > 1 || !('writes' in steps[0])) await lockAhead(trx, ledger, elements);
+    if (steps.length > 1) await lockAhead(trx, ledger, elements);
     const done: BulkResult[] = [];
     const fail = (index: number, error: unknown): never => {
       // A deadlock or an outage is not the element's fault: rethrown as is, it is retried or answered 503.
@@ -235,27 +221,22 @@ async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps:
       throw new AtomicBulkFailed(index, translated);
     };
     for (const step of steps) {
-      if ('element' in step) {
+      if ('error' in step) fail(step.start, step.error);
+      else {
+        let outcomes: BatchOutcome[];
         try {
-          done.push(await apply(trx, ledger, step.element, schemaVersion));
+          outcomes = await commitWrites(trx, ledger, step.writes, { stopAtFirstRefusal: true });
         } catch (error) {
-          fail(step.start, error);
+          // Failed whole (a reference another process took between the check and the insert): which element is to blame
+          // is known only element by element.
+          const translated = translateDbError(error);
+          if (!isApiError(translated) || translated.status >= 500) throw error;
+          throw new BatchFailed(translated);
         }
-        continue;
-      }
-      let outcomes: WriteOutcome[];
-      try {
-        outcomes = await commitWrites(trx, ledger, step.writes);
-      } catch (error) {
-        // Failed whole (a reference another process took between the check and the insert): which element is to blame
-        // is known only element by element.
-        const translated = translateDbError(error);
-        if (!isApiError(translated) || translated.status >= 500) throw error;
-        throw new BatchFailed(translated);
-      }
-      for (const [n, outcome] of outcomes.entries()) {
-        if ('error' in outcome) fail(step.start + n, outcome.error);
-        else done.push(await createdResult(trx, ledger, outcome));
+        for (const [n, outcome] of outcomes.entries()) {
+          if ('error' in outcome) fail(step.start + n, outcome.error);
+          done.push(await resultOf(trx, ledger, elements[step.start + n], outcome));
+        }
       }
     }
     return done;
@@ -264,20 +245,27 @@ async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps:
 
 /**
  * A non-atomic bulk's batch in a database transaction of its own, each write with its own outcome (a refused write
- * leaves the others as they are). Undefined when the batch failed whole before its COMMIT: its elements then run one by
+ * leaves the others as they are). `failed` when the batch failed whole before its COMMIT: its elements then run one by
  * one, so one element's trouble is never its neighbours'. A COMMIT that failed may have landed: its error is the request's.
  */
-async function commitBatch(db: Db, ledger: string, writes: LedgerWrite[], stopAtFirstRefusal: boolean): Promise<WriteOutcome[] | undefined> {
+async function commitBatch(
+  db: Db,
+  ledger: string,
+  writes: BatchWrite[],
+  stopAtFirstRefusal: boolean,
+): Promise<{ outcomes: BatchOutcome[] } | { failed: unknown }> {
   let written = false;
   try {
-    return await inTransaction(db, async (trx) => {
-      const outcomes = await commitWrites(trx, ledger, writes, { stopAtFirstRefusal });
-      written = true;
-      return outcomes;
-    });
+    return {
+      outcomes: await inTransaction(db, async (trx) => {
+        const outcomes = await commitWrites(trx, ledger, writes, { stopAtFirstRefusal });
+        written = true;
+        return outcomes;
+      }),
+    };
   } catch (error) {
     if (written) throw error;
-    return undefined;
+    return { failed: error };
   }
 }
 
@@ -285,8 +273,8 @@ async function commitBatch(db: Db, ledger: string, writes: LedgerWrite[], stopAt
  * Runs the elements in order. Atomic: one database transaction for all of them, so a failing element leaves no trace
  * of any (their events included) and the failure is returned as `failedAt`. Otherwise each element has its own outcome
  * and processing stops at the first failure unless `continueOnFailure`; the results cover the elements that ran.
- * Runs of transactions are committed as batches of the write pipeline (planSteps): one statement per table for the
- * whole run, txids and log ids dense in element order, each checked against the volumes its predecessors left.
+ * The elements, whatever their action, are committed as batches of the write pipeline (planSteps): one statement per
+ * table for the whole batch, txids and log ids dense in element order, each checked against what its predecessors left.
  * @throws ApiError LEDGER_NOT_FOUND (checked first), NOT_FOUND (schema version), SERVICE_UNAVAILABLE
  */
 export async function runBulk(
@@ -305,10 +293,10 @@ export async function runBulk(
     try {
       const results = await oneAtATime(db, ledger, async () => {
         try {
-          return await runAtomic(db, ledger, elements, steps, options.schemaVersion);
+          return await runAtomic(db, ledger, elements, steps);
         } catch (error) {
           if (!(error instanceof BatchFailed)) throw error;
-          return runAtomic(db, ledger, elements, oneByOne(elements), options.schemaVersion);
+          return runAtomic(db, ledger, elements, oneByOne(steps));
         }
       });
       return { results };
@@ -327,24 +315,19 @@ export async function runBulk(
   };
   const run = async (queue: Step[]): Promise<boolean> => {
     for (const step of queue) {
-      if ('element' in step) {
-        let result: BulkResult;
-        try {
-          result = await apply(db, ledger, step.element, options.schemaVersion);
-        } catch (error) {
-          result = asErrorResult(error);
-        }
-        if (!record(step.start, result)) return false;
+      if ('error' in step) {
+        if (!record(step.start, asErrorResult(step.error))) return false;
         continue;
       }
-      const outcomes = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
-      if (!outcomes) {
-        if (!(await run(oneByOne(elements.slice(step.start, step.start + step.writes.length), step.start)))) return false;
+      const batch = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
+      if ('failed' in batch) {
+        if (step.writes.length === 1) {
+          if (!record(step.start, asErrorResult(batch.failed))) return false;
+        } else if (!(await run(oneByOne([step])))) return false;
         continue;
       }
-      for (const [n, outcome] of outcomes.entries()) {
-        const result = 'error' in outcome ? asErrorResult(outcome.error) : await createdResult(db, ledger, outcome);
-        if (!record(step.start + n, result)) return false;
+      for (const [n, outcome] of batch.outcomes.entries()) {
+        if (!record(step.start + n, await resultOf(db, ledger, elements[step.start + n], outcome))) return false;
       }
     }
     return true;

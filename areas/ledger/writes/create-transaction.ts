@@ -1,16 +1,15 @@
 import type { Knex } from 'knex';
 import { ApiError, validationError } from '../../../lib/errors';
-import { commitChecked, needsCheckedWrite, type CheckedOptions } from './checked-write';
 import { inWriteTransaction } from '../executor';
 import { assertLedgerWritable } from '../ledgers';
 import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
-import { assertAccountInChart, assertPostingsInChart, templateScript } from '../rules/schema-check';
+import { assertAccountInChart, assertPostingsInChart, chartDefaults, templateScript } from '../rules/schema-check';
 import { findSchema, type ParsedSchema } from '../rules/schemas';
 import { getTransaction } from '../reads/transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
 import { commitWrite, commitWrites, type Committed, type LedgerWrite, type WriteOutcome } from './write-pipeline';
 import type { CallerRows, SettleInput } from './settle-write';
-import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
+import type { CreateTransactionInput, Executor, LedgerTransaction, Posting } from '../types';
 
 /** Formance's V2PostTransaction as the v2 routes take it: a script may name a template of the schema version instead of its text. */
 export interface TransactionRequest extends Omit<CreateTransactionInput, 'script'> {
@@ -93,7 +92,7 @@ export interface CreatedTransaction {
  * transaction (`idempotencyHit: true`) and a different request under that key is a CONFLICT; concurrent duplicates
  * queue on the key, so exactly one commits. `dryRun` runs the whole write (funds checks included) and rolls it back:
  * no txid is consumed, no event is sent. Given the pool (not a caller's transaction), the write joins this process's
- * group commit for the ledger, unless it needs a step the group commit does not have (see checked-write.ts). With
+ * group commit for the ledger, `force`, `accountMetadata` and a schema's checks included (pipelineWrite). With
  * `schemaVersion` it is checked against that schema (plain postings before anything is written, a script once it
  * ran), `script.template` naming one of its templates.
  * @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND (schema version), VALIDATION, INSUFFICIENT_FUND, COMPILATION_FAILED, NO_POSTINGS, CONFLICT, METADATA_OVERRIDE
@@ -106,18 +105,18 @@ export async function createTransaction(
 ): Promise<CreatedTransaction> {
   // A schema version is immutable, so checking plain postings against it before the write is exact.
   const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
-  const request = normalize(resolveTemplate(input, schema));
-  const accountMetadata = checkAccountMetadata(input.accountMetadata, schema);
-  if (schema && request.postings) assertPostingsInChart(schema, request.postings);
+  const write = pipelineWrite(input, { idempotencyKey: options.idempotencyKey, force: options.force, schema });
   await assertLedgerWritable(db, ledger);
-  const checked: CheckedOptions = { idempotencyKey: options.idempotencyKey, force: options.force, schema, accountMetadata };
   if (options.dryRun) {
-    const check =
-      schema && request.script ? (postings: LedgerTransaction['postings']) => assertPostingsInChart(schema, postings, 'script postings') : undefined;
     try {
       await inWriteTransaction(db, (trx) =>
         trx.transaction(async (savepoint) => {
-          const { transaction } = await commitDryRun(savepoint, ledger, { request, force: options.force, check, emit: false });
+          const { transaction } = await commitDryRun(savepoint, ledger, {
+            request: write.request,
+            force: write.force,
+            check: write.check,
+            emit: false,
+          });
           throw new DryRunRollback(transaction);
         }),
       );
@@ -126,12 +125,11 @@ export async function createTransaction(
       throw error;
     }
   }
-  if (needsCheckedWrite(request, checked)) {
-    if (options.lock || options.rows) throw new Error('locks and caller rows do not combine with force, account metadata or a schema version');
-    return commitChecked(db, ledger, request, checked);
-  }
-  const write: LedgerWrite = { request, idempotencyKey: options.idempotencyKey, lock: options.lock, rows: options.rows };
-  const outcome = await submit(db, ledger, write);
+  const outcome = await submit(db, ledger, {
+    ...write,
+    ...(options.lock ? { lock: options.lock } : {}),
+    ...(options.rows ? { rows: options.rows } : {}),
+  });
   if ('hitTxid' in outcome) return { transaction: await getTransaction(db, ledger, outcome.hitTxid), idempotencyHit: true, logId: outcome.hitLogId };
   return { transaction: outcome.transaction, idempotencyHit: false, logId: outcome.logId };
 }
@@ -153,7 +151,7 @@ export async function settleHold(
 }
 
 /** A write of one through the pipeline: with the pool, in the ledger's group commit; else in the caller's transaction. */
-async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
+export async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
   const outcome: WriteOutcome =
     groupCommitEnabled() && !(db as Knex.Transaction).isTransaction
       ? await groupCommit(db as Knex, ledger, write)
@@ -163,19 +161,43 @@ async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise
 }
 
 /**
- * The pipeline write of a request that needs no step beyond the pipeline's (see needsCheckedWrite), as createTransaction
- * would commit it, so a bulk commits a run of them as one batch; undefined for a request that needs the checked write.
+ * Whether a write needs more than plain postings checked for funds: `force`, account metadata to set with it, a script
+ * checked against a schema (its postings are known only once it ran), or accounts the schema gives default metadata.
+ * Such a write's Idempotency-Key covers those options too.
+ */
+function isChecked(request: CreateTransactionInput, force: boolean | undefined, schema: ParsedSchema | undefined, accountMetadata: object): boolean {
+  if (force || Object.keys(accountMetadata).length > 0) return true;
+  return schema !== undefined && hasDefaultsOrScript(request, schema);
+}
+
+function hasDefaultsOrScript(request: CreateTransactionInput, schema: ParsedSchema): boolean {
+  if (request.script) return true;
+  const addresses = [...new Set((request.postings ?? []).flatMap((p) => [p.source, p.destination]))];
+  return Object.keys(chartDefaults(schema, addresses)).length > 0;
+}
+
+/**
+ * The pipeline write of a request, as createTransaction commits it and a bulk element joins its batch: `force`, the
+ * schema's check of a script's postings and its chart's default account metadata, and the request's `accountMetadata`.
  * @throws ApiError VALIDATION, NO_POSTINGS (the request's own errors, as createTransaction throws them)
  */
-export function pipelineWrite(
-  input: TransactionRequest,
-  options: { idempotencyKey?: string; force?: boolean; schema?: ParsedSchema },
-): LedgerWrite | undefined {
-  const request = normalize(resolveTemplate(input, options.schema));
-  const accountMetadata = checkAccountMetadata(input.accountMetadata, options.schema);
-  if (options.schema && request.postings) assertPostingsInChart(options.schema, request.postings);
-  if (needsCheckedWrite(request, { force: options.force, schema: options.schema, accountMetadata })) return undefined;
-  return { request, ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}) };
+export function pipelineWrite(input: TransactionRequest, options: { idempotencyKey?: string; force?: boolean; schema?: ParsedSchema }): LedgerWrite {
+  const { schema, force } = options;
+  const request = normalize(resolveTemplate(input, schema));
+  const accountMetadata = checkAccountMetadata(input.accountMetadata, schema);
+  if (schema && request.postings) assertPostingsInChart(schema, request.postings);
+  return {
+    request,
+    ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+    // What is hashed for the key includes the options that change the write.
+    ...(isChecked(request, force, schema, accountMetadata)
+      ? { hashed: { ...request, force: force === true, schemaVersion: schema?.version, accountMetadata } }
+      : {}),
+    ...(force ? { force: true } : {}),
+    ...(Object.keys(accountMetadata).length > 0 ? { accountMetadata } : {}),
+    ...(schema && request.script ? { check: (postings: Posting[]) => assertPostingsInChart(schema, postings, 'script postings') } : {}),
+    ...(schema && hasDefaultsOrScript(request, schema) ? { defaults: (addresses: string[]) => chartDefaults(schema, addresses) } : {}),
+  };
 }
 
 /** A dry run's write: never answered from a key, as it takes none. */

@@ -1,13 +1,8 @@
-import { validationError } from '../../../lib/errors';
 import { inWriteTransaction } from '../executor';
 import { assertLedgerWritable } from '../ledgers';
 import { assertAddress } from '../rules/rules';
 import type { Executor } from '../types';
-import { commitMetadataWrite } from './metadata-write';
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 1000) throw validationError('key: a metadata key of 1 to 1000 characters');
-}
+import { assertKey, commitMetadataWrite } from './metadata-write';
 
 /**
  * Removes one key from an account's metadata through the write pipeline, with a DELETE_METADATA log and a

@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
-import { ApiError, notFound } from '../../../lib/errors';
-import { emitEvents } from '../../../db/outbox';
 import { inWriteTransaction } from '../executor';
 import { assertLedgerWritable } from '../ledgers';
-import { revertedLogView } from '../logs/log';
 import { assertMetadata } from '../rules/rules';
 import { assertPostingsInChart } from '../rules/schema-check';
-import { findSchema } from '../rules/schemas';
-import { TRANSACTION_ROW_COLUMNS } from '../reads/transaction-json';
-import { getTransaction, presentTransaction, type TransactionRow } from '../reads/transactions';
+import { findSchema, type ParsedSchema } from '../rules/schemas';
 import type { Executor, LedgerTransaction } from '../types';
-import { v2TransactionView } from '../reads/views';
-import { commitWrite } from './write-pipeline';
+import { commitWrite, type LedgerWrite } from './write-pipeline';
+import { submit } from './create-transaction';
 
 /** Formance's link from a revert transaction to the one it reverts. */
 const REVERTS_METADATA_KEY = 'com.formance.spec/state/reverts';
@@ -35,6 +30,28 @@ export interface RevertOptions {
   dryRun?: boolean;
 }
 
+/**
+ * The revert as a write of the pipeline (revert-write.ts): the body's metadata plus the link to the original, checked
+ * against the schema's chart when one is given (the original's accounts, which the revert moves back).
+ * @throws ApiError VALIDATION (metadata)
+ */
+export function revertWrite(
+  id: bigint,
+  options: { force?: boolean; atEffectiveDate?: boolean; metadata?: Record<string, string>; schema?: ParsedSchema },
+): LedgerWrite {
+  if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
+  const { schema } = options;
+  return {
+    request: { metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() } },
+    revert: {
+      id,
+      ...(options.atEffectiveDate ? { atEffectiveDate: true } : {}),
+      ...(schema ? { check: (original) => assertPostingsInChart(schema, original.postings, `transaction ${id}.postings`) } : {}),
+    },
+    ...(options.force ? { force: true } : {}),
+  };
+}
+
 /** revertTransaction, with the id of the log the revert appended (none for a dry run). */
 export async function revertWithLog(
   db: Executor,
@@ -43,25 +60,15 @@ export async function revertWithLog(
   options: RevertOptions = {},
 ): Promise<{ revert: LedgerTransaction; logId?: bigint }> {
   if (options.metadata !== undefined) assertMetadata(options.metadata, 'metadata');
-  if (options.schemaVersion !== undefined) {
-    // The revert moves the original's accounts: checking them first is exact, as postings and schema versions never change.
-    const schema = await findSchema(db, ledger, options.schemaVersion);
-    assertPostingsInChart(schema, (await getTransaction(db, ledger, id)).postings, `transaction ${id}.postings`);
-  }
+  const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
   await assertLedgerWritable(db, ledger);
-  const run = async (trx: Knex.Transaction) => {
-    return commitRevert(trx, ledger, id, {
-      force: options.force,
-      metadata: { ...options.metadata, [REVERTS_METADATA_KEY]: id.toString() },
-      atEffectiveDate: options.atEffectiveDate,
-    });
-  };
+  const write = revertWrite(id, { ...options, schema });
   if (options.dryRun) {
     const rollback = new Error('dry run');
     let computed: LedgerTransaction | undefined;
     await inWriteTransaction(db, (trx) =>
       trx.transaction(async (savepoint) => {
-        computed = (await run(savepoint)).revert;
+        computed = (await commitReverted(savepoint, ledger, { ...write, emit: false })).revert;
         throw rollback;
       }),
     ).catch((error: unknown) => {
@@ -69,51 +76,38 @@ export async function revertWithLog(
     });
     return { revert: computed! };
   }
-  return inWriteTransaction(db, async (trx) => {
-    const { reverted, revert, logId } = await run(trx);
-    await emitEvents(trx, [
-      {
-        app: 'ledger',
-        type: 'REVERTED_TRANSACTION',
-        payload: { ledger, revertedTransaction: v2TransactionView(reverted), revertTransaction: v2TransactionView(revert) },
-      },
-    ]);
-    return { revert, logId };
-  });
+  // Given the pool, the revert joins the ledger's group commit: two reverts of one original in one batch are one
+  // revert and one ALREADY_REVERT, as the batch marks the original once the first is accepted.
+  const outcome = await submit(db, ledger, write);
+  if (!('transaction' in outcome)) throw new Error('a revert takes no Idempotency-Key');
+  return { revert: outcome.transaction, logId: outcome.logId };
 }
 
 /**
- * The revert itself, inside the caller's transaction: locks the original, commits the reversed postings through the
- * write pipeline with the REVERTED_TRANSACTION log (its event is the caller's) and marks the original reverted. A log import replays it with the original's metadata,
- * timestamp and log date. @throws ApiError NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND
+ * A log import's revert, inside the caller's transaction: through the write pipeline with the original's metadata,
+ * timestamp and log date, and no event. @throws ApiError NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND
  */
 export async function commitRevert(
   trx: Knex.Transaction,
   ledger: string,
   id: bigint,
-  revert: { force?: boolean; metadata: Record<string, string>; atEffectiveDate?: boolean; timestamp?: Date; logDate?: Date },
+  revert: { force?: boolean; metadata: Record<string, string>; timestamp?: Date; logDate?: Date },
 ): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction; logId: bigint }> {
-  const row = await trx<TransactionRow>('ledger_transactions')
-    .where({ ledger, id: id.toString() })
-    .forUpdate()
-    .first(...TRANSACTION_ROW_COLUMNS);
-  if (!row) throw notFound(`transaction ${id} not found in ledger "${ledger}"`);
-  if (row.reverted_at !== null) throw new ApiError('ALREADY_REVERT', `transaction ${id} of ledger "${ledger}" is already reverted`);
-  const original = presentTransaction(row);
-  const postings = original.postings.map((p) => ({ source: p.destination, destination: p.source, amount: p.amount, asset: p.asset })).reverse();
-  const timestamp = revert.timestamp ?? (revert.atEffectiveDate ? original.timestamp : undefined);
-  const committed = await commitWrite(trx, ledger, {
-    request: { postings, metadata: revert.metadata, ...(timestamp ? { timestamp } : {}) },
+  return commitReverted(trx, ledger, {
+    request: { metadata: revert.metadata },
+    revert: { id, ...(revert.timestamp ? { timestamp: revert.timestamp } : {}) },
     force: revert.force,
-    reverts: revertedLogView(original),
     ...(revert.logDate ? { logDate: revert.logDate } : {}),
     emit: false,
   });
-  if (!('transaction' in committed)) throw new Error('a revert takes no Idempotency-Key');
-  const { transaction, logId } = committed;
-  const marked = await trx('ledger_transactions')
-    .where({ ledger, id: id.toString() })
-    .update({ reverted_at: trx.fn.now(), updated_at: trx.fn.now() })
-    .returning([...TRANSACTION_ROW_COLUMNS]);
-  return { reverted: presentTransaction(marked[0] as TransactionRow), revert: transaction, logId };
+}
+
+async function commitReverted(
+  trx: Knex.Transaction,
+  ledger: string,
+  write: LedgerWrite,
+): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction; logId: bigint }> {
+  const committed = await commitWrite(trx, ledger, write);
+  if (!('transaction' in committed) || !committed.reverted) throw new Error('a revert takes no Idempotency-Key');
+  return { reverted: committed.reverted, revert: committed.transaction, logId: committed.logId };
 }

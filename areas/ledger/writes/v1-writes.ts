@@ -1,13 +1,13 @@
 import { ApiError, isApiError } from '../../../lib/errors';
 import { addAccountMetadata } from '../reads/accounts';
-import { lockAhead } from './bulk';
-import { createTransaction } from './create-transaction';
+import { createTransaction, pipelineWrite } from './create-transaction';
 import { inWriteTransaction } from '../executor';
-import { ensureLedger } from '../ledgers';
+import { assertLedgerWritable, ensureLedger } from '../ledgers';
 import { assertContracts, contractsOf } from '../rules/mapping';
 import { revertTransaction } from './revert-transaction';
 import { addTransactionMetadata } from '../reads/transactions';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
+import { commitWrites, type LedgerWrite } from './write-pipeline';
 
 /**
  * Formance v1's writes: the same use cases as v2 (same checks, logs and events), plus two v1 behaviours. A v1 write
@@ -74,33 +74,46 @@ export async function addTransactionMetadataV1(db: Executor, ledger: string, id:
 }
 
 /**
- * v1's batch: every transaction in order, all or nothing, in one database transaction. The first failure rolls back
- * the whole batch and is answered with its own code and status, the message prefixed with the transaction's index
- * and `details.index` set.
+ * v1's batch: every transaction in order, all or nothing, as one batch of the write pipeline (one statement per table
+ * for the whole batch, its rows locked in the writers' one order) in one database transaction, each checked against
+ * the mapping with its post-commit volumes. The first failure rolls back the whole batch and is answered with its own
+ * code and status, the message prefixed with the transaction's index and `details.index` set.
  * @throws ApiError as createTransaction, INSUFFICIENT_FUND for a broken contract
  */
 export async function createTransactionsV1(db: Executor, ledger: string, inputs: CreateTransactionInput[]): Promise<LedgerTransaction[]> {
   await ensureLedger(db, ledger);
-  return inWriteTransaction(db, async (trx) => {
-    // All the batch's rows locked first, in the writers' order, as an atomic bulk does: locked transaction by
-    // transaction, two batches sharing accounts in other orders deadlocked.
-    await lockAhead(
-      trx,
-      ledger,
-      inputs.map((data) => ({ action: 'CREATE_TRANSACTION' as const, data })),
-    );
-    const contracts = await contractsOf(trx, ledger);
-    const created: LedgerTransaction[] = [];
-    for (const [index, input] of inputs.entries()) {
-      try {
-        const { transaction } = await createTransaction(trx, ledger, input);
-        await assertContracts(trx, ledger, contracts, transaction.postCommitVolumes);
-        created.push(transaction);
-      } catch (error) {
-        if (!isApiError(error) || error.status >= 500) throw error;
-        throw new ApiError(error.code, `transactions[${index}]: ${error.message}`, { status: error.status, details: { index }, cause: error });
-      }
+  await assertLedgerWritable(db, ledger);
+  const indexed = (index: number, error: unknown): never => {
+    if (!isApiError(error) || error.status >= 500) throw error;
+    throw new ApiError(error.code, `transactions[${index}]: ${error.message}`, { status: error.status, details: { index }, cause: error });
+  };
+  // Transactions up to the first invalid one are committed first, so a failure before it is the one answered, as when
+  // they ran one after the other.
+  const writes: LedgerWrite[] = [];
+  let invalid: { index: number; error: unknown } | undefined;
+  for (const [index, input] of inputs.entries()) {
+    try {
+      writes.push(pipelineWrite(input, {}));
+    } catch (error) {
+      invalid = { index, error };
+      break;
     }
+  }
+  return inWriteTransaction(db, async (trx) => {
+    const contracts = await contractsOf(trx, ledger);
+    const outcomes = writes.length > 0 ? await commitWrites(trx, ledger, writes, { stopAtFirstRefusal: true }) : [];
+    const created: LedgerTransaction[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      if ('error' in outcome) indexed(index, outcome.error);
+      if (!('transaction' in outcome)) throw new Error('a v1 batch takes no Idempotency-Key');
+      try {
+        await assertContracts(trx, ledger, contracts, outcome.transaction.postCommitVolumes);
+      } catch (error) {
+        indexed(index, error);
+      }
+      created.push(outcome.transaction);
+    }
+    if (invalid) indexed(invalid.index, invalid.error);
     return created;
   });
 }
