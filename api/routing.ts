@@ -25,6 +25,8 @@ export interface OperationSpec {
    * by operationId: `{parameters: {'path.x': '$response.body#/data/id'}}`.
    */
   links?: Record<string, { parameters: Record<string, string> }>;
+  /** The request body's example, for routes built at start (a connector plugin's install); others use the catalogue. */
+  requestExample?: unknown;
 }
 
 /** Data a middleware carries so the OpenAPI document and the route-table tests can read a route's chain. */

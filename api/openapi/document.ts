@@ -82,7 +82,7 @@ function linksOf(route: RouteDefinition, routes: RouteDefinition[], idPointer: s
 
 /** A request body's media type: its schema and, when the catalogue has one, an example a client can send as is. */
 function requestMedia(route: RouteDefinition) {
-  const example = REQUEST_EXAMPLES[route.spec.operationId];
+  const example = route.spec.requestExample ?? REQUEST_EXAMPLES[route.spec.operationId];
   return { schema: clean(route.schemas.body), ...(example !== undefined ? { example } : {}) };
 }
 

@@ -146,24 +146,6 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   confirmHold: { amount: 2000, final: true },
 
   // Payments v3
-  installConnector_simulated: connectorConfig,
-  installConnector_generic: { name: 'acme-psp', endpoint: 'https://psp.example.com', apiKey: 'sk_live_example', pollingPeriod: '2m', timeout: '10s' },
-  installConnector_stripe: { name: 'stripe-main', apiKey: 'sk_live_example', pollingPeriod: '2m' },
-  installConnector_mangopay: {
-    name: 'mangopay-main',
-    clientID: 'marketplace-client',
-    apiKey: 'mangopay-api-key',
-    endpoint: 'https://api.mangopay.com',
-    pollingPeriod: '2m',
-  },
-  installConnector_adyen: {
-    name: 'adyen-main',
-    apiKey: 'AQE_example_key',
-    companyID: 'MyCompany',
-    webhookUsername: 'adyen',
-    webhookPassword: 'example-password',
-    pollingPeriod: '5m',
-  },
   updateConnectorConfig: { ...connectorConfig, pollingPeriod: '2m' },
   updatePaymentMetadata: { invoice: 'INV-1042' },
   createPayment: {

@@ -46,6 +46,14 @@ export const adyenConnector: ConnectorPluginModule = {
   name: 'adyen',
   capabilities: ['FETCH_ACCOUNTS', 'CREATE_WEBHOOKS', 'TRANSLATE_WEBHOOKS'],
   config: {
+    example: {
+      name: 'adyen-main',
+      apiKey: 'AQE_example_key',
+      companyID: 'MyCompany',
+      webhookUsername: 'adyen',
+      webhookPassword: 'example-password',
+      pollingPeriod: '5m',
+    },
     schema: {
       properties: {
         apiKey: {

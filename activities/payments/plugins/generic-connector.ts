@@ -22,6 +22,7 @@ export const genericConnector: ConnectorPluginModule = {
     'CREATE_PAYOUT',
   ],
   config: {
+    example: { name: 'acme-psp', endpoint: 'https://psp.example.com', apiKey: 'sk_live_example', pollingPeriod: '2m', timeout: '10s' },
     schema: {
       properties: {
         endpoint: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 },

@@ -30,6 +30,13 @@ export const mangopayConnector: ConnectorPluginModule = {
   ],
   receivesCallbacks: true,
   config: {
+    example: {
+      name: 'mangopay-main',
+      clientID: 'marketplace-client',
+      apiKey: 'mangopay-api-key',
+      endpoint: 'https://api.mangopay.com',
+      pollingPeriod: '2m',
+    },
     schema: {
       properties: {
         clientID: { type: 'string', minLength: 1, maxLength: 200, description: "Mangopay's client id (the OAuth client credentials' user)." },

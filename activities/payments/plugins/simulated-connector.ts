@@ -33,6 +33,7 @@ export const simulatedConnector: ConnectorPluginModule = {
   v1Names: ['DUMMY-PAY', 'DUMMYPAY', 'SIMULATED'],
   v1: { aliases: { filePollingPeriod: 'pollingPeriod' } },
   config: {
+    example: { name: 'demo', directory: 'simulated/demo', pollingPeriod: '1m' },
     schema: {
       properties: {
         directory: {

@@ -39,6 +39,7 @@ export const stripeConnector: ConnectorPluginModule = {
   // Stripe reverses transfers (transfer reversals); a payout cannot be taken back through its API once sent.
   operations: ['REVERSE_TRANSFER'],
   config: {
+    example: { name: 'stripe-main', apiKey: 'sk_live_example', pollingPeriod: '2m' },
     schema: {
       properties: {
         apiKey: {

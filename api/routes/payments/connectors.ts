@@ -40,6 +40,7 @@ function installRoute(plugin: ConnectorPluginModule) {
       description:
         "Creates the connector's Temporal schedules (one per kind of data, every `pollingPeriod`) and starts its first fetch (task `<label>-install`).",
       responses: { 202: { description: 'Installed; fetching started', schema: dataOf({ type: 'string', description: 'connectorID' }) } },
+      ...(plugin.config.example ? { requestExample: plugin.config.example } : {}),
     },
     authenticate('payments:write'),
     // The plugin's schema: its members are known at start only, so the handler reads the body as any config object.

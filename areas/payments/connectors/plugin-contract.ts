@@ -101,6 +101,8 @@ export interface PluginConfigSpec {
   keepOnUpdate?: string[];
   /** Formance's SDK config type (`provider` on reads, e.g. "Stripe"). Default: the name capitalised. */
   sdkType?: string;
+  /** An install body a client can send as is, shown in the OpenAPI document (the install route's request example). */
+  example?: Record<string, unknown>;
   /**
    * Checks what the schema cannot and returns the config to store (defaults of the schema are filled in afterwards).
    * A refusal is thrown as `configError(field, message)` (400 `body.<field>: <message>`).

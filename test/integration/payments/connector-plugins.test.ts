@@ -49,6 +49,13 @@ describe('a connector plugin loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
     const doc = (await api('GET', '/api/openapi.json')).body;
     const install = doc.paths['/api/payments/v3/connectors/install/fixturebank'].post;
     expect(install.operationId).toBe('installConnector_fixturebank');
+    // The plugin's own example is the operation's request example.
+    expect(install.requestBody.content['application/json'].example).toEqual({
+      name: 'fixturebank-main',
+      bankCode: 'FXBK',
+      apiKey: 'fixture-key',
+      pollingPeriod: '1m',
+    });
     const schema = install.requestBody.content['application/json'].schema;
     expect(Object.keys(schema.properties).sort()).toEqual([
       'accounts',
