@@ -95,12 +95,33 @@ export interface ConnectorV1 {
   enabled: boolean;
 }
 
-/** Installed connectors (v1 has no notion of an uninstalled one), oldest first. */
+/**
+ * Formance's v1 `Connector` names. Its SDK refuses any other provider in a v1 list, so one connector of a provider v1
+ * cannot name (a team's own plugin, unless its `v1Names` is one of these) would fail every client's v1 list: v1 lists
+ * only these; v3 lists every connector.
+ */
+const FORMANCE_V1_CONNECTORS = new Set([
+  'STRIPE',
+  'DUMMY-PAY',
+  'WISE',
+  'MODULR',
+  'CURRENCY-CLOUD',
+  'BANKING-CIRCLE',
+  'MANGOPAY',
+  'MONEYCORP',
+  'ATLAR',
+  'ADYEN',
+  'GENERIC',
+]);
+
+/** Installed connectors of providers v1 can name (v1 has no notion of an uninstalled one), oldest first. */
 export async function listConnectorsV1(db: Executor): Promise<ConnectorV1[]> {
   const rows: ConnectorRow[] = await db('payments_connectors')
     .whereNull('uninstalled_at')
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map((r) => ({ connectorID: r.id, name: r.name, provider: v1ProviderName(r.provider), enabled: true }));
+  return rows
+    .map((r) => ({ connectorID: r.id, name: r.name, provider: v1ProviderName(r.provider), enabled: true }))
+    .filter((connector) => FORMANCE_V1_CONNECTORS.has(connector.provider));
 }
 
 /** The config in Formance's v1 type: the plugin's v1 aliases written beside the members they name. */

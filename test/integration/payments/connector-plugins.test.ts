@@ -45,6 +45,16 @@ describe('a connector plugin loaded from PAYMENTS_CONNECTOR_PLUGINS', () => {
     });
   });
 
+  it('is listed by v3, and left out of v1, whose connector names (and Formance SDK) cannot name it', async () => {
+    const v3 = await api('GET', '/api/payments/v3/connectors?pageSize=1000');
+    expect(v3.body.cursor.data.map((c: { id: string }) => c.id)).toContain(connectorID);
+    const v1 = await api('GET', '/api/payments/connectors');
+    expect(v1.status).toBe(200);
+    const providers = v1.body.data.map((c: { provider: string }) => c.provider);
+    expect(providers).not.toContain('FIXTUREBANK');
+    expect(v1.body.data.map((c: { connectorID: string }) => c.connectorID)).not.toContain(connectorID);
+  });
+
   it("has an install operation in the OpenAPI document, with its config schema's members", async () => {
     const doc = (await api('GET', '/api/openapi.json')).body;
     const install = doc.paths['/api/payments/v3/connectors/install/fixturebank'].post;
