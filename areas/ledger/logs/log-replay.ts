@@ -8,7 +8,8 @@ import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
 import { checkSchemaData, writeSchema } from '../rules/schemas';
 import type { Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
-import { commitMetadataWrite, type MetadataWrite } from '../writes/metadata-write';
+import type { MetadataWrite } from '../writes/metadata-write';
+import { commitWrites } from '../writes/write-pipeline';
 
 type Data = Record<string, unknown>;
 
@@ -391,7 +392,7 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
     case 'SET_METADATA': {
       const change = readMetadataChange(log);
       if (!('set' in change)) throw validationError('metadata: must be an object');
-      await commitMetadataWrite(trx, ledger, { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false });
+      await commitMetadata(trx, ledger, { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false });
       return;
     }
     case 'INSERTED_SCHEMA': {
@@ -404,7 +405,7 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
     case 'DELETE_METADATA': {
       const change = readMetadataChange(log);
       if (!('remove' in change)) throw validationError('key: must be a string');
-      const { logId } = await commitMetadataWrite(trx, ledger, {
+      const logId = await commitMetadata(trx, ledger, {
         target: targetOf(change),
         change: { delete: change.remove },
         logDate: log.date,
@@ -416,4 +417,11 @@ async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: Log
     default:
       throw validationError(`type ${log.type} is not replayed here`);
   }
+}
+
+/** A metadata log's write, through the write pipeline as a batch of one. @returns its log id, none when it changed nothing @throws ApiError NOT_FOUND */
+async function commitMetadata(trx: Knex.Transaction, ledger: string, write: MetadataWrite): Promise<bigint | undefined> {
+  const [outcome] = await commitWrites(trx, ledger, [write]);
+  if ('error' in outcome) throw outcome.error;
+  return 'metadata' in outcome ? outcome.logId : undefined;
 }
