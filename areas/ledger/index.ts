@@ -9,19 +9,11 @@ export { createTransaction, settleHold, type CreateTransactionOptions, type Tran
 export { callerRows, type CallerRows, type HoldRows, type HoldState, type SettleInput, type Settled } from './writes/settle-write';
 export type { SqlStatement } from './writes/write-statements';
 export { revertTransaction } from './writes/revert-transaction';
-export {
-  getTransaction,
-  getTransactionJson,
-  listTransactions,
-  countTransactions,
-  addTransactionMetadata,
-  type TransactionFilters,
-} from './reads/transactions';
+export { getTransaction, getTransactionJson, listTransactions, countTransactions, type TransactionFilters } from './reads/transactions';
 export {
   getAccount,
   listAccounts,
   countAccounts,
-  addAccountMetadata,
   aggregateBalances,
   type LedgerAccount,
   type AccountFilters,
@@ -41,7 +33,7 @@ export {
 export { getSchema, insertSchema, listSchemas, type LedgerSchema } from './rules/schemas';
 export { ledgerMetrics } from './metrics';
 export { v1TransactionView, v2TransactionView } from './reads/views';
-export { deleteAccountMetadata, deleteTransactionMetadata } from './writes/delete-metadata';
+export { addAccountMetadata, addTransactionMetadata, deleteAccountMetadata, deleteTransactionMetadata } from './writes/single-metadata';
 export { runBulk, type BulkElement, type BulkResult } from './writes/bulk';
 export { ledgerStats, type LedgerStats } from './reads/stats';
 export { listVolumes, type VolumesFilters, type VolumesWithBalance } from './reads/volumes-list';

@@ -103,30 +103,45 @@ export async function importLogs(
       if (BigInt(row.next_txid) !== 0n || BigInt(row.next_log_id) !== 0n || used)
         throw importError(`ledger "${ledger}" is not empty: logs are imported into a new ledger only`);
       const replayer = new LogReplayer(trx, ledger);
+      // The replayer writes logs in runs, after later logs were read: a log it still holds that fails is the first
+      // offender, so it is written (and its failure thrown) before an error found at a later log is.
+      const failAt = async (error: unknown, at: bigint): Promise<never> => {
+        try {
+          await replayer.finish();
+        } catch (earlier) {
+          throw named(earlier, replayer.failedLog ?? at);
+        }
+        throw error;
+      };
       let line = 0;
       let last: { id: bigint; signed: boolean } | undefined;
       for await (const text of lines) {
         line += 1;
         if (options.signal?.aborted) throw aborted();
         if (text.trim() === '') continue;
-        const log = parseLine(text, line);
+        let log: ImportedLog;
+        try {
+          log = parseLine(text, line);
+        } catch (error) {
+          return failAt(error, last?.id ?? 0n);
+        }
         let prepared: PendingTransaction | undefined;
         try {
           if (log.type === 'NEW_TRANSACTION') prepared = replayer.prepareTransaction(log);
         } catch (error) {
-          throw named(error, log.id);
+          return failAt(named(error, log.id), log.id);
         }
         // A transaction's chain hash is computed over the data its replay writes: the log's hash verifies only when the
         // log is exactly that data, so one canonical serialization checks both the chain and the log.
         const problem = verifier.next(prepared ? { ...log, data: prepared.view } : log);
         if (problem) {
           const mismatch = prepared && dataMismatch(log.data, prepared.view);
-          throw importError(mismatch ? `log ${log.id}: ${mismatch}` : problem, log.id);
+          return failAt(importError(mismatch ? `log ${log.id}: ${mismatch}` : problem, log.id), log.id);
         }
         if (log.checkpoint) {
           if (!foreign && !keys.some((k) => k.keyId === log.checkpoint!.keyId)) keys = await loadLogKeys(db, true, false);
           const bad = checkCheckpoint(keys, log.id, log.hash!, log.checkpoint);
-          if (bad) throw importError(bad, log.id);
+          if (bad) return failAt(importError(bad, log.id), log.id);
         }
         last = { id: log.id, signed: log.checkpoint !== undefined };
         count += 1;

@@ -3,12 +3,13 @@ import { ApiError, validationError } from '../../../lib/errors';
 import { canonicalJson } from '../../../lib/json';
 import { insertCommitted, mergeAccountMetadata, volumeRows, writeVolumesAndTakeIds, type CommittedBatch } from '../writes/write-statements';
 import { logTransactionView, type LogType } from './log';
-import { commitRevert } from '../writes/revert-transaction';
+import { importedRevertWrite } from '../writes/revert-transaction';
 import { assertAddress, assertMetadata, assertPostings } from '../rules/rules';
 import { checkSchemaData, writeSchema } from '../rules/schemas';
 import type { Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
-import { commitMetadataWrite, type MetadataWrite } from '../writes/metadata-write';
+import { isMetadata, type MetadataWrite } from '../writes/metadata-write';
+import { commitWrites, type BatchOutcome, type BatchWrite } from '../writes/write-pipeline';
 
 type Data = Record<string, unknown>;
 
@@ -182,8 +183,19 @@ export interface PendingTransaction {
   view: Data;
 }
 
-/** NEW_TRANSACTION logs written per statement: a chunk is one volume lock and one insert, whatever its size. */
+/**
+ * NEW_TRANSACTION logs written per statement: a chunk is one volume lock and one insert, whatever its size. Also the
+ * most revert and metadata logs one batch of the pipeline takes.
+ */
 const CHUNK = 1000;
+
+/** A revert or metadata log waiting in its run for the run's batch of the pipeline. */
+interface QueuedWrite {
+  log: ReplayedLog;
+  write: BatchWrite;
+  /** Checks the write's outcome against what the log says (a revert's txid and postings, a deleted key that was set). */
+  check(outcome: Exclude<BatchOutcome, { error: unknown }>): void;
+}
 
 /**
  * Replays an import's logs, in id order, inside the import's database transaction, into a ledger that was empty when it
@@ -193,18 +205,22 @@ const CHUNK = 1000;
  *   source did, and a script may have allowed an overdraft that plain postings would not). Runs of them are written a
  *   chunk at a time: the volumes of the chunk locked once, then one statement for the rows (transactions, logs,
  *   volumes, accounts, counters), which is what makes a large import a matter of seconds rather than of round trips.
- * - REVERTED_TRANSACTION: through commitRevert, so the original must exist and not be reverted, and the revert's
- *   postings and `revertedTransaction` must be the original's, mirrored, as stored.
- * - SET_METADATA, DELETE_METADATA, INSERTED_SCHEMA: through the write functions (a transaction must exist, a deleted
- *   key must be set, a schema must pass its checks).
+ * - REVERTED_TRANSACTION, SET_METADATA, DELETE_METADATA: through the write pipeline, a run of consecutive ones as one
+ *   batch (importedRevertWrite, MetadataWrite, with the logs' dates and no event): the original must exist and not be
+ *   reverted, the revert's postings and `revertedTransaction` must be the original's, mirrored, as stored; a
+ *   transaction must exist, a deleted key must be set. A revert or metadata of a transaction the run itself creates (a
+ *   revert's) is in the batch's next round, which sees it committed (write-pipeline.ts).
+ * - INSERTED_SCHEMA: through writeSchema (a schema must pass its checks).
  * A transaction's log is checked against the data computed for it by the import (which hashes that data onto the
  * chain); every other log is read back once written and compared with the log given (assertSameData).
  * @throws ApiError VALIDATION, NOT_FOUND, ALREADY_REVERT, CONFLICT (reference), SCHEMA_ALREADY_EXISTS; the caller names the log
  */
 export class LogReplayer {
-  /** The first log of the chunk being written, to name in an error thrown by the chunk's statements. */
+  /** The log to name in an error thrown while earlier logs are written (a chunk's first, a run's refused one). */
   failedLog?: bigint;
   private pending: PendingTransaction[] = [];
+  /** The run of revert and metadata logs not yet written; never queued at the same time as `pending`. */
+  private writes: QueuedWrite[] = [];
   /**
    * Volumes as the replay left them: the ledger was empty and only the import writes to it, so after a chunk's pairs
    * are locked once (lockVolumes skips the pairs already held), later chunks compute on them without a read. A revert
@@ -233,27 +249,39 @@ export class LogReplayer {
 
   /** Queues a prepared transaction; its rows are written with its chunk. */
   async push(pending: PendingTransaction): Promise<void> {
+    await this.flushWrites();
     this.pending.push(pending);
     if (this.pending.length >= CHUNK) await this.flush();
   }
 
-  /** Replays a log of any other type (its data is read back and compared). */
+  /**
+   * Replays a log of any other type: a revert or a metadata log joins the run of them written as one batch of the
+   * pipeline; a schema is written at once. Each log's data is read back once written and compared.
+   */
   async apply(log: ReplayedLog): Promise<void> {
     await this.flush();
-    await this.settle();
-    if (log.type === 'REVERTED_TRANSACTION') {
-      this.volumes.clear();
-      await this.revert(log);
-    } else {
+    if (log.type !== 'REVERTED_TRANSACTION' && log.type !== 'SET_METADATA' && log.type !== 'DELETE_METADATA') {
+      await this.flushWrites();
+      await this.settle();
       await replayLog(this.trx, this.ledger, log);
+      await this.readBack([log]);
+      return;
     }
-    const row = await this.trx('ledger_logs').where({ ledger: this.ledger, id: log.id.toString() }).first('type', 'data');
-    if (!row || row.type !== log.type) throw validationError(`the replay wrote no ${log.type} log with id ${log.id}`);
-    assertSameData(log.data, row.data);
+    let queued: QueuedWrite;
+    try {
+      queued = log.type === 'REVERTED_TRANSACTION' ? this.revert(log) : metadataWrite(log);
+    } catch (error) {
+      // A log queued before this one that fails is the first offender.
+      await this.flushWrites();
+      throw error;
+    }
+    this.writes.push(queued);
+    if (this.writes.length >= CHUNK) await this.flushWrites();
   }
 
   /** Writes what is still pending. */
   async finish(): Promise<void> {
+    await this.flushWrites();
     await this.flush();
     await this.settle();
   }
@@ -282,25 +310,82 @@ export class LogReplayer {
     return { ...pending, view };
   }
 
-  private async revert(log: ReplayedLog): Promise<void> {
+  /** A revert log as a write of the run; its txid is the next one, so the logs after it are prepared before the run is written. */
+  private revert(log: ReplayedLog): QueuedWrite {
     const { data } = log;
     const tx = record(data.transaction, 'transaction');
     const original = txid(record(data.revertedTransaction, 'revertedTransaction').id, 'revertedTransaction.id');
-    const options = {
-      force: true,
+    const write = importedRevertWrite(original, {
       metadata: metadataOf(tx.metadata, 'transaction.metadata'),
       timestamp: date(tx.timestamp, 'transaction.timestamp'),
       logDate: log.date,
+    });
+    const expected = this.nextTxid;
+    this.nextTxid += 1n;
+    return {
+      log,
+      write,
+      check: (outcome) => {
+        if (!('transaction' in outcome)) throw new Error('a revert takes no Idempotency-Key');
+        const created = outcome.transaction;
+        assertSameTxid(tx.id, created.id);
+        if (created.id !== expected) throw new Error(`import of ledger "${this.ledger}": revert got txid ${created.id}, expected ${expected}`);
+        const mirrored = created.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
+        if (canonicalJson(tx.postings) !== canonicalJson(mirrored)) {
+          throw validationError(
+            `transaction.postings: a revert must mirror transaction ${original} exactly (its postings reversed: ${canonicalJson(mirrored)})`,
+          );
+        }
+      },
     };
-    const { revert: created } = await commitRevert(this.trx, this.ledger, original, options);
-    assertSameTxid(tx.id, created.id);
-    const mirrored = created.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset }));
-    if (canonicalJson(tx.postings) !== canonicalJson(mirrored)) {
-      throw validationError(
-        `transaction.postings: a revert must mirror transaction ${original} exactly (its postings reversed: ${canonicalJson(mirrored)})`,
-      );
+  }
+
+  /**
+   * Writes the run of revert and metadata logs as one batch of the pipeline, in order (the chunk before it written
+   * first), then checks each write's outcome and reads their logs back, naming the first log that fails.
+   */
+  private async flushWrites(): Promise<void> {
+    const run = this.writes;
+    if (run.length === 0) return;
+    this.writes = [];
+    await this.settle();
+    // A failure of the batch as a whole (a database error) is named after its first log.
+    this.failedLog = run[0].log.id;
+    // The first refused log fails the import: nothing after it need be written.
+    const outcomes = await commitWrites(
+      this.trx,
+      this.ledger,
+      run.map((q) => q.write),
+      { stopAtFirstRefusal: true },
+    );
+    // A revert moved volumes in the database: the next chunk reads them again.
+    if (run.some((q) => !isMetadata(q.write))) this.volumes.clear();
+    for (const [i, queued] of run.entries()) {
+      this.failedLog = queued.log.id;
+      const outcome = outcomes[i];
+      if ('error' in outcome) throw outcome.error;
+      queued.check(outcome);
     }
-    this.nextTxid = created.id + 1n;
+    await this.readBack(run.map((q) => q.log));
+  }
+
+  /** Reads written logs back (one query) and compares each with the log given. */
+  private async readBack(logs: ReplayedLog[]): Promise<void> {
+    const rows: Array<{ id: string; type: LogType; data: unknown }> = await this.trx('ledger_logs')
+      .where({ ledger: this.ledger })
+      .whereIn(
+        'id',
+        logs.map((l) => l.id.toString()),
+      )
+      .select('id', 'type', 'data');
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    for (const log of logs) {
+      this.failedLog = log.id;
+      const row = byId.get(log.id.toString());
+      if (!row || row.type !== log.type) throw validationError(`the replay wrote no ${log.type} log with id ${log.id}`);
+      assertSameData(log.data, row.data);
+    }
+    this.failedLog = undefined;
   }
 
   private async flush(): Promise<void> {
@@ -381,39 +466,35 @@ export class LogReplayer {
 }
 
 /**
- * Applies one log other than NEW_TRANSACTION and REVERTED_TRANSACTION through the write path, inside the import's
- * transaction, with the log's own date. A delete of an absent key is refused, as the source wrote no log for one.
- * @throws ApiError VALIDATION, NOT_FOUND, SCHEMA_ALREADY_EXISTS
+ * A SET_METADATA or DELETE_METADATA log as a write of its run, with the log's own date and no event. A delete of a key
+ * that is not set is refused, as the source wrote no log for one. @throws ApiError VALIDATION
+ */
+function metadataWrite(log: ReplayedLog): QueuedWrite {
+  const change = readMetadataChange(log);
+  if (log.type === 'SET_METADATA') {
+    if (!('set' in change)) throw validationError('metadata: must be an object');
+    return { log, write: { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false }, check: () => undefined };
+  }
+  if (!('remove' in change)) throw validationError('key: must be a string');
+  const write: MetadataWrite = { target: targetOf(change), change: { delete: change.remove }, logDate: log.date, emit: false };
+  return {
+    log,
+    write,
+    check: (outcome) => {
+      if (!('metadata' in outcome) || outcome.logId === undefined)
+        throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
+    },
+  };
+}
+
+/**
+ * Applies an INSERTED_SCHEMA log, inside the import's transaction, with the log's own date.
+ * @throws ApiError VALIDATION, SCHEMA_ALREADY_EXISTS
  */
 async function replayLog(trx: Knex.Transaction, ledger: string, log: { type: LogType; date: Date; data: Data }): Promise<void> {
-  const { data } = log;
-  switch (log.type) {
-    case 'SET_METADATA': {
-      const change = readMetadataChange(log);
-      if (!('set' in change)) throw validationError('metadata: must be an object');
-      await commitMetadataWrite(trx, ledger, { target: targetOf(change), change: { set: change.set }, logDate: log.date, emit: false });
-      return;
-    }
-    case 'INSERTED_SCHEMA': {
-      // The schema's own checks run again: an export edited by hand must not bring in a chart the API would refuse.
-      const { version, createdAt: _createdAt, ...rest } = record(data.schema, 'schema');
-      if (typeof version !== 'string') throw validationError('schema.version: must be a string');
-      await writeSchema(trx, ledger, version, checkSchemaData(version, rest), log.date);
-      return;
-    }
-    case 'DELETE_METADATA': {
-      const change = readMetadataChange(log);
-      if (!('remove' in change)) throw validationError('key: must be a string');
-      const { logId } = await commitMetadataWrite(trx, ledger, {
-        target: targetOf(change),
-        change: { delete: change.remove },
-        logDate: log.date,
-        emit: false,
-      });
-      if (logId === undefined) throw new ApiError('VALIDATION', `key "${change.remove}" is not set on ${String(change.targetId)}`);
-      return;
-    }
-    default:
-      throw validationError(`type ${log.type} is not replayed here`);
-  }
+  if (log.type !== 'INSERTED_SCHEMA') throw validationError(`type ${log.type} is not replayed here`);
+  // The schema's own checks run again: an export edited by hand must not bring in a chart the API would refuse.
+  const { version, createdAt: _createdAt, ...rest } = record(log.data.schema, 'schema');
+  if (typeof version !== 'string') throw validationError('schema.version: must be a string');
+  await writeSchema(trx, ledger, version, checkSchemaData(version, rest), log.date);
 }

@@ -1,14 +1,10 @@
 import type { Knex } from 'knex';
 import { ACCOUNT_FIELDS, accountFields, compileLedgerQuery } from './ledger-query';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../../db/pagination';
-import { inWriteTransaction } from '../executor';
 import { aggregateBalancesAt } from './balances-at';
-import { assertLedgerExists, assertLedgerWritable } from '../ledgers';
-import { assertAddress, assertMetadata, whereAddress } from '../rules/rules';
-import { assertAccountInChart } from '../rules/schema-check';
-import { findSchema } from '../rules/schemas';
+import { assertLedgerExists } from '../ledgers';
+import { assertAddress, whereAddress } from '../rules/rules';
 import type { Executor, Volumes } from '../types';
-import { commitMetadataWrite } from '../writes/metadata-write';
 import { stringifyJson } from '../../../lib/json';
 
 export interface LedgerAccount {
@@ -112,29 +108,6 @@ function accountsQuery(db: Executor, ledger: string, filters: AccountFilters) {
     );
   }
   return query;
-}
-
-/**
- * Upserts the account and merges keys into its metadata, with a SET_METADATA log and a SAVED_METADATA event. With a
- * schema version the address must be an account of its chart; a dry run checks and writes nothing.
- * @returns the log's id (undefined for a dry run) @throws ApiError LEDGER_NOT_FOUND, VALIDATION, NOT_FOUND (schema version)
- */
-export async function addAccountMetadata(
-  db: Executor,
-  ledger: string,
-  address: string,
-  metadata: Record<string, string>,
-  options: { schemaVersion?: string; dryRun?: boolean } = {},
-): Promise<bigint | undefined> {
-  assertAddress(address, 'address');
-  assertMetadata(metadata, 'metadata');
-  if (options.schemaVersion !== undefined) assertAccountInChart(await findSchema(db, ledger, options.schemaVersion), address, 'address');
-  await assertLedgerWritable(db, ledger);
-  if (options.dryRun) return undefined;
-  const { logId } = await inWriteTransaction(db, (trx) =>
-    commitMetadataWrite(trx, ledger, { target: { type: 'ACCOUNT', id: address }, change: { set: metadata } }),
-  );
-  return logId;
 }
 
 const volumeAccountMetadata =

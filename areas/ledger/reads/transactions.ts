@@ -1,16 +1,13 @@
 import { notFound } from '../../../lib/errors';
 import { countRows, keysetPage, type Page, type PageRequest } from '../../../db/pagination';
-import { inWriteTransaction } from '../executor';
-import { assertLedgerExists, assertLedgerWritable } from '../ledgers';
+import { assertLedgerExists } from '../ledgers';
 import { addressesField, compileLedgerQuery, metadataField, type FieldResolver, type QueryField } from './ledger-query';
-import { addressPatternRegex, assertMetadata } from '../rules/rules';
-import { findSchema } from '../rules/schemas';
+import { addressPatternRegex } from '../rules/rules';
 import type { Executor, LedgerTransaction, Posting, VolumesByAccount } from '../types';
 import { stringifyJson } from '../../../lib/json';
 import { readTransactionJson, readTransactionRow } from './transaction-reads';
 import { TRANSACTION_ROW_COLUMNS } from './transaction-json';
 import type { Knex } from 'knex';
-import { commitMetadataWrite } from '../writes/metadata-write';
 
 export interface TransactionRow {
   ledger: string;
@@ -157,29 +154,4 @@ function transactionsQuery(db: Executor, ledger: string, filters: TransactionFil
   const condition = compileLedgerQuery(filters.query, transactionField, TRANSACTION_FIELDS);
   if (condition) query.whereRaw(condition.sql, condition.bindings as import('knex').Knex.RawBinding[]);
   return query;
-}
-
-/**
- * Merges keys into a transaction's metadata, with a SET_METADATA log and a SAVED_METADATA event. A schema version is
- * only checked to exist (a transaction's metadata has no rule in a chart); a dry run checks and writes nothing.
- * @returns the log's id (undefined for a dry run) @throws ApiError LEDGER_NOT_FOUND, NOT_FOUND, VALIDATION
- */
-export async function addTransactionMetadata(
-  db: Executor,
-  ledger: string,
-  id: bigint,
-  metadata: Record<string, string>,
-  options: { schemaVersion?: string; dryRun?: boolean } = {},
-): Promise<bigint | undefined> {
-  assertMetadata(metadata, 'metadata');
-  if (options.schemaVersion !== undefined) await findSchema(db, ledger, options.schemaVersion);
-  await assertLedgerWritable(db, ledger);
-  if (options.dryRun) {
-    await getTransaction(db, ledger, id);
-    return undefined;
-  }
-  const { logId } = await inWriteTransaction(db, (trx) =>
-    commitMetadataWrite(trx, ledger, { target: { type: 'TRANSACTION', id }, change: { set: metadata } }),
-  );
-  return logId;
 }

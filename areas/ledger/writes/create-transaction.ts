@@ -7,7 +7,17 @@ import { assertAccountInChart, assertPostingsInChart, chartDefaults, templateScr
 import { findSchema, type ParsedSchema } from '../rules/schemas';
 import { getTransaction } from '../reads/transactions';
 import { groupCommit, groupCommitEnabled } from './group-commit';
-import { commitWrite, commitWrites, type Committed, type LedgerWrite, type WriteOutcome } from './write-pipeline';
+import {
+  commitWrite,
+  commitWrites,
+  type BatchOutcome,
+  type BatchWrite,
+  type Committed,
+  type LedgerWrite,
+  type MetadataOutcome,
+  type WriteOutcome,
+} from './write-pipeline';
+import type { MetadataWrite } from './metadata-write';
 import type { CallerRows, SettleInput } from './settle-write';
 import type { CreateTransactionInput, Executor, LedgerTransaction, Posting } from '../types';
 
@@ -150,9 +160,14 @@ export async function settleHold(
   return { ...outcome, settled: outcome.settled };
 }
 
-/** A write of one through the pipeline: with the pool, in the ledger's group commit; else in the caller's transaction. */
-export async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>> {
-  const outcome: WriteOutcome =
+/**
+ * A write of one through the pipeline: with the pool, in the ledger's group commit; else in the caller's transaction.
+ * @throws the write's own error
+ */
+export async function submit(db: Executor, ledger: string, write: LedgerWrite): Promise<Exclude<WriteOutcome, { error: unknown }>>;
+export async function submit(db: Executor, ledger: string, write: MetadataWrite): Promise<MetadataOutcome>;
+export async function submit(db: Executor, ledger: string, write: BatchWrite): Promise<Exclude<BatchOutcome, { error: unknown }>> {
+  const outcome: BatchOutcome =
     groupCommitEnabled() && !(db as Knex.Transaction).isTransaction
       ? await groupCommit(db as Knex, ledger, write)
       : await inWriteTransaction(db, async (trx) => (await commitWrites(trx, ledger, [write]))[0]);

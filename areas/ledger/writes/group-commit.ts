@@ -2,14 +2,15 @@ import type { Knex } from 'knex';
 import { inTransaction } from '../../../db/errors';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { activeSpanContext, tracingEnabled, withSpan, type SpanContext, type SpanOptions } from '../../../lib/tracing';
-import { commitWrites, type LedgerWrite, type WriteOutcome } from './write-pipeline';
+import { isMetadata, type MetadataWrite } from './metadata-write';
+import { commitWrites, type BatchOutcome, type BatchWrite, type LedgerWrite, type MetadataOutcome, type WriteOutcome } from './write-pipeline';
 import { getConfig } from '../../../lib/config';
 
 interface Pending {
-  write: LedgerWrite;
+  write: BatchWrite;
   /** The writer's span when tracing is on: the batch's span links it (or is its child for a batch of one). */
   span?: SpanContext;
-  resolve(outcome: WriteOutcome): void;
+  resolve(outcome: BatchOutcome): void;
   reject(error: unknown): void;
 }
 
@@ -32,19 +33,22 @@ export const groupCommitEnabled = (): boolean => getConfig().ledgerGroupCommit;
 const queues = new WeakMap<Knex, Map<string, LedgerQueue>>();
 
 /**
- * Commits a write with whatever other writes to the same ledger arrive while this process's previous batch for that
- * ledger is committing (group commit without a timer: an idle ledger commits a lone write at once, a busy one
- * coalesces). One batch per ledger is in flight per process, so batches of one process never contend with each
- * other; other processes' batches queue on the rows they share, as single writes do.
- * The promise settles after the batch's COMMIT returned: an acknowledged write is durable.
+ * Commits a write (a transaction, a revert, a settle, a metadata write) with whatever other writes to the same ledger
+ * arrive while this process's previous batch for that ledger is committing (group commit without a timer: an idle
+ * ledger commits a lone write at once, a busy one coalesces). One batch per ledger is in flight per process, so
+ * batches of one process never contend with each other; other processes' batches queue on the rows they share, as
+ * single writes do. The promise settles after the batch's COMMIT returned: an acknowledged write is durable.
  */
-export function groupCommit(db: Knex, ledger: string, write: LedgerWrite): Promise<WriteOutcome> {
+export function groupCommit(db: Knex, ledger: string, write: LedgerWrite): Promise<WriteOutcome>;
+export function groupCommit(db: Knex, ledger: string, write: MetadataWrite): Promise<MetadataOutcome | { error: unknown }>;
+export function groupCommit(db: Knex, ledger: string, write: BatchWrite): Promise<BatchOutcome>;
+export function groupCommit(db: Knex, ledger: string, write: BatchWrite): Promise<BatchOutcome> {
   let byLedger = queues.get(db);
   if (!byLedger) queues.set(db, (byLedger = new Map()));
   let queue = byLedger.get(ledger);
   if (!queue) byLedger.set(ledger, (queue = { pending: [], running: false }));
   const span = activeSpanContext();
-  const promise = new Promise<WriteOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject, span }));
+  const promise = new Promise<BatchOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject, span }));
   if (!queue.running) void drain(db, ledger, queue, byLedger);
   return promise;
 }
@@ -69,7 +73,11 @@ function takeBatch(queue: LedgerQueue): Pending[] {
   const rest: Pending[] = [];
   const keys = new Set<string>();
   for (const item of queue.pending) {
-    const itemKeys = [item.write.idempotencyKey, item.write.settle?.holdId].flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`]));
+    const write = item.write;
+    // A metadata write takes no key and settles no hold: several of one target in a batch are walked in order.
+    const itemKeys = (isMetadata(write) ? [] : [write.idempotencyKey, write.settle?.holdId]).flatMap((k, i) =>
+      k === undefined ? [] : [`${i}:${k}`],
+    );
     if (batch.length >= maxBatch() || itemKeys.some((k) => keys.has(k))) {
       rest.push(item);
       continue;

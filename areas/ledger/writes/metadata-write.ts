@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type { PlatformEvent } from '../../../db/outbox';
-import { ApiError, validationError } from '../../../lib/errors';
+import { validationError } from '../../../lib/errors';
 import { assertAddress, assertMetadata } from '../rules/rules';
 import { assertAccountInChart } from '../rules/schema-check';
 import type { ParsedSchema } from '../rules/schemas';
 import type { LogType } from '../logs/log';
 import type { LedgerTransaction } from '../types';
 import type { LockedTransaction } from './revert-write';
-import { lockAccounts, writeMetadata, type AccountUpdate, type MetadataChange, type TransactionUpdate } from './write-statements';
+import { lockAccounts, type AccountUpdate, type MetadataChange, type TransactionUpdate } from './write-statements';
 import type { BatchWrite } from './write-pipeline';
 import type { AcceptedTransaction } from './transaction-write';
 
@@ -42,19 +42,6 @@ export function checkedMetadataWrite(target: MetadataChange['target'], change: M
 
 /** Whether a write of a batch is a metadata write (the others are transactions). */
 export const isMetadata = (write: BatchWrite): write is MetadataWrite => 'target' in write;
-
-/**
- * Commits one metadata write in the caller's transaction, in one statement (writeMetadata). It takes no txid and
- * touches no volume: what it locks is its target's row, then the ledger row, the order every writer takes them in.
- * Deleting a key that is not there changes nothing: no log, no event.
- * @returns the id of the log it appended, undefined when it changed nothing @throws ApiError NOT_FOUND (transaction)
- */
-export async function commitMetadataWrite(trx: Knex.Transaction, ledger: string, write: MetadataWrite): Promise<{ logId?: bigint }> {
-  const { log, event } = metadataLog(ledger, write);
-  const { logId, found } = await writeMetadata(trx, ledger, write, log, event ? [event] : []);
-  if (!found) throw new ApiError('NOT_FOUND', `transaction ${String(write.target.id)} not found in ledger "${ledger}"`);
-  return logId === undefined ? {} : { logId };
-}
 
 /** A metadata write's log (SET_METADATA, DELETE_METADATA) and, unless `emit` is false, its event (SAVED_METADATA, DELETED_METADATA). */
 export function metadataLog(ledger: string, write: MetadataWrite): { log: { type: LogType; date: Date; data: unknown }; event?: PlatformEvent } {

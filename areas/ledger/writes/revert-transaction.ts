@@ -84,22 +84,17 @@ export async function revertWithLog(
 }
 
 /**
- * A log import's revert, inside the caller's transaction: through the write pipeline with the original's metadata,
- * timestamp and log date, and no event. @throws ApiError NOT_FOUND, ALREADY_REVERT, INSUFFICIENT_FUND
+ * A log import's revert as a write of the pipeline: forced, with the log's metadata, timestamp and date, and no event.
+ * Committed with the import's batch, it is NOT_FOUND or ALREADY_REVERT as any revert.
  */
-export async function commitRevert(
-  trx: Knex.Transaction,
-  ledger: string,
-  id: bigint,
-  revert: { force?: boolean; metadata: Record<string, string>; timestamp?: Date; logDate?: Date },
-): Promise<{ reverted: LedgerTransaction; revert: LedgerTransaction; logId: bigint }> {
-  return commitReverted(trx, ledger, {
+export function importedRevertWrite(id: bigint, revert: { metadata: Record<string, string>; timestamp: Date; logDate: Date }): LedgerWrite {
+  return {
     request: { metadata: revert.metadata },
-    revert: { id, ...(revert.timestamp ? { timestamp: revert.timestamp } : {}) },
-    force: revert.force,
-    ...(revert.logDate ? { logDate: revert.logDate } : {}),
+    revert: { id, timestamp: revert.timestamp },
+    force: true,
+    logDate: revert.logDate,
     emit: false,
-  });
+  };
 }
 
 async function commitReverted(

@@ -1,11 +1,10 @@
 import { ApiError, isApiError } from '../../../lib/errors';
-import { addAccountMetadata } from '../reads/accounts';
 import { createTransaction, pipelineWrite } from './create-transaction';
 import { inWriteTransaction } from '../executor';
 import { assertLedgerWritable, ensureLedger } from '../ledgers';
 import { assertContracts, contractsOf } from '../rules/mapping';
 import { revertTransaction } from './revert-transaction';
-import { addTransactionMetadata } from '../reads/transactions';
+import { addAccountMetadata, addTransactionMetadata } from './single-metadata';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
 import { commitWrites, type LedgerWrite } from './write-pipeline';
 

@@ -21,12 +21,12 @@ import {
 } from './write-statements';
 import { v2TransactionView } from '../reads/views';
 import { callerStatements, holdReads, planSettle, type CallerRows, type SettleInput, type Settled } from './settle-write';
-import { commitMetadataWrite, isMetadata, planMetadata, type MetadataState, type MetadataWrite, type Planned } from './metadata-write';
+import { isMetadata, planMetadata, type MetadataState, type MetadataWrite, type Planned } from './metadata-write';
 import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } from './revert-write';
 
 /**
  * THE LEDGER'S WRITE PIPELINE (docs/ledger.md, "Write path"). Every ledger write is committed here: a single write is
- * a batch of one (createTransaction's dry run and writes, a revert, a log import's revert), the group commit
+ * a batch of one (createTransaction's dry run and writes, a revert, a metadata write, a log import's), the group commit
  * (group-commit.ts) hands it the writes of one ledger that arrived together, and a bulk (bulk.ts) or a v1 batch the
  * elements its client sent. In the caller's database transaction, in this order:
  *   1. claim the Idempotency-Keys (one INSERT; a stored key answers its write at once: a hit or a CONFLICT);
@@ -50,7 +50,8 @@ import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } f
 // The write kinds, each a typed input with its outcome (docs/ledger.md, "Write path"): a transaction (LedgerWrite), a
 // revert (LedgerWrite.revert: its original locked at step 3, marked at step 8), a wallet hold's settle
 // (LedgerWrite.settle: its hold row locked at step 4, its postings planned at step 5, the row closed at step 8), and a
-// metadata write (MetadataWrite: no txid; a batch of one metadata write alone is one statement, commitMetadataWrite).
+// metadata write (MetadataWrite: no txid, no volume; its target locked at step 3 or 6, walked at step 6). A single
+// metadata write (the routes') is a batch of one as a transaction is, and joins the group commit the same way.
 
 /** One transaction write: a normalized request, and what the caller adds to it. */
 export interface LedgerWrite {
@@ -159,15 +160,6 @@ export async function commitWrite(trx: Knex.Transaction, ledger: string, write: 
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: LedgerWrite[], options?: BatchOptions): Promise<WriteOutcome[]>;
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: BatchWrite[], options?: BatchOptions): Promise<BatchOutcome[]>;
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: BatchWrite[], options: BatchOptions = {}): Promise<BatchOutcome[]> {
-  if (writes.length === 1 && isMetadata(writes[0])) {
-    // Alone, a metadata write is one statement: its change, log id, log and event (writeMetadata).
-    try {
-      return [{ metadata: true, ...(await commitMetadataWrite(trx, ledger, writes[0])) }];
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return [{ error }];
-      throw error;
-    }
-  }
   const outcomes: Array<BatchOutcome | undefined> = writes.map(() => undefined);
   const claimed = await claimKeys(trx, idempotencyScope(ledger), writes, outcomes);
   for (let from = 0; from < writes.length;) from = await commitRound(trx, ledger, writes, from, outcomes, claimed, options);
@@ -300,6 +292,13 @@ async function commitAccepted(
 ): Promise<void> {
   const created = plans.flatMap((p) => (p.kind === 'transaction' ? [p.accepted] : []));
   const logCount = plans.reduce((n, p) => n + (p.kind === 'transaction' ? 1 + Object.keys(p.toSet).length : p.change ? 1 : 0), 0);
+  if (logCount === 0) {
+    // Only metadata writes that changed nothing (deleted keys that were not there): no log, no event, no row written,
+    // so the ledger row is left unlocked.
+    for (const plan of plans) if (plan.kind === 'metadata') outcomes[plan.index] = { metadata: true };
+    await releaseKeys(trx, keys.scope, keys.released);
+    return;
+  }
   const touched = new Set(created.flatMap((a) => a.postings.flatMap((p) => [pairKey(p.source, p.asset), pairKey(p.destination, p.asset)])));
   const first = await writeVolumesAndTakeIds(trx, ledger, volumeRows(state, touched), { transactions: created.length, logs: logCount });
   if (!first) throw new ApiError('LEDGER_NOT_FOUND', `ledger "${ledger}" not found`);

@@ -229,60 +229,10 @@ export async function mergeAccountMetadata(
 /** The volume rows a VolumeMap holds for the given pair keys. */
 export const volumeRows = (state: VolumeMap, keys: Iterable<string>) => [...keys].map((key) => state.get(key)!);
 
-/** A metadata write's target and change, as writeMetadata applies them. */
+/** A metadata write's target and change (MetadataWrite). */
 export interface MetadataChange {
   target: { type: 'ACCOUNT'; id: string } | { type: 'TRANSACTION'; id: bigint };
   change: { set: Record<string, string> } | { delete: string };
-}
-
-/**
- * One statement for a metadata write: the change, then, only when it changed a row, the log id taken with one bump of
- * the ledger row (locked last, held to the COMMIT), the log and the events (with one NOTIFY). A transaction is
- * changed only if it exists and, for a delete, only if it has the key; an account's keys are merged into it, created
- * when absent.
- * @returns the log's id (undefined when nothing changed) and whether the target exists
- */
-export async function writeMetadata(
-  trx: Knex.Transaction,
-  ledger: string,
-  { target, change }: MetadataChange,
-  log: { type: LogType; date: Date; data: unknown },
-  events: PlatformEvent[],
-): Promise<{ logId?: bigint; found: boolean }> {
-  const account = target.type === 'ACCOUNT';
-  const set = 'set' in change;
-  // jsonb_exists is the `?` operator, which a raw statement's text cannot hold (knex reads it as a placeholder).
-  const changeSql = account
-    ? set
-      ? `INSERT INTO ledger_accounts (ledger, address, metadata) VALUES (:ledger, :account, :metadata::jsonb)
-         ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata RETURNING 1`
-      : `UPDATE ledger_accounts SET metadata = metadata - :key::text WHERE ledger = :ledger AND address = :account AND jsonb_exists(metadata, :key) RETURNING 1`
-    : set
-      ? `UPDATE ledger_transactions SET metadata = metadata || :metadata::jsonb, updated_at = now() WHERE ledger = :ledger AND id = :txid RETURNING 1`
-      : `UPDATE ledger_transactions SET metadata = metadata - :key::text, updated_at = now()
-         WHERE ledger = :ledger AND id = :txid AND jsonb_exists(metadata, :key) RETURNING 1`;
-  const found = account ? 'true' : 'EXISTS (SELECT 1 FROM ledger_transactions WHERE ledger = :ledger AND id = :txid)';
-  const result = await trx.raw(
-    `WITH c AS (${changeSql}),
-     n AS (UPDATE ledgers SET next_log_id = next_log_id + 1 WHERE name = :ledger AND EXISTS (SELECT 1 FROM c) RETURNING next_log_id - 1 AS id),
-     l AS (INSERT INTO ledger_logs (ledger, id, type, date, data) SELECT :ledger, n.id, :logType, :logDate, :logData::jsonb FROM n),
-     e AS (:events), o AS (:notify)
-     SELECT (SELECT id::text FROM n) AS log_id, ${found} AS found`,
-    {
-      ledger,
-      account: account ? target.id : null,
-      txid: account ? null : target.id.toString(),
-      metadata: set ? stringifyJson(change.set) : null,
-      key: set ? null : change.delete,
-      logType: log.type,
-      logDate: log.date,
-      logData: stringifyJson(log.data),
-      events: trx.raw(outboxInsert('EXISTS (SELECT 1 FROM n)'), outboxParameters(events)),
-      notify: trx.raw(NOTIFY_IF_EMITTED, [OUTBOX_CHANNEL]),
-    },
-  );
-  const row = result.rows[0] as { log_id: string | null; found: boolean };
-  return { ...(row.log_id !== null ? { logId: BigInt(row.log_id) } : {}), found: row.found };
 }
 
 /**

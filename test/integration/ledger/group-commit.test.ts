@@ -99,6 +99,66 @@ describe('ledger group commit', () => {
     expect(await logAndEventViolations(db, ledger)).toEqual([]);
   });
 
+  it('takes single metadata writes into the ledger batch: one database transaction, walked in arrival order with its transactions', async () => {
+    const ledger = await newLedger('gc-metadata');
+    // Alone in its batch (an idle ledger commits at once); the writes sent meanwhile form the next batch.
+    const first = groupCommit(db, ledger, { request: { postings: [usd('world', 'a', 1n)] } });
+    const batch = [
+      groupCommit(db, ledger, { request: { postings: [usd('world', 'b', 2n)] } }),
+      // Transaction 1 is created by the write before it: it is annotated in the batch's next round.
+      groupCommit(db, ledger, { target: { type: 'TRANSACTION', id: 1n }, change: { set: { note: 'annotated' } } }),
+      groupCommit(db, ledger, { target: { type: 'ACCOUNT', id: 'b' }, change: { set: { tier: 'gold', kyc: 'done' } } }),
+      groupCommit(db, ledger, { target: { type: 'ACCOUNT', id: 'b' }, change: { delete: 'tier' } }),
+      // Deleted by the write before it: nothing to delete, no log.
+      groupCommit(db, ledger, { target: { type: 'ACCOUNT', id: 'b' }, change: { delete: 'tier' } }),
+      groupCommit(db, ledger, { target: { type: 'TRANSACTION', id: 9n }, change: { set: { a: 'b' } } }),
+      groupCommit(db, ledger, { target: { type: 'ACCOUNT', id: 'c' }, change: { set: { new: 'account' } } }),
+    ];
+    expect(await first).toMatchObject({ transaction: { id: 0n }, logId: 0n });
+    const outcomes = await Promise.all(batch);
+    expect(outcomes.slice(0, 5)).toEqual([
+      expect.objectContaining({ transaction: expect.objectContaining({ id: 1n }), logId: 1n }),
+      { metadata: true, logId: 2n },
+      { metadata: true, logId: 3n },
+      { metadata: true, logId: 4n },
+      { metadata: true },
+    ]);
+    expect((outcomes[5] as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `transaction 9 not found in ledger "${ledger}"`,
+    });
+    expect(outcomes[6]).toEqual({ metadata: true, logId: 5n });
+
+    const logs = await db('ledger_logs').where({ ledger }).orderBy('id').select('id', 'type', db.raw('xmin::text AS xmin'));
+    expect(logs.map((l) => [Number(l.id), l.type])).toEqual([
+      [0, 'NEW_TRANSACTION'],
+      [1, 'NEW_TRANSACTION'],
+      [2, 'SET_METADATA'],
+      [3, 'SET_METADATA'],
+      [4, 'DELETE_METADATA'],
+      [5, 'SET_METADATA'],
+    ]);
+    expect(new Set(logs.slice(1).map((l) => l.xmin)).size).toBe(1);
+    expect(logs[0].xmin).not.toBe(logs[1].xmin);
+    const events = await db('events_outbox').whereRaw(`payload::jsonb->>'ledger' = ?`, [ledger]).orderBy('seq').select('type', 'payload');
+    expect(events.map((e) => [e.type, JSON.parse(e.payload).targetId])).toEqual([
+      ['COMMITTED_TRANSACTIONS', undefined],
+      ['COMMITTED_TRANSACTIONS', undefined],
+      ['SAVED_METADATA', 1],
+      ['SAVED_METADATA', 'b'],
+      ['DELETED_METADATA', 'b'],
+      ['SAVED_METADATA', 'c'],
+    ]);
+    expect((await db('ledger_transactions').where({ ledger, id: '1' }).first('metadata')).metadata).toEqual({ note: 'annotated' });
+    const accounts = await db('ledger_accounts').where({ ledger }).whereIn('address', ['b', 'c']).orderBy('address').select('address', 'metadata');
+    expect(accounts).toEqual([
+      { address: 'b', metadata: { kyc: 'done' } },
+      { address: 'c', metadata: { new: 'account' } },
+    ]);
+    expect(await ledgerViolations(db, ledger)).toEqual([]);
+    expect(await logAndEventViolations(db, ledger)).toEqual([]);
+  });
+
   it('answers a committed batch even while the next batch cannot get a connection', async () => {
     const ledger = await newLedger('gc-held');
     const single = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 1 });

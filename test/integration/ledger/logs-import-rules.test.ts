@@ -1,5 +1,8 @@
+import { importLogs } from '../../../areas/ledger';
+import { createDb, type Db } from '../../../db/knex';
 import { api } from '../../support/http';
-import { newLedger, posting } from '../../support/ledger';
+import { newLedger, posting, postTransaction } from '../../support/ledger';
+import { exportLogs, hashedUpTo, ledgerState } from '../../support/ledger-logs';
 import { foreignSigner, newTransaction, signedExport, type ExportLog } from '../../support/log-exports';
 
 const signer = foreignSigner();
@@ -140,5 +143,63 @@ describe('ledger log import replays the rules', () => {
     ]);
     expect(fine.res.status).toBe(204);
     expect(await logCount(fine.ledger)).toBe(4);
+  });
+
+  it('names the first offending log when the revert and metadata logs before a later bad log are refused', async () => {
+    const setOnMissing = { type: 'SET_METADATA', data: { targetType: 'TRANSACTION', targetId: 7, metadata: { a: 'b' } } };
+    // A later metadata log that is malformed, a later transaction that is: the run before it is written first.
+    for (const later of [
+      { type: 'SET_METADATA', data: { targetType: 'ACCOUNT', targetId: 'users:a', metadata: { a: 1 } } },
+      { type: 'NEW_TRANSACTION', data: newTransaction(1, [posting('users:a', 'users:b', 1.5)]) },
+    ]) {
+      const { ledger, res } = await importSigned([paid50, setOnMissing, later]);
+      expect(res.body).toMatchObject({
+        errorCode: 'IMPORT',
+        errorDetails: { logId: 1 },
+        errorMessage: expect.stringContaining('log 1: transaction 7 not found'),
+      });
+      expect(await logCount(ledger)).toBe(0);
+    }
+  });
+
+  describe('runs of revert and metadata logs', () => {
+    let db: Db;
+    beforeAll(() => {
+      db = createDb(process.env.TEST_DATABASE_URL!, { poolMax: 2 });
+    });
+    afterAll(() => db.destroy());
+
+    it('replays consecutive revert and metadata logs as one batch of the write pipeline, each log as given', async () => {
+      const source = await newLedger('logs-runs');
+      const ok = (res: { status: number }) => expect(res.status).toBeLessThan(300);
+      ok(await postTransaction(source, { postings: [posting('world', 'users:a', 50)] })); // log 0, tx 0
+      ok(await api('POST', `/api/ledger/v2/${source}/transactions/0/revert`)); // log 1, tx 1
+      ok(await api('POST', `/api/ledger/v2/${source}/transactions/1/metadata`, { body: { note: 'revert' } })); // log 2: of the run's tx 1
+      ok(await api('POST', `/api/ledger/v2/${source}/transactions/1/revert`)); // log 3, tx 2: a revert of the run's revert
+      ok(await api('POST', `/api/ledger/v2/${source}/accounts/users:a/metadata`, { body: { tier: 'gold', kyc: 'ok' } })); // log 4
+      ok(await api('DELETE', `/api/ledger/v2/${source}/accounts/users:a/metadata/tier`)); // log 5
+      ok(await postTransaction(source, { postings: [posting('world', 'users:b', 5)] })); // log 6, tx 3
+      ok(await api('POST', `/api/ledger/v2/${source}/transactions/3/metadata`, { body: { k: 'v' } })); // log 7
+      await hashedUpTo(source);
+      const exported = await exportLogs(source);
+      expect(exported.text.trim().split('\n')).toHaveLength(8);
+
+      const copy = await newLedger('logs-runs-copy');
+      const statements: string[] = [];
+      const listener = (query: { sql: string }) => statements.push(query.sql);
+      db.on('query', listener);
+      try {
+        expect(await importLogs(db, copy, exported.text.trim().split('\n'))).toEqual({ logs: 8 });
+      } finally {
+        db.off('query', listener);
+      }
+      // Logs are written by 5 statements, not 8: the chunk of log 0; logs 1-5 as one batch in two rounds (log 2 annotates
+      // the transaction log 1 creates, so it starts the next round, with log 3 reverting that transaction); log 6's chunk;
+      // log 7's batch.
+      expect(statements.filter((sql) => /INSERT INTO ledger_logs/.test(sql))).toHaveLength(5);
+      expect(await ledgerState(copy)).toEqual(await ledgerState(source));
+      await hashedUpTo(copy);
+      expect((await exportLogs(copy)).text).toBe(exported.text);
+    });
   });
 });

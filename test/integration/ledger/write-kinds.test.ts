@@ -45,7 +45,18 @@ describe('the write kinds of the ledger write pipeline', () => {
       payload: JSON.parse(e.payload),
     }));
 
-  it('a metadata write appends its log, emits its event and answers its log id, in one statement; an absent key changes nothing', async () => {
+  /** What each statement of a single write's database transaction does, from its BEGIN (the pipeline's statements). */
+  const stepsOf = (statements: string[]) =>
+    statements.slice(statements.indexOf('BEGIN;')).map((sql) => {
+      if (sql === 'BEGIN;' || sql === 'COMMIT;') return sql;
+      if (/^SELECT .* FROM ledger_accounts .* FOR UPDATE$/.test(sql)) return 'lock accounts';
+      if (/^SELECT .* FROM ledger_transactions .* FOR UPDATE$/.test(sql)) return 'lock transactions';
+      if (/^WITH v AS \( UPDATE ledger_volumes .* UPDATE ledgers SET next_txid/.test(sql)) return 'take ids';
+      if (/INSERT INTO ledger_logs .*INSERT INTO events_outbox/.test(sql)) return 'write rows';
+      return sql;
+    });
+
+  it('a metadata write is a batch of one of the pipeline: it appends its log, emits its event and answers its log id; an absent key changes nothing', async () => {
     const ledger = await newLedger('kinds');
     expect((await postTransaction(ledger, { postings: [posting('world', 'alice', 5)] })).status).toBe(200);
 
@@ -53,15 +64,25 @@ describe('the write kinds of the ledger write pipeline', () => {
     const statements = await statementsOf(db, async () => {
       logId = await addAccountMetadata(db, ledger, 'alice', { tier: 'gold' });
     });
-    // The ledger's writability check, then BEGIN, the one statement of the write, COMMIT.
+    // The ledger's writability check, then the batch: the account locked, the log id taken with one bump of the ledger
+    // row, one statement for the account, the log and the event; each table written by one statement.
+    expect(stepsOf(statements)).toEqual(['BEGIN;', 'lock accounts', 'take ids', 'write rows', 'COMMIT;']);
     expect(statements.filter((sql) => /ledger_logs/.test(sql))).toHaveLength(1);
-    expect(statements.slice(-3)[0]).toBe('BEGIN;');
-    expect(statements.slice(-1)[0]).toBe('COMMIT;');
+    expect(statements.filter((sql) => /events_outbox/.test(sql))).toHaveLength(1);
     expect(logId).toBe(1n);
 
-    expect(await addTransactionMetadata(db, ledger, 0n, { invoice: 'i-1' })).toBe(2n);
+    const onTransaction = await statementsOf(db, async () => {
+      logId = await addTransactionMetadata(db, ledger, 0n, { invoice: 'i-1' });
+    });
+    expect(stepsOf(onTransaction)).toEqual(['BEGIN;', 'lock transactions', 'take ids', 'write rows', 'COMMIT;']);
+    expect(logId).toBe(2n);
     expect(await deleteAccountMetadata(db, ledger, 'alice', 'tier')).toBe(3n);
-    expect(await deleteAccountMetadata(db, ledger, 'alice', 'tier')).toBeUndefined();
+    // A key that is not there: nothing to write, so neither the ledger row nor any table is touched.
+    const absent = await statementsOf(db, async () => {
+      logId = await deleteAccountMetadata(db, ledger, 'alice', 'tier');
+    });
+    expect(stepsOf(absent)).toEqual(['BEGIN;', 'lock accounts', 'COMMIT;']);
+    expect(logId).toBeUndefined();
     expect(await deleteAccountMetadata(db, ledger, 'nobody', 'tier')).toBeUndefined();
     expect(await deleteTransactionMetadata(db, ledger, 0n, 'absent')).toBeUndefined();
     expect(await deleteTransactionMetadata(db, ledger, 0n, 'invoice')).toBe(4n);
