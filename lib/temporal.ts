@@ -1,4 +1,12 @@
-import { Client, Connection, type ClientInterceptors } from '@temporalio/client';
+import { InterceptingCall } from '@grpc/grpc-js';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ClientInterceptors,
+  type ConnectionOptions,
+} from '@temporalio/client';
 import { tracingEnabled } from './tracing';
 
 /**
@@ -12,9 +20,34 @@ export interface TemporalSettings {
   namespace: string;
 }
 
-/** The API's Temporal client. Connecting is lazy on the server side, so a down Temporal does not stop the API booting. */
+type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
+
+/**
+ * The API's Temporal client. Connecting is lazy on the server side, so a down Temporal does not stop the API booting.
+ *
+ * The connection keeps each call's metadata and deadline in an AsyncLocalStorage (`Connection.callContextStorage`),
+ * entered for every namespaced call (the namespace header). Once entered, an AsyncLocalStorage stays enabled, and while
+ * any is, Node (20) runs promise hooks on every promise of the process: after the API's first Temporal call every
+ * request, Temporal or not, paid them (about a tenth of a read's API CPU). The client reads that context while it
+ * builds a call, synchronously inside the scope, before gRPC runs the call's interceptors; so the last interceptor
+ * disables the storage (its public `disable()`, as the connection's own close() does) and the next scope enables it
+ * again. A scope around an await before a call would lose its context: the platform's scopes are all synchronous
+ * (pingTemporal), and test/integration/foundation/temporal-call-context.test.ts checks both sides.
+ */
 export async function createTemporalClient(settings: TemporalSettings): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
+  // The interceptor is made before the connection whose storage it releases: it reads it through this holder.
+  const holder: { storage?: Connection['callContextStorage'] } = {};
+  const releaseCallContext: GrpcInterceptor = (options, nextCall) => {
+    holder.storage?.disable();
+    return new InterceptingCall(nextCall(options));
+  };
+  const connection = await Connection.connect({
+    address: settings.address,
+    connectTimeout: '5s',
+    // The client's default retries of retryable gRPC errors are kept: a list of interceptors replaces the default one.
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), releaseCallContext],
+  });
+  holder.storage = connection.callContextStorage;
   const client = new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: tracingClientInterceptors() });
   return { client, connection };
 }
