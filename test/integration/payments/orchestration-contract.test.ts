@@ -5,6 +5,10 @@ import { isDefined, pollUntil } from '../../support/eventually';
 import { installSimulated, simulatedDirectory, suffix, testDb } from '../../support/payments';
 import { api } from '../../support/http';
 import { taskQueue, temporalClient } from '../../support/temporal';
+import { registerBuiltInConnectorPlugins } from '../../../activities/payments/plugins';
+
+// The area runs in this process here, which must register the connector plugins as the API and the worker do at start.
+registerBuiltInConnectorPlugins();
 
 describe('areas/payments/orchestration.ts: the in-process contract of ProviderTransfer and GetPayment', () => {
   let db: Db;
