@@ -3,6 +3,7 @@ import path from 'node:path';
 import { REQUEST_EXAMPLES } from '../../../api/openapi/request-examples';
 import { durationMs } from '../../../areas/payments/connectors/connector-config';
 import { parseJson } from '../../../lib/json';
+import { routesWithBuiltInPlugins } from '../../support/routes';
 
 const root = path.resolve(__dirname, '../../..');
 
@@ -32,7 +33,11 @@ describe("the simulated connector's documented examples", () => {
     (file) => file.endsWith('.md'),
   );
   const documented = markdown.flatMap(documentedConfigs);
-  const openapi = Object.entries(REQUEST_EXAMPLES)
+  // The catalogue's examples, and those a connector plugin carries for its own install operation.
+  const pluginExamples = routesWithBuiltInPlugins().flatMap((route) =>
+    route.spec.requestExample !== undefined ? [[route.spec.operationId, route.spec.requestExample] as const] : [],
+  );
+  const openapi = [...Object.entries(REQUEST_EXAMPLES), ...pluginExamples]
     .filter(
       ([, body]) => typeof body === 'object' && body !== null && String((body as Record<string, unknown>).directory ?? '').includes('simulated'),
     )
