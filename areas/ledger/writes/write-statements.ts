@@ -136,34 +136,68 @@ export async function insertCommitted(
   const merged = batch.accountUpdates.filter((u) => !u.exists).sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   // The callers' statements are nested raw queries (each with its own bindings), members s0..sN of the WITH.
   const callers = Object.fromEntries(statements.map((statement, i) => [`s${i}`, trx.raw(statement.sql, statement.bindings)]));
-  await trx.raw(
-    `WITH x AS MATERIALIZED (
+  // Only the members this batch needs: PostgreSQL parses and plans every member of the statement at each batch, even
+  // one over an empty list, and a batch of plain transactions (the common one) needs no update of transactions or
+  // accounts.
+  const members = [
+    ...(batch.transactions.length > 0
+      ? [
+          `x AS MATERIALIZED (
        SELECT * FROM json_to_recordset(:transactions::json) AS x(id bigint, ts timestamptz, ref text, postings json, metadata jsonb, pre json, post json,
          src text[], dst text[])
-     ), t AS (
+     )`,
+          `t AS (
        INSERT INTO ledger_transactions (ledger, id, timestamp, reference, postings, metadata, pre_commit_volumes, post_commit_volumes, sources, destinations, inserted_at, json_head)
        SELECT :ledger, x.id, x.ts, x.ref, x.postings, x.metadata, x.pre, x.post, x.src, x.dst, :insertedAt, ${headJsonSql('x.ts', 'x.postings')} FROM x
-     ), l AS (
+     )`,
+        ]
+      : []),
+    `l AS (
        INSERT INTO ledger_logs (ledger, id, type, date, data)
        SELECT :ledger, l.id, l.type, l.date, l.data FROM json_to_recordset(:logs::json) AS l(id bigint, type text, date timestamptz, data jsonb)
-     ), u AS (
+     )`,
+    ...(changes.length > 0
+      ? [
+          `u AS (
        UPDATE ledger_transactions SET metadata = (ledger_transactions.metadata - u.del) || u.set,
          reverted_at = coalesce(u.reverted_at, ledger_transactions.reverted_at), updated_at = now()
        FROM json_to_recordset(:changes::json) AS u(id bigint, set jsonb, del text[], reverted_at timestamptz)
        WHERE ledger_transactions.ledger = :ledger AND ledger_transactions.id = u.id
-     ), ad AS (
+     )`,
+        ]
+      : []),
+    ...(annotated.length > 0
+      ? [
+          `ad AS (
        UPDATE ledger_accounts SET metadata = (ledger_accounts.metadata - a.del) || a.set
        FROM json_to_recordset(:annotated::json) AS a(address text, set jsonb, del text[])
        WHERE ledger_accounts.ledger = :ledger AND ledger_accounts.address = a.address
-     ), am AS (
+     )`,
+        ]
+      : []),
+    ...(merged.length > 0
+      ? [
+          `am AS (
        INSERT INTO ledger_accounts (ledger, address, metadata) SELECT :ledger, a.address, a.set FROM json_to_recordset(:merged::json) AS a(address text, set jsonb)
        ON CONFLICT (ledger, address) DO UPDATE SET metadata = ledger_accounts.metadata || excluded.metadata
-     ), k AS (
+     )`,
+        ]
+      : []),
+    ...(keys.answered.length > 0
+      ? [
+          `k AS (
        UPDATE idempotency_keys SET response = a.response FROM unnest(:answeredKeys::text[], :answers::text[]) AS a(key, response)
        WHERE scope = :scope AND idempotency_keys.key = a.key
-     ), d AS (
-       DELETE FROM idempotency_keys WHERE scope = :scope AND key = ANY(:releasedKeys::text[])
-     ), e AS (:events), n AS (:notify)${statements.map((_, i) => `, s${i} AS (:s${i})`).join('')}
+     )`,
+        ]
+      : []),
+    ...(keys.released.length > 0 ? [`d AS (DELETE FROM idempotency_keys WHERE scope = :scope AND key = ANY(:releasedKeys::text[]))`] : []),
+    `e AS (:events)`,
+    `n AS (:notify)`,
+    ...statements.map((_, i) => `s${i} AS (:s${i})`),
+  ];
+  await trx.raw(
+    `WITH ${members.join(', ')}
      SELECT count(*) AS notified FROM n`,
     {
       transactions: transactionsJson,
