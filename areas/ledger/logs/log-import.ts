@@ -5,7 +5,8 @@ import type { Db } from '../../../db/knex';
 import { LOG_TYPES, type LogType } from './log';
 import { ChainVerifier, type ChainLog } from './log-chain';
 import { assertLedgerWritable } from '../ledgers';
-import { dataMismatch, LogReplayer, type PendingTransaction } from './log-replay';
+import { dataMismatch } from './log-data';
+import { LogReplayer, type PendingTransaction } from './log-replay';
 import { checkCheckpoint, loadLogKeys, parsePublicKey, type Checkpoint, type LogPublicKey } from './log-signing';
 
 const importError = (message: string, logId?: bigint) =>

@@ -1,7 +1,7 @@
 import { isApiError } from '../../../lib/errors';
 import { canonicalJson } from '../../../lib/json';
 import type { LedgerLog } from './log';
-import { readLoggedTransaction, readMetadataChange, type LoggedTransaction } from './log-replay';
+import { readLoggedTransaction, readMetadataChange, type LoggedTransaction } from './log-data';
 import { isoTimestampText } from '../../../db/json-sql';
 import type { Executor, Posting } from '../types';
 import { pairKey, type VolumeMap } from '../reads/volumes';
