@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
-import { hashRequest } from '../../../db/idempotency';
 import type { PlatformEvent } from '../../../db/outbox';
 import { ApiError, notFound } from '../../../lib/errors';
-import { parseJson, stringifyJson } from '../../../lib/json';
+import { stringifyJson } from '../../../lib/json';
 import { logTransactionView, type LogType } from '../logs/log';
 import { presentTransaction } from '../reads/transactions';
 import { scriptPairs } from './script';
@@ -11,7 +10,6 @@ import type { CreateTransactionInput, LedgerTransaction, Posting } from '../type
 import { lockVolumes, pairKey, type VolumeMap } from '../reads/volumes';
 import {
   insertCommitted,
-  insertKeys,
   lockTransactions,
   releaseKeys,
   volumeRows,
@@ -22,6 +20,7 @@ import {
 import { v2TransactionView } from '../reads/views';
 import { callerStatements, holdReads, planSettle, type CallerRows, type SettleInput, type Settled } from './settle-write';
 import { isMetadata, planMetadata, type MetadataState, type MetadataWrite, type Planned } from './metadata-write';
+import { claimKeys } from './key-claims';
 import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } from './revert-write';
 
 /**
@@ -382,36 +381,3 @@ async function commitAccepted(
     statements,
   );
 }
-
-/** Claims the batch's keys in one statement; a key already stored answers its write (hit or CONFLICT) right away. */
-async function claimKeys(
-  trx: Knex.Transaction,
-  scope: string,
-  writes: BatchWrite[],
-  outcomes: Array<BatchOutcome | undefined>,
-): Promise<Set<number>> {
-  const keyed = writes.flatMap((w, index) =>
-    !isMetadata(w) && w.idempotencyKey ? [{ index, key: w.idempotencyKey, hash: hashRequest(w.hashed ?? w.request) }] : [],
-  );
-  const claimed = new Set<number>();
-  if (keyed.length === 0) return claimed;
-  const { fresh, stored } = await insertKeys(trx, scope, keyed);
-  for (const { index, key, hash } of keyed) {
-    if (fresh.has(key)) {
-      claimed.add(index);
-      continue;
-    }
-    const row = stored.get(key);
-    outcomes[index] =
-      row && row.request_hash === hash
-        ? replayed(parseJson(row.response) as { id: string; logId?: string })
-        : { error: new ApiError('CONFLICT', 'Idempotency-Key was already used with a different request') };
-  }
-  return claimed;
-}
-
-/** A stored answer: its txid, and its log (absent from answers stored before they named it). */
-const replayed = (answer: { id: string; logId?: string }) => ({
-  hitTxid: BigInt(answer.id),
-  ...(answer.logId !== undefined ? { hitLogId: BigInt(answer.logId) } : {}),
-});
