@@ -72,12 +72,29 @@ export function parseJson(text: string, options: ParseOptions = {}): unknown {
 const MARKER = `~big${randomBytes(12).toString('hex')}~`;
 const MARKED = new RegExp(`"${MARKER}(-?\\d+)"`, 'g');
 
+const PLAIN_PROTOTYPES: ReadonlySet<object | null> = new Set([Object.prototype, Array.prototype, null]);
+
 /** What JSON.stringify writes in place of a value: its toJSON(key) result, and the primitive inside a boxed one. */
 function jsonValue(value: unknown, key: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   const replaced = typeof toJSON === 'function' ? (toJSON.call(value, key) as unknown) : value;
+  // Plain objects and arrays (nearly every value written) cannot be boxed primitives: no instanceof walk for them.
+  if (replaced === null || typeof replaced !== 'object' || PLAIN_PROTOTYPES.has(Object.getPrototypeOf(replaced))) return replaced;
   return replaced instanceof Number || replaced instanceof String || replaced instanceof Boolean ? replaced.valueOf() : replaced;
+}
+
+/**
+ * A string as a JSON string literal. Most strings (keys, addresses, assets, dates) need no escape: they are quoted as
+ * they are, without a call into JSON.stringify; any other goes through it (control characters, quotes, backslashes,
+ * surrogates, which JSON.stringify escapes when lone).
+ */
+export function quoteJson(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 /** JSON.stringify's output, member for member, with BigInts as the integers they are; undefined where it writes nothing. */
@@ -85,7 +102,7 @@ function serialize(raw: unknown, key: string): string | undefined {
   const value = jsonValue(raw, key);
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quoteJson(value);
     case 'bigint':
       return value.toString();
     case 'number':
@@ -96,14 +113,20 @@ function serialize(raw: unknown, key: string): string | undefined {
       if (value === null) return 'null';
       if (Array.isArray(value)) {
         let out = '[';
-        for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? '' : ','}${serialize(value[i], String(i)) ?? 'null'}`;
+        for (let i = 0; i < value.length; i += 1) {
+          if (i > 0) out += ',';
+          out += serialize(value[i], String(i)) ?? 'null';
+        }
         return `${out}]`;
       }
       let out = '{';
+      let first = true;
       for (const member of Object.keys(value)) {
         const text = serialize((value as Record<string, unknown>)[member], member);
         if (text === undefined) continue;
-        out += `${out.length === 1 ? '' : ','}${JSON.stringify(member)}:${text}`;
+        if (first) first = false;
+        else out += ',';
+        out += `${quoteJson(member)}:${text}`;
       }
       return `${out}}`;
     }

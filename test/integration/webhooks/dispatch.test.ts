@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { createDb, type Db } from '../../../db/knex';
 import { emitEvents } from '../../../db/outbox';
+import { stringifyJson } from '../../../lib/json';
 import { SEARCH_ATTRIBUTES } from '../../../lib/search-attributes';
 import { api } from '../../support/http';
 import { temporalClient } from '../../support/temporal';
@@ -23,6 +24,25 @@ describe('event dispatch', () => {
   const emit = async (type: string) => (await db.transaction((trx) => emitEvents(trx, [{ app: 'ledger', type, payload: { n: 1 } }])))[0];
   const dispatched = (id: string) =>
     pollUntil(async () => (await db('events_outbox').where({ id }).first())?.dispatched_at, isTruthy, { timeoutMs: 30_000, what: 'dispatch' });
+
+  it('stores each payload as the exact text stringifyJson writes: big integers, key order, escapes, in emission order', async () => {
+    const payloads = [
+      { z: 1, a: { big: 123456789012345678901234567890n, list: [3, 2, 1] }, text: 'quote " backslash \\ newline \n \u0001 é 😀 \u0000 lone \ud800' },
+      { ledger: 'l', transactions: [], accountMetadata: { 'users:1': { 'k"ey': '' } } },
+      {},
+    ];
+    const type = `EXACT_${Date.now()}`;
+    const ids = await db.transaction((trx) =>
+      emitEvents(
+        trx,
+        payloads.map((payload) => ({ app: 'ledger', type, payload })),
+      ),
+    );
+    const rows = await db('events_outbox').whereIn('id', ids).orderBy('seq').select('id', 'type', 'version', 'payload');
+    expect(rows.map((r: { id: string }) => r.id)).toEqual(ids);
+    expect(rows.map((r: { payload: string }) => r.payload)).toEqual(payloads.map((p) => stringifyJson(p)));
+    expect(rows.every((r: { type: string; version: string }) => r.type === type && r.version === 'v2')).toBe(true);
+  });
 
   it('marks an event nobody listens to as dispatched without starting a workflow', async () => {
     const id = await emit(`UNHEARD_${Date.now()}`);
