@@ -2,8 +2,8 @@ import type { Executor } from './types';
 
 /**
  * Formance's `GET /_/metrics` (an object of named figures). Only figures this platform really has: the ledgers'
- * counters (read from the counters the writes bump, so no table is scanned), the hasher's backlog (an index of the
- * unhashed logs, small by design), and this API process's own uptime and memory.
+ * counters (read from the counters the writes bump, so no table is scanned), the logs without a hash (each ledger's
+ * log counter against its chain position, the same one row per ledger), and this API process's own uptime and memory.
  */
 export async function ledgerMetrics(db: Executor): Promise<Record<string, number>> {
   const totals = await db('ledgers').first(
@@ -12,7 +12,10 @@ export async function ledgerMetrics(db: Executor): Promise<Record<string, number
     db.raw('coalesce(sum(next_txid), 0)::text AS transactions'),
     db.raw('coalesce(sum(next_log_id), 0)::text AS logs'),
   );
-  const unhashed = await db('ledger_logs').whereNull('hash').count<{ count: string }>('* as count').first();
+  // Every log past the chain's position: the hasher's backlog, and the logs of HASH_LOGS DISABLED ledgers (never hashed).
+  const unhashed = await db('ledgers')
+    .leftJoin('ledger_log_chain', 'ledger_log_chain.ledger', 'ledgers.name')
+    .first(db.raw('coalesce(sum(ledgers.next_log_id - 1 - coalesce(ledger_log_chain.hashed_through, -1)), 0)::text AS count'));
   const schemas = await db('ledger_schemas').count<{ count: string }>('* as count').first();
   const memory = process.memoryUsage();
   return {

@@ -42,7 +42,12 @@ export function drainOutbox(platform: BenchPlatform, timeoutMs = 120_000): Promi
  * behind once its events are dispatched. @returns the logs still unhashed at the deadline.
  */
 export function awaitLogsHashed(platform: BenchPlatform, ledger: string, timeoutMs = 120_000): Promise<number> {
-  return awaitZero(platform, 'SELECT count(*)::int AS n FROM ledger_logs WHERE ledger = ? AND hash IS NULL', [ledger], timeoutMs);
+  return awaitZero(
+    platform,
+    `SELECT (l.next_log_id - 1 - coalesce(c.hashed_through, -1))::int AS n FROM ledgers l LEFT JOIN ledger_log_chain c ON c.ledger = l.name WHERE l.name = ?`,
+    [ledger],
+    timeoutMs,
+  );
 }
 
 /**

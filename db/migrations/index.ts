@@ -31,6 +31,7 @@ import * as reconciliation from './029-reconciliation';
 import * as reconciliationRules from './030-reconciliation-rules';
 import * as paymentsConnectorStates from './031-payments-connector-states';
 import * as auditTraceId from './032-audit-trace-id';
+import * as ledgerLogHashes from './033-ledger-log-hashes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -74,6 +75,7 @@ const migrations: Array<[string, Migration]> = [
   ['030-reconciliation-rules', reconciliationRules],
   ['031-payments-connector-states', paymentsConnectorStates],
   ['032-audit-trace-id', auditTraceId],
+  ['033-ledger-log-hashes', ledgerLogHashes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -44,9 +44,12 @@ export async function nextPipelineBatch(db: Db, pipelineId: string): Promise<Nex
   const ledger = await db('ledgers').where({ name: pipeline.ledger }).first('features');
   // A ledger created with HASH_LOGS DISABLED has no hashes to wait for: its logs go out as they commit, without hash.
   const hashed = hashesLogs(ledger?.features ?? null);
-  const query = db('ledger_logs').where({ ledger: pipeline.ledger }).where('id', '>', after.toString());
-  if (hashed) query.whereNotNull('hash');
-  const rows = (await query.orderBy('id').limit(batchSizeOf(exporter.config)).select('id', 'type', 'date', 'data', 'hash')) as Array<{
+  // A hashed ledger's logs are read with their hashes (ledger_log_hashes), the inner join keeping only hashed ones.
+  const query = hashed
+    ? db('ledger_logs').joinRaw('JOIN ledger_log_hashes USING (ledger, id)').select('id', 'type', 'date', 'data', 'hash')
+    : db('ledger_logs').select('id', 'type', 'date', 'data', db.raw('NULL::bytea AS hash'));
+  query.where({ ledger: pipeline.ledger }).where('id', '>', after.toString());
+  const rows = (await query.orderBy('id').limit(batchSizeOf(exporter.config))) as Array<{
     id: string;
     type: string;
     date: Date;

@@ -17,6 +17,8 @@ interface ChainRow {
  * hasher moves on instead of waiting, and a writer never touches that row.
  * Every CHECKPOINT_EVERY logs it signs the chain head with the platform's current key (log-signing.ts), in the same
  * transaction as the hashes, so a stored hash at a checkpoint id always has its signature.
+ * The hashes are inserted into `ledger_log_hashes` (narrow, insert-only), never written into the log rows: a log row is
+ * written once, by its change, so hashing rewrites no wide row and leaves no dead tuple.
  * @returns how many logs were hashed
  */
 export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Promise<number> {
@@ -54,9 +56,11 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
       expected += 1n;
     }
     if (ids.length === 0) return 0;
+    // No ON CONFLICT: ids above hashed_through were never hashed (the chain row is locked, and moves with the hashes),
+    // so a conflict is a broken invariant, which fails the pass rather than keep a hash the chain did not compute.
     await trx.raw(
-      `UPDATE ledger_logs l SET hash = decode(u.hash, 'hex') FROM unnest(?::bigint[], ?::text[]) AS u(id, hash) WHERE l.ledger = ? AND l.id = u.id`,
-      [ids, hashes, ledger],
+      `INSERT INTO ledger_log_hashes (ledger, id, hash) SELECT ?, u.id, decode(u.hash, 'hex') FROM unnest(?::bigint[], ?::text[]) AS u(id, hash)`,
+      [ledger, ids, hashes],
     );
     if (checkpoints.length > 0) await trx('ledger_log_checkpoints').insert(checkpoints).onConflict(['ledger', 'log_id']).ignore();
     await trx('ledger_log_chain')
@@ -67,17 +71,23 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
 }
 
 /**
- * One pass over every ledger with unhashed logs (not those created with HASH_LOGS DISABLED). Driven from the ledgers:
- * a DISABLED ledger's logs stay unhashed for ever, so a scan of the unhashed-logs index would grow with them at every
- * pass, while one probe of that index per hashed ledger does not.
+ * The hashed ledgers (not HASH_LOGS DISABLED) with logs past their chain position, and how many: the ledger's log
+ * counter against the chain's `hashed_through`, one row of each per ledger, so neither finding the work nor measuring
+ * it reads a log. A write bumps `next_log_id` in the transaction that inserts its log, under the ledger row lock it
+ * holds to its commit: the committed counter counts exactly the committed logs.
+ */
+const PENDING_SQL = `SELECT l.name, l.next_log_id - 1 - coalesce(c.hashed_through, -1) AS pending
+  FROM ledgers l LEFT JOIN ledger_log_chain c ON c.ledger = l.name
+  WHERE l.features->>'HASH_LOGS' IS DISTINCT FROM 'DISABLED'`;
+
+/**
+ * One pass over every ledger with unhashed logs (not those created with HASH_LOGS DISABLED), found from the ledgers
+ * and their chain rows (PENDING_SQL) rather than from the logs: a DISABLED ledger's logs stay unhashed for ever, and
+ * the work list costs one row per ledger however many logs wait.
  * @returns how many logs were hashed (0: caught up, or waiting on a gap)
  */
 export async function hashPendingLogs(db: Db, limit = 1000): Promise<number> {
-  const { rows } = await db.raw(
-    `SELECT l.name FROM ledgers l
-      WHERE l.features->>'HASH_LOGS' IS DISTINCT FROM 'DISABLED'
-        AND EXISTS (SELECT 1 FROM ledger_logs g WHERE g.ledger = l.name AND g.hash IS NULL)`,
-  );
+  const { rows } = await db.raw(`SELECT name FROM (${PENDING_SQL}) p WHERE pending > 0`);
   let hashed = 0;
   for (const { name } of rows as Array<{ name: string }>) hashed += await hashLedgerLogs(db, name, limit);
   return hashed;
@@ -85,12 +95,9 @@ export async function hashPendingLogs(db: Db, limit = 1000): Promise<number> {
 
 /**
  * The chain's lag: logs of hashed ledgers (not HASH_LOGS DISABLED) not hashed yet. A count rather than an age: an
- * imported log keeps its original date. One probe of the unhashed-logs index, read at each scrape of the worker.
+ * imported log keeps its original date. Read at each scrape of the worker, from one row per ledger (PENDING_SQL).
  */
 export async function logHashLag(db: Db): Promise<number> {
-  const { rows } = await db.raw(
-    `SELECT count(*)::int AS logs FROM ledger_logs g JOIN ledgers l ON l.name = g.ledger
-      WHERE g.hash IS NULL AND l.features->>'HASH_LOGS' IS DISTINCT FROM 'DISABLED'`,
-  );
+  const { rows } = await db.raw(`SELECT coalesce(sum(pending), 0)::int AS logs FROM (${PENDING_SQL}) p`);
   return rows[0].logs;
 }

@@ -34,11 +34,17 @@ const logField: FieldResolver = (name) => LOG_FIELDS[name];
 
 const COLUMNS = ['id', 'type', 'date', 'data', 'hash'];
 
+/**
+ * The logs with their hashes: a log's hash is a row of `ledger_log_hashes` (written by the hasher, see log-hasher.ts),
+ * absent until the hasher reaches it. USING merges `ledger` and `id`, so they stay unqualified (the left side's values).
+ */
+const logsWithHashes = (db: Executor) => db('ledger_logs').joinRaw('LEFT JOIN ledger_log_hashes USING (ledger, id)');
+
 /** Newest first (id desc), as Formance. @throws ApiError LEDGER_NOT_FOUND */
 export async function listLogs(db: Executor, ledger: string, filters: LogFilters, page: PageRequest): Promise<Page<LedgerLog>> {
   const condition = compileLedgerQuery(filters.query, logField, 'id, date, type');
   await assertLedgerExists(db, ledger);
-  const query = db('ledger_logs').where({ ledger }).select(COLUMNS);
+  const query = logsWithHashes(db).where({ ledger }).select(COLUMNS);
   if (filters.startTime) query.where('date', '>=', filters.startTime);
   if (filters.endTime) query.where('date', '<', filters.endTime);
   if (filters.before !== undefined) query.where('id', '<', filters.before.toString());
@@ -96,6 +102,9 @@ export async function* streamLogs(
   // while the caller works on the previous one from being an unhandled rejection: its failure is thrown where it is awaited.
   const page = (after: bigint): Promise<Row[]> => {
     const rows = db('ledger_logs as l')
+      .leftJoin('ledger_log_hashes as h', function joinHash() {
+        this.on('h.ledger', '=', 'l.ledger').andOn('h.id', '=', 'l.id');
+      })
       .leftJoin('ledger_log_checkpoints as c', function joinCheckpoint() {
         this.on('c.ledger', '=', 'l.ledger').andOn('c.log_id', '=', 'l.id');
       })
@@ -103,7 +112,7 @@ export async function* streamLogs(
       .where('l.id', '>', after.toString())
       .orderBy('l.id')
       .limit(pageSize)
-      .select(...COLUMNS.map((c) => `l.${c}`), 'c.key_id', 'c.signature')
+      .select(...COLUMNS.map((c) => (c === 'hash' ? 'h.hash' : `l.${c}`)), 'c.key_id', 'c.signature')
       .then((found) => found as Row[]);
     rows.catch(() => undefined);
     return rows;

@@ -41,7 +41,7 @@ export async function seedReadLedger(platform: BenchPlatform, token: string, sce
     console.error(
       `[bench] ${scenario}: ${pending} events, workflows or unhashed logs of the seeding still pending; the reads share the machine with them`,
     );
-  await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'events_outbox']);
+  await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_log_hashes', 'ledger_volumes', 'events_outbox']);
   return ledger;
 }
 

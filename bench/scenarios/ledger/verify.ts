@@ -108,7 +108,7 @@ export const ledgerVerifyScenario: Scenario = {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     const pending = (await settle(platform, 600_000)) + (await awaitLogsHashed(platform, ledger, 600_000));
     if (pending) console.error(`[bench] ledger-verify: ${pending} events, workflows or unhashed logs of the seeding still pending`);
-    await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_volumes', 'ledger_accounts', 'events_outbox']);
+    await quietDatabase(platform, ['ledger_transactions', 'ledger_logs', 'ledger_log_hashes', 'ledger_volumes', 'ledger_accounts', 'events_outbox']);
 
     return measureVerify(platform, token, ledger, count, `seeded in ${seedSeconds.toFixed(0)} s`);
   },
