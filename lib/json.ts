@@ -97,27 +97,6 @@ export function quoteJson(text: string): string {
   return `"${text}"`;
 }
 
-/** The JSON text of values frozen by frozenJson, which the walk copies instead of walking them again. */
-const written = new WeakMap<object, string>();
-
-/**
- * Freezes `value` deeply and writes its compact JSON once; stringifyJson then copies that text wherever the value
- * appears. For values built once and written into several documents: a committed transaction's postings and volumes
- * go into its row, its log, its event and the response. Frozen, they cannot change after their text was written.
- * @returns value itself
- */
-export function frozenJson<T extends object>(value: T): T {
-  if (written.has(value)) return value;
-  const freeze = (member: unknown) => {
-    if (member === null || typeof member !== 'object' || Object.isFrozen(member)) return;
-    for (const key of Object.keys(member)) freeze((member as Record<string, unknown>)[key]);
-    Object.freeze(member);
-  };
-  freeze(value);
-  written.set(value, serialize(value, '') as string);
-  return value;
-}
-
 /** JSON.stringify's output, member for member, with BigInts as the integers they are; undefined where it writes nothing. */
 function serialize(raw: unknown, key: string): string | undefined {
   const value = jsonValue(raw, key);
@@ -132,8 +111,6 @@ function serialize(raw: unknown, key: string): string | undefined {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      const known = written.get(value);
-      if (known !== undefined) return known;
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i += 1) {

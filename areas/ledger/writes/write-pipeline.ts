@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { PlatformEvent } from '../../../db/outbox';
 import { ApiError, notFound } from '../../../lib/errors';
-import { frozenJson, stringifyJson } from '../../../lib/json';
+import { stringifyJson } from '../../../lib/json';
 import { logTransactionView, type LogType } from '../logs/log';
 import { presentTransaction } from '../reads/transactions';
 import { scriptPairs } from './script';
@@ -323,15 +323,10 @@ async function commitAccepted(
     }
     const { accepted: a, toSet, reverted } = plan;
     const write = writes[a.index] as LedgerWrite;
-    // Postings in their stored member order, and the volumes: each written once, into the row, the log, the event and
-    // the answer (frozenJson), and never changed after.
-    const postings = frozenJson(a.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset })));
-    frozenJson(a.pre);
-    frozenJson(a.post);
     const transaction: LedgerTransaction = {
       id: txid++,
       ledger,
-      postings,
+      postings: a.postings,
       metadata: a.metadata,
       timestamp: a.timestamp,
       insertedAt: now,
@@ -344,7 +339,7 @@ async function commitAccepted(
       id: transaction.id,
       timestamp: a.timestamp,
       reference: a.reference,
-      postings,
+      postings: a.postings,
       metadata: a.metadata,
       pre: a.pre,
       post: a.post,

@@ -60,7 +60,6 @@ export interface TransactionInsert {
   id: bigint;
   timestamp: Date;
   reference?: string;
-  /** In their stored member order: source, destination, amount, asset. */
   postings: Array<{ source: string; destination: string; amount: bigint; asset: string }>;
   metadata: Record<string, string>;
   pre: unknown;
@@ -123,7 +122,7 @@ export async function insertCommitted(
       id: r.id,
       ts: r.timestamp,
       ref: r.reference ?? null,
-      postings: r.postings,
+      postings: r.postings.map((p) => ({ source: p.source, destination: p.destination, amount: p.amount, asset: p.asset })),
       metadata: r.metadata,
       pre: r.pre,
       post: r.post,
