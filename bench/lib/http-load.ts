@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { localUrl } from './http-client';
+import { markMeasuredEnd, markMeasuredStart } from './cpu';
 import { percentile, rememberSamples, type Measurement } from './stats';
 
 /**
@@ -55,11 +56,15 @@ export async function httpLoad(options: {
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
       responses += 1;
       if (responses <= warmup) {
-        if (responses === warmup) started = performance.now();
+        if (responses === warmup) {
+          markMeasuredStart();
+          started = performance.now();
+        }
         return;
       }
       lastResponse = performance.now();
       latencies.push(responseTime);
+      if (responses === options.amount + warmup) markMeasuredEnd();
     });
   });
   const errors = result.errors + result.timeouts + result.non2xx;

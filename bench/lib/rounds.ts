@@ -1,4 +1,4 @@
-import { addCpu, cpuSnapshot, type CpuSnapshot } from './cpu';
+import { addCpu, cpuSnapshot, measuredWindow, resetMeasuredWindow, type CpuSnapshot } from './cpu';
 import { combineRounds, type Measurement } from './stats';
 
 /**
@@ -7,7 +7,7 @@ import { combineRounds, type Measurement } from './stats';
  * cyclic order, starting one row further than the round before (A B C, B C A, C A B, ...; with two rows A B, B A):
  * over as many rounds as rows, each row runs once in each position. `beforeEach` runs before each row's run, outside
  * its CPU count (e.g. letting the previous run's events settle). Returns each loop's runs combined (combineRounds),
- * each run on its own (`rounds`, for a row's notes) and the CPU they cost.
+ * each run on its own (`rounds`, for a row's notes) and the CPU their measured operations cost (warm-ups aside).
  */
 export async function interleavedRounds<K extends string>(
   rounds: number,
@@ -20,10 +20,14 @@ export async function interleavedRounds<K extends string>(
     for (let i = 0; i < rows.length; i += 1) {
       const row = rows[(round + i) % rows.length];
       await beforeEach();
+      resetMeasuredWindow();
       const before = cpuSnapshot();
       const entry = measured.get(row)!;
       entry.rounds.push(await measure(row));
-      addCpu(entry.cpu, before, cpuSnapshot());
+      const after = cpuSnapshot();
+      // The measured operations' window when the run marked it (httpLoad, measureLoop), otherwise the whole run.
+      const marked = measuredWindow();
+      addCpu(entry.cpu, marked?.before ?? before, marked?.after ?? after);
     }
   }
   return Object.fromEntries(

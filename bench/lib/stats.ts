@@ -1,3 +1,4 @@
+import { markMeasuredEnd, markMeasuredStart } from './cpu';
 /** Throughput and latency of one scenario, as the report prints them. */
 export interface Measurement {
   scenario: string;
@@ -43,6 +44,7 @@ export async function measureLoop(options: {
   let next = 0;
   let errors = 0;
   let firstError: unknown;
+  markMeasuredStart();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
@@ -60,6 +62,7 @@ export async function measureLoop(options: {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  markMeasuredEnd();
   latencies.sort((a, b) => a - b);
   if (firstError) console.error(`[bench] ${options.scenario}: ${errors} errors, first: ${String(firstError)}`);
   const measurement: Measurement = {
