@@ -80,28 +80,37 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** The last bulk transaction queued on each ledger in this process (see oneAtATime). */
-const bulkTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
+/** Bulk transactions of one ledger this process runs at once (see oneAtATime). */
+const BULKS_IN_FLIGHT = 2;
+
+/** Per ledger, the bulk transactions running in this process and those waiting for a turn (see oneAtATime). */
+const bulkSlots = new WeakMap<Db, Map<string, { running: number; waiting: Array<() => void> }>>();
 
 /**
- * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) one after the other, in
- * arrival order, as the group commit runs one batch per ledger and process. They serialize in the database anyway
- * (each holds the ledger row from its counter bump to its commit), but each waited there holding a pooled connection:
- * 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind them, with every other request of
- * the process, timed out acquiring a connection (503). Queued here, a waiting bulk holds nothing.
+ * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) at most
+ * BULKS_IN_FLIGHT at a time, in arrival order. They serialize in the database anyway (each holds the ledger row from
+ * its counter bump to its commit), but each waited there holding a pooled connection: 60 parallel atomic bulks on one
+ * ledger took the whole pool, and the bulks behind them, with every other request of the process, timed out acquiring
+ * a connection (503). Queued here, a waiting bulk holds nothing. Two rather than one: the next bulk locks its rows and
+ * checks its writes while the previous one sends its rows and commits, instead of after; a third would only wait on
+ * the ledger row with a connection. Lock order keeps two bulks from deadlocking (lockVolumes, lockAhead).
  * Bulks of other processes still queue on the rows, as any writer does.
  */
-function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
-  let tails = bulkTails.get(db);
-  if (!tails) bulkTails.set(db, (tails = new Map()));
-  const previous = tails.get(ledger) ?? Promise.resolve();
-  const run = previous.then(work);
-  const tail = run.catch(() => undefined);
-  tails.set(ledger, tail);
-  void tail.then(() => {
-    if (tails.get(ledger) === tail) tails.delete(ledger);
-  });
-  return run;
+async function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
+  let byLedger = bulkSlots.get(db);
+  if (!byLedger) bulkSlots.set(db, (byLedger = new Map()));
+  let slots = byLedger.get(ledger);
+  if (!slots) byLedger.set(ledger, (slots = { running: 0, waiting: [] }));
+  if (slots.running >= BULKS_IN_FLIGHT) await new Promise<void>((resolve) => slots.waiting.push(resolve));
+  else slots.running += 1;
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the oldest waiter; the count drops only when nobody waits.
+    const next = slots.waiting.shift();
+    if (next) next();
+    else if (--slots.running === 0) byLedger.delete(ledger);
+  }
 }
 
 /** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
