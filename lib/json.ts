@@ -168,7 +168,7 @@ export function canonicalJson(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quoteJson(value);
     case 'bigint':
       return value.toString();
     case 'object':
@@ -176,7 +176,7 @@ export function canonicalJson(value: unknown): string {
     default:
       return JSON.stringify(value);
   }
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (value instanceof Date) return quoteJson(value.toISOString());
   if (Array.isArray(value)) {
     let text = '[';
     for (let i = 0; i < value.length; i++) {
@@ -194,7 +194,7 @@ export function canonicalJson(value: unknown): string {
     const member = record[key];
     if (member === undefined) continue;
     if (text.length > 1) text += ',';
-    text += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+    text += `${quoteJson(key)}:${canonicalJson(member)}`;
   }
   return `${text}}`;
 }
