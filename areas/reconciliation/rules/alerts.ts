@@ -6,6 +6,19 @@ import { keysetPage, type ListQuery, type Page } from '../../../db/pagination';
 import { conflict, notFound, validationError } from '../../../lib/errors';
 import { type AlertEventRow, type AlertEventType, type AlertRow, type AlertStatus, presentAlert, presentAlertEvent, type Severity } from './model';
 import { isUuid } from './rules';
+import { stringifyJson } from '../../../lib/json';
+
+/**
+ * An alert's changed columns as bindings: its json columns (ack, resolution, snooze) as the text stringifyJson writes,
+ * so a big integer in them is kept exact (node-postgres' own JSON.stringify refuses BigInt).
+ */
+const jsonColumns = (set: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(set).map(([column, value]) => [
+      column,
+      value !== null && typeof value === 'object' && !(value instanceof Date) ? stringifyJson(value) : value,
+    ]),
+  );
 
 /**
  * Alerts: one per (rule, fingerprint, period), opened by a failing evaluation and moved by operators.
@@ -62,7 +75,7 @@ export async function appendAlertEvent(
       is_reopen: event.isReopen ?? false,
       notify: event.notify,
       evaluation_id: event.evaluationID ?? null,
-      payload: event.payload,
+      payload: stringifyJson(event.payload),
       at: event.at,
     })
     .returning('*')) as AlertEventRow[];
@@ -127,7 +140,7 @@ async function transition(
     const { set, payload } = change(current, now);
     const [updated] = (await trx('reconciliation_alerts')
       .where({ id })
-      .update({ ...set, updated_at: now })
+      .update({ ...jsonColumns(set), updated_at: now })
       .returning('*')) as AlertRow[];
     await appendAlertEvent(trx, updated, { type, prevStatus: current.status, notify: true, payload, at: now });
     return presentAlert(updated);

@@ -134,6 +134,25 @@ describe('reconciliation rules on Temporal Schedules, alerts and edge-triggered 
     await api('DELETE', `/api/reconciliation/rules/${rule.id}`);
   });
 
+  test('a threshold beyond 2^64 is stored, patched around and evaluated digit for digit (no 500)', async () => {
+    const ledger = await newLedger('recon-big');
+    await fund(ledger, 'users:bob', 150);
+    const threshold = 123456789012345678901234567890n;
+    const rule = await createRule({
+      name: 'bob-big',
+      templateKind: 'account_threshold',
+      templateSpec: { ledger, address: 'users:bob', asset: 'USD/2', operator: 'gt', threshold },
+    });
+    expect(BigInt(rule.templateSpec.threshold)).toBe(threshold);
+    const patched = await api('PATCH', `/api/reconciliation/rules/${rule.id}`, { body: { name: 'bob-big-renamed', labels: { team: 'ops' } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ name: 'bob-big-renamed', labels: { team: 'ops' } });
+    expect(BigInt(patched.body.data.templateSpec.threshold)).toBe(threshold);
+    // 150 is not above the threshold: a pass, with the threshold in the evidence as written.
+    const evaluation = await evaluate(rule.id);
+    expect(evaluation.result).toBe('PASS');
+  });
+
   test('account_threshold is edge-triggered: one occurrence per crossing, none while the balance stays beyond, reset when it crosses back', async () => {
     const ledger = await newLedger('recon-edge');
     await fund(ledger, 'users:alice', 150);
