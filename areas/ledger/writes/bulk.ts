@@ -80,38 +80,69 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** Bulk transactions of one ledger this process runs at once (see oneAtATime). */
+/** Bulk transactions of one ledger this process runs at once (see inTurn). */
 const BULKS_IN_FLIGHT = 2;
 
-/** Per ledger, the bulk transactions running in this process and those waiting for a turn (see oneAtATime). */
-const bulkSlots = new WeakMap<Db, Map<string, { running: number; waiting: Array<() => void> }>>();
+interface Turns {
+  running: number;
+  /** Whether the running one is exclusive. */
+  exclusive: boolean;
+  waiting: Array<{ exclusive: boolean; start: () => void }>;
+}
+
+/** Per ledger, the bulk transactions running in this process and those waiting for a turn (see inTurn). */
+const bulkTurns = new WeakMap<Db, Map<string, Turns>>();
+
+/** Starts the waiting bulks that fit, oldest first: none passes an older one. */
+function admit(turns: Turns): void {
+  while (turns.waiting.length > 0) {
+    const next = turns.waiting[0];
+    if (next.exclusive ? turns.running > 0 : turns.exclusive || turns.running >= BULKS_IN_FLIGHT) return;
+    turns.waiting.shift();
+    turns.running += 1;
+    turns.exclusive = next.exclusive;
+    next.start();
+  }
+}
 
 /**
- * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) at most
- * BULKS_IN_FLIGHT at a time, in arrival order. They serialize in the database anyway (each holds the ledger row from
- * its counter bump to its commit), but each waited there holding a pooled connection: 60 parallel atomic bulks on one
- * ledger took the whole pool, and the bulks behind them, with every other request of the process, timed out acquiring
- * a connection (503). Queued here, a waiting bulk holds nothing. Two rather than one: the next bulk locks its rows and
- * checks its writes while the previous one sends its rows and commits, instead of after; a third would only wait on
- * the ledger row with a connection. Lock order keeps two bulks from deadlocking (lockVolumes, lockAhead).
+ * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) in arrival order, at
+ * most BULKS_IN_FLIGHT at a time. They serialize in the database anyway (each holds the ledger row from its counter
+ * bump to its commit), but each waited there holding a pooled connection: 60 parallel atomic bulks on one ledger took
+ * the whole pool, and the bulks behind them, with every other request of the process, timed out acquiring a connection
+ * (503). Queued here, a waiting bulk holds nothing. Two rather than one: the next bulk locks its rows and checks its
+ * writes while the previous one writes and commits; a third would only wait on the ledger row with a connection.
+ * Two run together only when both take every row lock before their counter bump (plainPostingsOnly): a bulk that may
+ * lock after it (a script locking what it reads as it runs, a second round of the pipeline) would hold the ledger row
+ * while waiting for a row the other bulk holds while waiting for the ledger row, a deadlock. Such a bulk runs alone.
  * Bulks of other processes still queue on the rows, as any writer does.
  */
-async function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
-  let byLedger = bulkSlots.get(db);
-  if (!byLedger) bulkSlots.set(db, (byLedger = new Map()));
-  let slots = byLedger.get(ledger);
-  if (!slots) byLedger.set(ledger, (slots = { running: 0, waiting: [] }));
-  if (slots.running >= BULKS_IN_FLIGHT) await new Promise<void>((resolve) => slots.waiting.push(resolve));
-  else slots.running += 1;
+async function inTurn<T>(db: Db, ledger: string, exclusive: boolean, work: () => Promise<T>): Promise<T> {
+  let byLedger = bulkTurns.get(db);
+  if (!byLedger) bulkTurns.set(db, (byLedger = new Map()));
+  let turns = byLedger.get(ledger);
+  if (!turns) byLedger.set(ledger, (turns = { running: 0, exclusive: false, waiting: [] }));
+  const mine = turns;
+  await new Promise<void>((start) => {
+    mine.waiting.push({ exclusive, start });
+    admit(mine);
+  });
   try {
     return await work();
   } finally {
-    // The slot passes straight to the oldest waiter; the count drops only when nobody waits.
-    const next = slots.waiting.shift();
-    if (next) next();
-    else if (--slots.running === 0) byLedger.delete(ledger);
+    mine.running -= 1;
+    if (mine.running === 0) mine.exclusive = false;
+    admit(mine);
+    if (mine.running === 0 && mine.waiting.length === 0) byLedger.delete(ledger);
   }
 }
+
+/**
+ * Whether every element is a transaction of plain postings: one round of the pipeline, every row it touches locked in
+ * one sorted statement before its counter bump, so it can share its turn (inTurn).
+ */
+const plainPostingsOnly = (elements: BulkElement[]): boolean =>
+  elements.every((e) => e.action === 'CREATE_TRANSACTION' && e.data.postings !== undefined && e.data.script === undefined);
 
 /** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
 class AtomicBulkFailed extends Error {
@@ -298,9 +329,10 @@ export async function runBulk(
   const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
   if (elements.length === 0) return { results: [] };
   const steps = planSteps(elements, schema);
+  const shared = plainPostingsOnly(elements);
   if (options.atomic) {
     try {
-      const results = await oneAtATime(db, ledger, async () => {
+      const results = await inTurn(db, ledger, !shared, async () => {
         try {
           return await runAtomic(db, ledger, elements, steps);
         } catch (error) {
@@ -328,7 +360,7 @@ export async function runBulk(
         if (!record(step.start, asErrorResult(step.error))) return false;
         continue;
       }
-      const batch = await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
+      const batch = await inTurn(db, ledger, !shared, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
       if ('failed' in batch) {
         if (step.writes.length === 1) {
           if (!record(step.start, asErrorResult(batch.failed))) return false;
