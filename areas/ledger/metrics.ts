@@ -1,3 +1,4 @@
+import { UNHASHED_LOGS_SQL } from './logs/log-hasher';
 import type { Executor } from './types';
 
 /**
@@ -13,9 +14,7 @@ export async function ledgerMetrics(db: Executor): Promise<Record<string, number
     db.raw('coalesce(sum(next_log_id), 0)::text AS logs'),
   );
   // Every log past the chain's position: the hasher's backlog, and the logs of HASH_LOGS DISABLED ledgers (never hashed).
-  const unhashed = await db('ledgers')
-    .leftJoin('ledger_log_chain', 'ledger_log_chain.ledger', 'ledgers.name')
-    .first(db.raw('coalesce(sum(ledgers.next_log_id - 1 - coalesce(ledger_log_chain.hashed_through, -1)), 0)::text AS count'));
+  const unhashed = (await db.raw(`SELECT coalesce(sum(pending), 0)::text AS count FROM (${UNHASHED_LOGS_SQL}) u`)).rows[0] as { count: string };
   const schemas = await db('ledger_schemas').count<{ count: string }>('* as count').first();
   const memory = process.memoryUsage();
   return {

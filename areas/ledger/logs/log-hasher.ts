@@ -71,14 +71,16 @@ export async function hashLedgerLogs(db: Db, ledger: string, limit = 1000): Prom
 }
 
 /**
- * The hashed ledgers (not HASH_LOGS DISABLED) with logs past their chain position, and how many: the ledger's log
- * counter against the chain's `hashed_through`, one row of each per ledger, so neither finding the work nor measuring
- * it reads a log. A write bumps `next_log_id` in the transaction that inserts its log, under the ledger row lock it
- * holds to its commit: the committed counter counts exactly the committed logs.
+ * Each ledger's logs past its chain position, and its features: the ledger's log counter against the chain's
+ * `hashed_through`, one row of each per ledger, so neither finding the work nor measuring it reads a log. A write bumps
+ * `next_log_id` in the transaction that inserts its log, under the ledger row lock it holds to its commit: the
+ * committed counter counts exactly the committed logs. Columns: name, features, pending.
  */
-const PENDING_SQL = `SELECT l.name, l.next_log_id - 1 - coalesce(c.hashed_through, -1) AS pending
-  FROM ledgers l LEFT JOIN ledger_log_chain c ON c.ledger = l.name
-  WHERE l.features->>'HASH_LOGS' IS DISTINCT FROM 'DISABLED'`;
+export const UNHASHED_LOGS_SQL = `SELECT l.name, l.features, l.next_log_id - 1 - coalesce(c.hashed_through, -1) AS pending
+  FROM ledgers l LEFT JOIN ledger_log_chain c ON c.ledger = l.name`;
+
+/** UNHASHED_LOGS_SQL of the hashed ledgers (not HASH_LOGS DISABLED): the hasher's work. */
+const PENDING_SQL = `SELECT name, pending FROM (${UNHASHED_LOGS_SQL}) u WHERE features->>'HASH_LOGS' IS DISTINCT FROM 'DISABLED'`;
 
 /**
  * One pass over every ledger with unhashed logs (not those created with HASH_LOGS DISABLED), found from the ledgers
