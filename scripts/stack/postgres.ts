@@ -55,8 +55,9 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: isRoot,
     // PostgreSQL's last lines go into the error of a failed start (`failed` below).
     onLog: (message: string) => {
-      remember(String(message).trim());
-      options.log?.(String(message).trim());
+      const line = String(message).trim();
+      remember(line);
+      options.log?.(line);
     },
     onError: (message: unknown) => options.log?.(String(message).trim()),
     // The package asks for en_US.UTF-8 messages, a locale many machines lack; later flags win, so C is used instead.
