@@ -21,4 +21,22 @@ describe('settings at start', () => {
     },
     70_000,
   );
+
+  it.each(['api/server.ts', 'activities/worker.ts'])(
+    'stops %s at start when a connector plugin module breaks the contract, naming the setting',
+    (entry) => {
+      const plugin = path.join(ROOT, 'test', 'fixtures', 'payments-plugin', 'broken.ts');
+      const env = {
+        PATH: process.env.PATH,
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        PAYMENTS_CONNECTOR_PLUGINS: plugin,
+        LOG_LEVEL: 'silent',
+      };
+      const run = spawnSync(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`PAYMENTS_CONNECTOR_PLUGINS: ${plugin}: not a connector plugin`);
+    },
+    70_000,
+  );
 });

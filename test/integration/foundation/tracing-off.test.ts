@@ -21,7 +21,7 @@ process.stdout.write(JSON.stringify({ enabled: tracing.tracingEnabled(), loaded 
 async function probe(otel: Record<string, string>): Promise<{ enabled: boolean; loaded: number }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', PROBE], {
-    cwd: path.resolve(__dirname, '../..'),
+    cwd: path.resolve(__dirname, '../../..'),
     env: { ...env, ...otel },
   });
   return JSON.parse(stdout);
