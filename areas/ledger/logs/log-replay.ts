@@ -8,7 +8,7 @@ import { checkSchemaData, writeSchema } from '../rules/schemas';
 import type { Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
 import { isMetadata, type MetadataWrite } from '../writes/metadata-write';
-import { commitWrites, type BatchOutcome, type BatchWrite } from '../writes/write-pipeline';
+import { asOneUnit, commitWrites, type BatchOutcome, type BatchWrite } from '../writes/write-pipeline';
 import {
   assertSameData,
   assertSameTxid,
@@ -210,12 +210,8 @@ export class LogReplayer {
     // A failure of the batch as a whole (a database error) is named after its first log.
     this.failedLog = run[0].log.id;
     // The first refused log fails the import: nothing after it need be written.
-    const outcomes = await commitWrites(
-      this.trx,
-      this.ledger,
-      run.map((q) => q.write),
-      { stopAtFirstRefusal: true },
-    );
+    const writes = run.map((q) => q.write);
+    const outcomes = await commitWrites(this.trx, this.ledger, writes, { units: asOneUnit(writes, { stopAtFirstRefusal: true }) });
     // A revert moved volumes in the database: the next chunk reads them again.
     if (run.some((q) => !isMetadata(q.write))) this.volumes.clear();
     for (const [i, queued] of run.entries()) {

@@ -11,7 +11,8 @@ import type { Db } from '../../../db/knex';
 import { assertLedgerWritable } from '../ledgers';
 import type { Executor, LedgerTransaction, Posting } from '../types';
 import { lockVolumes } from '../reads/volumes';
-import { commitWrites, type BatchOutcome, type BatchWrite } from './write-pipeline';
+import { ABORTED, asOneUnit, commitWrites, NOT_RUN, type BatchOutcome, type BatchWrite } from './write-pipeline';
+import { groupCommitEnabled, groupCommitUnit } from './group-commit';
 
 type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
 
@@ -80,66 +81,33 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** Bulk transactions of one ledger this process runs at once (see inTurn). */
-const BULKS_IN_FLIGHT = 2;
-
-interface Turns {
-  running: number;
-  /** Whether the running one is exclusive. */
-  exclusive: boolean;
-  waiting: Array<{ exclusive: boolean; start: () => void }>;
-}
-
-/** Per ledger, the bulk transactions running in this process and those waiting for a turn (see inTurn). */
-const bulkTurns = new WeakMap<Db, Map<string, Turns>>();
-
-/** Starts the waiting bulks that fit, oldest first: none passes an older one. */
-function admit(turns: Turns): void {
-  while (turns.waiting.length > 0) {
-    const next = turns.waiting[0];
-    if (next.exclusive ? turns.running > 0 : turns.exclusive || turns.running >= BULKS_IN_FLIGHT) return;
-    turns.waiting.shift();
-    turns.running += 1;
-    turns.exclusive = next.exclusive;
-    next.start();
-  }
-}
+/** Per ledger, the last of this process's bulk transactions queued (see inTurn). */
+const bulkQueues = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
- * Runs this process's bulk transactions of one ledger (atomic bulks, non-atomic bulks' batches) in arrival order, at
- * most BULKS_IN_FLIGHT at a time. They serialize in the database anyway (each holds the ledger row from its counter
- * bump to its commit), but each waited there holding a pooled connection: 60 parallel atomic bulks on one ledger took
- * the whole pool, and the bulks behind them, with every other request of the process, timed out acquiring a connection
- * (503). Queued here, a waiting bulk holds nothing. Two rather than one: the next bulk locks its rows and checks its
- * writes while the previous one writes and commits; a third would only wait on the ledger row with a connection.
- * Two run together only when both take every row lock before their counter bump (plainPostingsOnly): a bulk that may
- * lock after it (a script locking what it reads as it runs, a second round of the pipeline) would hold the ledger row
- * while waiting for a row the other bulk holds while waiting for the ledger row, a deadlock. Such a bulk runs alone.
- * Bulks of other processes still queue on the rows, as any writer does.
+ * Runs this process's bulk transactions of one ledger that do not join the group commit (an atomic bulk that is more
+ * than one batch of plain postings, or every bulk when group commit is off) one at a time, in arrival order. They
+ * serialize in the database anyway (each holds the ledger row from its counter bump to its commit), but each waited
+ * there holding a pooled connection: 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind
+ * them, with every other request of the process, timed out acquiring a connection (503). Queued here, a waiting bulk
+ * holds nothing. Bulks of other processes, and the group commit's batches, still queue on the rows, as any writer does.
  */
-async function inTurn<T>(db: Db, ledger: string, exclusive: boolean, work: () => Promise<T>): Promise<T> {
-  let byLedger = bulkTurns.get(db);
-  if (!byLedger) bulkTurns.set(db, (byLedger = new Map()));
-  let turns = byLedger.get(ledger);
-  if (!turns) byLedger.set(ledger, (turns = { running: 0, exclusive: false, waiting: [] }));
-  const mine = turns;
-  await new Promise<void>((start) => {
-    mine.waiting.push({ exclusive, start });
-    admit(mine);
-  });
+async function inTurn<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
+  let byLedger = bulkQueues.get(db);
+  if (!byLedger) bulkQueues.set(db, (byLedger = new Map()));
+  const run = (byLedger.get(ledger) ?? Promise.resolve()).then(work);
+  const tail = run.catch(() => undefined);
+  byLedger.set(ledger, tail);
   try {
-    return await work();
+    return await run;
   } finally {
-    mine.running -= 1;
-    if (mine.running === 0) mine.exclusive = false;
-    admit(mine);
-    if (mine.running === 0 && mine.waiting.length === 0) byLedger.delete(ledger);
+    if (byLedger.get(ledger) === tail) byLedger.delete(ledger);
   }
 }
 
 /**
- * Whether every element is a transaction of plain postings: one round of the pipeline, every row it touches locked in
- * one sorted statement before its counter bump, so it can share its turn (inTurn).
+ * Whether every element is a transaction of plain postings: one round of the pipeline that never waits for a lock
+ * after its counter bump, so the bulk can join the group commit as an atomic unit.
  */
 const plainPostingsOnly = (elements: BulkElement[]): boolean =>
   elements.every((e) => e.action === 'CREATE_TRANSACTION' && e.data.postings !== undefined && e.data.script === undefined);
@@ -265,7 +233,7 @@ async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps:
       else {
         let outcomes: BatchOutcome[];
         try {
-          outcomes = await commitWrites(trx, ledger, step.writes, { stopAtFirstRefusal: true });
+          outcomes = await commitWrites(trx, ledger, step.writes, { units: asOneUnit(step.writes, { stopAtFirstRefusal: true }) });
         } catch (error) {
           // Failed whole (a reference another process took between the check and the insert): which element is to blame
           // is known only element by element.
@@ -284,7 +252,7 @@ async function runAtomic(db: Db, ledger: string, elements: BulkElement[], steps:
 }
 
 /**
- * A non-atomic bulk's batch in a database transaction of its own, each write with its own outcome (a refused write
+ * A non-atomic bulk's batch in a database transaction of its own (group commit off), each write with its own outcome (a refused write
  * leaves the others as they are). `failed` when the batch failed whole before its COMMIT: its elements then run one by
  * one, so one element's trouble is never its neighbours'. A COMMIT that failed may have landed: its error is the request's.
  */
@@ -298,7 +266,7 @@ async function commitBatch(
   try {
     return {
       outcomes: await inTransaction(db, async (trx) => {
-        const outcomes = await commitWrites(trx, ledger, writes, { stopAtFirstRefusal });
+        const outcomes = await commitWrites(trx, ledger, writes, { units: asOneUnit(writes, { stopAtFirstRefusal }) });
         written = true;
         return outcomes;
       }),
@@ -310,11 +278,13 @@ async function commitBatch(
 }
 
 /**
- * Runs the elements in order. Atomic: one database transaction for all of them, so a failing element leaves no trace
- * of any (their events included) and the failure is returned as `failedAt`. Otherwise each element has its own outcome
- * and processing stops at the first failure unless `continueOnFailure`; the results cover the elements that ran.
+ * Runs the elements in order. Atomic: all or nothing, so a failing element leaves no trace of any (their events
+ * included) and the failure is returned as `failedAt`. Otherwise each element has its own outcome and processing stops
+ * at the first failure unless `continueOnFailure`; the results cover the elements that ran.
  * The elements, whatever their action, are committed as batches of the write pipeline (planSteps): one statement per
  * table for the whole batch, txids and log ids dense in element order, each checked against what its predecessors left.
+ * A batch joins the ledger's group commit as a unit (docs/ledger.md, "Ledger writes in bulk"), except an atomic bulk
+ * that is more than one batch of plain postings: that one is a database transaction of its own (runAtomic).
  * @throws ApiError LEDGER_NOT_FOUND (checked first), NOT_FOUND (schema version), SERVICE_UNAVAILABLE
  */
 export async function runBulk(
@@ -329,10 +299,25 @@ export async function runBulk(
   const schema = options.schemaVersion !== undefined ? await findSchema(db, ledger, options.schemaVersion) : undefined;
   if (elements.length === 0) return { results: [] };
   const steps = planSteps(elements, schema);
-  const shared = plainPostingsOnly(elements);
+  const [only] = steps;
+  if (options.atomic && steps.length === 1 && 'writes' in only && plainPostingsOnly(elements) && groupCommitEnabled()) {
+    // One batch of plain postings joins the group commit as an all-or-nothing unit, committed with the other bulks and
+    // writes of the ledger. Failed whole, it runs in a transaction of its own below, element by element.
+    const unit = await groupCommitUnit(db, ledger, only.writes, { atomic: true });
+    if ('outcomes' in unit) {
+      const refused = unit.outcomes.findIndex((o) => 'error' in o && o.error !== ABORTED && o.error !== NOT_RUN);
+      if (refused >= 0) {
+        const failure = asErrorResult((unit.outcomes[refused] as { error: unknown }).error) as BulkResult & { responseType: 'ERROR' };
+        return { results: [], failedAt: refused, failure };
+      }
+      const results: BulkResult[] = [];
+      for (const [n, outcome] of unit.outcomes.entries()) results.push(await resultOf(db, ledger, elements[n], outcome));
+      return { results };
+    }
+  }
   if (options.atomic) {
     try {
-      const results = await inTurn(db, ledger, !shared, async () => {
+      const results = await inTurn(db, ledger, async () => {
         try {
           return await runAtomic(db, ledger, elements, steps);
         } catch (error) {
@@ -360,7 +345,12 @@ export async function runBulk(
         if (!record(step.start, asErrorResult(step.error))) return false;
         continue;
       }
-      const batch = await inTurn(db, ledger, !shared, () => commitBatch(db, ledger, step.writes, !options.continueOnFailure));
+      // Joined to the group commit, the batch is committed with the other bulks and writes of the ledger (one unit of
+      // its batch, stopping at its own first refusal); without group commit, in a transaction of its own.
+      const stopAtFirstRefusal = !options.continueOnFailure;
+      const batch = groupCommitEnabled()
+        ? await groupCommitUnit(db, ledger, step.writes, { stopAtFirstRefusal })
+        : await inTurn(db, ledger, () => commitBatch(db, ledger, step.writes, stopAtFirstRefusal));
       if ('failed' in batch) {
         if (step.writes.length === 1) {
           if (!record(step.start, asErrorResult(batch.failed))) return false;

@@ -3,14 +3,27 @@ import { inTransaction } from '../../../db/errors';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { activeSpanContext, tracingEnabled, withSpan, type SpanContext, type SpanOptions } from '../../../lib/tracing';
 import { isMetadata, type MetadataWrite } from './metadata-write';
-import { commitWrites, type BatchOutcome, type BatchWrite, type LedgerWrite, type MetadataOutcome, type WriteOutcome } from './write-pipeline';
+import {
+  commitWrites,
+  type BatchOutcome,
+  type BatchWrite,
+  type LedgerWrite,
+  type MetadataOutcome,
+  type WriteOutcome,
+  type WriteUnit,
+} from './write-pipeline';
 import { getConfig } from '../../../lib/config';
 
+/** A request's writes waiting for a batch: one write, or a bulk's batch (a unit, kept together and in order). */
 interface Pending {
-  write: BatchWrite;
+  writes: BatchWrite[];
+  unit?: WriteUnit;
   /** The writer's span when tracing is on: the batch's span links it (or is its child for a batch of one). */
   span?: SpanContext;
-  resolve(outcome: BatchOutcome): void;
+  resolve(outcomes: BatchOutcome[]): void;
+  /** The writes failed whole on their own, before their COMMIT: nothing of them was written. */
+  failed(error: unknown): void;
+  /** Their COMMIT failed: they may have landed. */
   reject(error: unknown): void;
 }
 
@@ -43,14 +56,42 @@ export function groupCommit(db: Knex, ledger: string, write: LedgerWrite): Promi
 export function groupCommit(db: Knex, ledger: string, write: MetadataWrite): Promise<MetadataOutcome | { error: unknown }>;
 export function groupCommit(db: Knex, ledger: string, write: BatchWrite): Promise<BatchOutcome>;
 export function groupCommit(db: Knex, ledger: string, write: BatchWrite): Promise<BatchOutcome> {
+  return new Promise<BatchOutcome>((resolve, reject) =>
+    enqueue(db, ledger, { writes: [write], resolve: ([outcome]) => resolve(outcome), failed: reject, reject, span: activeSpanContext() }),
+  );
+}
+
+/**
+ * Commits a bulk's batch (bulk.ts) with the other writes to the same ledger, as one unit: its writes stay together and
+ * in order (their ids are consecutive), and the unit's rules (WriteUnit: stop at the first refusal, all or nothing)
+ * apply to them alone. `failed` when the unit failed whole on its own before its COMMIT (a reference another process
+ * took between the check and the insert): nothing of it was written. Throws when its COMMIT failed: it may have landed.
+ */
+export function groupCommitUnit(
+  db: Knex,
+  ledger: string,
+  writes: BatchWrite[],
+  unit: WriteUnit,
+): Promise<{ outcomes: BatchOutcome[] } | { failed: unknown }> {
+  return new Promise((resolve, reject) =>
+    enqueue(db, ledger, {
+      writes,
+      unit,
+      resolve: (outcomes) => resolve({ outcomes }),
+      failed: (error) => resolve({ failed: error }),
+      reject,
+      span: activeSpanContext(),
+    }),
+  );
+}
+
+function enqueue(db: Knex, ledger: string, pending: Pending): void {
   let byLedger = queues.get(db);
   if (!byLedger) queues.set(db, (byLedger = new Map()));
   let queue = byLedger.get(ledger);
   if (!queue) byLedger.set(ledger, (queue = { pending: [], running: false }));
-  const span = activeSpanContext();
-  const promise = new Promise<BatchOutcome>((resolve, reject) => queue.pending.push({ write, resolve, reject, span }));
+  queue.pending.push(pending);
   if (!queue.running) void drain(db, ledger, queue, byLedger);
-  return promise;
 }
 
 async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map<string, LedgerQueue>): Promise<void> {
@@ -65,25 +106,27 @@ async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map
 }
 
 /**
- * Takes the oldest writes, in arrival order, leaving for the next batch any write whose Idempotency-Key, or the hold it
- * settles, is already in this one: the second must see the first's outcome, as it would after its commit.
+ * Takes the oldest requests' writes, in arrival order, up to maxBatch writes (a unit larger than that goes alone),
+ * leaving for the next batch any request with an Idempotency-Key, or a hold to settle, already in this one: the second
+ * must see the first's outcome, as it would after its commit.
  */
 function takeBatch(queue: LedgerQueue): Pending[] {
   const batch: Pending[] = [];
   const rest: Pending[] = [];
   const keys = new Set<string>();
+  let size = 0;
   for (const item of queue.pending) {
-    const write = item.write;
     // A metadata write takes no key and settles no hold: several of one target in a batch are walked in order.
-    const itemKeys = (isMetadata(write) ? [] : [write.idempotencyKey, write.settle?.holdId]).flatMap((k, i) =>
-      k === undefined ? [] : [`${i}:${k}`],
+    const itemKeys = item.writes.flatMap((write) =>
+      (isMetadata(write) ? [] : [write.idempotencyKey, write.settle?.holdId]).flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`])),
     );
-    if (batch.length >= maxBatch() || itemKeys.some((k) => keys.has(k))) {
+    if ((size > 0 && size + item.writes.length > maxBatch()) || itemKeys.some((k) => keys.has(k))) {
       rest.push(item);
       continue;
     }
     for (const k of itemKeys) keys.add(k);
     batch.push(item);
+    size += item.writes.length;
   }
   queue.pending = rest;
   return batch;
@@ -95,6 +138,7 @@ function takeBatch(queue: LedgerQueue): Pending[] {
  */
 async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: LedgerQueue): Promise<void> {
   let written = false;
+  const size = batch.reduce((n, p) => n + p.writes.length, 0);
   const started = process.hrtime.bigint();
   try {
     const commit = () =>
@@ -106,22 +150,26 @@ async function commitOrSplit(db: Knex, ledger: string, batch: Pending[], queue: 
         const result = await commitWrites(
           trx,
           ledger,
-          batch.map((p) => p.write),
-          { whileWriting },
+          batch.flatMap((p) => p.writes),
+          { whileWriting, units: batch.flatMap((p) => p.writes.map(() => p.unit)) },
         );
         written = true;
         return result;
       });
     const outcomes = await (tracingEnabled() ? withSpan('ledger.group_commit', batchSpan(ledger, batch), commit) : commit());
-    observeBatch('committed', batch.length, started);
-    holdAnswers(queue, () => batch.forEach((p, i) => p.resolve(outcomes[i])));
+    observeBatch('committed', size, started);
+    holdAnswers(queue, () => {
+      let at = 0;
+      for (const p of batch) p.resolve(outcomes.slice(at, (at += p.writes.length)));
+    });
   } catch (error) {
-    observeBatch('failed', batch.length, started);
+    observeBatch('failed', size, started);
     sendHeldAnswers(queue);
     // An error once every statement ran is the COMMIT's own (a connection lost during it): the batch may have landed,
-    // so retrying its writes could apply them twice. Each write fails with that error and its client decides, as a
+    // so retrying its writes could apply them twice. Each request fails with that error and its client decides, as a
     // single write's client would (an Idempotency-Key makes the retry safe).
-    if (written || batch.length === 1) return batch.forEach((p) => p.reject(error));
+    if (written) return batch.forEach((p) => p.reject(error));
+    if (batch.length === 1) return batch[0].failed(error);
     for (const item of batch) await commitOrSplit(db, ledger, [item], queue);
   }
 }
@@ -157,7 +205,7 @@ function sendHeldAnswers(queue: LedgerQueue): void {
  * each request's trace leads to the commit its write was part of.
  */
 function batchSpan(ledger: string, batch: Pending[]): SpanOptions {
-  const attributes = { 'ledger.name': ledger, 'ledger.batch_size': batch.length };
+  const attributes = { 'ledger.name': ledger, 'ledger.batch_size': batch.reduce((n, p) => n + p.writes.length, 0) };
   const only = batch.length === 1 ? batch[0].span : undefined;
   if (only) return { attributes, parent: only };
   return { attributes, root: true, links: batch.flatMap((p) => (p.span ? [{ context: p.span }] : [])) };

@@ -6,7 +6,7 @@ import { assertContracts, contractsOf } from '../rules/mapping';
 import { revertTransaction } from './revert-transaction';
 import { addAccountMetadata, addTransactionMetadata } from './single-metadata';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
-import { commitWrites, type LedgerWrite } from './write-pipeline';
+import { asOneUnit, commitWrites, type LedgerWrite } from './write-pipeline';
 
 /**
  * Formance v1's writes: the same use cases as v2 (same checks, logs and events), plus two v1 behaviours. A v1 write
@@ -100,7 +100,7 @@ export async function createTransactionsV1(db: Executor, ledger: string, inputs:
   }
   return inWriteTransaction(db, async (trx) => {
     const contracts = await contractsOf(trx, ledger);
-    const outcomes = writes.length > 0 ? await commitWrites(trx, ledger, writes, { stopAtFirstRefusal: true }) : [];
+    const outcomes = writes.length > 0 ? await commitWrites(trx, ledger, writes, { units: asOneUnit(writes, { stopAtFirstRefusal: true }) }) : [];
     const created: LedgerTransaction[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       if ('error' in outcome) indexed(index, outcome.error);

@@ -116,14 +116,37 @@ export interface BatchOptions {
    */
   whileWriting?: () => void;
   /**
-   * Leaves unwritten every write after the first one refused (a non-atomic bulk that stops at its first failure, as if
+   * The unit each write belongs to, by index (none: the write stands alone). A unit is consecutive writes of one
+   * request that the group commit batches with other requests' writes (a bulk's batch): its rules apply to its own
+   * writes only.
+   */
+  units?: ReadonlyArray<WriteUnit | undefined>;
+}
+
+/** Consecutive writes of a batch that go together (BatchOptions.units). */
+export interface WriteUnit {
+  /**
+   * Leaves unwritten every write of the unit after the first one refused (a bulk that stops at its first failure, as if
    * its elements had run one after the other); each is answered with NOT_RUN, and its claimed key is released.
    */
   stopAtFirstRefusal?: boolean;
+  /**
+   * All or nothing (an atomic bulk): once one write of the unit is refused, the unit's accepted writes are answered
+   * with ABORTED, their keys released, and the round is checked again without them, so no write of the batch was
+   * checked against volumes the unit would have moved. Implies stopAtFirstRefusal. Transactions of plain postings
+   * only: such a write is never deferred to a later round, so the unit is decided in one round.
+   */
+  atomic?: boolean;
 }
 
-/** The outcome of a write left unwritten because an earlier write of its batch was refused (BatchOptions.stopAtFirstRefusal). */
+/** Every write of the batch one unit. */
+export const asOneUnit = (writes: readonly BatchWrite[], unit: WriteUnit): WriteUnit[] => writes.map(() => unit);
+
+/** The outcome of a write left unwritten because an earlier write of its unit was refused (WriteUnit.stopAtFirstRefusal). */
 export const NOT_RUN = new Error('not run: an earlier write of the batch was refused');
+
+/** The outcome of an accepted write left unwritten because another write of its atomic unit was refused (WriteUnit.atomic). */
+export const ABORTED = new Error('not written: another write of the atomic batch was refused');
 
 export const idempotencyScope = (ledger: string) => `ledger/${ledger}/transactions`;
 
@@ -219,18 +242,31 @@ async function commitRound(
 
   const accepted: Array<{ index: number; transaction?: AcceptedTransaction }> = [];
   let next = writes.length;
-  let stopped = false;
+  const units = options.units ?? [];
+  const stops = (unit: WriteUnit | undefined): unit is WriteUnit => unit?.stopAtFirstRefusal === true || unit?.atomic === true;
+  // Units stopped by a refusal, this round's and earlier rounds'.
+  const stopped = new Set<WriteUnit>();
+  for (let index = 0; index < from; index++) {
+    const unit = units[index];
+    if (stops(unit) && outcomes[index] && 'error' in outcomes[index]!) stopped.add(unit);
+  }
+  // The writes this round's checks refused (or left unrun), in order: an atomic unit's abort undoes those after it.
+  const decided: number[] = [];
   let createsTransactions = false;
   let setsAccountMetadata = false;
   for (let index = from; index < writes.length; index++) {
     const write = writes[index];
-    if (stopped) {
-      outcomes[index] = { error: NOT_RUN };
+    const unit = units[index];
+    if (unit && stopped.has(unit)) {
+      if (!outcomes[index]) {
+        outcomes[index] = { error: NOT_RUN };
+        decided.push(index);
+      }
       continue;
     }
     const early = outcomes[index];
     if (early) {
-      stopped = options.stopAtFirstRefusal === true && 'error' in early;
+      if (stops(unit) && 'error' in early) stopped.add(unit);
       continue;
     }
     const target = isMetadata(write) ? (write.target.type === 'TRANSACTION' ? write.target.id : undefined) : write.revert?.id;
@@ -262,8 +298,21 @@ async function commitRound(
       setsAccountMetadata ||= write.defaults !== undefined || Object.keys(write.accountMetadata ?? {}).length > 0;
     } catch (error) {
       outcomes[index] = { error };
-      stopped = options.stopAtFirstRefusal === true;
+      decided.push(index);
+      if (stops(unit)) stopped.add(unit);
     }
+  }
+
+  // An atomic unit with a refused write takes none of its writes. The first such unit's accepted writes are answered
+  // ABORTED, and the round is checked again from volumes read afresh (nothing is written yet): the writes after the
+  // unit were checked against what it moved, so their refusals are undone and they are checked again without it. The
+  // writes before it stand. One unit per pass: a later unit's refusal may have been caused by this one.
+  const abortedAt = accepted.find((a) => units[a.index]?.atomic && stopped.has(units[a.index]!));
+  if (abortedAt) {
+    const unit = units[abortedAt.index]!;
+    for (const a of accepted) if (units[a.index] === unit) outcomes[a.index] = { error: ABORTED };
+    for (const index of decided) if (index > abortedAt.index && units[index] !== unit) outcomes[index] = undefined;
+    return from;
   }
 
   const released = writes.flatMap((w, i) =>

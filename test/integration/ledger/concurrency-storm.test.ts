@@ -162,6 +162,30 @@ describe('ledger writes under contention', () => {
   );
 
   it(
+    'answers 20 concurrent atomic bulks of plain transfers with funds for some only, committed in shared batches: each all or nothing',
+    async () => {
+      const ledger = await newLedger('abulk-units');
+      // Bulks of plain postings join the group commit as all-or-nothing units: one that runs an account dry part way
+      // must leave no trace, and the bulks batched after it must be checked without it.
+      await fundAll(ledger, 6);
+      const random = rng(31);
+      const bulks = Array.from({ length: 20 }, () => {
+        const order = [...ACCOUNTS].sort(() => random() - 0.5);
+        return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 6)));
+      });
+      const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
+      const unexplained = answers.filter((r) => {
+        if (r.status === 200) return false;
+        const index = r.body?.errorDetails?.index;
+        return !(r.status === 400 && Number.isInteger(index) && r.body.errorDetails.errorCode === 'INSUFFICIENT_FUND');
+      });
+      expect(unexplained.map((r) => `${r.status} ${r.text}`)).toEqual([]);
+      await expectExactLedger(ledger, answers, ACCOUNTS.length);
+    },
+    STORM_TIMEOUT_MS,
+  );
+
+  it(
     'answers 20 concurrent atomic bulks over 10 shared accounts with funds for some only: each 200 or a 400 naming its element',
     async () => {
       const ledger = await newLedger('abulk-tight');

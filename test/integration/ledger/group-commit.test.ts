@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { commitWrites, type WriteOutcome } from '../../../areas/ledger/writes/write-pipeline';
+import { ABORTED, commitWrites, NOT_RUN, type WriteOutcome, type WriteUnit } from '../../../areas/ledger/writes/write-pipeline';
 import { groupCommit } from '../../../areas/ledger/writes/group-commit';
 import { createDb, type Db } from '../../../db/knex';
 import { isDefined, pollUntil } from '../../support/eventually';
@@ -54,6 +54,58 @@ describe('ledger group commit', () => {
     // ...answered with its txid and its log's id, from the key's stored answer.
     expect(again[0]).toEqual({ hitTxid: 3n, hitLogId: (outcomes[6] as { logId: bigint }).logId });
     expect('transaction' in again[1]).toBe(true);
+  });
+
+  it("holds each bulk's unit to its own rules in a shared batch: an atomic one writes all or nothing, a stopping one stops alone", async () => {
+    const ledger = await newLedger('gc-units');
+    await postTransaction(ledger, { postings: [posting('world', 'payer', 10)] });
+    const atomic: WriteUnit = { atomic: true };
+    const stopping: WriteUnit = { stopAtFirstRefusal: true };
+    const outcomes: WriteOutcome[] = await db.transaction((trx) =>
+      commitWrites(
+        trx,
+        ledger,
+        [
+          { request: { postings: [usd('payer', 'a', 2n)] } },
+          { request: { postings: [usd('payer', 'b', 5n)] } }, // atomic unit: accepted, 3 left
+          { request: { postings: [usd('world', 'payer', 1n)] }, idempotencyKey: 'unit-a' }, // accepted, 4 left
+          { request: { postings: [usd('payer', 'c', 9n)] } }, // refused: the unit writes none of its writes
+          { request: { postings: [usd('payer', 'd', 8n)] } }, // refused while the unit held 5 of payer's 8; checked again without it
+          { request: { postings: [usd('world', 'payer', 3n)] } }, // stopping unit: accepted
+          { request: { postings: [usd('payer', 'e', 5n)] } }, // refused: 3 left
+          { request: { postings: [usd('world', 'f', 1n)] } }, // not run: after its unit's refusal
+          { request: { postings: [usd('payer', 'g', 3n)] } }, // a neighbour: spends what the stopping unit brought
+        ],
+        { units: [undefined, atomic, atomic, atomic, undefined, stopping, stopping, stopping, undefined] },
+      ),
+    );
+    const summary = outcomes.map((o) =>
+      'transaction' in o
+        ? `tx ${o.transaction.id}`
+        : 'error' in o
+          ? o.error === ABORTED
+            ? 'ABORTED'
+            : o.error === NOT_RUN
+              ? 'NOT_RUN'
+              : (o.error as { code?: string }).code
+          : 'hit',
+    );
+    expect(summary).toEqual(['tx 1', 'ABORTED', 'ABORTED', 'INSUFFICIENT_FUND', 'tx 2', 'tx 3', 'INSUFFICIENT_FUND', 'NOT_RUN', 'tx 4']);
+    const payer = await api('GET', `/api/ledger/v2/${ledger}/accounts/payer?expand=volumes`);
+    expect(payer.body.data.volumes['USD/2']).toEqual({ input: 13, output: 13, balance: 0 });
+    // Nothing moved for the unit's accounts (a refused write may leave an empty volume row behind, as in any batch).
+    for (const account of ['b', 'c', 'f']) {
+      const { body } = await api('GET', `/api/ledger/v2/${ledger}/accounts/${account}?expand=volumes`);
+      expect(body.data.volumes?.['USD/2'] ?? { input: 0, output: 0, balance: 0 }).toEqual({ input: 0, output: 0, balance: 0 });
+    }
+    // The aborted unit's key is free again, as its rollback would have left it.
+    expect(
+      await db('idempotency_keys')
+        .where({ scope: `ledger/${ledger}/transactions`, key: 'unit-a' })
+        .count({ n: '*' }),
+    ).toEqual([{ n: '0' }]);
+    expect(await ledgerViolations(db, ledger)).toEqual([]);
+    expect(await logAndEventViolations(db, ledger)).toEqual([]);
   });
 
   it('releases the Idempotency-Key of a write that failed in its batch', async () => {
