@@ -85,8 +85,8 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
 const bulkQueues = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
- * Runs this process's bulk transactions of one ledger that do not join the group commit (an atomic bulk that is more
- * than one batch of plain postings, or every bulk when group commit is off) one at a time, in arrival order. They
+ * Runs this process's bulk transactions of one ledger that do not join the group commit (a bulk with scripts, reverts
+ * or metadata, an atomic bulk of several batches, every bulk when group commit is off) one at a time, in arrival order. They
  * serialize in the database anyway (each holds the ledger row from its counter bump to its commit), but each waited
  * there holding a pooled connection: 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind
  * them, with every other request of the process, timed out acquiring a connection (503). Queued here, a waiting bulk
@@ -107,7 +107,7 @@ async function inTurn<T>(db: Db, ledger: string, work: () => Promise<T>): Promis
 
 /**
  * Whether every element is a transaction of plain postings: one round of the pipeline that never waits for a lock
- * after its counter bump, so the bulk can join the group commit as an atomic unit.
+ * after its counter bump, so the bulk can join the group commit (runBulk).
  */
 const plainPostingsOnly = (elements: BulkElement[]): boolean =>
   elements.every((e) => e.action === 'CREATE_TRANSACTION' && e.data.postings !== undefined && e.data.script === undefined);
@@ -283,8 +283,8 @@ async function commitBatch(
  * at the first failure unless `continueOnFailure`; the results cover the elements that ran.
  * The elements, whatever their action, are committed as batches of the write pipeline (planSteps): one statement per
  * table for the whole batch, txids and log ids dense in element order, each checked against what its predecessors left.
- * A batch joins the ledger's group commit as a unit (docs/ledger.md, "Ledger writes in bulk"), except an atomic bulk
- * that is more than one batch of plain postings: that one is a database transaction of its own (runAtomic).
+ * A bulk of plain postings joins the ledger's group commit, each batch as a unit (docs/ledger.md, "Ledger writes in
+ * bulk"); any other bulk, and an atomic one of several batches, runs in database transactions of its own.
  * @throws ApiError LEDGER_NOT_FOUND (checked first), NOT_FOUND (schema version), SERVICE_UNAVAILABLE
  */
 export async function runBulk(
@@ -300,7 +300,11 @@ export async function runBulk(
   if (elements.length === 0) return { results: [] };
   const steps = planSteps(elements, schema);
   const [only] = steps;
-  if (options.atomic && steps.length === 1 && 'writes' in only && plainPostingsOnly(elements) && groupCommitEnabled()) {
+  // Only bulks of plain postings join the group commit: one round of the pipeline each, nothing locked after the counter
+  // bump. A bulk with scripts, reverts or metadata may need a second round, which locks rows while holding the ledger row:
+  // batched with others, that would deadlock (retried after a second) with an atomic bulk holding those rows (lockAhead).
+  const joins = groupCommitEnabled() && plainPostingsOnly(elements);
+  if (options.atomic && steps.length === 1 && 'writes' in only && joins) {
     // One batch of plain postings joins the group commit as an all-or-nothing unit, committed with the other bulks and
     // writes of the ledger. Failed whole, it runs in a transaction of its own below, element by element.
     const unit = await groupCommitUnit(db, ledger, only.writes, { atomic: true });
@@ -346,9 +350,9 @@ export async function runBulk(
         continue;
       }
       // Joined to the group commit, the batch is committed with the other bulks and writes of the ledger (one unit of
-      // its batch, stopping at its own first refusal); without group commit, in a transaction of its own.
+      // its batch, stopping at its own first refusal); otherwise in a transaction of its own.
       const stopAtFirstRefusal = !options.continueOnFailure;
-      const batch = groupCommitEnabled()
+      const batch = joins
         ? await groupCommitUnit(db, ledger, step.writes, { stopAtFirstRefusal })
         : await inTurn(db, ledger, () => commitBatch(db, ledger, step.writes, stopAtFirstRefusal));
       if ('failed' in batch) {

@@ -5,6 +5,7 @@ import { activeSpanContext, tracingEnabled, withSpan, type SpanContext, type Spa
 import { isMetadata, type MetadataWrite } from './metadata-write';
 import {
   commitWrites,
+  isScript,
   type BatchOutcome,
   type BatchWrite,
   type LedgerWrite,
@@ -115,7 +116,16 @@ function takeBatch(queue: LedgerQueue): Pending[] {
   const rest: Pending[] = [];
   const keys = new Set<string>();
   let size = 0;
+  // A batch holding an atomic unit holds no script (assertAtomicUnitsDecidable): whichever comes first, the other waits.
+  let atomic = false;
+  let scripts = false;
   for (const item of queue.pending) {
+    const itemAtomic = item.unit?.atomic === true;
+    const itemScripts = item.writes.some(isScript);
+    if ((atomic && itemScripts) || (itemAtomic && scripts)) {
+      rest.push(item);
+      continue;
+    }
     // A metadata write takes no key and settles no hold: several of one target in a batch are walked in order.
     const itemKeys = item.writes.flatMap((write) =>
       (isMetadata(write) ? [] : [write.idempotencyKey, write.settle?.holdId]).flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`])),
@@ -127,6 +137,8 @@ function takeBatch(queue: LedgerQueue): Pending[] {
     for (const k of itemKeys) keys.add(k);
     batch.push(item);
     size += item.writes.length;
+    atomic ||= itemAtomic;
+    scripts ||= itemScripts;
   }
   queue.pending = rest;
   return batch;

@@ -139,6 +139,28 @@ export interface WriteUnit {
   atomic?: boolean;
 }
 
+/** A transaction of plain postings: checked without the database and never deferred to a later round. */
+export const isPlainPostings = (write: BatchWrite): boolean =>
+  !isMetadata(write) && write.request.postings !== undefined && !write.request.script && !write.revert && !write.settle;
+
+/** A script: its check may write (the account metadata it sets, so that a later script reads it). */
+export const isScript = (write: BatchWrite): boolean => !isMetadata(write) && write.request.script !== undefined;
+
+/**
+ * An atomic unit is undone by checking its round again without it, which holds only if the unit is decided in one
+ * round (plain postings) and nothing the round checked wrote to the database (no script: its account metadata would
+ * stay written for a write the second check refuses). The group commit keeps scripts out of such batches.
+ * @throws Error when a batch breaks this (a caller's bug, not a client's)
+ */
+function assertAtomicUnitsDecidable(writes: BatchWrite[], units: ReadonlyArray<WriteUnit | undefined> = []): void {
+  if (!units.some((unit) => unit?.atomic)) return;
+  for (const [index, write] of writes.entries()) {
+    if (units[index]?.atomic ? !isPlainPostings(write) : isScript(write)) {
+      throw new Error(`write ${index}: a batch with an atomic unit takes plain postings in its atomic units and no script`);
+    }
+  }
+}
+
 /** Every write of the batch one unit. */
 export const asOneUnit = (writes: readonly BatchWrite[], unit: WriteUnit): WriteUnit[] => writes.map(() => unit);
 
@@ -182,6 +204,7 @@ export async function commitWrite(trx: Knex.Transaction, ledger: string, write: 
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: LedgerWrite[], options?: BatchOptions): Promise<WriteOutcome[]>;
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: BatchWrite[], options?: BatchOptions): Promise<BatchOutcome[]>;
 export async function commitWrites(trx: Knex.Transaction, ledger: string, writes: BatchWrite[], options: BatchOptions = {}): Promise<BatchOutcome[]> {
+  assertAtomicUnitsDecidable(writes, options.units);
   const outcomes: Array<BatchOutcome | undefined> = writes.map(() => undefined);
   const claimed = await claimKeys(trx, idempotencyScope(ledger), writes, outcomes);
   for (let from = 0; from < writes.length;) from = await commitRound(trx, ledger, writes, from, outcomes, claimed, options);

@@ -108,6 +108,21 @@ describe('ledger group commit', () => {
     expect(await logAndEventViolations(db, ledger)).toEqual([]);
   });
 
+  it('refuses a batch whose atomic unit could not be undone by checking it again: a script beside it, or a unit of more than plain postings', async () => {
+    const ledger = await newLedger('gc-units-guard');
+    const script = { request: { script: { plain: 'send [USD/2 1] (source = @world destination = @a)', vars: {} } } };
+    const plain = { request: { postings: [usd('world', 'b', 1n)] } };
+    // A script's check writes the account metadata it sets: checked again without the aborted unit, a refused script's
+    // metadata would stay. The group commit never batches them together; the pipeline refuses a caller that does.
+    await expect(db.transaction((trx) => commitWrites(trx, ledger, [plain, script], { units: [{ atomic: true }, undefined] }))).rejects.toThrow(
+      /write 1: a batch with an atomic unit takes plain postings in its atomic units and no script/,
+    );
+    await expect(
+      db.transaction((trx) => commitWrites(trx, ledger, [plain, script], { units: [{ atomic: true }, { atomic: true }] })),
+    ).rejects.toThrow(/write 1: /);
+    expect(await db('ledger_transactions').where({ ledger }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
   it('releases the Idempotency-Key of a write that failed in its batch', async () => {
     const ledger = await newLedger('gc-key');
     const [failed] = await db.transaction((trx) =>
