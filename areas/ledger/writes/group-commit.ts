@@ -108,8 +108,8 @@ async function drain(db: Knex, ledger: string, queue: LedgerQueue, byLedger: Map
 
 /**
  * Takes the oldest requests' writes, in arrival order, up to maxBatch writes (a unit larger than that goes alone),
- * leaving for the next batch any request with an Idempotency-Key, or a hold to settle, already in this one: the second
- * must see the first's outcome, as it would after its commit.
+ * leaving for the next batch any request with an Idempotency-Key, or a hold to settle, already in this one or held
+ * back from it: the second must see the first's outcome, as it would after its commit.
  */
 function takeBatch(queue: LedgerQueue): Pending[] {
   const batch: Pending[] = [];
@@ -122,19 +122,19 @@ function takeBatch(queue: LedgerQueue): Pending[] {
   for (const item of queue.pending) {
     const itemAtomic = item.unit?.atomic === true;
     const itemScripts = item.writes.some(isScript);
-    if ((atomic && itemScripts) || (itemAtomic && scripts)) {
-      rest.push(item);
-      continue;
-    }
     // A metadata write takes no key and settles no hold: several of one target in a batch are walked in order.
     const itemKeys = item.writes.flatMap((write) =>
       (isMetadata(write) ? [] : [write.idempotencyKey, write.settle?.holdId]).flatMap((k, i) => (k === undefined ? [] : [`${i}:${k}`])),
     );
-    if ((size > 0 && size + item.writes.length > maxBatch()) || itemKeys.some((k) => keys.has(k))) {
+    const waits =
+      (size > 0 && size + item.writes.length > maxBatch()) || (atomic && itemScripts) || (itemAtomic && scripts) || itemKeys.some((k) => keys.has(k));
+    // A request left for the next batch keeps its keys from this one too: a later request with one of them must not
+    // pass it.
+    for (const k of itemKeys) keys.add(k);
+    if (waits) {
       rest.push(item);
       continue;
     }
-    for (const k of itemKeys) keys.add(k);
     batch.push(item);
     size += item.writes.length;
     atomic ||= itemAtomic;
