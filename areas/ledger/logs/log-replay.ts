@@ -8,7 +8,8 @@ import { checkSchemaData, writeSchema } from '../rules/schemas';
 import type { Posting, VolumesByAccount } from '../types';
 import { applyPostings, lockVolumes, type VolumeMap } from '../reads/volumes';
 import { isMetadata, type MetadataWrite } from '../writes/metadata-write';
-import { asOneUnit, commitWrites, type BatchOutcome, type BatchWrite } from '../writes/write-pipeline';
+import { commitWrites, type BatchOutcome, type BatchWrite } from '../writes/write-pipeline';
+import { asOneUnit } from '../writes/write-units';
 import {
   assertSameData,
   assertSameTxid,

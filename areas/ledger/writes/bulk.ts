@@ -11,7 +11,8 @@ import type { Db } from '../../../db/knex';
 import { assertLedgerWritable } from '../ledgers';
 import type { Executor, LedgerTransaction, Posting } from '../types';
 import { lockVolumes } from '../reads/volumes';
-import { ABORTED, asOneUnit, commitWrites, NOT_RUN, type BatchOutcome, type BatchWrite } from './write-pipeline';
+import { commitWrites, type BatchOutcome, type BatchWrite } from './write-pipeline';
+import { ABORTED, asOneUnit, isPlainPostings, NOT_RUN } from './write-units';
 import { groupCommitEnabled, groupCommitUnit } from './group-commit';
 
 type Target = { targetType: 'ACCOUNT'; targetId: string } | { targetType: 'TRANSACTION'; targetId: bigint };
@@ -81,36 +82,29 @@ export async function lockAhead(trx: Knex.Transaction, ledger: string, elements:
   }
 }
 
-/** Per ledger, the last of this process's bulk transactions queued (see inTurn). */
-const bulkQueues = new WeakMap<Db, Map<string, Promise<unknown>>>();
+/** The last bulk transaction queued on each ledger in this process (see oneAtATime). */
+const bulkTails = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
  * Runs this process's bulk transactions of one ledger that do not join the group commit (a bulk with scripts, reverts
- * or metadata, an atomic bulk of several batches, every bulk when group commit is off) one at a time, in arrival order. They
- * serialize in the database anyway (each holds the ledger row from its counter bump to its commit), but each waited
- * there holding a pooled connection: 60 parallel atomic bulks on one ledger took the whole pool, and the bulks behind
- * them, with every other request of the process, timed out acquiring a connection (503). Queued here, a waiting bulk
- * holds nothing. Bulks of other processes, and the group commit's batches, still queue on the rows, as any writer does.
+ * or metadata, an atomic bulk of several batches, every bulk when group commit is off) one after the other, in arrival
+ * order. They serialize in the database anyway (each holds the ledger row from its counter bump to its commit), but
+ * each waited there holding a pooled connection: 60 parallel atomic bulks on one ledger took the whole pool, and the
+ * bulks behind them, with every other request of the process, timed out acquiring a connection (503). Queued here, a
+ * waiting bulk holds nothing. Bulks of other processes, and the group commit's batches, still queue on the rows.
  */
-async function inTurn<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
-  let byLedger = bulkQueues.get(db);
-  if (!byLedger) bulkQueues.set(db, (byLedger = new Map()));
-  const run = (byLedger.get(ledger) ?? Promise.resolve()).then(work);
+function oneAtATime<T>(db: Db, ledger: string, work: () => Promise<T>): Promise<T> {
+  let tails = bulkTails.get(db);
+  if (!tails) bulkTails.set(db, (tails = new Map()));
+  const previous = tails.get(ledger) ?? Promise.resolve();
+  const run = previous.then(work);
   const tail = run.catch(() => undefined);
-  byLedger.set(ledger, tail);
-  try {
-    return await run;
-  } finally {
-    if (byLedger.get(ledger) === tail) byLedger.delete(ledger);
-  }
+  tails.set(ledger, tail);
+  void tail.then(() => {
+    if (tails.get(ledger) === tail) tails.delete(ledger);
+  });
+  return run;
 }
-
-/**
- * Whether every element is a transaction of plain postings: one round of the pipeline that never waits for a lock
- * after its counter bump, so the bulk can join the group commit (runBulk).
- */
-const plainPostingsOnly = (elements: BulkElement[]): boolean =>
-  elements.every((e) => e.action === 'CREATE_TRANSACTION' && e.data.postings !== undefined && e.data.script === undefined);
 
 /** Thrown inside an atomic bulk's transaction to undo everything after an element failed. */
 class AtomicBulkFailed extends Error {
@@ -303,7 +297,8 @@ export async function runBulk(
   // Only bulks of plain postings join the group commit: one round of the pipeline each, nothing locked after the counter
   // bump. A bulk with scripts, reverts or metadata may need a second round, which locks rows while holding the ledger row:
   // batched with others, that would deadlock (retried after a second) with an atomic bulk holding those rows (lockAhead).
-  const joins = groupCommitEnabled() && plainPostingsOnly(elements);
+  // The same test as the pipeline's for an atomic unit (isPlainPostings), on the writes the elements became.
+  const joins = groupCommitEnabled() && steps.every((step) => 'error' in step || step.writes.every(isPlainPostings));
   if (options.atomic && steps.length === 1 && 'writes' in only && joins) {
     // One batch of plain postings joins the group commit as an all-or-nothing unit, committed with the other bulks and
     // writes of the ledger. Failed whole, it runs in a transaction of its own below, element by element.
@@ -321,7 +316,7 @@ export async function runBulk(
   }
   if (options.atomic) {
     try {
-      const results = await inTurn(db, ledger, async () => {
+      const results = await oneAtATime(db, ledger, async () => {
         try {
           return await runAtomic(db, ledger, elements, steps);
         } catch (error) {
@@ -354,7 +349,7 @@ export async function runBulk(
       const stopAtFirstRefusal = !options.continueOnFailure;
       const batch = joins
         ? await groupCommitUnit(db, ledger, step.writes, { stopAtFirstRefusal })
-        : await inTurn(db, ledger, () => commitBatch(db, ledger, step.writes, stopAtFirstRefusal));
+        : await oneAtATime(db, ledger, () => commitBatch(db, ledger, step.writes, stopAtFirstRefusal));
       if ('failed' in batch) {
         if (step.writes.length === 1) {
           if (!record(step.start, asErrorResult(batch.failed))) return false;

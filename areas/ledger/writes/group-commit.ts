@@ -3,17 +3,9 @@ import { inTransaction } from '../../../db/errors';
 import { metrics, secondsSince } from '../../../lib/metrics';
 import { activeSpanContext, tracingEnabled, withSpan, type SpanContext, type SpanOptions } from '../../../lib/tracing';
 import { isMetadata, type MetadataWrite } from './metadata-write';
-import {
-  commitWrites,
-  isScript,
-  type BatchOutcome,
-  type BatchWrite,
-  type LedgerWrite,
-  type MetadataOutcome,
-  type WriteOutcome,
-  type WriteUnit,
-} from './write-pipeline';
+import { commitWrites, type BatchOutcome, type BatchWrite, type LedgerWrite, type MetadataOutcome, type WriteOutcome } from './write-pipeline';
 import { getConfig } from '../../../lib/config';
+import { isScript, type WriteUnit } from './write-units';
 
 /** A request's writes waiting for a batch: one write, or a bulk's batch (a unit, kept together and in order). */
 interface Pending {

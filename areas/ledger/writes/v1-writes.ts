@@ -6,7 +6,8 @@ import { assertContracts, contractsOf } from '../rules/mapping';
 import { revertTransaction } from './revert-transaction';
 import { addAccountMetadata, addTransactionMetadata } from './single-metadata';
 import type { CreateTransactionInput, Executor, LedgerTransaction } from '../types';
-import { asOneUnit, commitWrites, type LedgerWrite } from './write-pipeline';
+import { commitWrites, type LedgerWrite } from './write-pipeline';
+import { asOneUnit } from './write-units';
 
 /**
  * Formance v1's writes: the same use cases as v2 (same checks, logs and events), plus two v1 behaviours. A v1 write

@@ -21,6 +21,7 @@ import { v2TransactionView } from '../reads/views';
 import { callerStatements, holdReads, planSettle, type CallerRows, type SettleInput, type Settled } from './settle-write';
 import { isMetadata, planMetadata, type MetadataState, type MetadataWrite, type Planned } from './metadata-write';
 import { claimKeys } from './key-claims';
+import { assertAtomicUnitsDecidable, RoundUnits, type WriteUnit } from './write-units';
 import { planRevert, revertedEvent, type LockedTransaction, type RevertInput } from './revert-write';
 
 /**
@@ -123,53 +124,6 @@ export interface BatchOptions {
   units?: ReadonlyArray<WriteUnit | undefined>;
 }
 
-/** Consecutive writes of a batch that go together (BatchOptions.units). */
-export interface WriteUnit {
-  /**
-   * Leaves unwritten every write of the unit after the first one refused (a bulk that stops at its first failure, as if
-   * its elements had run one after the other); each is answered with NOT_RUN, and its claimed key is released.
-   */
-  stopAtFirstRefusal?: boolean;
-  /**
-   * All or nothing (an atomic bulk): once one write of the unit is refused, the unit's accepted writes are answered
-   * with ABORTED, their keys released, and the round is checked again without them, so no write of the batch was
-   * checked against volumes the unit would have moved. Implies stopAtFirstRefusal. Transactions of plain postings
-   * only: such a write is never deferred to a later round, so the unit is decided in one round.
-   */
-  atomic?: boolean;
-}
-
-/** A transaction of plain postings: checked without the database and never deferred to a later round. */
-export const isPlainPostings = (write: BatchWrite): boolean =>
-  !isMetadata(write) && write.request.postings !== undefined && !write.request.script && !write.revert && !write.settle;
-
-/** A script: its check may write (the account metadata it sets, so that a later script reads it). */
-export const isScript = (write: BatchWrite): boolean => !isMetadata(write) && write.request.script !== undefined;
-
-/**
- * An atomic unit is undone by checking its round again without it, which holds only if the unit is decided in one
- * round (plain postings) and nothing the round checked wrote to the database (no script: its account metadata would
- * stay written for a write the second check refuses). The group commit keeps scripts out of such batches.
- * @throws Error when a batch breaks this (a caller's bug, not a client's)
- */
-function assertAtomicUnitsDecidable(writes: BatchWrite[], units: ReadonlyArray<WriteUnit | undefined> = []): void {
-  if (!units.some((unit) => unit?.atomic)) return;
-  for (const [index, write] of writes.entries()) {
-    if (units[index]?.atomic ? !isPlainPostings(write) : isScript(write)) {
-      throw new Error(`write ${index}: a batch with an atomic unit takes plain postings in its atomic units and no script`);
-    }
-  }
-}
-
-/** Every write of the batch one unit. */
-export const asOneUnit = (writes: readonly BatchWrite[], unit: WriteUnit): WriteUnit[] => writes.map(() => unit);
-
-/** The outcome of a write left unwritten because an earlier write of its unit was refused (WriteUnit.stopAtFirstRefusal). */
-export const NOT_RUN = new Error('not run: an earlier write of the batch was refused');
-
-/** The outcome of an accepted write left unwritten because another write of its atomic unit was refused (WriteUnit.atomic). */
-export const ABORTED = new Error('not written: another write of the atomic batch was refused');
-
 export const idempotencyScope = (ledger: string) => `ledger/${ledger}/transactions`;
 
 /** The one builder of the COMMITTED_TRANSACTIONS event of a transaction. */
@@ -265,31 +219,14 @@ async function commitRound(
 
   const accepted: Array<{ index: number; transaction?: AcceptedTransaction }> = [];
   let next = writes.length;
-  const units = options.units ?? [];
-  const stops = (unit: WriteUnit | undefined): unit is WriteUnit => unit?.stopAtFirstRefusal === true || unit?.atomic === true;
-  // Units stopped by a refusal, this round's and earlier rounds'.
-  const stopped = new Set<WriteUnit>();
-  for (let index = 0; index < from; index++) {
-    const unit = units[index];
-    if (stops(unit) && outcomes[index] && 'error' in outcomes[index]!) stopped.add(unit);
-  }
-  // The writes this round's checks refused (or left unrun), in order: an atomic unit's abort undoes those after it.
-  const decided: number[] = [];
+  const units = new RoundUnits(options.units ?? [], outcomes, from);
   let createsTransactions = false;
   let setsAccountMetadata = false;
   for (let index = from; index < writes.length; index++) {
     const write = writes[index];
-    const unit = units[index];
-    if (unit && stopped.has(unit)) {
-      if (!outcomes[index]) {
-        outcomes[index] = { error: NOT_RUN };
-        decided.push(index);
-      }
-      continue;
-    }
-    const early = outcomes[index];
-    if (early) {
-      if (stops(unit) && 'error' in early) stopped.add(unit);
+    if (units.leftUnrun(index)) continue;
+    if (outcomes[index]) {
+      units.early(index);
       continue;
     }
     const target = isMetadata(write) ? (write.target.type === 'TRANSACTION' ? write.target.id : undefined) : write.revert?.id;
@@ -320,23 +257,12 @@ async function commitRound(
       createsTransactions = true;
       setsAccountMetadata ||= write.defaults !== undefined || Object.keys(write.accountMetadata ?? {}).length > 0;
     } catch (error) {
-      outcomes[index] = { error };
-      decided.push(index);
-      if (stops(unit)) stopped.add(unit);
+      units.refused(index, error);
     }
   }
 
-  // An atomic unit with a refused write takes none of its writes. The first such unit's accepted writes are answered
-  // ABORTED, and the round is checked again from volumes read afresh (nothing is written yet): the writes after the
-  // unit were checked against what it moved, so their refusals are undone and they are checked again without it. The
-  // writes before it stand. One unit per pass: a later unit's refusal may have been caused by this one.
-  const abortedAt = accepted.find((a) => units[a.index]?.atomic && stopped.has(units[a.index]!));
-  if (abortedAt) {
-    const unit = units[abortedAt.index]!;
-    for (const a of accepted) if (units[a.index] === unit) outcomes[a.index] = { error: ABORTED };
-    for (const index of decided) if (index > abortedAt.index && units[index] !== unit) outcomes[index] = undefined;
-    return from;
-  }
+  // An atomic unit refused: the round is checked again without it, from volumes read afresh (nothing is written yet).
+  if (units.abortedFirst(accepted)) return from;
 
   const released = writes.flatMap((w, i) =>
     i >= from && i < next && claimed.has(i) && outcomes[i] && 'error' in outcomes[i]! ? [(w as LedgerWrite).idempotencyKey!] : [],
