@@ -27,6 +27,15 @@ const transfer = (source: string, destination: string, amount: number) => ({
   action: 'CREATE_TRANSACTION',
   data: { postings: [posting(source, destination, amount)] },
 });
+/**
+ * 20 bulks of 8 transfers round the accounts, each bulk walking them in an order of its own (amounts 1 to maxAmount),
+ * so two bulks typically need each other's accounts in opposite orders.
+ */
+const roundTripBulks = (random: () => number, maxAmount: number) =>
+  Array.from({ length: 20 }, () => {
+    const order = [...ACCOUNTS].sort(() => random() - 0.5);
+    return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * maxAmount)));
+  });
 const sendScript = (source: string, destination: string, amount: number) => ({
   script: {
     plain: `vars { account $src\naccount $dst }\nsend [USD/2 ${amount}] (\n  source = $src\n  destination = $dst\n)`,
@@ -147,13 +156,8 @@ describe('ledger writes under contention', () => {
     async () => {
       const ledger = await newLedger('abulk');
       await fundAll(ledger, 10_000);
-      const random = rng(9);
-      // Every bulk walks the accounts in an order of its own, so two bulks typically need each other's accounts in
-      // opposite orders: the shape that deadlocks when each element locks its accounts as it runs.
-      const bulks = Array.from({ length: 20 }, () => {
-        const order = [...ACCOUNTS].sort(() => random() - 0.5);
-        return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 10)));
-      });
+      // The shape that deadlocks when each element locks its accounts as it runs.
+      const bulks = roundTripBulks(rng(9), 10);
       const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
       expect(answers.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.text}`))).toEqual(Array(20).fill(200));
       await expectExactLedger(ledger, answers, ACCOUNTS.length);
@@ -168,11 +172,7 @@ describe('ledger writes under contention', () => {
       // Bulks of plain postings join the group commit as all-or-nothing units: one that runs an account dry part way
       // must leave no trace, and the bulks batched after it must be checked without it.
       await fundAll(ledger, 6);
-      const random = rng(31);
-      const bulks = Array.from({ length: 20 }, () => {
-        const order = [...ACCOUNTS].sort(() => random() - 0.5);
-        return Array.from({ length: 8 }, (_, i) => transfer(order[i], order[(i + 1) % order.length], 1 + Math.floor(random() * 6)));
-      });
+      const bulks = roundTripBulks(rng(31), 6);
       const answers = await Promise.all(bulks.map((elements) => bulk(ledger, elements, '?atomic=true')));
       const unexplained = answers.filter((r) => {
         if (r.status === 200) return false;

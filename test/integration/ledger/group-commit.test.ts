@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { ABORTED, commitWrites, NOT_RUN, type WriteOutcome, type WriteUnit } from '../../../areas/ledger/writes/write-pipeline';
+import { commitWrites, type WriteOutcome } from '../../../areas/ledger/writes/write-pipeline';
+import { ABORTED, NOT_RUN, type WriteUnit } from '../../../areas/ledger/writes/write-units';
 import { groupCommit } from '../../../areas/ledger/writes/group-commit';
 import { createDb, type Db } from '../../../db/knex';
 import { isDefined, pollUntil } from '../../support/eventually';
